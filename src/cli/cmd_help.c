@@ -1,0 +1,184 @@
+/* Usage texts (SPEC.md "Commands") and `deja help [COMMAND]`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+static const char overview_usage[] =
+    "Usage: deja COMMAND [OPTION...] [ARG...]\n"
+    "\n"
+    "deja records a run of a Linux program (a whole tree of processes and threads) once\n"
+    "and replays that exact execution as often as needed, under gdb, forwards and\n"
+    "backwards.\n"
+    "\n"
+    "Commands:\n"
+    "  deja record [OPTIONS] [--] PROGRAM [ARG...]    record a run of PROGRAM\n"
+    "  deja replay [OPTIONS] [TRACE] [-- DEBUGGER-ARG...]\n"
+    "                             replay a trace under gdb, forwards and backwards\n"
+    "  deja dump [TRACE]          one line per recorded event\n"
+    "  deja ps [TRACE]            PID PPID EXIT CMD, one line per recorded process\n"
+    "  deja ls                    the traces in the trace directory, newest last\n"
+    "  deja rm TRACE              delete a trace\n"
+    "  deja pack [TRACE]          make a trace self-contained and movable to another\n"
+    "                             machine\n"
+    "  deja help [COMMAND]        this text, or the usage and options of COMMAND\n"
+    "  deja --version             print the version\n"
+    "\n"
+    "TRACE is a trace directory path, or a trace name inside the trace directory.\n"
+    "Without TRACE a command uses the latest trace.\n"
+    "\n"
+    "Trace directory: $DEJA_TRACE_DIR, else $XDG_DATA_HOME/deja, else\n"
+    "~/.local/share/deja. Each recording gets a directory PROGRAM-N there (N counting\n"
+    "up from 0, mode 0700: a trace holds the program's memory and inputs), and the\n"
+    "symlink `latest-trace' beside them names the newest.\n"
+    "\n"
+    "Exit status:\n"
+    "  record  the recorded program's exit status, 128+N when it was killed by signal N,\n"
+    "          70 when deja itself failed (the trace so far stays replayable)\n"
+    "  replay  0 when the replay reached the end faithfully, 3 when it diverged,\n"
+    "          1 for usage errors and unreadable or corrupt traces\n"
+    "  others  0 on success, 1 for usage errors and unreadable traces\n"
+    "\n"
+    "deja's own messages go to stderr, prefixed `deja: '.\n"
+    "Run `deja help COMMAND` or `deja COMMAND --help` for the options of a command.\n";
+
+static const char record_usage[] =
+    "Usage: deja record [OPTIONS] [--] PROGRAM [ARG...]\n"
+    "\n"
+    "Runs PROGRAM with ARGs and records its execution, and that of every process and\n"
+    "thread it starts, into a new trace directory. The program gets deja's stdin,\n"
+    "stdout, stderr, environment and working directory.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output-trace-dir DIR  write the trace exactly at DIR, which must not exist\n"
+    "                              (latest-trace is not changed)\n"
+    "  -n, --no-syscall-buffer     stop at every system call instead of recording the\n"
+    "                              common ones in-process (slower; for diagnosing deja)\n"
+    "  -h, --chaos                 chaos scheduling: randomised priorities and time\n"
+    "                              slices, long starvation, to make rare interleavings\n"
+    "                              and timeouts happen during the recording\n"
+    "      --env NAME=VALUE        set an environment variable for the program\n"
+    "      --help                  show this text\n"
+    "\n"
+    "Signals: Ctrl-C reaches the program as it would without deja; SIGINT, SIGTERM and\n"
+    "SIGHUP sent to deja are passed on to the program. Whatever ends the program, the\n"
+    "trace is complete up to that point and replays.\n"
+    "\n"
+    "Exit status: the program's own exit status; 128+N when it was killed by signal N;\n"
+    "70 when deja itself failed (a message names the cause; the trace so far replays).\n";
+
+static const char replay_usage[] =
+    "Usage: deja replay [OPTIONS] [TRACE] [-- DEBUGGER-ARG...]\n"
+    "\n"
+    "Replays TRACE (default: the latest trace) under gdb, stopped at the start of the\n"
+    "first process's program. Arguments after `--' go to gdb. What the recorded\n"
+    "processes wrote to stdout and stderr is written again, in the same order.\n"
+    "\n"
+    "Options:\n"
+    "  -a, --autopilot        replay to the end without a debugger\n"
+    "  -s, --dbgport PORT     serve the gdb remote protocol on 127.0.0.1:PORT and print\n"
+    "                         the gdb command that connects to it, instead of starting gdb\n"
+    "  -g, --goto EVENT       start debugging at event number EVENT (as `deja dump'\n"
+    "                         numbers them)\n"
+    "  -p, --onprocess PID    debug the process that had PID during recording\n"
+    "  -q, --quiet            do not reproduce the program's output\n"
+    "      --debugger PATH    the gdb to start (default: gdb)\n"
+    "      --help             show this text\n"
+    "\n"
+    "Exit status: 0 when the replay reached the end of the trace faithfully; 3 when it\n"
+    "diverged (a message names the event, the task, what was expected and what was\n"
+    "found); 1 for usage errors and unreadable or corrupt traces.\n";
+
+static const char dump_usage[] =
+    "Usage: deja dump [TRACE]\n"
+    "\n"
+    "Prints one line per recorded event of TRACE (default: the latest trace). The event\n"
+    "numbers are the ones `deja replay --goto' takes.\n"
+    "\n"
+    "Exit status: 0, or 1 for usage errors and unreadable traces.\n";
+
+static const char ps_usage[] =
+    "Usage: deja ps [TRACE]\n"
+    "\n"
+    "Prints the processes recorded in TRACE (default: the latest trace), one per line:\n"
+    "PID PPID EXIT CMD. The PIDs are the ones `deja replay --onprocess' takes.\n"
+    "\n"
+    "Exit status: 0, or 1 for usage errors and unreadable traces.\n";
+
+static const char ls_usage[] =
+    "Usage: deja ls\n"
+    "\n"
+    "Lists the traces in the trace directory ($DEJA_TRACE_DIR, else\n"
+    "$XDG_DATA_HOME/deja, else ~/.local/share/deja), one name per line, newest last.\n"
+    "\n"
+    "Exit status: 0, or 1 for usage errors and an unreadable trace directory.\n";
+
+static const char rm_usage[] =
+    "Usage: deja rm TRACE\n"
+    "\n"
+    "Deletes TRACE (a trace directory path or a trace name in the trace directory).\n"
+    "Directories that are not deja traces are refused. When latest-trace named TRACE,\n"
+    "it is pointed at the newest remaining trace.\n"
+    "\n"
+    "Exit status: 0, or 1 for usage errors and when TRACE is not a trace or cannot be\n"
+    "deleted.\n";
+
+static const char pack_usage[] =
+    "Usage: deja pack [TRACE]\n"
+    "\n"
+    "Makes TRACE (default: the latest trace) self-contained, so it can be moved to\n"
+    "another machine and replayed there. deja traces already hold a copy of every file\n"
+    "mapped during the recording, so this only checks the trace.\n"
+    "\n"
+    "Exit status: 0, or 1 for usage errors and unreadable traces.\n";
+
+static const char help_usage[] =
+    "Usage: deja help [COMMAND]\n"
+    "\n"
+    "Prints the overview of deja's commands, or the usage and options of COMMAND.\n";
+
+struct usage {
+    const char *command;
+    const char *text;
+};
+
+static const struct usage usages[] = {
+    { "record", record_usage }, { "replay", replay_usage }, { "dump", dump_usage },
+    { "ps", ps_usage },         { "ls", ls_usage },         { "rm", rm_usage },
+    { "pack", pack_usage },     { "help", help_usage },
+};
+
+int print_usage(FILE *f, const char *command)
+{
+    if (!command) {
+        fputs(overview_usage, f);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
+        if (strcmp(usages[i].command, command) == 0) {
+            fputs(usages[i].text, f);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int cmd_help(int argc, char **argv)
+{
+    if (argc > 2) {
+        fprintf(stderr, "deja: help takes at most one COMMAND\n\n");
+        print_usage(stderr, "help");
+        return 1;
+    }
+    const char *command = argc == 2 ? argv[1] : NULL;
+    if (command && (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0))
+        command = NULL;
+    else if (command && (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0))
+        command = "help";
+    if (print_usage(stdout, command) != 0) {
+        fprintf(stderr, "deja: unknown command `%s'\n\n", command);
+        print_usage(stderr, NULL);
+        return 1;
+    }
+    return 0;
+}

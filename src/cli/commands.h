@@ -1,0 +1,21 @@
+/* One function per `deja` command; argv[0] is the command name. Each returns the process
+ * exit status (SPEC.md: record returns the program's status or 70; replay 0/1/3; others
+ * 0 on success, 1 on usage errors or unreadable traces). */
+#ifndef DEJA_CLI_COMMANDS_H
+#define DEJA_CLI_COMMANDS_H
+
+int cmd_record(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* Prints the usage of COMMAND (NULL: the overview) to F. Returns 0, or 1 when COMMAND is
+ * not a command. */
+#include <stdio.h>
+int print_usage(FILE *f, const char *command);
+
+#endif

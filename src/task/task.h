@@ -1,0 +1,83 @@
+/* A traced thread: ptrace wrappers, register access, memory access through
+ * /proc/PID/mem (which also writes read-only pages), and system calls injected into it. */
+#ifndef DEJA_TASK_H
+#define DEJA_TASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+struct task {
+  pid_t tid;
+  int mem_fd; /* /proc/TID/mem, reopened after exec */
+  struct user_regs_struct regs; /* cached by task_get_regs */
+};
+
+/* What a waitpid() stop means. */
+enum stop_kind {
+  STOP_SYSCALL_ENTRY,
+  STOP_SYSCALL_EXIT,
+  STOP_SIGNAL,   /* signal-delivery stop: sig holds the signal */
+  STOP_EVENT,    /* PTRACE_EVENT_* stop: event holds it */
+  STOP_GROUP,    /* group-stop (SIGSTOP & co. under PTRACE_SEIZE) */
+  STOP_EXITED,   /* the thread is gone: status holds the wait status */
+};
+
+struct stop {
+  enum stop_kind kind;
+  int sig;     /* STOP_SIGNAL, STOP_GROUP */
+  int event;   /* STOP_EVENT */
+  int status;  /* raw wait status */
+};
+
+int task_open_mem(struct task *t);
+void task_close(struct task *t);
+
+int task_get_regs(struct task *t);              /* into t->regs */
+int task_set_regs(struct task *t, const struct user_regs_struct *r);
+/* xsave area (NT_X86_XSTATE); returns its size or -1. */
+long task_get_xstate(struct task *t, void *buf, size_t len);
+int task_set_xstate(struct task *t, const void *buf, size_t len);
+
+int task_read_mem(struct task *t, uint64_t addr, void *buf, size_t len);
+int task_write_mem(struct task *t, uint64_t addr, const void *buf, size_t len);
+/* Reads a NUL-terminated string of at most MAX bytes; malloc'ed or NULL. */
+char *task_read_str(struct task *t, uint64_t addr, size_t max);
+
+/* Resumes with ptrace request REQ (PTRACE_SYSCALL, PTRACE_CONT, ...) delivering SIG. */
+int task_resume(struct task *t, int req, int sig);
+/* Waits for the next stop of T and classifies it. Returns 0 or -1. */
+int task_wait(struct task *t, struct stop *st);
+
+/* Runs system call NR with ARGS inside T and returns its result (or -errno of ptrace
+ * failure as a large negative value with *ok=false). T must be at a syscall-entry stop
+ * (AT_ENTRY true: the pending call is run afterwards, unchanged) or at any other stop
+ * with a `syscall` instruction at INSN_ADDR. Registers are restored afterwards. */
+int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, long nr,
+                            const uint64_t args[6], bool *ok);
+
+/* Syscall argument accessors on a regs struct. */
+static inline uint64_t regs_arg(const struct user_regs_struct *r, int i) {
+  switch (i) {
+  case 0: return r->rdi;
+  case 1: return r->rsi;
+  case 2: return r->rdx;
+  case 3: return r->r10;
+  case 4: return r->r8;
+  default: return r->r9;
+  }
+}
+static inline void regs_set_arg(struct user_regs_struct *r, int i, uint64_t v) {
+  switch (i) {
+  case 0: r->rdi = v; break;
+  case 1: r->rsi = v; break;
+  case 2: r->rdx = v; break;
+  case 3: r->r10 = v; break;
+  case 4: r->r8 = v; break;
+  default: r->r9 = v; break;
+  }
+}
+
+#endif

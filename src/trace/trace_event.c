@@ -1,0 +1,161 @@
+#include "trace/trace_event.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+
+void event_init(struct event *ev) { memset(ev, 0, sizeof *ev); }
+
+void event_free(struct event *ev) {
+  free(ev->mem);
+  ev->mem = NULL;
+  ev->nmem = ev->mem_cap = 0;
+}
+
+void event_add_mem(struct event *ev, uint64_t addr, const uint8_t *data, uint32_t len) {
+  if (ev->nmem == ev->mem_cap) {
+    ev->mem_cap = ev->mem_cap ? ev->mem_cap * 2 : 8;
+    ev->mem = xrealloc(ev->mem, ev->mem_cap * sizeof *ev->mem);
+  }
+  ev->mem[ev->nmem++] = (struct event_mem){addr, len, data};
+}
+
+const char *event_kind_name(uint32_t kind) {
+  static const char *names[] = {"?", "exec", "syscall", "insn", "signal", "exit", "abort"};
+  return kind < EV_KIND_MAX ? names[kind] : "?";
+}
+
+static void put_regs(struct tbuf *b, const struct user_regs_struct *r) {
+  tbuf_put_bytes(b, r, sizeof *r);
+}
+
+static void put_cstr(struct tbuf *b, const char *s) {
+  s = s ? s : "";
+  tbuf_put_blob(b, s, (uint32_t)strlen(s) + 1);
+}
+
+void event_encode(const struct event *ev, struct tbuf *b) {
+  tbuf_reset(b);
+  tbuf_put_u8(b, (uint8_t)ev->kind);
+  tbuf_put_u32(b, (uint32_t)ev->tid);
+  put_regs(b, &ev->regs);
+  switch (ev->kind) {
+  case EV_SYSCALL:
+    tbuf_put_u64(b, (uint64_t)ev->result);
+    tbuf_put_u32(b, ev->nmem);
+    for (uint32_t i = 0; i < ev->nmem; i++) {
+      tbuf_put_u64(b, ev->mem[i].addr);
+      tbuf_put_blob(b, ev->mem[i].data, ev->mem[i].len);
+    }
+    tbuf_put_u8(b, (uint8_t)ev->out_to);
+    if (ev->out_to) tbuf_put_blob(b, ev->out_data, ev->out_len);
+    put_cstr(b, ev->file);
+    break;
+  case EV_INSN:
+    put_regs(b, &ev->regs_after);
+    tbuf_put_u32(b, ev->insn_len);
+    break;
+  case EV_SIGNAL:
+    tbuf_put_u32(b, (uint32_t)ev->signo);
+    tbuf_put_bytes(b, ev->siginfo, 128);
+    break;
+  case EV_EXIT:
+    tbuf_put_u32(b, (uint32_t)ev->status);
+    break;
+  case EV_EXEC:
+    put_cstr(b, ev->file);
+    tbuf_put_u64(b, ev->stack_addr);
+    tbuf_put_blob(b, ev->stack, ev->stack_len);
+    tbuf_put_u32(b, ev->argc);
+    tbuf_put_u32(b, ev->envc);
+    tbuf_put_blob(b, ev->strings, ev->strings_len);
+    break;
+  case EV_ABORT:
+    put_cstr(b, ev->message);
+    break;
+  }
+}
+
+/* A string blob must end in its NUL so it can be used in place. */
+static const char *get_cstr(struct tcur *c) {
+  uint32_t n;
+  const uint8_t *p = tcur_blob(c, &n);
+  if (!p || n == 0 || p[n - 1] != 0) {
+    c->ok = false;
+    return "";
+  }
+  return (const char *)p;
+}
+
+int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen) {
+  struct tcur c;
+  tcur_init(&c, rec, len);
+  ev->nmem = 0;
+  ev->kind = tcur_u8(&c);
+  ev->tid = (int32_t)tcur_u32(&c);
+  tcur_bytes(&c, &ev->regs, sizeof ev->regs);
+  ev->file = "";
+  switch (ev->kind) {
+  case EV_SYSCALL: {
+    ev->result = (int64_t)tcur_u64(&c);
+    uint32_t n = tcur_u32(&c);
+    if (n > tcur_left(&c) / 12) return seterr(err, errlen, "event claims %u memory regions", n);
+    for (uint32_t i = 0; i < n && c.ok; i++) {
+      uint64_t addr = tcur_u64(&c);
+      uint32_t l;
+      const uint8_t *d = tcur_blob(&c, &l);
+      if (d) event_add_mem(ev, addr, d, l);
+    }
+    ev->out_to = tcur_u8(&c);
+    ev->out_data = NULL;
+    ev->out_len = 0;
+    if (ev->out_to > OUT_TO_STDERR) return seterr(err, errlen, "bad output stream %u", ev->out_to);
+    if (ev->out_to) ev->out_data = tcur_blob(&c, &ev->out_len);
+    ev->file = get_cstr(&c);
+    break;
+  }
+  case EV_INSN:
+    tcur_bytes(&c, &ev->regs_after, sizeof ev->regs_after);
+    ev->insn_len = tcur_u32(&c);
+    if (ev->insn_len > 15) c.ok = false;
+    break;
+  case EV_SIGNAL:
+    ev->signo = (int32_t)tcur_u32(&c);
+    if (tcur_left(&c) < 128) {
+      c.ok = false;
+    } else {
+      ev->siginfo = c.p;
+      c.p += 128;
+    }
+    break;
+  case EV_EXIT:
+    ev->status = (int32_t)tcur_u32(&c);
+    break;
+  case EV_EXEC: {
+    ev->file = get_cstr(&c);
+    ev->stack_addr = tcur_u64(&c);
+    ev->stack = tcur_blob(&c, &ev->stack_len);
+    ev->argc = tcur_u32(&c);
+    ev->envc = tcur_u32(&c);
+    ev->strings = (const char *)tcur_blob(&c, &ev->strings_len);
+    if (c.ok) {
+      /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
+      uint32_t count = 0;
+      for (uint32_t i = 0; i < ev->strings_len; i++) count += ev->strings[i] == 0;
+      if (count != ev->argc + ev->envc || (ev->strings_len && ev->strings[ev->strings_len - 1]))
+        return seterr(err, errlen, "exec event: argument strings do not match their counts");
+    }
+    break;
+  }
+  case EV_ABORT:
+    ev->message = get_cstr(&c);
+    break;
+  default:
+    return seterr(err, errlen, "unknown event kind %u", ev->kind);
+  }
+  if (!c.ok) return seterr(err, errlen, "%s event record is cut short or malformed", event_kind_name(ev->kind));
+  if (tcur_left(&c)) return seterr(err, errlen, "%s event record has %zu stray bytes", event_kind_name(ev->kind), tcur_left(&c));
+  return 0;
+}

@@ -1,0 +1,74 @@
+/* The events of a recording, as records of the trace's `events` stream. Event numbers are
+ * positions in the stream, starting at 1 (what `deja dump` shows and `replay -g` takes). */
+#ifndef DEJA_TRACE_EVENT_H
+#define DEJA_TRACE_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+#include "trace/trace_buf.h"
+
+enum event_kind {
+  EV_EXEC = 1,   /* a process image started: regs and initial stack after execve */
+  EV_SYSCALL,    /* a system call: entry regs, result, memory the kernel wrote */
+  EV_INSN,       /* a trapped instruction (rdtsc, rdtscp, cpuid): regs before and after */
+  EV_SIGNAL,     /* a signal delivered to the program: number, siginfo, regs */
+  EV_EXIT,       /* a process ended: wait status */
+  EV_ABORT,      /* the recorder stopped the recording: why */
+  EV_KIND_MAX,
+};
+
+/* Where a system call's output went, so replay can reproduce it. */
+enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
+
+struct event_mem {
+  uint64_t addr;
+  uint32_t len;
+  const uint8_t *data;
+};
+
+/* A decoded event. Pointers point into the record it was decoded from (valid until the
+ * stream's next record is read); `mem` is owned by the event (event_free). */
+struct event {
+  uint32_t kind;
+  int32_t tid;
+  struct user_regs_struct regs;
+  /* EV_SYSCALL */
+  int64_t result;
+  uint32_t nmem, mem_cap;
+  struct event_mem *mem;
+  uint32_t out_to; /* enum event_out */
+  const uint8_t *out_data;
+  uint32_t out_len;
+  const char *file; /* EV_SYSCALL mmap / EV_EXEC: preserved file name under files/, or "" */
+  /* EV_INSN */
+  struct user_regs_struct regs_after;
+  uint32_t insn_len;
+  /* EV_SIGNAL */
+  int32_t signo;
+  const uint8_t *siginfo; /* 128 bytes */
+  /* EV_EXIT */
+  int32_t status;
+  /* EV_EXEC */
+  uint64_t stack_addr;
+  const uint8_t *stack;
+  uint32_t stack_len;
+  const char *strings; /* argv then envp, each NUL-terminated */
+  uint32_t strings_len, argc, envc;
+  /* EV_ABORT */
+  const char *message;
+};
+
+void event_init(struct event *ev);
+void event_free(struct event *ev);
+void event_add_mem(struct event *ev, uint64_t addr, const uint8_t *data, uint32_t len);
+
+/* Serialises EV into B (reset first). */
+void event_encode(const struct event *ev, struct tbuf *b);
+/* Parses a record; returns 0, or -1 when it is malformed (message in ERR). */
+int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen);
+
+const char *event_kind_name(uint32_t kind);
+
+#endif

@@ -1,0 +1,578 @@
+/* Framed, compressed, checksummed record streams (layout described in trace_stream.h). */
+#include "trace/trace_stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY /* XXH64_state_t on the stack */
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "trace/trace_buf.h"
+
+#define FILE_MAGIC "DEJATRC1"
+#define FILE_MAGIC_LEN 8
+#define CHUNK_MAGIC 0x4b4e4843u
+#define CHUNK_HEADER_LEN 24u /* 16 described bytes + u64 checksum */
+#define CHUNK_FLUSH_RAW (256u * 1024u)
+#define CHUNK_MAX_RAW (64u * 1024u * 1024u)
+#define WRITER_VERSION_MAX 256u
+#define ZSTD_LEVEL 1
+#define ERR_LEN 512
+
+/* ---- shared helpers ---- */
+
+static uint32_t get_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p) {
+  return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+static void put_u32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void out_of_memory(size_t wanted) {
+  fprintf(stderr, "deja: out of memory (could not allocate %zu bytes for a trace chunk)\n",
+          wanted);
+  abort();
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p)
+    out_of_memory(n);
+  return p;
+}
+
+static char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  return memcpy(xmalloc(n), s, n);
+}
+
+static void format_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void format_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* XXH64 (seed 0) of A followed by B. */
+static uint64_t checksum_two(const void *a, size_t alen, const void *b, size_t blen) {
+  XXH64_state_t st;
+  XXH64_reset(&st, 0);
+  XXH64_update(&st, a, alen);
+  if (blen)
+    XXH64_update(&st, b, blen);
+  return XXH64_digest(&st);
+}
+
+/* Fills the 24-byte chunk header; the checksum covers the first 16 bytes + PAYLOAD. */
+static void fill_chunk_header(uint8_t *hdr, uint32_t compressed, uint32_t raw, uint32_t nrec,
+                              const void *payload) {
+  put_u32(hdr, CHUNK_MAGIC);
+  put_u32(hdr + 4, compressed);
+  put_u32(hdr + 8, raw);
+  put_u32(hdr + 12, nrec);
+  put_u64(hdr + 16, checksum_two(hdr, 16, payload, compressed));
+}
+
+/* ---- writer ---- */
+
+struct trace_writer {
+  int fd;
+  char *path;
+  struct tbuf pending; /* records (u32 length + bytes) not yet written */
+  uint32_t pending_records;
+  struct tbuf chunk;   /* header + compressed frame being written */
+  ZSTD_CCtx *cctx;
+  uint64_t bytes_written;
+  bool failed;         /* a write failed: the file may end in a partial chunk */
+  char err[ERR_LEN];
+};
+
+/* Writes all of BUF, normally in a single write(); loops only on short writes. */
+static int write_all(int fd, const uint8_t *buf, size_t n) {
+  while (n > 0) {
+    ssize_t done = write(fd, buf, n);
+    if (done < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    if (done == 0) {
+      errno = EIO;
+      return -1;
+    }
+    buf += done;
+    n -= (size_t)done;
+  }
+  return 0;
+}
+
+static int writer_fail(struct trace_writer *w, int err, const char *what) {
+  w->failed = true;
+  snprintf(w->err, sizeof w->err, "%s: %s: %s", w->path, what, strerror(err));
+  errno = err;
+  return -1;
+}
+
+struct trace_writer *trace_writer_open(const char *path, uint32_t stream_kind,
+                                       const char *writer_version, char *err, size_t errlen) {
+  size_t vlen = strlen(writer_version);
+  if (vlen > WRITER_VERSION_MAX) {
+    format_err(err, errlen, "%s: writer version string is too long (%zu bytes)", path, vlen);
+    errno = EINVAL;
+    return NULL;
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    int e = errno;
+    format_err(err, errlen, "%s: cannot create trace file: %s", path, strerror(e));
+    errno = e;
+    return NULL;
+  }
+  struct trace_writer *w = xmalloc(sizeof *w);
+  memset(w, 0, sizeof *w);
+  w->fd = fd;
+  w->path = xstrdup(path);
+  tbuf_init(&w->pending);
+  tbuf_init(&w->chunk);
+  w->cctx = ZSTD_createCCtx();
+  if (!w->cctx)
+    out_of_memory(0);
+
+  struct tbuf hdr;
+  tbuf_init(&hdr);
+  tbuf_put_bytes(&hdr, FILE_MAGIC, FILE_MAGIC_LEN);
+  tbuf_put_u32(&hdr, TRACE_FORMAT_VERSION);
+  tbuf_put_u32(&hdr, stream_kind);
+  tbuf_put_str(&hdr, writer_version);
+  tbuf_put_u64(&hdr, XXH64(hdr.data, hdr.len, 0));
+  int rc = write_all(fd, hdr.data, hdr.len);
+  int e = errno;
+  size_t hdr_len = hdr.len;
+  tbuf_free(&hdr);
+  if (rc < 0) {
+    format_err(err, errlen, "%s: cannot write trace header: %s", path, strerror(e));
+    unlink(path);
+    w->failed = true;
+    trace_writer_abandon(w);
+    errno = e;
+    return NULL;
+  }
+  w->bytes_written = hdr_len;
+  return w;
+}
+
+/* Compresses RAW (RAW_LEN bytes, NREC records) into one chunk and writes it. */
+static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_len,
+                       uint32_t nrec) {
+  tbuf_reset(&w->chunk);
+  tbuf_grow(&w->chunk, CHUNK_HEADER_LEN); /* filled in once the size is known */
+  size_t compressed = 0;
+  if (raw_len > 0) {
+    size_t bound = ZSTD_compressBound(raw_len);
+    uint8_t *dst = tbuf_grow(&w->chunk, bound);
+    compressed = ZSTD_compressCCtx(w->cctx, dst, bound, raw, raw_len, ZSTD_LEVEL);
+    if (ZSTD_isError(compressed)) {
+      w->failed = true;
+      snprintf(w->err, sizeof w->err, "%s: zstd compression failed: %s", w->path,
+               ZSTD_getErrorName(compressed));
+      errno = EIO;
+      return -1;
+    }
+    w->chunk.len = CHUNK_HEADER_LEN + compressed;
+  }
+  fill_chunk_header(w->chunk.data, (uint32_t)compressed, (uint32_t)raw_len, nrec,
+                    w->chunk.data + CHUNK_HEADER_LEN);
+  if (write_all(w->fd, w->chunk.data, w->chunk.len) < 0)
+    return writer_fail(w, errno, "cannot write trace chunk");
+  w->bytes_written += w->chunk.len;
+  return 0;
+}
+
+int trace_writer_flush(struct trace_writer *w) {
+  if (w->failed) {
+    errno = EIO;
+    return -1;
+  }
+  if (w->pending_records == 0)
+    return 0;
+  int rc = write_chunk(w, w->pending.data, w->pending.len, w->pending_records);
+  tbuf_reset(&w->pending);
+  w->pending_records = 0;
+  return rc;
+}
+
+int trace_writer_append(struct trace_writer *w, const void *rec, size_t len) {
+  if (w->failed) {
+    errno = EIO;
+    return -1;
+  }
+  if (len > CHUNK_MAX_RAW - 4) {
+    snprintf(w->err, sizeof w->err,
+             "%s: a trace record of %zu bytes is larger than the %u-byte chunk limit",
+             w->path, len, CHUNK_MAX_RAW - 4);
+    errno = EFBIG;
+    return -1;
+  }
+  if (w->pending.len + 4 + len > CHUNK_MAX_RAW && trace_writer_flush(w) < 0)
+    return -1;
+  tbuf_put_u32(&w->pending, (uint32_t)len);
+  tbuf_put_bytes(&w->pending, rec, len);
+  w->pending_records++;
+  if (w->pending.len >= CHUNK_FLUSH_RAW)
+    return trace_writer_flush(w);
+  return 0;
+}
+
+static void writer_free(struct trace_writer *w) {
+  tbuf_free(&w->pending);
+  tbuf_free(&w->chunk);
+  ZSTD_freeCCtx(w->cctx);
+  free(w->path);
+  free(w);
+}
+
+int trace_writer_close(struct trace_writer *w) {
+  int rc = trace_writer_flush(w);
+  if (rc == 0)
+    rc = write_chunk(w, NULL, 0, 0); /* the end marker */
+  if (close(w->fd) < 0 && rc == 0)
+    rc = writer_fail(w, errno, "cannot close trace file");
+  int e = errno;
+  writer_free(w);
+  errno = e;
+  return rc;
+}
+
+void trace_writer_abandon(struct trace_writer *w) {
+  if (!w)
+    return;
+  if (!w->failed)
+    (void)trace_writer_flush(w);
+  close(w->fd);
+  writer_free(w);
+}
+
+const char *trace_writer_error(const struct trace_writer *w) { return w->err; }
+
+uint64_t trace_writer_bytes_written(const struct trace_writer *w) { return w->bytes_written; }
+
+/* ---- reader ---- */
+
+struct trace_reader {
+  int fd;
+  char *path;
+  char *writer_version;
+  uint64_t file_size;      /* at open time */
+  uint64_t offset;         /* file offset of the next chunk */
+  struct tbuf compressed;
+  struct tbuf raw;         /* the current chunk's records */
+  size_t raw_pos;          /* next record in raw */
+  uint32_t records_left;   /* in the current chunk */
+  ZSTD_DCtx *dctx;
+  enum { READING, ENDED, FAILED } state;
+  bool complete;
+  char err[ERR_LEN];
+};
+
+/* Reads up to N bytes; returns how many were read (less at end of file) or -1. */
+static ssize_t read_full(int fd, void *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, (uint8_t *)buf + got, n - got);
+    if (r < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    if (r == 0)
+      break;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
+static int reader_fail(struct trace_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int reader_fail(struct trace_reader *r, const char *fmt, ...) {
+  int n = snprintf(r->err, sizeof r->err, "%s: ", r->path);
+  if (n < 0 || (size_t)n >= sizeof r->err)
+    n = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
+  va_end(ap);
+  r->state = FAILED;
+  return -1;
+}
+
+static void reader_free(struct trace_reader *r) {
+  if (r->fd >= 0)
+    close(r->fd);
+  tbuf_free(&r->compressed);
+  tbuf_free(&r->raw);
+  ZSTD_freeDCtx(r->dctx);
+  free(r->writer_version);
+  free(r->path);
+  free(r);
+}
+
+/* Copies the writer's version string, replacing anything unprintable. */
+static char *printable_copy(const uint8_t *p, size_t n) {
+  char *s = xmalloc(n + 1);
+  for (size_t i = 0; i < n; i++)
+    s[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
+  s[n] = '\0';
+  return s;
+}
+
+/* Reads and checks the file header; on failure fills r->err and returns -1. */
+static int read_file_header(struct trace_reader *r, uint32_t expected_kind) {
+  uint8_t fixed[FILE_MAGIC_LEN + 12];
+  ssize_t got = read_full(r->fd, fixed, sizeof fixed);
+  if (got < 0)
+    return reader_fail(r, "cannot read trace header: %s", strerror(errno));
+  size_t magic_got = (size_t)got < FILE_MAGIC_LEN ? (size_t)got : FILE_MAGIC_LEN;
+  if (memcmp(fixed, FILE_MAGIC, magic_got) != 0)
+    return reader_fail(r, "not a deja trace file (bad magic at byte 0)");
+  if ((size_t)got < sizeof fixed)
+    return reader_fail(r, "truncated at byte %zd (file header incomplete): the trace was cut "
+                          "short", got);
+  uint32_t version = get_u32(fixed + FILE_MAGIC_LEN);
+  uint32_t kind = get_u32(fixed + FILE_MAGIC_LEN + 4);
+  uint32_t vlen = get_u32(fixed + FILE_MAGIC_LEN + 8);
+
+  /* The rest of the header, read as version 1 lays it out. */
+  uint8_t rest[WRITER_VERSION_MAX + 8];
+  bool layout_ok = vlen <= WRITER_VERSION_MAX;
+  ssize_t rest_got = 0;
+  if (layout_ok) {
+    rest_got = read_full(r->fd, rest, vlen + 8);
+    if (rest_got < 0)
+      return reader_fail(r, "cannot read trace header: %s", strerror(errno));
+  }
+  bool checksum_ok = false;
+  if (layout_ok && (size_t)rest_got == vlen + 8) {
+    checksum_ok = checksum_two(fixed, sizeof fixed, rest, vlen) == get_u64(rest + vlen);
+  }
+
+  if (version != TRACE_FORMAT_VERSION) {
+    if (checksum_ok) {
+      char *v = printable_copy(rest, vlen);
+      reader_fail(r, "trace format version %u (written by deja %s); this deja reads version %u",
+                  version, v, TRACE_FORMAT_VERSION);
+      free(v);
+      return -1;
+    }
+    return reader_fail(r, "trace format version %u (written by an unknown deja, or the header "
+                          "is corrupt); this deja reads version %u",
+                       version, TRACE_FORMAT_VERSION);
+  }
+  if (!layout_ok)
+    return reader_fail(r, "file header is corrupt (writer version length %u)", vlen);
+  if ((size_t)rest_got < vlen + 8)
+    return reader_fail(r, "truncated at byte %zu (file header incomplete): the trace was cut "
+                          "short", sizeof fixed + (size_t)rest_got);
+  if (!checksum_ok)
+    return reader_fail(r, "file header is corrupt (checksum mismatch)");
+  if (kind != expected_kind)
+    return reader_fail(r, "holds a stream of kind %u where kind %u was expected: is this the "
+                          "right file of the trace directory?", kind, expected_kind);
+  r->writer_version = printable_copy(rest, vlen);
+  r->offset = sizeof fixed + vlen + 8;
+  return 0;
+}
+
+struct trace_reader *trace_reader_open(const char *path, uint32_t expected_kind, char *err,
+                                       size_t errlen) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    format_err(err, errlen, "%s: cannot open trace file: %s", path, strerror(e));
+    errno = e;
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    int e = errno;
+    format_err(err, errlen, "%s: cannot stat trace file: %s", path, strerror(e));
+    close(fd);
+    errno = e;
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    format_err(err, errlen, "%s: not a regular file, so not a trace file", path);
+    close(fd);
+    errno = EINVAL;
+    return NULL;
+  }
+  struct trace_reader *r = xmalloc(sizeof *r);
+  memset(r, 0, sizeof *r);
+  r->fd = fd;
+  r->path = xstrdup(path);
+  r->file_size = (uint64_t)st.st_size;
+  tbuf_init(&r->compressed);
+  tbuf_init(&r->raw);
+  r->dctx = ZSTD_createDCtx();
+  if (!r->dctx)
+    out_of_memory(0);
+  r->state = READING;
+  if (read_file_header(r, expected_kind) < 0) {
+    format_err(err, errlen, "%s", r->err);
+    reader_free(r);
+    errno = EINVAL;
+    return NULL;
+  }
+  return r;
+}
+
+/* Checks that the raw payload holds exactly NREC well-formed records. */
+static bool records_fit(const uint8_t *raw, size_t raw_len, uint32_t nrec) {
+  size_t pos = 0;
+  for (uint32_t i = 0; i < nrec; i++) {
+    if (raw_len - pos < 4)
+      return false;
+    uint32_t len = get_u32(raw + pos);
+    pos += 4;
+    if (raw_len - pos < len)
+      return false;
+    pos += len;
+  }
+  return pos == raw_len;
+}
+
+/* Checks nothing follows the end marker. */
+static int check_after_end(struct trace_reader *r) {
+  uint8_t extra;
+  ssize_t got = read_full(r->fd, &extra, 1);
+  if (got < 0)
+    return reader_fail(r, "read failed at byte %llu: %s", (unsigned long long)r->offset,
+                       strerror(errno));
+  if (got > 0)
+    return reader_fail(r, "unexpected data at byte %llu after the end marker: the trace is "
+                          "corrupt", (unsigned long long)r->offset);
+  return 0;
+}
+
+/* Reads, verifies and decompresses the next chunk. Returns 1 with records loaded, 0 at
+ * the end of the stream, -1 on error. */
+static int load_chunk(struct trace_reader *r) {
+  unsigned long long at = (unsigned long long)r->offset;
+  uint8_t hdr[CHUNK_HEADER_LEN];
+  ssize_t got = read_full(r->fd, hdr, sizeof hdr);
+  if (got < 0)
+    return reader_fail(r, "read failed at byte %llu: %s", at, strerror(errno));
+  if (got == 0) { /* clean end without the marker: the writer was killed */
+    r->complete = false;
+    r->state = ENDED;
+    return 0;
+  }
+  if ((size_t)got < sizeof hdr)
+    return reader_fail(r, "truncated at byte %llu (chunk header incomplete): the trace was cut "
+                          "short", at);
+  if (get_u32(hdr) != CHUNK_MAGIC)
+    return reader_fail(r, "chunk at byte %llu is corrupt (bad chunk magic)", at);
+  uint32_t csize = get_u32(hdr + 4);
+  uint32_t rsize = get_u32(hdr + 8);
+  uint32_t nrec = get_u32(hdr + 12);
+  uint64_t sum = get_u64(hdr + 16);
+  /* A zstd frame never exceeds ZSTD_compressBound(raw size): this also tells a damaged
+   * size field from a file that was cut short. */
+  if (rsize > CHUNK_MAX_RAW || csize > ZSTD_compressBound(rsize) ||
+      nrec > rsize / 4 || (csize == 0) != (rsize == 0))
+    return reader_fail(r, "chunk at byte %llu is corrupt (impossible sizes: %u compressed, %u "
+                          "raw, %u records)", at, csize, rsize, nrec);
+  if (r->offset + sizeof hdr + csize > r->file_size)
+    return reader_fail(r, "truncated at byte %llu (chunk data incomplete): the trace was cut "
+                          "short", at);
+  tbuf_reset(&r->compressed);
+  uint8_t *cdata = tbuf_grow(&r->compressed, csize);
+  got = read_full(r->fd, cdata, csize);
+  if (got < 0)
+    return reader_fail(r, "read failed at byte %llu: %s", at, strerror(errno));
+  if ((size_t)got < csize)
+    return reader_fail(r, "truncated at byte %llu (chunk data incomplete): the trace was cut "
+                          "short", at);
+  if (checksum_two(hdr, 16, cdata, csize) != sum)
+    return reader_fail(r, "chunk at byte %llu is corrupt (checksum mismatch)", at);
+  r->offset += sizeof hdr + csize;
+
+  if (rsize == 0) {
+    if (nrec != 0)
+      return reader_fail(r, "chunk at byte %llu is corrupt (records in an empty chunk)", at);
+    if (check_after_end(r) < 0)
+      return -1;
+    r->complete = true;
+    r->state = ENDED;
+    return 0;
+  }
+
+  tbuf_reset(&r->raw);
+  uint8_t *raw = tbuf_grow(&r->raw, rsize);
+  size_t n = ZSTD_decompressDCtx(r->dctx, raw, rsize, cdata, csize);
+  if (ZSTD_isError(n))
+    return reader_fail(r, "chunk at byte %llu is corrupt (zstd: %s)", at, ZSTD_getErrorName(n));
+  if (n != rsize)
+    return reader_fail(r, "chunk at byte %llu is corrupt (decompressed to %zu bytes, header "
+                          "says %u)", at, n, rsize);
+  if (!records_fit(raw, rsize, nrec))
+    return reader_fail(r, "chunk at byte %llu is corrupt (record lengths do not add up to %u "
+                          "records in %u bytes)", at, nrec, rsize);
+  r->raw_pos = 0;
+  r->records_left = nrec;
+  return 1;
+}
+
+int trace_reader_next(struct trace_reader *r, const void **rec, size_t *len) {
+  *rec = NULL;
+  *len = 0;
+  while (r->records_left == 0) {
+    if (r->state == FAILED)
+      return -1;
+    if (r->state == ENDED)
+      return 0;
+    int rc = load_chunk(r);
+    if (rc <= 0)
+      return rc;
+  }
+  /* records_fit() already checked every length in this chunk. */
+  uint32_t n = get_u32(r->raw.data + r->raw_pos);
+  *rec = r->raw.data + r->raw_pos + 4;
+  *len = n;
+  r->raw_pos += 4 + (size_t)n;
+  r->records_left--;
+  return 1;
+}
+
+bool trace_reader_complete(const struct trace_reader *r) { return r->complete; }
+
+const char *trace_reader_error(const struct trace_reader *r) { return r->err; }
+
+const char *trace_reader_writer_version(const struct trace_reader *r) {
+  return r->writer_version;
+}
+
+void trace_reader_close(struct trace_reader *r) {
+  if (r)
+    reader_free(r);
+}

@@ -1,0 +1,7 @@
+/* The smallest program: one line on stdout. */
+#include <stdio.h>
+
+int main(void) {
+  printf("Hello, world!\n");
+  return 0;
+}
