@@ -107,6 +107,7 @@ int task_wait(struct task *t, struct stop *st) {
   if (r < 0) return -1;
   memset(st, 0, sizeof *st);
   st->status = status;
+  st->pid = r;
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     st->kind = STOP_EXITED;
     return 0;

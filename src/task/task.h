@@ -30,6 +30,7 @@ struct stop {
   int sig;     /* STOP_SIGNAL, STOP_GROUP */
   int event;   /* STOP_EVENT */
   int status;  /* raw wait status */
+  pid_t pid;   /* the task that stopped */
 };
 
 int task_open_mem(struct task *t);

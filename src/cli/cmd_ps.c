@@ -1,0 +1,81 @@
+/* deja ps [TRACE]: PID PPID EXIT CMD, one line per recorded process. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cli/commands.h"
+#include "cli/event_iter.h"
+#include "common/log.h"
+
+struct proc {
+  int pid;
+  char *cmd;
+  int status;
+  bool exited;
+};
+
+struct procs {
+  struct proc *v;
+  size_t n;
+};
+
+static struct proc *find(struct procs *ps, int pid) {
+  for (size_t i = ps->n; i-- > 0;)
+    if (ps->v[i].pid == pid) return &ps->v[i];
+  return NULL;
+}
+
+static int collect(uint64_t evno, const struct event *ev, void *ctx) {
+  (void)evno;
+  struct procs *ps = ctx;
+  if (ev->kind == EV_EXEC) {
+    struct proc *p = find(ps, ev->tid);
+    if (!p) {
+      ps->v = xrealloc(ps->v, (ps->n + 1) * sizeof *ps->v);
+      p = &ps->v[ps->n++];
+      *p = (struct proc){.pid = ev->tid};
+    }
+    free(p->cmd);
+    /* the command line: argv joined by spaces */
+    size_t len = 0;
+    const char *s = ev->strings;
+    for (uint32_t i = 0; i < ev->argc; i++) len += strlen(s + len) + 1;
+    p->cmd = xmalloc(len + 1);
+    memcpy(p->cmd, s, len);
+    for (size_t i = 0; i + 1 < len; i++)
+      if (!p->cmd[i]) p->cmd[i] = ' ';
+    p->cmd[len ? len - 1 : 0] = 0;
+  } else if (ev->kind == EV_EXIT) {
+    struct proc *p = find(ps, ev->tid);
+    if (p) {
+      p->exited = true;
+      p->status = ev->status;
+    }
+  }
+  return 0;
+}
+
+int cmd_ps(int argc, char **argv) {
+  if (argc > 2) {
+    deja_msg("ps: too many arguments; usage: deja ps [TRACE]");
+    return 1;
+  }
+  struct procs ps = {0};
+  int rc = event_iter(argc > 1 ? argv[1] : NULL, collect, &ps);
+  if (rc == 0) {
+    printf("PID\tPPID\tEXIT\tCMD\n");
+    for (size_t i = 0; i < ps.n; i++) {
+      struct proc *p = &ps.v[i];
+      char exit[64];
+      if (!p->exited) snprintf(exit, sizeof exit, "none");
+      else if (WIFEXITED(p->status)) snprintf(exit, sizeof exit, "%d", WEXITSTATUS(p->status));
+      else snprintf(exit, sizeof exit, "%s", sigabbrev_np(WTERMSIG(p->status)) ? sigabbrev_np(WTERMSIG(p->status)) : "signal");
+      printf("%d\t--\t%s\t%s\n", p->pid, exit, p->cmd);
+    }
+  }
+  for (size_t i = 0; i < ps.n; i++) free(ps.v[i].cmd);
+  free(ps.v);
+  return rc;
+}

@@ -1,0 +1,22 @@
+/* Records one run of a program into a trace directory. */
+#ifndef DEJA_RECORD_RECORDER_H
+#define DEJA_RECORD_RECORDER_H
+
+#include <stdbool.h>
+
+struct record_options {
+  char **argv;          /* program and its arguments; argv[0] searched in PATH */
+  char **env;           /* the program's full environment */
+  const char *trace_dir;/* created already, empty */
+  bool chaos;
+};
+
+/* Exit status as SPEC.md says: the program's own, 128+N when killed by signal N, 70
+ * when deja failed (the trace up to there stays replayable), 127 when the program
+ * cannot be started. */
+int record_run(const struct record_options *opts);
+
+/* The absolute path PROGRAM resolves to through PATH (malloc'ed), or NULL. */
+char *record_find_program(const char *program);
+
+#endif

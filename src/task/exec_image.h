@@ -1,0 +1,26 @@
+/* A freshly exec'ed process image: its initial stack (argv, envp, auxiliary vector) and the
+ * per-exec setup both record and replay apply (vDSO hidden, cpuid faulting on). */
+#ifndef DEJA_TASK_EXEC_IMAGE_H
+#define DEJA_TASK_EXEC_IMAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "task/task.h"
+
+/* The highest address of the mapping holding ADDR in /proc/TID/maps, 0 when none. */
+uint64_t proc_mapping_end(pid_t tid, uint64_t addr);
+
+/* At the syscall-exit stop of a successful execve: rewrites AT_SYSINFO_EHDR in the
+ * auxiliary vector into AT_IGNORE (time queries become system calls) and collects argv
+ * and envp as NUL-separated strings (malloc'ed *STRINGS, *LEN, *ARGC, *ENVC).
+ * Returns 0 or -1 with a message in ERR. */
+int exec_image_prepare(struct task *t, char **strings, uint32_t *len, uint32_t *argc,
+                       uint32_t *envc, char *err, size_t errlen);
+
+/* Turns on cpuid faulting for the new image (it is reset by execve) by injecting
+ * arch_prctl(ARCH_SET_CPUID, 0) at the current instruction. Returns 0 when on, 1 when the
+ * CPU or kernel cannot fault cpuid, -1 when the injection failed. */
+int exec_image_enable_cpuid_faulting(struct task *t);
+
+#endif
