@@ -18,8 +18,8 @@ int main(void) {
   CHECK(getcwd(cwd, sizeof cwd) != NULL);
   printf("after fchdir: %s\n", cwd);
   close(tmpfd);
-  printf("chdir to missing: %d errno %d\n", chdir("/nonexistent-dir"), errno);
+  SHOW_CALL("chdir to missing", chdir("/nonexistent-dir"));
   char small[2];
-  printf("getcwd small buffer: %p errno %d\n", (void *)getcwd(small, sizeof small), errno);
+  SHOW_CALL("getcwd small buffer", getcwd(small, sizeof small));
   return 0;
 }

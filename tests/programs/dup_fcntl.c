@@ -17,7 +17,7 @@ int main(void) {
   printf("dup: %d -> %d\n", fd, copy);
   CHECK(dup2(fd, 20) == 20);
   CHECK(dup3(fd, 21, O_CLOEXEC) == 21);
-  printf("dup3 same fd: %d errno %d\n", dup3(fd, fd, 0), errno);
+  SHOW_CALL("dup3 same fd", dup3(fd, fd, 0));
   int cloexec_copy = fcntl(fd, F_DUPFD_CLOEXEC, 30);
   CHECK(cloexec_copy >= 30);
   printf("F_DUPFD_CLOEXEC: %d, FD_CLOEXEC %d\n", cloexec_copy,
@@ -41,7 +41,7 @@ int main(void) {
   struct flock query = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 10};
   CHECK(fcntl(fd, F_GETLK, &query) == 0);
   printf("F_GETLK from the owner: type %d (F_UNLCK=%d)\n", query.l_type, F_UNLCK);
-  printf("fcntl on closed fd: %d errno %d\n", fcntl(99, F_GETFD), errno);
+  SHOW_CALL("fcntl on closed fd", fcntl(99, F_GETFD));
 
   close(fd);
   close(copy);

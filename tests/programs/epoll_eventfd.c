@@ -26,7 +26,7 @@ int main(void) {
   CHECK(epoll_ctl(epfd, EPOLL_CTL_ADD, fds[0], &ev) == 0);
   ev.data.u64 = 2;
   CHECK(epoll_ctl(epfd, EPOLL_CTL_ADD, efd, &ev) == 0);
-  printf("add twice: %d errno %d\n", epoll_ctl(epfd, EPOLL_CTL_ADD, efd, &ev), errno);
+  SHOW_CALL("add twice", epoll_ctl(epfd, EPOLL_CTL_ADD, efd, &ev));
 
   wait_and_print(epfd, "nothing ready (10 ms)", 10);
   uint64_t value = 5;
@@ -36,7 +36,7 @@ int main(void) {
   wait_and_print(epfd, "both ready", 0);
   CHECK(read(efd, &value, sizeof value) == sizeof value);
   printf("eventfd value: %llu\n", (unsigned long long)value);
-  printf("eventfd read again: %zd errno %d\n", read(efd, &value, sizeof value), errno);
+  SHOW_CALL("eventfd read again", read(efd, &value, sizeof value));
   CHECK(epoll_ctl(epfd, EPOLL_CTL_DEL, fds[0], NULL) == 0);
   wait_and_print(epfd, "after removing the pipe", 0);
   struct epoll_event events[2];

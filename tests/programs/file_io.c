@@ -54,10 +54,10 @@ int main(void) {
   memset(buf, 0, sizeof buf);
   CHECK(read(fd, buf, sizeof buf) == 12);
   printf("after rename: %s\n", buf);
-  printf("write to read-only fd: %zd errno %d\n", write(fd, "x", 1), errno);
+  SHOW_CALL("write to read-only fd", write(fd, "x", 1));
   close(fd);
 
-  printf("open missing file: %d errno %d\n", open(path, O_RDONLY), errno);
+  SHOW_CALL("open missing file", open(path, O_RDONLY));
   CHECK(unlink(renamed) == 0);
   CHECK(rmdir(dir) == 0);
   printf("inode of data file: %llu\n", (unsigned long long)st.st_ino);

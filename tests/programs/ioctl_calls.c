@@ -30,8 +30,8 @@ int main(void) {
   CHECK(ioctl(fds[0], FIONBIO, &on) == 0);
   char buf[16];
   CHECK(read(fds[0], buf, sizeof buf) == 10);
-  printf("nonblocking read of empty pipe: %zd errno %d\n", read(fds[0], buf, sizeof buf), errno);
-  printf("bad ioctl: %d errno %d\n", ioctl(fds[0], TCGETS, &term), errno);
+  SHOW_CALL("nonblocking read of empty pipe", read(fds[0], buf, sizeof buf));
+  SHOW_CALL("TCGETS on a pipe", ioctl(fds[0], TCGETS, &term));
   close(fds[0]);
   close(fds[1]);
   return 0;

@@ -26,7 +26,7 @@ int main(void) {
   CHECK(munmap(map, 8192) == 0);
   CHECK(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0);
   printf("seals %x\n", fcntl(fd, F_GET_SEALS));
-  printf("grow after seal: %d errno %d\n", ftruncate(fd, 16384), errno);
+  SHOW_CALL("grow after seal", ftruncate(fd, 16384));
   char link[64], target[128] = {0};
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   CHECK(readlink(link, target, sizeof target - 1) > 0);

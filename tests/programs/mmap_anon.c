@@ -31,7 +31,6 @@ int main(void) {
   }
   void *none = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   printf("PROT_NONE mapping at %p\n", none);
-  void *bad = mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  printf("zero-length mmap: %p errno %d\n", bad, errno);
+  SHOW_CALL("zero-length mmap", mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   return 0;
 }

@@ -39,9 +39,8 @@ int main(void) {
 
   CHECK(munmap(moved + page, page) == 0);
   CHECK(msync(moved, page, MS_ASYNC) == 0);
-  printf("munmap middle done, mincore of unmapped page: ");
   unsigned char vec[1];
-  printf("%d errno %d\n", mincore(moved + page, page, vec), errno);
+  SHOW_CALL("mincore of the unmapped middle page", mincore(moved + page, page, vec));
   CHECK(munmap(target, 16 * page) == 0);
   return 0;
 }

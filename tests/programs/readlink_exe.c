@@ -22,7 +22,6 @@ int main(void) {
   target[len] = 0;
   printf("fd %d -> %s\n", fd, target);
   close(fd);
-  len = readlink("/etc/hostname", target, sizeof target);
-  printf("readlink of a regular file: %zd errno %d\n", len, errno);
+  SHOW_CALL("readlink of a regular file", readlink("/etc/hostname", target, sizeof target));
   return 0;
 }

@@ -18,7 +18,7 @@ int main(void) {
   printf("installed: %d restart %d mask has SIGUSR2 %d\n", now.sa_handler == handler,
          !!(now.sa_flags & SA_RESTART), sigismember(&now.sa_mask, SIGUSR2));
   CHECK(signal(SIGPIPE, SIG_IGN) != SIG_ERR);
-  printf("sigaction on SIGKILL: %d errno %d\n", sigaction(SIGKILL, &action, NULL), errno);
+  SHOW_CALL("sigaction on SIGKILL", sigaction(SIGKILL, &action, NULL));
 
   sigset_t block, previous, current;
   sigemptyset(&block);

@@ -19,8 +19,7 @@ int main(void) {
   printf("peeked: %s\n", buf);
   CHECK(recv(pair[0], buf, sizeof buf, 0) == 5);
   printf("received: %s\n", buf);
-  printf("recv nothing (MSG_DONTWAIT): %zd errno %d\n",
-         recv(pair[0], buf, sizeof buf, MSG_DONTWAIT), errno);
+  SHOW_CALL("recv nothing (MSG_DONTWAIT)", recv(pair[0], buf, sizeof buf, MSG_DONTWAIT));
 
   int passed = open("/etc/passwd", O_RDONLY);
   CHECK(passed >= 0);

@@ -41,7 +41,7 @@ int main(void) {
   print_stat("stat /proc/self", &st);
   CHECK(stat("/usr/bin", &st) == 0);
   print_stat("stat /usr/bin", &st);
-  printf("stat missing: %d errno %d\n", stat("/nonexistent/x", &st), errno);
+  SHOW_CALL("stat missing", stat("/nonexistent/x", &st));
 
   struct statx stx;
   CHECK(statx(dirfd, "file", 0, STATX_ALL, &stx) == 0);

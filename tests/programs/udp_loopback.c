@@ -30,8 +30,8 @@ int main(void) {
     printf("got [%s] from %s:%d\n", buf, inet_ntoa(from.sin_addr), ntohs(from.sin_port));
   }
   char buf[8];
-  printf("recvfrom empty (MSG_DONTWAIT): %zd errno %d\n",
-         recvfrom(receiver, buf, sizeof buf, MSG_DONTWAIT, NULL, NULL), errno);
+  SHOW_CALL("recvfrom empty (MSG_DONTWAIT)",
+            recvfrom(receiver, buf, sizeof buf, MSG_DONTWAIT, NULL, NULL));
   close(sender);
   close(receiver);
   return 0;

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Measures deja's recording and replay overhead on three workloads (bench/*.c):
+# CPU-bound, system-call heavy, and file mapping. Prints one table row per workload.
+# Usage: scripts/bench.sh [BUILD_DIR]     (default: build; deja is BUILD_DIR/bin/deja)
+# The bench reports; it does not fail on slow numbers. It fails only when it cannot run.
+set -u
+
+build_dir=${1:-build}
+repo_dir=$(cd "$(dirname "$0")/.." && pwd)
+deja="$build_dir/bin/deja"
+bench_bin="$build_dir/bench"
+runs=3
+cpu_goal=1.25
+
+# Each name is a bench/NAME.c program, built into $bench_bin/NAME.
+workloads=(cpu syscalls mmap)
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+[ -x "$deja" ] || die "no deja binary at $deja; run 'make' first"
+mkdir -p "$bench_bin" || die "cannot create $bench_bin"
+for name in "${workloads[@]}"; do
+    gcc -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE \
+        -o "$bench_bin/$name" "$repo_dir/bench/$name.c" \
+        || die "compiling bench/$name.c failed"
+done
+
+DEJA_TRACE_DIR=$(mktemp -d /tmp/deja-bench-XXXXXX) || die "cannot create a temp trace directory"
+export DEJA_TRACE_DIR
+trap 'rm -rf "$DEJA_TRACE_DIR"' EXIT
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# Runs "$@" with output discarded; prints its wall time, or returns non-zero on failure.
+time_run() {
+    local start end
+    start=$(now)
+    "$@" >/dev/null 2>"$DEJA_TRACE_DIR/last-stderr" || return 1
+    end=$(now)
+    elapsed "$start" "$end"
+}
+
+printf '%-9s %9s %9s %9s %13s %13s %8s %12s %12s\n' \
+    workload "native s" "record s" "replay s" record/native replay/native events \
+    "trace bytes" "bytes/event"
+
+cpu_record_ratio=""
+for name in "${workloads[@]}"; do
+    program="$bench_bin/$name"
+    trace="$DEJA_TRACE_DIR/$name"
+    best_native="" best_record="" best_replay="" failure=""
+    # Alternate native, record, replay so that machine noise hits all three alike.
+    for ((run = 1; run <= runs; run++)); do
+        rm -rf "$trace"
+        t=$(time_run "$program") || { failure="native run failed"; break; }
+        best_native=$(min "$best_native" "$t")
+        t=$(time_run "$deja" record -o "$trace" "$program") \
+            || { failure="deja record failed: $(tail -n 1 "$DEJA_TRACE_DIR/last-stderr")"; break; }
+        best_record=$(min "$best_record" "$t")
+        t=$(time_run "$deja" replay -a -q "$trace") \
+            || { failure="deja replay failed: $(tail -n 1 "$DEJA_TRACE_DIR/last-stderr")"; break; }
+        best_replay=$(min "$best_replay" "$t")
+    done
+    if [ -n "$failure" ]; then
+        printf '%-9s %s\n' "$name" "FAILED: $failure"
+        continue
+    fi
+
+    events=$("$deja" dump "$trace" | wc -l)
+    trace_bytes=$(du -sb "$trace" | cut -f1)
+    events_bytes=$(stat -c %s "$trace/events" 2>/dev/null || echo 0)
+    record_ratio=$(ratio "$best_record" "$best_native")
+    [ "$name" = cpu ] && cpu_record_ratio=$record_ratio
+    printf '%-9s %9s %9s %9s %13s %13s %8s %12s %12s\n' \
+        "$name" "$best_native" "$best_record" "$best_replay" "$record_ratio" \
+        "$(ratio "$best_replay" "$best_native")" "$events" "$trace_bytes" \
+        "$(ratio "$events_bytes" "$events")"
+    rm -rf "$trace"
+done
+
+echo
+echo "times: best of $runs wall-clock runs; trace bytes: du -b of the trace directory;"
+echo "bytes/event: size of the trace's events file divided by the number of events."
+if [ -z "$cpu_record_ratio" ]; then
+    echo "goal: record/native <= $cpu_goal for cpu-bound: NOT met (the cpu workload did not run)"
+elif awk -v r="$cpu_record_ratio" -v g="$cpu_goal" 'BEGIN { exit !(r <= g) }'; then
+    echo "goal: record/native <= $cpu_goal for cpu-bound: met ($cpu_record_ratio)"
+else
+    echo "goal: record/native <= $cpu_goal for cpu-bound: NOT met ($cpu_record_ratio)"
+fi
+exit 0

@@ -1,0 +1,620 @@
+/* The gdb remote protocol server: reads gdb's packets, answers them from a gdb_target and
+ * resumes it (see gdb_target.h). All-stop mode, plain thread ids (no multiprocess). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "gdb/gdb_packet.h"
+#include "gdb/gdb_regs.h"
+#include "gdb/gdb_signal.h"
+#include "gdb/gdb_strbuf.h"
+#include "gdb/gdb_target.h"
+
+#define MAX_THREADS 1024
+#define MONITOR_OUT_MAX 16384
+#define AUXV_MAX 8192
+/* Room a reply leaves for its data once framing and a prefix are taken off. */
+#define REPLY_DATA_MAX (GDB_PACKET_MAX - 32)
+
+enum after_reply { SEND_REPLY, SEND_NOTHING, SEND_AND_END, END_SESSION };
+
+struct server {
+  struct gdb_conn conn;
+  const struct gdb_target *t;
+  struct gdb_xsave_layout layout;
+  char in[GDB_PACKET_MAX + 1];
+  struct gdb_strbuf out;
+  pid_t g_thread, c_thread; /* from Hg / Hc: 0 any, -1 all, else a tid */
+  struct gdb_stop stop;     /* the last stop reported */
+  bool have_stop;
+  bool swbreak_ok, hwbreak_ok; /* gdb understands these stop reasons */
+  pid_t pids[MAX_THREADS], tids[MAX_THREADS];
+  int nthreads;
+  struct gdb_thread_regs regs;
+};
+
+static void refresh_threads(struct server *s) {
+  s->nthreads = 0;
+  if (s->t->threads) {
+    int n = s->t->threads(s->t->ctx, s->pids, s->tids, MAX_THREADS);
+    s->nthreads = n < 0 ? 0 : n > MAX_THREADS ? MAX_THREADS : n;
+  }
+}
+
+static bool thread_alive(struct server *s, pid_t tid) {
+  refresh_threads(s);
+  for (int i = 0; i < s->nthreads; i++)
+    if (s->tids[i] == tid)
+      return true;
+  return false;
+}
+
+/* The stop the target is at (asking it when we have not resumed it yet). */
+static const struct gdb_stop *current_stop(struct server *s) {
+  if (!s->have_stop) {
+    memset(&s->stop, 0, sizeof(s->stop));
+    if (s->t->current_stop) {
+      s->t->current_stop(s->t->ctx, &s->stop);
+    } else {
+      refresh_threads(s);
+      s->stop.kind = GDB_STOP_SIGNAL;
+      s->stop.signo = 5; /* SIGTRAP */
+      if (s->nthreads > 0) {
+        s->stop.pid = s->pids[0];
+        s->stop.tid = s->tids[0];
+      }
+    }
+    s->have_stop = true;
+  }
+  return &s->stop;
+}
+
+static pid_t current_tid(struct server *s) {
+  const struct gdb_stop *st = current_stop(s);
+  if (st->tid > 0)
+    return st->tid;
+  refresh_threads(s);
+  return s->nthreads > 0 ? s->tids[0] : 0;
+}
+
+static pid_t pid_of(struct server *s, pid_t tid) {
+  refresh_threads(s);
+  for (int i = 0; i < s->nthreads; i++)
+    if (s->tids[i] == tid)
+      return s->pids[i];
+  const struct gdb_stop *st = current_stop(s);
+  return st->pid > 0 ? st->pid : tid;
+}
+
+static pid_t general_tid(struct server *s) { return s->g_thread > 0 ? s->g_thread : current_tid(s); }
+static pid_t continue_tid(struct server *s) { return s->c_thread > 0 ? s->c_thread : current_tid(s); }
+
+/* ---- stop replies ---- */
+
+static void format_stop(struct server *s, const struct gdb_stop *st, struct gdb_strbuf *o) {
+  switch (st->kind) {
+  case GDB_STOP_EXITED:
+    gdb_strbuf_addf(o, "W%02x", st->exit_code & 0xff);
+    return;
+  case GDB_STOP_KILLED:
+    gdb_strbuf_addf(o, "X%02x", gdb_signal_from_linux(st->signo) & 0xff);
+    return;
+  default:
+    break;
+  }
+  int sig = st->kind == GDB_STOP_SIGNAL ? gdb_signal_from_linux(st->signo) : 5;
+  gdb_strbuf_addf(o, "T%02x", sig & 0xff);
+  if (st->tid > 0)
+    gdb_strbuf_addf(o, "thread:%x;", (unsigned)st->tid);
+  switch (st->kind) {
+  case GDB_STOP_SWBREAK:
+    if (s->swbreak_ok)
+      gdb_strbuf_adds(o, "swbreak:;");
+    break;
+  case GDB_STOP_HWBREAK:
+    if (s->hwbreak_ok)
+      gdb_strbuf_adds(o, "hwbreak:;");
+    break;
+  case GDB_STOP_WATCH:
+    gdb_strbuf_addf(o, "%s:%llx;",
+                    st->watch_type == GDB_WATCH_READ     ? "rwatch"
+                    : st->watch_type == GDB_WATCH_ACCESS ? "awatch"
+                                                         : "watch",
+                    (unsigned long long)st->watch_addr);
+    break;
+  case GDB_STOP_HISTORY_END:
+    gdb_strbuf_adds(o, st->history_begin ? "replaylog:begin;" : "replaylog:end;");
+    break;
+  case GDB_STOP_EXEC:
+    gdb_strbuf_adds(o, "exec:");
+    gdb_strbuf_add_hex(o, st->exec_path, strnlen(st->exec_path, sizeof(st->exec_path)));
+    gdb_strbuf_adds(o, ";");
+    break;
+  default:
+    break;
+  }
+}
+
+/* ---- helpers for parsing ---- */
+
+/* A thread id as gdb writes it: "-1", "0", hex, or "pPID.TID". */
+static bool parse_thread_id(const char **p, pid_t *out) {
+  const char *q = *p;
+  uint64_t v;
+  if (*q == 'p') { /* multiprocess form; keep the thread part */
+    q++;
+    if (q[0] == '-' && q[1] == '1')
+      q += 2;
+    else if (!gdb_parse_hex(&q, &v))
+      return false;
+    if (*q != '.') {
+      *out = -1;
+      *p = q;
+      return true;
+    }
+    q++;
+  }
+  if (q[0] == '-' && q[1] == '1') {
+    *out = -1;
+    *p = q + 2;
+    return true;
+  }
+  if (!gdb_parse_hex(&q, &v) || v > 0x7fffffff)
+    return false;
+  *out = (pid_t)v;
+  *p = q;
+  return true;
+}
+
+/* "ADDR,LEN" at P. */
+static bool parse_addr_len(const char *p, uint64_t *addr, uint64_t *len, const char **end) {
+  if (!gdb_parse_hex(&p, addr) || *p++ != ',' || !gdb_parse_hex(&p, len))
+    return false;
+  if (end)
+    *end = p;
+  return true;
+}
+
+/* ---- commands ---- */
+
+static void reply_error(struct server *s) { gdb_strbuf_adds(&s->out, "E01"); }
+
+static void cmd_supported(struct server *s, const char *features) {
+  s->swbreak_ok = strstr(features, "swbreak+") != NULL;
+  s->hwbreak_ok = strstr(features, "hwbreak+") != NULL;
+  gdb_strbuf_addf(&s->out,
+                  "PacketSize=%x;qXfer:features:read+;qXfer:auxv:read+;"
+                  "qXfer:exec-file:read+;qXfer:threads:read+;swbreak+;hwbreak+;"
+                  "vContSupported+;ReverseStep+;ReverseContinue+;QStartNoAckMode+",
+                  GDB_PACKET_MAX);
+}
+
+static bool load_regs(struct server *s, pid_t tid) {
+  memset(&s->regs, 0, sizeof(s->regs));
+  return s->t->get_regs && s->t->get_regs(s->t->ctx, tid, &s->regs) == 0;
+}
+
+static void add_register(struct server *s, int regno) {
+  uint8_t val[GDB_REG_MAX_SIZE];
+  size_t size = gdb_reg_size(&s->layout, regno);
+  if (gdb_reg_read(&s->layout, &s->regs, regno, val)) {
+    gdb_strbuf_add_hex(&s->out, val, size);
+  } else {
+    for (size_t i = 0; i < 2 * size; i++)
+      gdb_strbuf_add(&s->out, "x", 1);
+  }
+}
+
+static void cmd_read_registers(struct server *s) {
+  if (!load_regs(s, general_tid(s)))
+    return reply_error(s);
+  for (int i = 0; i < gdb_reg_count(&s->layout); i++)
+    add_register(s, i);
+}
+
+static void cmd_read_register(struct server *s, const char *args) {
+  uint64_t regno;
+  if (!gdb_parse_hex(&args, &regno) || *args || regno >= (uint64_t)gdb_reg_count(&s->layout) ||
+      !load_regs(s, general_tid(s)))
+    return reply_error(s);
+  add_register(s, (int)regno);
+}
+
+static void cmd_read_memory(struct server *s, const char *args) {
+  uint64_t addr, len;
+  const char *end;
+  if (!parse_addr_len(args, &addr, &len, &end) || *end || !s->t->read_mem)
+    return reply_error(s);
+  if (len == 0)
+    return; /* an empty read succeeds with no data */
+  if (len > REPLY_DATA_MAX / 2)
+    len = REPLY_DATA_MAX / 2;
+  uint8_t *buf = xmalloc(len);
+  long n = s->t->read_mem(s->t->ctx, general_tid(s), addr, buf, len);
+  if (n <= 0)
+    reply_error(s);
+  else
+    gdb_strbuf_add_hex(&s->out, buf, (size_t)n > len ? len : (size_t)n);
+  free(buf);
+}
+
+static void cmd_breakpoint(struct server *s, const char *pkt) {
+  bool insert = pkt[0] == 'Z';
+  const char *p = pkt + 1;
+  uint64_t type, addr, kind;
+  if (!gdb_parse_hex(&p, &type) || type > 4 || *p++ != ',' ||
+      !parse_addr_len(p, &addr, &kind, &p) || (*p && *p != ';'))
+    return reply_error(s);
+  if (!s->t->set_break ||
+      s->t->set_break(s->t->ctx, (int)type, addr, (int)kind, insert) != 0) {
+    if (type <= 1)
+      return; /* "" : not supported, gdb falls back or reports it */
+    return reply_error(s);
+  }
+  gdb_strbuf_adds(&s->out, "OK");
+}
+
+static void cmd_set_thread(struct server *s, const char *args) {
+  pid_t tid;
+  char which = args[0];
+  const char *p = args + 1;
+  if ((which != 'g' && which != 'c') || !parse_thread_id(&p, &tid) || *p)
+    return reply_error(s);
+  if (tid > 0 && !thread_alive(s, tid))
+    return reply_error(s);
+  if (which == 'g')
+    s->g_thread = tid;
+  else
+    s->c_thread = tid;
+  gdb_strbuf_adds(&s->out, "OK");
+}
+
+static void cmd_thread_alive(struct server *s, const char *args) {
+  pid_t tid;
+  if (!parse_thread_id(&args, &tid) || *args || tid <= 0 || !thread_alive(s, tid))
+    return reply_error(s);
+  gdb_strbuf_adds(&s->out, "OK");
+}
+
+static void cmd_thread_info_first(struct server *s) {
+  refresh_threads(s);
+  if (s->nthreads == 0) {
+    gdb_strbuf_adds(&s->out, "l");
+    return;
+  }
+  gdb_strbuf_adds(&s->out, "m");
+  for (int i = 0; i < s->nthreads; i++)
+    gdb_strbuf_addf(&s->out, "%s%x", i ? "," : "", (unsigned)s->tids[i]);
+}
+
+/* Resumes the target and replies with the stop it reaches. */
+static bool interrupted_by_gdb(void *arg) {
+  struct server *s = arg;
+  return gdb_conn_poll_interrupt(&s->conn);
+}
+
+static void resume(struct server *s, enum gdb_resume_action action, pid_t tid, bool reverse) {
+  if (!s->t->resume)
+    return reply_error(s);
+  if (action == GDB_STEP && tid <= 0)
+    tid = continue_tid(s);
+  struct gdb_stop st;
+  memset(&st, 0, sizeof(st));
+  s->conn.interrupt_pending = false;
+  if (s->t->resume(s->t->ctx, action, tid, reverse, &st, interrupted_by_gdb, s) != 0)
+    return reply_error(s);
+  s->stop = st;
+  s->have_stop = true;
+  format_stop(s, &s->stop, &s->out);
+}
+
+static void cmd_vcont(struct server *s, const char *args) {
+  /* args: ";action[:thread]" repeated. gdb puts thread-specific actions first. */
+  enum gdb_resume_action action = GDB_CONTINUE;
+  pid_t tid = 0;
+  bool have_step = false, have_default = false, have_any = false;
+  pid_t first_continue_tid = 0;
+  const char *p = args;
+  while (*p == ';') {
+    p++;
+    char a = *p++;
+    uint64_t sig;
+    if (a == 'C' || a == 'S') {
+      if (!gdb_parse_hex(&p, &sig)) /* the replay decides signals: the number is ignored */
+        return reply_error(s);
+    } else if (a != 'c' && a != 's') {
+      return reply_error(s);
+    }
+    pid_t t = -1;
+    if (*p == ':') {
+      p++;
+      if (!parse_thread_id(&p, &t))
+        return reply_error(s);
+    }
+    if (*p && *p != ';')
+      return reply_error(s);
+    bool step = a == 's' || a == 'S';
+    if (step && !have_step) {
+      have_step = true;
+      tid = t;
+    } else if (!step) {
+      if (t <= 0)
+        have_default = true;
+      else if (!first_continue_tid)
+        first_continue_tid = t;
+    }
+    have_any = true;
+  }
+  if (!have_any || *p)
+    return reply_error(s);
+  if (have_step)
+    action = GDB_STEP;
+  else
+    tid = have_default ? -1 : first_continue_tid;
+  resume(s, action, tid, false);
+}
+
+/* Serves the slice OFFSET,LENGTH of DOC as a qXfer reply (m: more follows, l: last). */
+static void xfer_reply(struct server *s, const void *doc, size_t doc_len, uint64_t offset,
+                       uint64_t length) {
+  if (offset >= doc_len) {
+    gdb_strbuf_adds(&s->out, "l");
+    return;
+  }
+  size_t want = doc_len - offset;
+  if (length < want)
+    want = length;
+  size_t room = REPLY_DATA_MAX < length ? REPLY_DATA_MAX : length;
+  char *esc = xmalloc(room + 2);
+  size_t esc_len;
+  size_t used = gdb_escape_binary((const uint8_t *)doc + offset, want, esc, room, &esc_len);
+  gdb_strbuf_adds(&s->out, offset + used < doc_len ? "m" : "l");
+  gdb_strbuf_add(&s->out, esc, esc_len);
+  free(esc);
+}
+
+static void xfer_threads(struct server *s, struct gdb_strbuf *doc) {
+  refresh_threads(s);
+  gdb_strbuf_adds(doc, "<?xml version=\"1.0\"?>\n<threads>\n");
+  for (int i = 0; i < s->nthreads; i++)
+    gdb_strbuf_addf(doc, "<thread id=\"%x\"/>\n", (unsigned)s->tids[i]);
+  gdb_strbuf_adds(doc, "</threads>\n");
+}
+
+static void cmd_xfer(struct server *s, const char *args) {
+  /* args: "OBJECT:read:ANNEX:OFFSET,LENGTH" */
+  char object[32], annex[128];
+  const char *p = args;
+  size_t n = strcspn(p, ":");
+  if (n >= sizeof(object) || p[n] != ':')
+    return reply_error(s);
+  memcpy(object, p, n);
+  object[n] = '\0';
+  p += n + 1;
+  if (strncmp(p, "read:", 5) != 0)
+    return; /* writes and other operations: not supported */
+  p += 5;
+  n = strcspn(p, ":");
+  if (n >= sizeof(annex) || p[n] != ':')
+    return reply_error(s);
+  memcpy(annex, p, n);
+  annex[n] = '\0';
+  p += n + 1;
+  uint64_t offset, length;
+  const char *end;
+  if (!parse_addr_len(p, &offset, &length, &end) || *end)
+    return reply_error(s);
+
+  struct gdb_strbuf doc;
+  gdb_strbuf_init(&doc);
+  if (strcmp(object, "features") == 0) {
+    if (strcmp(annex, "target.xml") != 0) {
+      gdb_strbuf_adds(&s->out, "E00");
+      return;
+    }
+    char *xml = gdb_target_xml(&s->layout);
+    gdb_strbuf_adds(&doc, xml);
+    free(xml);
+  } else if (strcmp(object, "auxv") == 0) {
+    uint8_t buf[AUXV_MAX];
+    long len = s->t->auxv ? s->t->auxv(s->t->ctx, pid_of(s, general_tid(s)), buf, sizeof(buf))
+                          : -1;
+    if (len < 0)
+      return reply_error(s);
+    gdb_strbuf_add(&doc, buf, (size_t)len > sizeof(buf) ? sizeof(buf) : (size_t)len);
+  } else if (strcmp(object, "exec-file") == 0) {
+    const char *a = annex;
+    uint64_t pid;
+    pid_t which = pid_of(s, general_tid(s));
+    if (*a && gdb_parse_hex(&a, &pid))
+      which = (pid_t)pid;
+    char path[4096];
+    if (!s->t->exec_file || s->t->exec_file(s->t->ctx, which, path, sizeof(path)) != 0)
+      return reply_error(s);
+    path[sizeof(path) - 1] = '\0';
+    gdb_strbuf_adds(&doc, path);
+  } else if (strcmp(object, "threads") == 0) {
+    xfer_threads(s, &doc);
+  } else {
+    return; /* unknown object: not supported */
+  }
+  xfer_reply(s, doc.data ? doc.data : "", doc.len, offset, length);
+  gdb_strbuf_free(&doc);
+}
+
+/* `monitor CMD`: console output as O packets, then OK or E01. */
+static int cmd_monitor(struct server *s, const char *hex) {
+  char cmd[1024];
+  size_t hexlen = strlen(hex);
+  if (hexlen % 2 || hexlen / 2 >= sizeof(cmd)) {
+    reply_error(s);
+    return 0;
+  }
+  size_t n = gdb_hex_decode(hex, cmd, sizeof(cmd) - 1);
+  if (n != hexlen / 2) {
+    reply_error(s);
+    return 0;
+  }
+  cmd[n] = '\0';
+  char *text = xcalloc(1, MONITOR_OUT_MAX);
+  int rc = s->t->monitor ? s->t->monitor(s->t->ctx, cmd, text, MONITOR_OUT_MAX) : -1;
+  text[MONITOR_OUT_MAX - 1] = '\0';
+  if (rc != 0 && text[0] == '\0')
+    snprintf(text, MONITOR_OUT_MAX, "deja: unknown monitor command \"%s\"\n", cmd);
+  size_t len = strlen(text);
+  struct gdb_strbuf o;
+  gdb_strbuf_init(&o);
+  for (size_t off = 0; off < len; off += 512) {
+    size_t chunk = len - off < 512 ? len - off : 512;
+    gdb_strbuf_clear(&o);
+    gdb_strbuf_adds(&o, "O");
+    gdb_strbuf_add_hex(&o, text + off, chunk);
+    if (gdb_send_packet(&s->conn, o.data, o.len) != 0) {
+      gdb_strbuf_free(&o);
+      free(text);
+      return -1;
+    }
+  }
+  gdb_strbuf_free(&o);
+  free(text);
+  gdb_strbuf_adds(&s->out, rc == 0 ? "OK" : "E01");
+  return 0;
+}
+
+static bool starts_with(const char *s, const char *prefix) {
+  return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Handles one packet, leaving the reply in s->out. */
+static enum after_reply dispatch(struct server *s, const char *pkt) {
+  const char *args = pkt + 1;
+  switch (pkt[0]) {
+  case '?':
+    format_stop(s, current_stop(s), &s->out);
+    return SEND_REPLY;
+  case '!':
+    gdb_strbuf_adds(&s->out, "OK");
+    return SEND_REPLY;
+  case 'g':
+    if (*args)
+      reply_error(s);
+    else
+      cmd_read_registers(s);
+    return SEND_REPLY;
+  case 'p':
+    cmd_read_register(s, args);
+    return SEND_REPLY;
+  case 'G': case 'P': case 'M': case 'X':
+    reply_error(s); /* a replay's past cannot be changed */
+    return SEND_REPLY;
+  case 'm':
+    cmd_read_memory(s, args);
+    return SEND_REPLY;
+  case 'Z': case 'z':
+    cmd_breakpoint(s, pkt);
+    return SEND_REPLY;
+  case 'H':
+    cmd_set_thread(s, args);
+    return SEND_REPLY;
+  case 'T':
+    cmd_thread_alive(s, args);
+    return SEND_REPLY;
+  case 'c': case 'C':
+    resume(s, GDB_CONTINUE, -1, false); /* a resume address or signal is ignored */
+    return SEND_REPLY;
+  case 's': case 'S':
+    resume(s, GDB_STEP, continue_tid(s), false);
+    return SEND_REPLY;
+  case 'b':
+    if (strcmp(args, "c") == 0)
+      resume(s, GDB_CONTINUE, -1, true);
+    else if (strcmp(args, "s") == 0)
+      resume(s, GDB_STEP, continue_tid(s), true);
+    return SEND_REPLY;
+  case 'k':
+    return END_SESSION; /* gdb does not wait for a reply */
+  case 'D':
+    gdb_strbuf_adds(&s->out, "OK");
+    return SEND_AND_END;
+  default:
+    break;
+  }
+  if (strcmp(pkt, "vCont?") == 0)
+    gdb_strbuf_adds(&s->out, "vCont;c;C;s;S");
+  else if (starts_with(pkt, "vCont;"))
+    cmd_vcont(s, pkt + 5);
+  else if (starts_with(pkt, "vKill")) {
+    gdb_strbuf_adds(&s->out, "OK");
+    return SEND_AND_END;
+  } else if (starts_with(pkt, "qSupported"))
+    cmd_supported(s, pkt);
+  else if (strcmp(pkt, "QStartNoAckMode") == 0)
+    gdb_strbuf_adds(&s->out, "OK"); /* acks stop after this reply: see gdb_serve */
+  else if (strcmp(pkt, "qfThreadInfo") == 0)
+    cmd_thread_info_first(s);
+  else if (strcmp(pkt, "qsThreadInfo") == 0)
+    gdb_strbuf_adds(&s->out, "l");
+  else if (strcmp(pkt, "qC") == 0)
+    gdb_strbuf_addf(&s->out, "QC%x", (unsigned)current_tid(s));
+  else if (starts_with(pkt, "qAttached"))
+    gdb_strbuf_adds(&s->out, "1");
+  else if (starts_with(pkt, "qSymbol:"))
+    gdb_strbuf_adds(&s->out, "OK");
+  else if (starts_with(pkt, "qXfer:"))
+    cmd_xfer(s, pkt + 6);
+  else if (starts_with(pkt, "qRcmd,")) {
+    if (cmd_monitor(s, pkt + 6) != 0)
+      return END_SESSION;
+  }
+  /* Anything else (qTStatus, vMustReplyEmpty, vFile:..., qOffsets, ...): the empty reply
+   * tells gdb it is not supported. */
+  return SEND_REPLY;
+}
+
+int gdb_serve(int fd, const struct gdb_target *t) {
+  struct server *s = xcalloc(1, sizeof(*s));
+  gdb_conn_init(&s->conn, fd);
+  s->t = t;
+  gdb_xsave_layout_host(&s->layout);
+  gdb_strbuf_init(&s->out);
+  int rc = 0;
+  for (;;) {
+    size_t len;
+    enum gdb_recv_status st = gdb_recv_packet(&s->conn, s->in, sizeof(s->in), &len);
+    if (st == GDB_RECV_EOF)
+      break;
+    if (st == GDB_RECV_ERROR) {
+      deja_msg("gdb connection: read failed: %s", strerror(errno));
+      rc = -1;
+      break;
+    }
+    if (st == GDB_RECV_INTERRUPT)
+      continue; /* the target is already stopped */
+    gdb_strbuf_clear(&s->out);
+    enum after_reply after = SEND_REPLY;
+    if (st == GDB_RECV_TOO_LONG)
+      reply_error(s);
+    else
+      after = dispatch(s, s->in);
+    if (after == END_SESSION)
+      break;
+    if (s->conn.eof)
+      break; /* gdb hung up while the target ran */
+    if (gdb_send_packet(&s->conn, s->out.data ? s->out.data : "", s->out.len) != 0) {
+      if (!s->conn.eof) {
+        deja_msg("gdb connection: write failed: %s", strerror(errno));
+        rc = -1;
+      }
+      break;
+    }
+    if (strcmp(s->in, "QStartNoAckMode") == 0 && st == GDB_RECV_PACKET)
+      s->conn.no_ack = true;
+    if (after == SEND_AND_END)
+      break;
+  }
+  gdb_strbuf_free(&s->out);
+  free(s);
+  return rc;
+}

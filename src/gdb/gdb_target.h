@@ -1,0 +1,86 @@
+/* What the gdb remote protocol server needs from whatever it debugs (a replay, or a fake
+ * in the unit tests). The server owns the protocol; the target owns execution. All calls
+ * are made from the server's thread while the target is stopped, except that resume()
+ * blocks until the target stops again and polls INTERRUPTED (Ctrl-C from gdb). */
+#ifndef DEJA_GDB_TARGET_H
+#define DEJA_GDB_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+enum gdb_stop_kind {
+  GDB_STOP_SIGNAL,     /* stopped with signal `signo` (SIGTRAP after a step or breakpoint,
+                          SIGINT after an interrupt, or a signal the program received) */
+  GDB_STOP_WATCH,      /* a watchpoint triggered: watch_type/watch_addr; signo = SIGTRAP */
+  GDB_STOP_SWBREAK,    /* a software breakpoint at the thread's pc; signo = SIGTRAP */
+  GDB_STOP_HWBREAK,    /* a hardware breakpoint; signo = SIGTRAP */
+  GDB_STOP_EXITED,     /* the process exited with exit_code (W packet) */
+  GDB_STOP_KILLED,     /* the process was killed by signal signo (X packet) */
+  GDB_STOP_HISTORY_END,/* replay reached the end (or, reversing, the start) of the trace;
+                          reported as T05 with "replaylog:end" / "replaylog:begin" */
+  GDB_STOP_EXEC,       /* the thread's process exec'ed: exec_path (T05 exec:<hex path>) */
+};
+
+enum gdb_watch_type { GDB_WATCH_WRITE = 2, GDB_WATCH_READ = 3, GDB_WATCH_ACCESS = 4 };
+
+struct gdb_stop {
+  enum gdb_stop_kind kind;
+  pid_t pid, tid;
+  int signo;
+  int exit_code;
+  enum gdb_watch_type watch_type;
+  uint64_t watch_addr;
+  bool history_begin; /* GDB_STOP_HISTORY_END: true when the start was reached */
+  char exec_path[256];
+};
+
+enum gdb_resume_action { GDB_CONTINUE, GDB_STEP };
+
+/* Registers of one thread as gdb's amd64 description wants them. */
+struct gdb_thread_regs {
+  struct user_regs_struct gpr;
+  /* The XSAVE area as PTRACE_GETREGSET NT_X86_XSTATE returns it (standard, non-compacted
+   * format: legacy FXSAVE region, XSAVE header at 512, components at the offsets cpuid
+   * leaf 0xd gives). xsave_len 0 when unavailable. */
+  uint8_t xsave[4096];
+  size_t xsave_len;
+};
+
+struct gdb_target {
+  void *ctx;
+  /* Threads of the debugged processes; returns how many were written (pid, tid pairs). */
+  int (*threads)(void *ctx, pid_t *pids, pid_t *tids, int max);
+  int (*get_regs)(void *ctx, pid_t tid, struct gdb_thread_regs *out);
+  /* Returns bytes read (may be short at unmapped memory), or -1. */
+  long (*read_mem)(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t len);
+  /* Z/z packets: type 0 software breakpoint, 1 hardware breakpoint, 2/3/4 watchpoints
+   * (write/read/access). Returns 0, or -1 when unsupported (server answers "" for 0/1
+   * types it cannot do, E01 otherwise). */
+  int (*set_break)(void *ctx, int type, uint64_t addr, int len, bool insert);
+  /* Resumes TID (or all threads with tid -1) and blocks until the next stop. REVERSE runs
+   * backwards. Returns 0 with *stop filled, or -1 on failure. */
+  int (*resume)(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
+                struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg);
+  /* Absolute path of the process's executable as gdb should load it; 0 or -1. */
+  int (*exec_file)(void *ctx, pid_t pid, char *buf, size_t len);
+  /* The process's auxiliary vector; returns its length or -1. */
+  long (*auxv)(void *ctx, pid_t pid, void *buf, size_t len);
+  /* `monitor CMD` (qRcmd): writes the reply text into OUT; returns 0, or -1 for an
+   * unknown command. */
+  int (*monitor)(void *ctx, const char *cmd, char *out, size_t len);
+  /* The stop the target is at now (for the `?` packet). */
+  void (*current_stop)(void *ctx, struct gdb_stop *stop);
+};
+
+/* Serves the gdb remote protocol on the connected socket FD until gdb detaches, kills or
+ * disconnects. Returns 0, or -1 on an I/O error (message printed). */
+int gdb_serve(int fd, const struct gdb_target *t);
+
+/* Listens on 127.0.0.1:PORT (0: any free port; the chosen one is written to *PORT) and
+ * returns the listening socket, or -1 with a message. */
+int gdb_listen(int *port);
+
+#endif

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds deja with AddressSanitizer and UBSan (DEJA_SANITIZE=ON) in BUILD_DIR and runs
+# rr_test.sh with that deja on a few representative programs.
+#
+# usage: sanitizer_test.sh SOURCE_DIR BUILD_DIR
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: sanitizer_test.sh SOURCE_DIR BUILD_DIR" >&2
+  exit 2
+fi
+source_dir=$1
+build_dir=$2
+scripts=$(cd "$(dirname "$0")" && pwd)
+programs="$build_dir/tests/programs"
+
+# DEJA_NO_SANITIZER_TEST keeps the nested build from registering this test again.
+if ! cmake -S "$source_dir" -B "$build_dir" -DDEJA_SANITIZE=ON -DDEJA_NO_SANITIZER_TEST=ON \
+    >"$build_dir.configure.log" 2>&1; then
+  echo "FAIL: configuring the sanitizer build in $build_dir failed:" >&2
+  tail -n 30 "$build_dir.configure.log" >&2
+  exit 1
+fi
+if ! cmake --build "$build_dir" -j "$(nproc)" --target deja hello file_io mmap_anon \
+    tcp_loopback >"$build_dir.build.log" 2>&1; then
+  echo "FAIL: building deja with sanitizers in $build_dir failed:" >&2
+  tail -n 30 "$build_dir.build.log" >&2
+  exit 1
+fi
+
+# Any sanitizer report makes deja exit non-zero, which rr_test.sh reports.
+export ASAN_OPTIONS="abort_on_error=0:exitcode=86:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=86:${UBSAN_OPTIONS:-}"
+
+deja="$build_dir/bin/deja"
+failed=0
+run() {
+  if ! "$scripts/rr_test.sh" --deja "$deja" "$@"; then
+    echo "FAIL (sanitizer build): $*" >&2
+    failed=$((failed + 1))
+  fi
+}
+run -- "$programs/hello"
+run -- "$programs/file_io"
+run -- "$programs/mmap_anon"
+run -- "$programs/tcp_loopback"
+run --differ -- /usr/bin/python3 -c \
+  "import random, time, os; print(random.random(), time.time(), os.getpid(), os.urandom(8).hex())"
+
+if [ $failed -ne 0 ]; then
+  echo "$failed sanitizer run(s) failed" >&2
+  exit 1
+fi
+echo "all sanitizer runs passed"
