@@ -45,6 +45,17 @@ struct recorder {
   struct user_regs_struct entry;
   bool warned_cpuid;
   struct timespec last_flush;
+  /* The registers at the last syscall-exit stop, while no other stop came since: a
+   * signal-delivery stop with these registers arrived at that system call boundary. */
+  struct user_regs_struct exit_regs;
+  bool at_exit_boundary;
+  /* Asynchronous signals that arrived while the program ran user code: held back and
+   * sent again (tgkill) at the next system call, so replay can deliver them there. */
+  struct held_signal {
+    siginfo_t si;
+    bool resent;
+  } held[64];
+  int nheld;
 };
 
 static volatile pid_t forward_pid;
@@ -143,8 +154,26 @@ static int gather_output(struct recorder *r, long nr, const struct user_regs_str
   return 0;
 }
 
+/* Sends held signals to the program again; they are delivered at the end of the system
+ * call it is in (interrupting it if it blocks). */
+static void resend_held_signals(struct recorder *r) {
+  for (int i = 0; i < r->nheld; i++) {
+    if (r->held[i].resent) continue;
+    syscall(SYS_tgkill, r->t.tid, r->t.tid, r->held[i].si.si_signo);
+    r->held[i].resent = true;
+  }
+}
+
+static bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b) {
+  struct user_regs_struct x = *a, y = *b;
+  x.eflags &= ~0x10000ull; /* RF */
+  y.eflags &= ~0x10000ull;
+  return memcmp(&x, &y, sizeof x) == 0;
+}
+
 static int on_syscall_entry(struct recorder *r) {
   if (task_get_regs(&r->t) < 0) return abort_recording(r, "cannot read registers at a system call");
+  resend_held_signals(r);
   long nr = (long)r->t.regs.orig_rax;
   const struct syscall_desc *d = syscall_table_lookup(nr);
   r->entry = r->t.regs;
@@ -251,6 +280,9 @@ static int on_syscall_exit(struct recorder *r) {
   }
   int rc = emit(r, &ev);
   event_free(&ev);
+  r->exit_regs = r->t.regs;
+  r->at_exit_boundary = true;
+  resend_held_signals(r);
   return rc < 0 ? 70 : 0;
 }
 
@@ -333,8 +365,24 @@ static int on_signal(struct recorder *r, int sig, int *status) {
     }
   }
   siginfo_t si;
+  memset(&si, 0, sizeof si);
+  ptrace(PTRACE_GETSIGINFO, r->t.tid, 0, &si);
+  if (!signal_is_synchronous(sig, &si)) {
+    int h;
+    for (h = 0; h < r->nheld; h++)
+      if (r->held[h].resent && r->held[h].si.si_signo == sig) break;
+    if (h < r->nheld && si.si_code == SI_TKILL && si.si_pid == getpid()) {
+      /* Our resent copy: it carries the original's siginfo. */
+      si = r->held[h].si;
+      ptrace(PTRACE_SETSIGINFO, r->t.tid, 0, &si);
+      r->held[h] = r->held[--r->nheld];
+    } else if (!(r->at_exit_boundary && same_regs(&r->exit_regs, &r->t.regs))) {
+      if (r->nheld < (int)(sizeof r->held / sizeof r->held[0])) r->held[r->nheld++] = (struct held_signal){si, false};
+      return 0; /* held until the next system call */
+    }
+  }
   uint8_t raw[128] = {0};
-  if (ptrace(PTRACE_GETSIGINFO, r->t.tid, 0, &si) == 0) memcpy(raw, &si, sizeof si < 128 ? sizeof si : 128);
+  memcpy(raw, &si, sizeof si < 128 ? sizeof si : 128);
   ev.kind = EV_SIGNAL;
   ev.signo = sig;
   ev.siginfo = raw;
@@ -434,10 +482,17 @@ int record_run(const struct record_options *o) {
       break;
     }
     sig = 0;
+    bool boundary = r.at_exit_boundary;
+    r.at_exit_boundary = false;
     switch (st.kind) {
     case STOP_SYSCALL_ENTRY: status = on_syscall_entry(&r); break;
     case STOP_SYSCALL_EXIT: status = on_syscall_exit(&r); break;
-    case STOP_SIGNAL: sig = on_signal(&r, st.sig, &status); if (sig < 0) sig = 0; break;
+    case STOP_SIGNAL:
+      r.at_exit_boundary = boundary;
+      sig = on_signal(&r, st.sig, &status);
+      r.at_exit_boundary = false;
+      if (sig < 0) sig = 0;
+      break;
     case STOP_EVENT:
       if (st.event == PTRACE_EVENT_EXEC) status = on_exec(&r);
       break;

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -46,7 +47,13 @@ struct replayer {
   struct task t;
   pid_t rec_pid; /* the recorded process's pid, as the program saw it */
   int sig;       /* signal to deliver at the next resume */
-  bool started;
+  int queued_sig;/* an injected signal already sent (tgkill), awaiting its delivery stop */
+  /* The current event's record and a one-event lookahead (records are copied: the
+   * reader's buffer only holds one). */
+  struct tbuf cur_rec, peek_rec;
+  bool have_peek;
+  int peek_rc;
+  struct event peek;
 };
 
 static int diverge(struct replayer *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -67,23 +74,67 @@ static int diverge(struct replayer *r, const char *fmt, ...) {
   return REPLAY_DIVERGED;
 }
 
-/* 1: next event in r->ev; 0: end of stream; -1: corrupt trace (reported). */
-static int next_event(struct replayer *r) {
+/* Copies the next record into B. 1: a record; 0: end of stream; -1: corrupt (reported). */
+static int read_record(struct replayer *r, struct tbuf *b) {
   const void *rec;
   size_t len;
   int n = trace_reader_next(r->rd, &rec, &len);
-  if (n < 0) {
-    deja_msg("%s", trace_reader_error(r->rd));
-    return -1;
-  }
-  if (n == 0) return 0;
-  r->evno++;
+  if (n < 0) deja_msg("%s", trace_reader_error(r->rd));
+  if (n <= 0) return n;
+  tbuf_reset(b);
+  tbuf_put_bytes(b, rec, len);
+  return 1;
+}
+
+static int decode(struct replayer *r, struct event *ev, const struct tbuf *b, uint64_t evno) {
   char err[256];
-  if (event_decode(&r->ev, rec, len, err, sizeof err) < 0) {
-    deja_msg("%s: event %" PRIu64 " is corrupt: %s", r->events_path, r->evno, err);
+  if (event_decode(ev, b->data, b->len, err, sizeof err) < 0) {
+    deja_msg("%s: event %" PRIu64 " is corrupt: %s", r->events_path, evno, err);
     return -1;
   }
   return 1;
+}
+
+/* 1: next event in r->ev; 0: end of stream; -1: corrupt trace (reported). */
+static int next_event(struct replayer *r) {
+  int n;
+  if (r->have_peek) {
+    r->have_peek = false;
+    struct tbuf t = r->cur_rec;
+    r->cur_rec = r->peek_rec;
+    r->peek_rec = t;
+    n = r->peek_rc;
+  } else {
+    n = read_record(r, &r->cur_rec);
+  }
+  if (n <= 0) return n;
+  r->evno++;
+  return decode(r, &r->ev, &r->cur_rec, r->evno);
+}
+
+/* The event after the current one, or NULL at the end of the trace (or when it is
+ * corrupt: next_event reports that). */
+static const struct event *peek_event(struct replayer *r) {
+  if (!r->have_peek) {
+    r->have_peek = true;
+    r->peek_rc = read_record(r, &r->peek_rec);
+    if (r->peek_rc > 0 && decode(r, &r->peek, &r->peek_rec, r->evno + 1) < 0) r->peek_rc = -1;
+  }
+  return r->peek_rc > 0 ? &r->peek : NULL;
+}
+
+/* The signal the next event delivers to this task right after the current one, or 0. */
+static int next_injected_signal(struct replayer *r) {
+  const struct event *n = peek_event(r);
+  if (!n || n->kind != EV_SIGNAL || n->tid != r->ev.tid) return 0;
+  return signal_is_synchronous(n->signo, n->siginfo) ? 0 : n->signo;
+}
+
+/* Sends the recorded asynchronous signal now, so it is pending at the next boundary. */
+static void queue_signal(struct replayer *r, int signo) {
+  if (r->queued_sig == signo) return;
+  syscall(SYS_tgkill, r->t.tid, r->t.tid, signo);
+  r->queued_sig = signo;
 }
 
 static const char *stop_desc(const struct stop *st, char *buf, size_t len) {
@@ -167,7 +218,7 @@ static int64_t inject_with_string(struct replayer *r, bool at_entry, uint64_t in
 }
 
 /* Runs the pending call (possibly with changed arguments) to its exit stop. */
-static int finish_executed(struct replayer *r, const char *name) {
+static int finish_executed(struct replayer *r, const char *name, bool restore_args) {
   struct stop st;
   char buf[256];
   if (run(r, &st) < 0) return -1;
@@ -176,8 +227,10 @@ static int finish_executed(struct replayer *r, const char *name) {
   /* Arguments changed for the replay (MAP_FIXED, a preserved file's fd) must not leak
    * into the program: the kernel preserves argument registers across a call. */
   struct user_regs_struct back = r->t.regs;
-  for (int i = 0; i < 6; i++) regs_set_arg(&back, i, regs_arg(&r->ev.regs, i));
-  back.orig_rax = r->ev.regs.orig_rax;
+  if (restore_args) {
+    for (int i = 0; i < 6; i++) regs_set_arg(&back, i, regs_arg(&r->ev.regs, i));
+    back.orig_rax = r->ev.regs.orig_rax;
+  }
   if (back.orig_rax == SYS_set_tid_address) back.rax = (uint64_t)r->ev.result; /* a tid: the recorded one */
   if (task_set_regs(&r->t, &back) < 0) return -1;
   if ((int64_t)r->t.regs.rax != r->ev.result)
@@ -208,7 +261,7 @@ static int replay_mmap(struct replayer *r) {
   regs.rdi = (uint64_t)r->ev.result;
   regs.r10 |= MAP_FIXED;
   if (task_set_regs(&r->t, &regs) < 0) return -1;
-  int rc = finish_executed(r, "mmap");
+  int rc = finish_executed(r, "mmap", true);
   if (rc == 0 && fd >= 0) {
     uint64_t args[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
     bool ok;
@@ -218,26 +271,13 @@ static int replay_mmap(struct replayer *r) {
   return rc;
 }
 
-/* kill/tgkill/tkill aimed at the program itself are executed, with its replay pid. */
-static bool retarget_self_signal(struct replayer *r, long nr) {
-  struct user_regs_struct regs = r->t.regs;
-  pid_t me = r->t.tid;
-  switch (nr) {
-  case SYS_kill: case SYS_tkill: case SYS_rt_sigqueueinfo:
-    if ((pid_t)regs.rdi != r->rec_pid && (pid_t)regs.rdi != 0) return false;
-    if ((pid_t)regs.rdi == r->rec_pid) regs.rdi = (uint64_t)me;
-    break;
-  case SYS_tgkill: case SYS_rt_tgsigqueueinfo:
-    if ((pid_t)regs.rdi != r->rec_pid || (pid_t)regs.rsi != r->rec_pid) return false;
-    regs.rdi = regs.rsi = (uint64_t)me;
-    break;
-  default:
-    return false;
-  }
-  return task_set_regs(&r->t, &regs) == 0;
-}
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
 
 static int emulate(struct replayer *r) {
+  long nr = (long)r->t.regs.orig_rax;
   r->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
   if (task_set_regs(&r->t, &r->t.regs) < 0) return -1;
   struct stop st;
@@ -245,7 +285,17 @@ static int emulate(struct replayer *r) {
   if (run(r, &st) < 0) return -1;
   if (st.kind != STOP_SYSCALL_EXIT) return diverge(r, "skipped system call did not return; found %s", stop_desc(&st, buf, sizeof buf));
   if (task_get_regs(&r->t) < 0) return -1;
+  /* With the call's number back in orig_rax, the kernel's signal delivery restarts it
+   * or turns -ERESTART* into -EINTR exactly as it did during recording. */
   r->t.regs.rax = (uint64_t)r->ev.result;
+  r->t.regs.orig_rax = (uint64_t)nr;
+  int64_t res = r->ev.result;
+  if (res <= -ERESTARTSYS && res >= -ERESTART_RESTARTBLOCK && !next_injected_signal(r)) {
+    /* Interrupted without a signal to handle (a stop, a ptrace interrupt): the kernel
+     * restarted the call by itself. */
+    r->t.regs.rax = res == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : (uint64_t)nr;
+    r->t.regs.rip -= 2;
+  }
   if (task_set_regs(&r->t, &r->t.regs) < 0) return -1;
   int rc = write_back_memory(r);
   if (rc == 0) reproduce_output(r);
@@ -274,13 +324,21 @@ static int replay_syscall(struct replayer *r) {
       r->t.regs.r8 = (uint64_t)r->ev.result;
       if (task_set_regs(&r->t, &r->t.regs) < 0) return -1;
     }
-    return finish_executed(r, "mremap");
+    return finish_executed(r, "mremap", true);
   case SYS_rt_sigaction: case SYS_rt_sigprocmask: case SYS_sigaltstack:
-    return finish_executed(r, d->name); /* the kernel keeps the program's signal state */
-  case SYS_kill: case SYS_tkill: case SYS_tgkill: case SYS_rt_sigqueueinfo: case SYS_rt_tgsigqueueinfo:
-    return retarget_self_signal(r, nr) ? finish_executed(r, d->name) : emulate(r);
+    return finish_executed(r, d->name, true); /* the kernel keeps the program's signal state */
+  case SYS_rt_sigreturn:
+    return finish_executed(r, d->name, false); /* restores every register from the frame */
+  case SYS_rt_sigsuspend: {
+    /* Runs for real so its temporary mask applies; the signal that ended it is sent
+     * first, so it returns at once. */
+    int sig = next_injected_signal(r);
+    if (!sig) return diverge(r, "rt_sigsuspend is not followed by the signal that ended it");
+    queue_signal(r, sig);
+    return finish_executed(r, d->name, true);
   }
-  if (d->replay == SC_EXECUTE) return finish_executed(r, d->name);
+  }
+  if (d->replay == SC_EXECUTE) return finish_executed(r, d->name, true);
   return emulate(r);
 }
 
@@ -298,9 +356,18 @@ static int replay_insn(struct replayer *r) {
 static int replay_signal(struct replayer *r) {
   struct stop st;
   char buf[256];
+  bool sync = signal_is_synchronous(r->ev.signo, r->ev.siginfo);
+  if (!sync) queue_signal(r, r->ev.signo);
   if (run(r, &st) < 0) return -1;
   if (st.kind != STOP_SIGNAL || st.sig != r->ev.signo)
     return diverge(r, "expected signal %s, found %s", strsignal(r->ev.signo), stop_desc(&st, buf, sizeof buf));
+  if (!sync) {
+    r->queued_sig = 0;
+    siginfo_t si;
+    memcpy(&si, r->ev.siginfo, sizeof si);
+    if (ptrace(PTRACE_SETSIGINFO, r->t.tid, 0, &si) < 0)
+      return diverge(r, "cannot set the recorded siginfo: %s", strerror(errno));
+  }
   int rc = expect_regs(r, &r->ev.regs);
   if (rc) return rc;
   r->sig = r->ev.signo;
@@ -309,9 +376,16 @@ static int replay_signal(struct replayer *r) {
 
 static int replay_exit(struct replayer *r) {
   struct stop st;
-  char buf[256], want[128];
+  char buf[256], want[256];
   if (run(r, &st) < 0) return -1;
-  if (st.kind != STOP_EXITED || st.status != r->ev.status) {
+  if (st.kind != STOP_EXITED && WIFSIGNALED(r->ev.status) && WTERMSIG(r->ev.status) == SIGKILL) {
+    /* SIGKILL gives no stop to replay it at: the program was killed here. */
+    kill(r->t.tid, SIGKILL);
+    while (st.kind != STOP_EXITED)
+      if (task_wait(&r->t, &st) < 0) return -1;
+  }
+  /* Whether a core was dumped depends on limits, not on the execution. */
+  if (st.kind != STOP_EXITED || (st.status & ~0x80) != (r->ev.status & ~0x80)) {
     struct stop w = {.kind = STOP_EXITED, .status = r->ev.status};
     return diverge(r, "expected %s, found %s", stop_desc(&w, want, sizeof want), stop_desc(&st, buf, sizeof buf));
   }
@@ -409,6 +483,8 @@ static int start_program(struct replayer *r) {
     personality(ADDR_NO_RANDOMIZE);
     prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core); /* a replayed crash must not write a core file */
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0) dup2(null, 0);
     raise(SIGSTOP);
@@ -486,6 +562,9 @@ static int replay_loop(struct replayer *r) {
 int replay_run(const struct replay_options *o) {
   struct replayer r = {.o = o, .t = {.mem_fd = -1}};
   event_init(&r.ev);
+  event_init(&r.peek);
+  tbuf_init(&r.cur_rec);
+  tbuf_init(&r.peek_rec);
   r.events_path = xasprintf("%s/events", o->trace_dir);
   char err[512];
   int rc;
@@ -503,6 +582,9 @@ int replay_run(const struct replay_options *o) {
   task_close(&r.t);
   if (r.rd) trace_reader_close(r.rd);
   event_free(&r.ev);
+  event_free(&r.peek);
+  tbuf_free(&r.cur_rec);
+  tbuf_free(&r.peek_rec);
   free(r.events_path);
   return rc;
 }

@@ -1,5 +1,6 @@
 #include "trace/trace_event.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +159,15 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   if (!c.ok) return seterr(err, errlen, "%s event record is cut short or malformed", event_kind_name(ev->kind));
   if (tcur_left(&c)) return seterr(err, errlen, "%s event record has %zu stray bytes", event_kind_name(ev->kind), tcur_left(&c));
   return 0;
+}
+
+bool signal_is_synchronous(int signo, const void *siginfo) {
+  siginfo_t si;
+  memcpy(&si, siginfo, sizeof si);
+  switch (signo) {
+  case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS:
+    return si.si_code > 0; /* SI_USER (0) and the negative codes come from a sender */
+  default:
+    return false;
+  }
 }
