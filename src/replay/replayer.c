@@ -25,6 +25,7 @@
 #include "replay/regs_compare.h"
 #include "syscalls/syscall_table.h"
 #include "task/exec_image.h"
+#include "task/proc_maps.h"
 #include "task/task.h"
 #include "trace/trace_event.h"
 #include "trace/trace_stream.h"
@@ -48,6 +49,7 @@ struct replayer {
   pid_t rec_pid; /* the recorded process's pid, as the program saw it */
   int sig;       /* signal to deliver at the next resume */
   int queued_sig;/* an injected signal already sent (tgkill), awaiting its delivery stop */
+  uint64_t gadget;/* a syscall instruction in the vDSO, for injecting calls at any stop */
   /* The current event's record and a one-event lookahead (records are copied: the
    * reader's buffer only holds one). */
   struct tbuf cur_rec, peek_rec;
@@ -353,7 +355,42 @@ static int replay_insn(struct replayer *r) {
   return task_set_regs(&r->t, &r->ev.regs_after) < 0 ? -1 : 0;
 }
 
+/* A SIGBUS from touching a file mapping past the end of its file (truncated during the
+ * recording): replay maps a private copy of the file as it was, so the fault does not
+ * recur by itself. The page is made inaccessible until the program touches it, and the
+ * resulting SIGSEGV is turned into the recorded SIGBUS. */
+static int replay_bus_error(struct replayer *r, const siginfo_t *si) {
+  struct stop st;
+  char buf[256];
+  uint64_t page = (uint64_t)si->si_addr & ~4095ull;
+  struct proc_mapping m;
+  if (r->sig || !r->gadget || proc_mapping_find(r->t.tid, page, &m) < 0)
+    return diverge(r, "cannot reproduce the bus error at %p", si->si_addr);
+  uint64_t args[6] = {page, 4096, PROT_NONE, 0, 0, 0};
+  bool ok;
+  if (task_inject_syscall(&r->t, false, r->gadget, SYS_mprotect, args, &ok) != 0 || !ok)
+    return diverge(r, "cannot protect the page at 0x%" PRIx64 " to reproduce a bus error", page);
+  if (run(r, &st) < 0) return -1;
+  if (st.kind != STOP_SIGNAL || st.sig != SIGSEGV)
+    return diverge(r, "expected a bus error at %p, found %s", si->si_addr, stop_desc(&st, buf, sizeof buf));
+  int rc = expect_regs(r, &r->ev.regs);
+  if (rc) return rc;
+  args[2] = (uint64_t)m.prot;
+  if (task_inject_syscall(&r->t, false, r->gadget, SYS_mprotect, args, &ok) != 0 || !ok)
+    return diverge(r, "cannot restore the page at 0x%" PRIx64 " after a bus error", page);
+  queue_signal(r, SIGBUS);
+  if (run(r, &st) < 0) return -1;
+  r->queued_sig = 0;
+  if (st.kind != STOP_SIGNAL || st.sig != SIGBUS || ptrace(PTRACE_SETSIGINFO, r->t.tid, 0, si) < 0)
+    return diverge(r, "expected the reproduced bus error, found %s", stop_desc(&st, buf, sizeof buf));
+  r->sig = SIGBUS;
+  return 0;
+}
+
 static int replay_signal(struct replayer *r) {
+  siginfo_t si;
+  memcpy(&si, r->ev.siginfo, sizeof si);
+  if (r->ev.signo == SIGBUS && si.si_code == BUS_ADRERR) return replay_bus_error(r, &si);
   struct stop st;
   char buf[256];
   bool sync = signal_is_synchronous(r->ev.signo, r->ev.siginfo);
@@ -363,8 +400,6 @@ static int replay_signal(struct replayer *r) {
     return diverge(r, "expected signal %s, found %s", strsignal(r->ev.signo), stop_desc(&st, buf, sizeof buf));
   if (!sync) {
     r->queued_sig = 0;
-    siginfo_t si;
-    memcpy(&si, r->ev.siginfo, sizeof si);
     if (ptrace(PTRACE_SETSIGINFO, r->t.tid, 0, &si) < 0)
       return diverge(r, "cannot set the recorded siginfo: %s", strerror(errno));
   }
@@ -415,6 +450,7 @@ static int apply_exec(struct replayer *r) {
   }
   if (task_write_mem(&r->t, want, r->ev.stack, r->ev.stack_len) < 0)
     return diverge(r, "cannot write the recorded initial stack: %s", strerror(errno));
+  r->gadget = proc_syscall_gadget(r->t.tid, r->t.mem_fd);
   return task_set_regs(&r->t, &r->ev.regs) < 0 ? -1 : 0;
 }
 

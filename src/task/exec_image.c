@@ -14,23 +14,6 @@
 #define ARCH_SET_CPUID 0x1012
 #endif
 
-uint64_t proc_mapping_end(pid_t tid, uint64_t addr) {
-  char path[64], line[512];
-  snprintf(path, sizeof path, "/proc/%d/maps", tid);
-  FILE *f = fopen(path, "re");
-  if (!f) return 0;
-  uint64_t end = 0;
-  while (fgets(line, sizeof line, f)) {
-    uint64_t lo, hi;
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) == 2 && addr >= lo && addr < hi) {
-      end = hi;
-      break;
-    }
-  }
-  fclose(f);
-  return end;
-}
-
 /* Appends the string at ADDR (and its NUL) to the growing buffer. */
 static int append_str(struct task *t, uint64_t addr, char **buf, uint32_t *len) {
   char *s = task_read_str(t, addr, 1 << 20);

@@ -6,10 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "task/proc_maps.h"
 #include "task/task.h"
-
-/* The highest address of the mapping holding ADDR in /proc/TID/maps, 0 when none. */
-uint64_t proc_mapping_end(pid_t tid, uint64_t addr);
 
 /* At the syscall-exit stop of a successful execve: rewrites AT_SYSINFO_EHDR in the
  * auxiliary vector into AT_IGNORE (time queries become system calls) and collects argv

@@ -1,0 +1,68 @@
+#include "task/proc_maps.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Calls FN for each line of /proc/TID/maps until it returns non-zero. */
+static int each_mapping(pid_t tid, int (*fn)(const struct proc_mapping *m, void *ctx), void *ctx) {
+  char path[64], line[768];
+  snprintf(path, sizeof path, "/proc/%d/maps", tid);
+  FILE *f = fopen(path, "re");
+  if (!f) return -1;
+  int rc = 0;
+  while (!rc && fgets(line, sizeof line, f)) {
+    struct proc_mapping m = {0};
+    char perms[8] = "", name[256] = "";
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %255[^\n]", &m.start, &m.end, perms, name) < 3) continue;
+    m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | (perms[2] == 'x' ? PROT_EXEC : 0);
+    snprintf(m.name, sizeof m.name, "%s", name);
+    rc = fn(&m, ctx);
+  }
+  fclose(f);
+  return rc;
+}
+
+struct find_ctx {
+  uint64_t addr;
+  struct proc_mapping *out;
+};
+
+static int find_addr(const struct proc_mapping *m, void *ctx) {
+  struct find_ctx *c = ctx;
+  if (c->addr < m->start || c->addr >= m->end) return 0;
+  *c->out = *m;
+  return 1;
+}
+
+int proc_mapping_find(pid_t tid, uint64_t addr, struct proc_mapping *out) {
+  struct find_ctx c = {addr, out};
+  return each_mapping(tid, find_addr, &c) == 1 ? 0 : -1;
+}
+
+uint64_t proc_mapping_end(pid_t tid, uint64_t addr) {
+  struct proc_mapping m;
+  return proc_mapping_find(tid, addr, &m) == 0 ? m.end : 0;
+}
+
+static int find_vdso(const struct proc_mapping *m, void *ctx) {
+  if (strcmp(m->name, "[vdso]")) return 0;
+  *(struct proc_mapping *)ctx = *m;
+  return 1;
+}
+
+uint64_t proc_syscall_gadget(pid_t tid, int mem_fd) {
+  struct proc_mapping v;
+  if (each_mapping(tid, find_vdso, &v) != 1 || v.end - v.start > (1 << 20)) return 0;
+  size_t len = v.end - v.start;
+  uint8_t *code = malloc(len);
+  uint64_t at = 0;
+  if (code && pread(mem_fd, code, len, (off_t)v.start) == (ssize_t)len)
+    for (size_t i = 0; i + 1 < len && !at; i++)
+      if (code[i] == 0x0f && code[i + 1] == 0x05) at = v.start + i;
+  free(code);
+  return at;
+}

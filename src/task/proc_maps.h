@@ -1,0 +1,22 @@
+/* Facts about a task's address space from /proc/TID/maps. */
+#ifndef DEJA_TASK_PROC_MAPS_H
+#define DEJA_TASK_PROC_MAPS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_mapping {
+  uint64_t start, end;
+  int prot; /* PROT_READ | PROT_WRITE | PROT_EXEC */
+  char name[256];
+};
+
+/* Finds the mapping holding ADDR; returns 0, or -1 when there is none. */
+int proc_mapping_find(pid_t tid, uint64_t addr, struct proc_mapping *out);
+/* The end of the mapping holding ADDR, 0 when none. */
+uint64_t proc_mapping_end(pid_t tid, uint64_t addr);
+/* The address of a `syscall` instruction in the task's vDSO (mapped though hidden from
+ * the program), for injecting calls at any stop; 0 when there is none. */
+uint64_t proc_syscall_gadget(pid_t tid, int mem_fd);
+
+#endif
