@@ -71,7 +71,8 @@ int cmd_ps(int argc, char **argv) {
       char exit[64];
       if (!p->exited) snprintf(exit, sizeof exit, "none");
       else if (WIFEXITED(p->status)) snprintf(exit, sizeof exit, "%d", WEXITSTATUS(p->status));
-      else snprintf(exit, sizeof exit, "%s", sigabbrev_np(WTERMSIG(p->status)) ? sigabbrev_np(WTERMSIG(p->status)) : "signal");
+      else if (sigabbrev_np(WTERMSIG(p->status))) snprintf(exit, sizeof exit, "SIG%s", sigabbrev_np(WTERMSIG(p->status)));
+      else snprintf(exit, sizeof exit, "signal %d", WTERMSIG(p->status));
       printf("%d\t--\t%s\t%s\n", p->pid, exit, p->cmd);
     }
   }

@@ -29,3 +29,9 @@ deja_rr_program_test(sig_death_segv EXIT 139)
 deja_rr_program_test(sig_death_term EXIT 143)
 deja_rr_program_test(sig_death_kill EXIT 137)
 deja_rr_program_test(sig_death_quit EXIT 131)
+
+# Signals from outside: kill from another process, SIGTERM to `deja record` passed on.
+add_test(NAME external_signals
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/external_signal_test.sh
+                 $<TARGET_FILE:deja> $<TARGET_FILE:sig_wait_external>)
+set_tests_properties(external_signals PROPERTIES TIMEOUT 60)
