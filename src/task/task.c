@@ -98,16 +98,10 @@ int task_resume(struct task *t, int req, int sig) {
   return ptrace(req, t->tid, 0, (void *)(long)sig) < 0 ? -1 : 0;
 }
 
-int task_wait(struct task *t, struct stop *st) {
-  int status;
-  pid_t r;
-  do {
-    r = waitpid(t->tid, &status, __WALL);
-  } while (r < 0 && errno == EINTR);
-  if (r < 0) return -1;
+int task_classify_stop(pid_t tid, int status, struct stop *st) {
   memset(st, 0, sizeof *st);
   st->status = status;
-  st->pid = r;
+  st->pid = tid;
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     st->kind = STOP_EXITED;
     return 0;
@@ -116,7 +110,7 @@ int task_wait(struct task *t, struct stop *st) {
   int event = (status >> 16) & 0xff;
   if (sig == (SIGTRAP | 0x80)) {
     struct __ptrace_syscall_info info;
-    if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof info, &info) < 0) return -1;
+    if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof info, &info) < 0) return -1;
     st->kind = info.op == PTRACE_SYSCALL_INFO_EXIT ? STOP_SYSCALL_EXIT : STOP_SYSCALL_ENTRY;
   } else if (event == PTRACE_EVENT_STOP) {
     st->kind = STOP_GROUP;
@@ -129,6 +123,16 @@ int task_wait(struct task *t, struct stop *st) {
     st->sig = sig;
   }
   return 0;
+}
+
+int task_wait(struct task *t, struct stop *st) {
+  int status;
+  pid_t r;
+  do {
+    r = waitpid(t->tid, &status, __WALL);
+  } while (r < 0 && errno == EINTR);
+  if (r < 0) return -1;
+  return task_classify_stop(r, status, st);
 }
 
 /* Resumes with PTRACE_SYSCALL until a syscall stop of kind WANT; other stops are an error

@@ -21,7 +21,7 @@ enum stop_kind {
   STOP_SYSCALL_EXIT,
   STOP_SIGNAL,   /* signal-delivery stop: sig holds the signal */
   STOP_EVENT,    /* PTRACE_EVENT_* stop: event holds it */
-  STOP_GROUP,    /* group-stop (SIGSTOP & co. under PTRACE_SEIZE) */
+  STOP_GROUP,    /* PTRACE_EVENT_STOP: a group-stop, PTRACE_INTERRUPT, or a new task's first stop */
   STOP_EXITED,   /* the thread is gone: status holds the wait status */
 };
 
@@ -49,6 +49,8 @@ char *task_read_str(struct task *t, uint64_t addr, size_t max);
 
 /* Resumes with ptrace request REQ (PTRACE_SYSCALL, PTRACE_CONT, ...) delivering SIG. */
 int task_resume(struct task *t, int req, int sig);
+/* Classifies the wait STATUS of task TID. Returns 0 or -1. */
+int task_classify_stop(pid_t tid, int status, struct stop *st);
 /* Waits for the next stop of T and classifies it. Returns 0 or -1. */
 int task_wait(struct task *t, struct stop *st);
 

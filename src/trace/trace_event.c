@@ -24,7 +24,7 @@ void event_add_mem(struct event *ev, uint64_t addr, const uint8_t *data, uint32_
 }
 
 const char *event_kind_name(uint32_t kind) {
-  static const char *names[] = {"?", "exec", "syscall", "insn", "signal", "exit", "abort"};
+  static const char *names[] = {"?", "exec", "syscall", "insn", "signal", "exit", "abort", "enter", "state"};
   return kind < EV_KIND_MAX ? names[kind] : "?";
 }
 
@@ -37,6 +37,27 @@ static void put_cstr(struct tbuf *b, const char *s) {
   tbuf_put_blob(b, s, (uint32_t)strlen(s) + 1);
 }
 
+static void put_mem(struct tbuf *b, const struct event *ev) {
+  tbuf_put_u32(b, ev->nmem);
+  for (uint32_t i = 0; i < ev->nmem; i++) {
+    tbuf_put_u64(b, ev->mem[i].addr);
+    tbuf_put_blob(b, ev->mem[i].data, ev->mem[i].len);
+  }
+}
+
+/* Returns false when the record is malformed. */
+static bool get_mem(struct tcur *c, struct event *ev) {
+  uint32_t n = tcur_u32(c);
+  if (n > tcur_left(c) / 12) return false;
+  for (uint32_t i = 0; i < n && c->ok; i++) {
+    uint64_t addr = tcur_u64(c);
+    uint32_t l;
+    const uint8_t *d = tcur_blob(c, &l);
+    if (d) event_add_mem(ev, addr, d, l);
+  }
+  return c->ok;
+}
+
 void event_encode(const struct event *ev, struct tbuf *b) {
   tbuf_reset(b);
   tbuf_put_u8(b, (uint8_t)ev->kind);
@@ -45,11 +66,7 @@ void event_encode(const struct event *ev, struct tbuf *b) {
   switch (ev->kind) {
   case EV_SYSCALL:
     tbuf_put_u64(b, (uint64_t)ev->result);
-    tbuf_put_u32(b, ev->nmem);
-    for (uint32_t i = 0; i < ev->nmem; i++) {
-      tbuf_put_u64(b, ev->mem[i].addr);
-      tbuf_put_blob(b, ev->mem[i].data, ev->mem[i].len);
-    }
+    put_mem(b, ev);
     tbuf_put_u8(b, (uint8_t)ev->out_to);
     if (ev->out_to) tbuf_put_blob(b, ev->out_data, ev->out_len);
     put_cstr(b, ev->file);
@@ -76,6 +93,12 @@ void event_encode(const struct event *ev, struct tbuf *b) {
   case EV_ABORT:
     put_cstr(b, ev->message);
     break;
+  case EV_ENTER:
+    break;
+  case EV_STATE:
+    tbuf_put_blob(b, ev->xsave, ev->xsave_len);
+    put_mem(b, ev);
+    break;
   }
 }
 
@@ -101,14 +124,7 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   switch (ev->kind) {
   case EV_SYSCALL: {
     ev->result = (int64_t)tcur_u64(&c);
-    uint32_t n = tcur_u32(&c);
-    if (n > tcur_left(&c) / 12) return seterr(err, errlen, "event claims %u memory regions", n);
-    for (uint32_t i = 0; i < n && c.ok; i++) {
-      uint64_t addr = tcur_u64(&c);
-      uint32_t l;
-      const uint8_t *d = tcur_blob(&c, &l);
-      if (d) event_add_mem(ev, addr, d, l);
-    }
+    if (!get_mem(&c, ev)) return seterr(err, errlen, "syscall event has malformed memory regions");
     ev->out_to = tcur_u8(&c);
     ev->out_data = NULL;
     ev->out_len = 0;
@@ -152,6 +168,12 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   }
   case EV_ABORT:
     ev->message = get_cstr(&c);
+    break;
+  case EV_ENTER:
+    break;
+  case EV_STATE:
+    ev->xsave = tcur_blob(&c, &ev->xsave_len);
+    if (!get_mem(&c, ev)) return seterr(err, errlen, "state event has malformed memory pages");
     break;
   default:
     return seterr(err, errlen, "unknown event kind %u", ev->kind);

@@ -16,6 +16,10 @@ enum event_kind {
   EV_SIGNAL,     /* a signal delivered to the program: number, siginfo, regs */
   EV_EXIT,       /* a process ended: wait status */
   EV_ABORT,      /* the recorder stopped the recording: why */
+  EV_ENTER,      /* a task entered a system call that blocked while others ran: its user
+                    code up to here ran before the events that follow */
+  EV_STATE,      /* a state point: a task preempted in user code; registers, xsave area
+                    and the pages of its process that changed since the last one */
   EV_KIND_MAX,
 };
 
@@ -58,6 +62,9 @@ struct event {
   uint32_t strings_len, argc, envc;
   /* EV_ABORT */
   const char *message;
+  /* EV_STATE (pages in mem) */
+  const uint8_t *xsave;
+  uint32_t xsave_len;
 };
 
 void event_init(struct event *ev);

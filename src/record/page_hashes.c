@@ -1,0 +1,144 @@
+#include "record/page_hashes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "common/log.h"
+
+#define PAGE 4096ull
+#define PM_PRESENT (1ull << 63)
+
+/* Open addressing, linear probing; key 0 is free, key 1 a tombstone (page addresses are
+ * page-aligned, so neither is a real key). */
+struct slot {
+  uint64_t page, hash;
+};
+
+struct page_hashes {
+  struct slot *slots;
+  size_t cap, used; /* used counts live entries and tombstones */
+};
+
+struct page_hashes *page_hashes_new(void) {
+  struct page_hashes *h = xcalloc(1, sizeof *h);
+  h->cap = 1024;
+  h->slots = xcalloc(h->cap, sizeof *h->slots);
+  return h;
+}
+
+void page_hashes_free(struct page_hashes *h) {
+  if (!h) return;
+  free(h->slots);
+  free(h);
+}
+
+void page_hashes_clear(struct page_hashes *h) {
+  memset(h->slots, 0, h->cap * sizeof *h->slots);
+  h->used = 0;
+}
+
+static size_t slot_of(const struct page_hashes *h, uint64_t page) {
+  return (size_t)((page >> 12) * 0x9E3779B97F4A7C15ull) & (h->cap - 1);
+}
+
+static struct slot *lookup(struct page_hashes *h, uint64_t page) {
+  for (size_t i = slot_of(h, page);; i = (i + 1) & (h->cap - 1)) {
+    if (h->slots[i].page == page) return &h->slots[i];
+    if (h->slots[i].page == 0) return NULL;
+  }
+}
+
+static void insert(struct page_hashes *h, uint64_t page, uint64_t hash);
+
+static void grow(struct page_hashes *h) {
+  struct slot *old = h->slots;
+  size_t oldcap = h->cap;
+  h->cap *= 2;
+  h->slots = xcalloc(h->cap, sizeof *h->slots);
+  h->used = 0;
+  for (size_t i = 0; i < oldcap; i++)
+    if (old[i].page > 1) insert(h, old[i].page, old[i].hash);
+  free(old);
+}
+
+static void insert(struct page_hashes *h, uint64_t page, uint64_t hash) {
+  struct slot *s = lookup(h, page);
+  if (s) {
+    s->hash = hash;
+    return;
+  }
+  if ((h->used + 1) * 2 > h->cap) grow(h);
+  size_t i = slot_of(h, page);
+  while (h->slots[i].page > 1) i = (i + 1) & (h->cap - 1);
+  if (h->slots[i].page == 0) h->used++;
+  h->slots[i] = (struct slot){page, hash};
+}
+
+void page_hashes_forget(struct page_hashes *h, uint64_t addr, uint64_t len) {
+  uint64_t end = addr + len;
+  if (end < addr) end = UINT64_MAX;
+  uint64_t first = addr & ~(PAGE - 1);
+  if ((end - first) / PAGE > h->cap) {
+    /* A large range: walk the table instead of the range. */
+    for (size_t i = 0; i < h->cap; i++)
+      if (h->slots[i].page > 1 && h->slots[i].page >= first && h->slots[i].page < end) h->slots[i].page = 1;
+    return;
+  }
+  for (uint64_t p = first; p < end; p += PAGE) {
+    struct slot *s = lookup(h, p);
+    if (s) s->page = 1;
+  }
+}
+
+long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tbuf *data, struct tbuf *addrs) {
+  char path[64], line[768];
+  snprintf(path, sizeof path, "/proc/%d/maps", tid);
+  FILE *maps = fopen(path, "re");
+  snprintf(path, sizeof path, "/proc/%d/pagemap", tid);
+  int pm = open(path, O_RDONLY | O_CLOEXEC);
+  if (!maps || pm < 0) {
+    int e = errno;
+    if (maps) fclose(maps);
+    if (pm >= 0) close(pm);
+    errno = e;
+    return -1;
+  }
+  long changed = 0;
+  uint64_t *flags = NULL;
+  size_t flags_cap = 0;
+  uint8_t page[PAGE];
+  while (fgets(line, sizeof line, maps)) {
+    uint64_t lo, hi;
+    char perms[8];
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3 || perms[1] != 'w') continue;
+    if (strstr(line, "[vsyscall]")) continue;
+    size_t n = (hi - lo) / PAGE;
+    if (n > flags_cap) {
+      flags_cap = n;
+      flags = xrealloc(flags, n * sizeof *flags);
+    }
+    if (pread(pm, flags, n * sizeof *flags, (off_t)(lo / PAGE * sizeof *flags)) != (ssize_t)(n * sizeof *flags)) continue;
+    for (size_t i = 0; i < n; i++) {
+      if (!(flags[i] & PM_PRESENT)) continue;
+      uint64_t a = lo + i * PAGE;
+      if (pread(mem_fd, page, PAGE, (off_t)a) != (ssize_t)PAGE) continue;
+      uint64_t hash = XXH3_64bits(page, PAGE);
+      struct slot *s = lookup(h, a);
+      if (s && s->hash == hash) continue;
+      insert(h, a, hash);
+      tbuf_put_bytes(data, page, PAGE);
+      tbuf_put_u64(addrs, a);
+      changed++;
+    }
+  }
+  free(flags);
+  close(pm);
+  fclose(maps);
+  return changed;
+}

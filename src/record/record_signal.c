@@ -1,0 +1,124 @@
+/* Recording signals and state points. Asynchronous signals are only delivered at system
+ * call boundaries or state points, where replay can deliver them too. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch/x86_trap.h"
+#include "common/log.h"
+#include "record/recorder_internal.h"
+
+bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b) {
+  struct user_regs_struct x = *a, y = *b;
+  x.eflags &= ~0x10000ull; /* RF depends on how the stop was reached */
+  y.eflags &= ~0x10000ull;
+  return memcmp(&x, &y, sizeof x) == 0;
+}
+
+/* Held signals go to the task again: delivered at the end of the system call it is in
+ * (interrupting it if it blocks), or right away at a state point. */
+void record_resend_held(struct rtask *x) {
+  for (int i = 0; i < x->nheld; i++) {
+    if (x->held[i].resent) continue;
+    syscall(SYS_tgkill, x->proc->pid, x->t.tid, x->held[i].si.si_signo);
+    x->held[i].resent = true;
+  }
+}
+
+/* rdtsc, rdtscp and cpuid fault (SIGSEGV); their results are recorded and the fault
+ * hidden. Returns 1 when the stop was one of them, 0 otherwise, -1 on failure. */
+static int record_trapped_insn(struct recorder *r, struct rtask *x) {
+  uint8_t code[3] = {0, 0, 0};
+  unsigned len;
+  task_read_mem(&x->t, x->t.regs.rip, code, 3);
+  enum trapped_insn k = x86_trapped_insn(code, &len);
+  if (k == INSN_NONE) return 0;
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_INSN;
+  ev.tid = x->t.tid;
+  ev.regs = x->t.regs;
+  ev.regs_after = x->t.regs;
+  x86_emulate_trapped(k, &ev.regs_after);
+  ev.regs_after.rip += len;
+  ev.insn_len = len;
+  if (task_set_regs(&x->t, &ev.regs_after) < 0 || recorder_emit(r, x, &ev) < 0) return -1;
+  return 1;
+}
+
+int record_signal(struct recorder *r, struct rtask *x, int sig) {
+  if (task_get_regs(&x->t) < 0) return 0;
+  if (sig == SIGSEGV) {
+    int t = record_trapped_insn(r, x);
+    if (t) return t < 0 ? -1 : 0;
+  }
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
+  if (!signal_is_synchronous(sig, &si)) {
+    int h;
+    for (h = 0; h < x->nheld; h++)
+      if (x->held[h].resent && x->held[h].si.si_signo == sig) break;
+    if (h < x->nheld && si.si_code == SI_TKILL && si.si_pid == getpid()) {
+      /* Our resent copy: it carries the original's siginfo. */
+      si = x->held[h].si;
+      ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
+      x->held[h] = x->held[--x->nheld];
+    } else if (!(x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))) {
+      if (x->nheld < (int)(sizeof x->held / sizeof x->held[0])) x->held[x->nheld++] = (struct held_signal){si, false};
+      return 0; /* held until the next boundary */
+    }
+  }
+  uint8_t raw[128] = {0};
+  memcpy(raw, &si, sizeof si < 128 ? sizeof si : 128);
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_SIGNAL;
+  ev.tid = x->t.tid;
+  ev.regs = x->t.regs;
+  ev.signo = sig;
+  ev.siginfo = raw;
+  return recorder_emit(r, x, &ev) < 0 ? -1 : sig;
+}
+
+int record_state_point(struct recorder *r, struct rtask *x) {
+  if (task_get_regs(&x->t) < 0) return recorder_abort(r, "cannot read registers at a state point");
+  if (x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs)) return 0; /* no user code ran */
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  static uint8_t xsave[16384];
+  long xlen = task_get_xstate(&x->t, xsave, sizeof xsave);
+  if (xlen < 0) xlen = 0;
+  tbuf_reset(&r->data);
+  tbuf_reset(&r->addrs);
+  long pages = page_hashes_changed(x->proc->pages, x->t.tid, x->t.mem_fd, &r->data, &r->addrs);
+  if (pages < 0) {
+    char why[256];
+    snprintf(why, sizeof why, "cannot read the memory of task %d for a state point: %s", x->t.tid, strerror(errno));
+    return recorder_abort(r, why);
+  }
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_STATE;
+  ev.tid = x->t.tid;
+  ev.regs = x->t.regs;
+  ev.xsave = xsave;
+  ev.xsave_len = (uint32_t)xlen;
+  for (long i = 0; i < pages; i++) {
+    uint64_t addr;
+    memcpy(&addr, r->addrs.data + i * 8, 8);
+    event_add_mem(&ev, addr, r->data.data + i * 4096, 4096);
+  }
+  int rc = recorder_emit(r, x, &ev);
+  event_free(&ev);
+  x->at_boundary = true;
+  x->boundary_regs = x->t.regs;
+  r->state_points++;
+  r->state_point_ns += elapsed_ns(&start);
+  return rc < 0 ? 70 : 0;
+}

@@ -1,0 +1,303 @@
+/* Replaying system calls: skipped with their recorded results, or executed at the
+ * recorded addresses when they shape the address space or the task tree. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "replay/replayer_internal.h"
+#include "syscalls/syscall_table.h"
+#include "task/exec_image.h"
+#include "task/proc_maps.h"
+
+#ifndef MREMAP_FIXED
+#define MREMAP_FIXED 2
+#endif
+#ifndef MREMAP_MAYMOVE
+#define MREMAP_MAYMOVE 1
+#endif
+#define CLONE_VM_FLAG 0x100
+#define CLONE_THREAD_FLAG 0x10000
+#define CLONE_CHILD_SETTID_FLAG 0x1000000
+
+#define ERESTARTSYS 512
+#define ERESTART_RESTARTBLOCK 516
+
+static void reproduce_output(struct replayer *r) {
+  if (r->o->quiet || !r->ev.out_to) return;
+  int fd = r->ev.out_to == OUT_TO_STDERR ? 2 : 1;
+  for (uint32_t done = 0; done < r->ev.out_len;) {
+    ssize_t n = write(fd, r->ev.out_data + done, r->ev.out_len - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += (uint32_t)n;
+  }
+}
+
+/* Copies S to the program's stack below the red zone and injects a call using it as
+ * argument STR_ARG; the stack bytes are restored afterwards. */
+static int64_t inject_with_string(struct rptask *x, bool at_entry, uint64_t insn, long nr, uint64_t args[6],
+                                  int str_arg, const char *s, bool *ok) {
+  size_t len = strlen(s) + 1;
+  uint64_t at = (x->t.regs.rsp - 256 - len) & ~15ull;
+  char *saved = xmalloc(len);
+  *ok = false;
+  int64_t res = -EFAULT;
+  if (task_read_mem(&x->t, at, saved, len) == 0 && task_write_mem(&x->t, at, s, len) == 0) {
+    args[str_arg] = at;
+    res = task_inject_syscall(&x->t, at_entry, insn, nr, args, ok);
+    task_write_mem(&x->t, at, saved, len);
+  }
+  free(saved);
+  return res;
+}
+
+/* Runs the pending call (possibly with changed arguments) to its exit stop and checks
+ * its result. RESTORE_ARGS puts back argument registers replay changed. */
+static int finish_executed(struct replayer *r, struct rptask *x, const char *name, bool restore_args) {
+  struct stop st;
+  char buf[256];
+  if (run_task(r, x, &st) < 0) return -1;
+  if (st.kind != STOP_SYSCALL_EXIT) return diverge(r, "%s did not return; found %s", name, stop_desc(&st, buf, sizeof buf));
+  if (task_get_regs(&x->t) < 0) return -1;
+  struct user_regs_struct back = x->t.regs;
+  if (restore_args) {
+    /* The kernel preserves argument registers: replay's changes must not leak. */
+    for (int i = 0; i < 6; i++) regs_set_arg(&back, i, regs_arg(&r->ev.regs, i));
+    back.orig_rax = r->ev.regs.orig_rax;
+  }
+  if (back.orig_rax == SYS_set_tid_address) back.rax = (uint64_t)r->ev.result; /* a tid: the recorded one */
+  if (task_set_regs(&x->t, &back) < 0) return -1;
+  if ((int64_t)back.rax != r->ev.result)
+    return diverge(r, "%s returned %" PRId64 " (0x%" PRIx64 "), recorded %" PRId64 " (0x%" PRIx64 ")", name,
+                   (int64_t)back.rax, (uint64_t)back.rax, r->ev.result, (uint64_t)r->ev.result);
+  return write_back_memory(r, x);
+}
+
+static int replay_mmap(struct replayer *r, struct rptask *x) {
+  struct user_regs_struct regs = x->t.regs;
+  int fd = -1;
+  if (r->ev.file[0]) {
+    char *path = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
+    uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, O_RDONLY | O_CLOEXEC, 0, 0, 0};
+    bool ok;
+    int64_t res = inject_with_string(x, true, 0, SYS_openat, args, 1, path, &ok);
+    if (!ok || res < 0) {
+      int rc = diverge(r, "cannot open the preserved file %s in the program: %s", path, strerror((int)-res));
+      free(path);
+      return rc;
+    }
+    free(path);
+    fd = (int)res;
+    regs.r8 = (uint64_t)fd;
+    /* A private copy: the program must never write into the trace's files. */
+    regs.r10 = (regs.r10 & ~(uint64_t)(MAP_SHARED | MAP_PRIVATE)) | MAP_PRIVATE;
+  }
+  regs.rdi = (uint64_t)r->ev.result;
+  regs.r10 |= MAP_FIXED;
+  if (task_set_regs(&x->t, &regs) < 0) return -1;
+  int rc = finish_executed(r, x, "mmap", true);
+  if (rc == 0 && fd >= 0) {
+    uint64_t args[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
+    bool ok;
+    task_inject_syscall(&x->t, false, x->t.regs.rip - 2, SYS_close, args, &ok);
+    if (!ok) return diverge(r, "cannot close the preserved file's descriptor %d", fd);
+  }
+  return rc;
+}
+
+static int emulate(struct replayer *r, struct rptask *x) {
+  long nr = (long)x->t.regs.orig_rax;
+  x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
+  if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
+  struct stop st;
+  char buf[256];
+  if (run_task(r, x, &st) < 0) return -1;
+  if (st.kind != STOP_SYSCALL_EXIT) return diverge(r, "skipped system call did not return; found %s", stop_desc(&st, buf, sizeof buf));
+  if (task_get_regs(&x->t) < 0) return -1;
+  /* With the call's number back in orig_rax, the kernel's signal delivery restarts it
+   * or turns -ERESTART* into -EINTR exactly as it did during recording. */
+  x->t.regs.rax = (uint64_t)r->ev.result;
+  x->t.regs.orig_rax = (uint64_t)nr;
+  int64_t res = r->ev.result;
+  if (res <= -ERESTARTSYS && res >= -ERESTART_RESTARTBLOCK && !next_injected_signal(r, x)) {
+    /* Interrupted without a signal to handle (a stop, a ptrace interrupt): the kernel
+     * restarted the call by itself. */
+    x->t.regs.rax = res == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : (uint64_t)nr;
+    x->t.regs.rip -= 2;
+  }
+  if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
+  int rc = write_back_memory(r, x);
+  if (rc == 0) reproduce_output(r);
+  return rc;
+}
+
+/* clone, fork, vfork, clone3 run for real; the new task gets the recorded tid wherever
+ * the kernel wrote the replay one. The parent stays at its clone event stop: its call
+ * returns (the recorded tid) when it next runs, after a vfork child's exec. */
+static int replay_clone(struct replayer *r, struct rptask *x) {
+  struct stop st;
+  char buf[256];
+  long nr = (long)r->ev.regs.orig_rax;
+  uint64_t flags = 0, ctid = 0;
+  if (nr == SYS_clone) {
+    flags = r->ev.regs.rdi;
+    ctid = r->ev.regs.r10;
+  } else if (nr == SYS_clone3) {
+    uint64_t args[3];
+    if (task_read_mem(&x->t, r->ev.regs.rdi, args, sizeof args) < 0) return diverge(r, "cannot read clone3 arguments");
+    flags = args[0];
+    ctid = args[2];
+  }
+  if (r->ev.result < 0) return emulate(r, x);
+  if (run_task(r, x, &st) < 0) return -1;
+  if (st.kind != STOP_EVENT || (st.event != PTRACE_EVENT_CLONE && st.event != PTRACE_EVENT_FORK && st.event != PTRACE_EVENT_VFORK))
+    return diverge(r, "%s did not create a task; found %s", syscall_name(nr), stop_desc(&st, buf, sizeof buf));
+  unsigned long child = 0;
+  ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child);
+  bool thread = flags & CLONE_THREAD_FLAG;
+  struct rptask *c = replay_add_task(r, (pid_t)child, (pid_t)r->ev.result, thread ? x->pid : (pid_t)child,
+                                     thread ? x->rec_pid : (pid_t)r->ev.result);
+  if (task_wait(&c->t, &st) < 0 || st.kind == STOP_EXITED) return diverge(r, "the new task %lu vanished", child);
+  if (task_open_mem(&c->t) < 0) return diverge(r, "cannot open the memory of the new task %lu", child);
+  c->gadget = x->gadget;
+  int32_t rec_tid = (int32_t)r->ev.result;
+  if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
+    return diverge(r, "cannot write the recorded tid into the new task");
+  (void)CLONE_VM_FLAG;
+  x->fix_result = true;
+  x->result = r->ev.result;
+  return write_back_memory(r, x);
+}
+
+int replay_enter(struct replayer *r, struct rptask *x) {
+  struct stop st;
+  char buf[256];
+  if (run_task(r, x, &st) < 0) return -1;
+  if (st.kind != STOP_SYSCALL_ENTRY)
+    return diverge(r, "expected system call %s, found %s", syscall_name((long)r->ev.regs.orig_rax), stop_desc(&st, buf, sizeof buf));
+  int rc = expect_regs(r, x, &r->ev.regs);
+  if (rc == 0) x->at_entry = true;
+  return rc;
+}
+
+int replay_syscall(struct replayer *r, struct rptask *x) {
+  long nr = (long)r->ev.regs.orig_rax;
+  if (!x->at_entry) {
+    int rc = replay_enter(r, x);
+    if (rc) return rc;
+  } else if (task_get_regs(&x->t) < 0) {
+    return -1;
+  }
+  x->at_entry = false;
+  const struct syscall_desc *d = syscall_table_lookup(nr);
+  if (!d) return diverge(r, "system call number %ld is unknown to this deja", nr);
+  switch (nr) {
+  case SYS_exit: case SYS_exit_group:
+    /* Runs now (an exit_group also ends the other threads); the exit event waits. */
+    if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0) return diverge(r, "cannot resume the exiting task");
+    x->exiting = true;
+    return 0;
+  case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+    return replay_clone(r, x);
+  case SYS_mmap:
+    return r->ev.result < 0 ? emulate(r, x) : replay_mmap(r, x);
+  case SYS_mremap:
+    if (r->ev.result >= 0 && (uint64_t)r->ev.result != x->t.regs.rdi) {
+      x->t.regs.r10 |= MREMAP_MAYMOVE | MREMAP_FIXED;
+      x->t.regs.r8 = (uint64_t)r->ev.result;
+      if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
+    }
+    return finish_executed(r, x, "mremap", true);
+  case SYS_rt_sigaction: case SYS_rt_sigprocmask: case SYS_sigaltstack:
+    return finish_executed(r, x, d->name, true); /* the kernel keeps the program's signal state */
+  case SYS_rt_sigreturn:
+    return finish_executed(r, x, d->name, false); /* restores every register from the frame */
+  case SYS_rt_sigsuspend: {
+    /* Runs for real so its temporary mask applies; the signal that ended it is sent
+     * first, so it returns at once. */
+    int sig = next_injected_signal(r, x);
+    if (!sig) return diverge(r, "rt_sigsuspend is not followed by the signal that ended it");
+    queue_signal(x, sig);
+    return finish_executed(r, x, d->name, true);
+  }
+  }
+  if (d->replay == SC_EXECUTE) return finish_executed(r, x, d->name, true);
+  return emulate(r, x);
+}
+
+/* At the PTRACE_EVENT_EXEC stop: runs to the end of execve and makes the new image the
+ * recorded one: the recorded stack (argv, envp, auxv, AT_RANDOM bytes) and registers. */
+int replay_apply_exec(struct replayer *r, struct rptask *x) {
+  struct stop st;
+  char buf[256];
+  if (run_task(r, x, &st) < 0) return -1;
+  if (st.kind != STOP_SYSCALL_EXIT) return diverge(r, "execve did not return; found %s", stop_desc(&st, buf, sizeof buf));
+  if (task_open_mem(&x->t) < 0) return diverge(r, "cannot open the memory of task %d: %s", x->t.tid, strerror(errno));
+  if (exec_image_enable_cpuid_faulting(&x->t) < 0) return diverge(r, "cannot turn on cpuid faulting");
+  if (task_get_regs(&x->t) < 0) return -1;
+  uint64_t sp = x->t.regs.rsp, want = r->ev.stack_addr, end = want + r->ev.stack_len;
+  if (proc_mapping_end(x->t.tid, want) < end || proc_mapping_end(x->t.tid, sp) < end)
+    return diverge(r, "the recorded initial stack 0x%" PRIx64 "-0x%" PRIx64 " does not fit the replayed stack", want, end);
+  if (sp < want) {
+    size_t gap = want - sp;
+    uint8_t *zero = xcalloc(1, gap);
+    int rc = task_write_mem(&x->t, sp, zero, gap);
+    free(zero);
+    if (rc < 0) return diverge(r, "cannot clear the replayed stack: %s", strerror(errno));
+  }
+  if (task_write_mem(&x->t, want, r->ev.stack, r->ev.stack_len) < 0)
+    return diverge(r, "cannot write the recorded initial stack: %s", strerror(errno));
+  x->gadget = proc_syscall_gadget(x->t.tid, x->t.mem_fd);
+  return task_set_regs(&x->t, &r->ev.regs) < 0 ? -1 : 0;
+}
+
+/* A later execve by the program: it runs the preserved copy with the recorded vectors. */
+int replay_exec(struct replayer *r, struct rptask *x) {
+  struct stop st;
+  char buf[256];
+  if (!x->at_entry && run_task(r, x, &st) < 0) return -1;
+  x->at_entry = false;
+  if (task_get_regs(&x->t) < 0 || (x->t.regs.orig_rax != SYS_execve && x->t.regs.orig_rax != SYS_execveat))
+    return diverge(r, "expected execve, found %s", stop_desc(&st, buf, sizeof buf));
+  /* Lay out path, argv and envp below the red zone; the old image is discarded anyway. */
+  char *path = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
+  uint32_t nptr = r->ev.argc + r->ev.envc + 2;
+  size_t plen = strlen(path) + 1;
+  uint64_t base = (x->t.regs.rsp - 256 - plen - r->ev.strings_len - nptr * 8) & ~15ull;
+  uint64_t *ptrs = xcalloc(nptr, 8);
+  uint64_t strs = base + nptr * 8;
+  const char *s = r->ev.strings;
+  for (uint32_t i = 0, k = 0; i < r->ev.argc + r->ev.envc; i++, k++) {
+    if (i == r->ev.argc) k++; /* the NULL ending argv */
+    ptrs[k] = strs + (uint64_t)(s - r->ev.strings);
+    s += strlen(s) + 1;
+  }
+  int rc = 0;
+  if (task_write_mem(&x->t, base, ptrs, nptr * 8) < 0 || task_write_mem(&x->t, strs, r->ev.strings, r->ev.strings_len) < 0 ||
+      task_write_mem(&x->t, strs + r->ev.strings_len, path, plen) < 0) {
+    rc = diverge(r, "cannot prepare execve of %s: %s", path, strerror(errno));
+  } else {
+    struct user_regs_struct regs = x->t.regs;
+    regs.orig_rax = SYS_execve;
+    regs.rdi = strs + r->ev.strings_len;
+    regs.rsi = base;
+    regs.rdx = base + (r->ev.argc + 1) * 8;
+    if (task_set_regs(&x->t, &regs) < 0 || run_task(r, x, &st) < 0) rc = -1;
+    else if (st.kind != STOP_EVENT || st.event != PTRACE_EVENT_EXEC)
+      rc = diverge(r, "execve of the preserved %s failed; found %s", path, stop_desc(&st, buf, sizeof buf));
+    else
+      rc = replay_apply_exec(r, x);
+  }
+  free(ptrs);
+  free(path);
+  return rc;
+}

@@ -1,0 +1,75 @@
+/* State shared by the replayer's files: the replayed tasks and the trace being read. */
+#ifndef DEJA_REPLAY_REPLAYER_INTERNAL_H
+#define DEJA_REPLAY_REPLAYER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "replay/replayer.h"
+#include "task/task.h"
+#include "trace/trace_buf.h"
+#include "trace/trace_event.h"
+#include "trace/trace_stream.h"
+
+enum { REPLAY_OK = 0, REPLAY_BAD_TRACE = 1, REPLAY_DIVERGED = 3 };
+
+/* A replayed thread. Events name tasks by their recorded tids; the replayed ones differ. */
+struct rptask {
+  struct task t;
+  pid_t rec_tid, rec_pid; /* as recorded (what the program saw) */
+  pid_t pid;              /* replay thread group id */
+  int sig;                /* signal to deliver at the next resume */
+  int queued_sig;         /* an injected signal already sent, awaiting its delivery stop */
+  bool at_entry;          /* stopped at a system call entry, already checked */
+  bool exiting;           /* resumed into its exit */
+  bool fix_result;        /* at a clone event stop: its syscall exit returns `result` */
+  int64_t result;
+  uint64_t gadget;        /* a syscall instruction in the vDSO, for injecting calls */
+};
+
+struct replayer {
+  const struct replay_options *o;
+  char *events_path;
+  struct trace_reader *rd;
+  struct event ev;
+  uint64_t evno;
+  struct rptask **tasks;
+  int ntasks, cap;
+  struct rptask *x; /* the task of the current event */
+  /* The current event's record and a one-event lookahead (records are copied: the
+   * reader's buffer only holds one). */
+  struct tbuf cur_rec, peek_rec;
+  bool have_peek;
+  int peek_rc;
+  struct event peek;
+};
+
+/* replayer.c */
+int diverge(struct replayer *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *stop_desc(const struct stop *st, char *buf, size_t len);
+/* Resumes X (delivering its pending signal) and waits for its next stop, passing over
+ * stops that are not the program's own (real signals replay does not use). 0 or -1. */
+int run_task(struct replayer *r, struct rptask *x, struct stop *st);
+int expect_regs(struct replayer *r, struct rptask *x, const struct user_regs_struct *want);
+int write_back_memory(struct replayer *r, struct rptask *x);
+const struct event *peek_event(struct replayer *r);
+struct rptask *replay_add_task(struct replayer *r, pid_t tid, pid_t rec_tid, pid_t pid, pid_t rec_pid);
+/* Brings X to a plain stop: finishes a pending clone return and delivers a pending
+ * signal (stopping at the handler's first instruction). 0 or non-zero. */
+int replay_settle(struct replayer *r, struct rptask *x);
+
+/* replay_syscall.c */
+int replay_syscall(struct replayer *r, struct rptask *x);
+int replay_enter(struct replayer *r, struct rptask *x);
+int replay_exec(struct replayer *r, struct rptask *x);
+int replay_apply_exec(struct replayer *r, struct rptask *x);
+
+/* replay_signal.c */
+int replay_insn(struct replayer *r, struct rptask *x);
+int replay_signal(struct replayer *r, struct rptask *x);
+int replay_state(struct replayer *r, struct rptask *x);
+/* The asynchronous signal the next event delivers to X right after the current one, or 0. */
+int next_injected_signal(struct replayer *r, struct rptask *x);
+void queue_signal(struct rptask *x, int signo);
+
+#endif
