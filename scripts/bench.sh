@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Measures deja's recording and replay overhead on three workloads (bench/*.c):
-# CPU-bound, system-call heavy, and file mapping. Prints one table row per workload.
+# CPU-bound, system-call heavy, file mapping, two compute threads, two threads contending for
+# a lock. Prints one table row per workload, with state points (preemptions) per second of
+# recording and the replay time spent restoring them.
 # Usage: scripts/bench.sh [BUILD_DIR]     (default: build; deja is BUILD_DIR/bin/deja)
 # The bench reports; it does not fail on slow numbers. It fails only when it cannot run.
 set -u
@@ -13,14 +15,14 @@ runs=3
 cpu_goal=1.25
 
 # Each name is a bench/NAME.c program, built into $bench_bin/NAME.
-workloads=(cpu syscalls mmap)
+workloads=(cpu syscalls mmap threads_cpu locks)
 
 die() { echo "bench: $*" >&2; exit 1; }
 
 [ -x "$deja" ] || die "no deja binary at $deja; run 'make' first"
 mkdir -p "$bench_bin" || die "cannot create $bench_bin"
 for name in "${workloads[@]}"; do
-    gcc -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE \
+    gcc -std=gnu11 -O2 -pthread -Wall -Wextra -Werror -D_GNU_SOURCE \
         -o "$bench_bin/$name" "$repo_dir/bench/$name.c" \
         || die "compiling bench/$name.c failed"
 done
@@ -43,9 +45,9 @@ time_run() {
     elapsed "$start" "$end"
 }
 
-printf '%-9s %9s %9s %9s %13s %13s %8s %12s %12s\n' \
+printf '%-11s %9s %9s %9s %13s %13s %8s %12s %12s %9s %13s\n' \
     workload "native s" "record s" "replay s" record/native replay/native events \
-    "trace bytes" "bytes/event"
+    "trace bytes" "bytes/event" "states/s" "restore s"
 
 cpu_record_ratio=""
 for name in "${workloads[@]}"; do
@@ -60,7 +62,7 @@ for name in "${workloads[@]}"; do
         t=$(time_run "$deja" record -o "$trace" "$program") \
             || { failure="deja record failed: $(tail -n 1 "$DEJA_TRACE_DIR/last-stderr")"; break; }
         best_record=$(min "$best_record" "$t")
-        t=$(time_run "$deja" replay -a -q "$trace") \
+        t=$(DEJA_STATS=1 time_run "$deja" replay -a -q "$trace") \
             || { failure="deja replay failed: $(tail -n 1 "$DEJA_TRACE_DIR/last-stderr")"; break; }
         best_replay=$(min "$best_replay" "$t")
     done
@@ -72,12 +74,14 @@ for name in "${workloads[@]}"; do
     events=$("$deja" dump "$trace" | wc -l)
     trace_bytes=$(du -sb "$trace" | cut -f1)
     events_bytes=$(stat -c %s "$trace/events" 2>/dev/null || echo 0)
+    states=$("$deja" dump "$trace" | grep -c ' state' || true)
+    restore=$(sed -n 's/.*state points restored in \([0-9.]*\) s.*/\1/p' "$DEJA_TRACE_DIR/last-stderr" | tail -n 1)
     record_ratio=$(ratio "$best_record" "$best_native")
     [ "$name" = cpu ] && cpu_record_ratio=$record_ratio
-    printf '%-9s %9s %9s %9s %13s %13s %8s %12s %12s\n' \
+    printf '%-11s %9s %9s %9s %13s %13s %8s %12s %12s %9s %13s\n' \
         "$name" "$best_native" "$best_record" "$best_replay" "$record_ratio" \
         "$(ratio "$best_replay" "$best_native")" "$events" "$trace_bytes" \
-        "$(ratio "$events_bytes" "$events")"
+        "$(ratio "$events_bytes" "$events")" "$(ratio "$states" "$best_record")" "${restore:-0}"
     rm -rf "$trace"
 done
 

@@ -50,6 +50,12 @@ static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
   case EV_ABORT:
     printf(" %s", ev->message);
     break;
+  case EV_ENTER:
+    printf(" %s (blocked)", syscall_name((long)ev->regs.orig_rax));
+    break;
+  case EV_STATE:
+    printf(" at 0x%llx, %u changed page%s", ev->regs.rip, ev->nmem, ev->nmem == 1 ? "" : "s");
+    break;
   }
   putchar('\n');
   return 0;

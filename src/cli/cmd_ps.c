@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "cli/commands.h"
@@ -10,7 +11,7 @@
 #include "common/log.h"
 
 struct proc {
-  int pid;
+  int pid, ppid;
   char *cmd;
   int status;
   bool exited;
@@ -30,6 +31,15 @@ static struct proc *find(struct procs *ps, int pid) {
 static int collect(uint64_t evno, const struct event *ev, void *ctx) {
   (void)evno;
   struct procs *ps = ctx;
+  long nr = (long)ev->regs.orig_rax;
+  if (ev->kind == EV_SYSCALL && ev->result > 0 && !(ev->flags & EVF_NEW_THREAD) &&
+      (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone3)) {
+    /* a new process, running its parent's program until it execs */
+    ps->v = xrealloc(ps->v, (ps->n + 1) * sizeof *ps->v);
+    struct proc *parent = find(ps, ev->tid);
+    ps->v[ps->n++] = (struct proc){.pid = (int)ev->result, .ppid = ev->tid, .cmd = xstrdup(parent && parent->cmd ? parent->cmd : "?")};
+    return 0;
+  }
   if (ev->kind == EV_EXEC) {
     struct proc *p = find(ps, ev->tid);
     if (!p) {
@@ -73,7 +83,9 @@ int cmd_ps(int argc, char **argv) {
       else if (WIFEXITED(p->status)) snprintf(exit, sizeof exit, "%d", WEXITSTATUS(p->status));
       else if (sigabbrev_np(WTERMSIG(p->status))) snprintf(exit, sizeof exit, "SIG%s", sigabbrev_np(WTERMSIG(p->status)));
       else snprintf(exit, sizeof exit, "signal %d", WTERMSIG(p->status));
-      printf("%d\t--\t%s\t%s\n", p->pid, exit, p->cmd);
+      char ppid[16] = "--";
+      if (p->ppid) snprintf(ppid, sizeof ppid, "%d", p->ppid);
+      printf("%d\t%s\t%s\t%s\n", p->pid, ppid, exit, p->cmd);
     }
   }
   for (size_t i = 0; i < ps.n; i++) free(ps.v[i].cmd);

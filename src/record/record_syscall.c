@@ -209,6 +209,7 @@ int record_clone(struct recorder *r, struct rtask *x) {
   ev.tid = x->t.tid;
   ev.regs = x->entry;
   ev.result = (int64_t)child;
+  if (c->proc == x->proc) ev.flags |= EVF_NEW_THREAD;
   tbuf_reset(&r->data);
   char why[512];
   if (capture_regions(r, x, syscall_table_lookup((long)x->entry.orig_rax), (int64_t)child, &ev, why, sizeof why) < 0) {

@@ -311,6 +311,7 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
     x->state = T_EXITING;
     if (r->cur == x) r->cur = NULL;
     task_resume(&x->t, PTRACE_CONT, 0);
+    task_wait_dead(x->t.tid);
     return rc;
   }
   default:

@@ -15,6 +15,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -233,6 +234,7 @@ static int replay_exit(struct replayer *r, struct rptask *x) {
     ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &msg);
     status = (int)msg;
     task_resume(&x->t, PTRACE_CONT, 0); /* it finishes dying; its status is reaped at the end */
+    task_wait_dead(x->t.tid);
   } else if (st.kind != STOP_EXITED) {
     struct stop w = {.kind = STOP_EXITED, .status = r->ev.status};
     return diverge(r, "expected %s, found %s", stop_desc(&w, want, sizeof want), stop_desc(&st, buf, sizeof buf));
@@ -317,7 +319,15 @@ static int replay_event(struct replayer *r) {
   case EV_ENTER: return replay_enter(r, x);
   case EV_INSN: return replay_insn(r, x);
   case EV_SIGNAL: return replay_signal(r, x);
-  case EV_STATE: return replay_state(r, x);
+  case EV_STATE: {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = replay_state(r, x);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->states++;
+    r->state_ns += (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
+    return rc;
+  }
   case EV_EXEC: return replay_exec(r, x);
   case EV_EXIT: return replay_exit(r, x);
   }
@@ -373,6 +383,8 @@ int replay_run(const struct replay_options *o) {
   } else {
     rc = replay_loop(&r);
   }
+  if (getenv("DEJA_STATS"))
+    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points restored in %.3f s", r.evno, r.states, r.state_ns / 1e9);
   if (rc == REPLAY_DIVERGED && getenv("DEJA_DEBUG") && r.x && r.x->t.tid > 0) {
     char cmd[64];
     snprintf(cmd, sizeof cmd, "cat /proc/%d/maps >&2", r.x->t.tid);

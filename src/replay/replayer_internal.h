@@ -42,6 +42,8 @@ struct replayer {
   bool have_peek;
   int peek_rc;
   struct event peek;
+  uint64_t states;     /* state points restored, and the time it took */
+  int64_t state_ns;
 };
 
 /* replayer.c */

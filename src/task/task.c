@@ -186,3 +186,19 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
   *ok = true;
   return result;
 }
+
+void task_wait_dead(pid_t tid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", tid);
+  for (int i = 0; i < 100000; i++) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return;
+    buf[n] = 0;
+    const char *paren = strrchr(buf, ')'); /* the state follows the command name */
+    if (!paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X' || paren[2] == 'x') return;
+    usleep(20);
+  }
+}

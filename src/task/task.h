@@ -61,6 +61,11 @@ int task_wait(struct task *t, struct stop *st);
 int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, long nr,
                             const uint64_t args[6], bool *ok);
 
+/* After a task was resumed from its PTRACE_EVENT_EXIT stop: waits until it is a zombie
+ * or gone, so what its exit does to memory (clearing the child tid, futex wake) has
+ * happened before anything else runs. */
+void task_wait_dead(pid_t tid);
+
 /* Syscall argument accessors on a regs struct. */
 static inline uint64_t regs_arg(const struct user_regs_struct *r, int i) {
   switch (i) {

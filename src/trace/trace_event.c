@@ -70,6 +70,7 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     tbuf_put_u8(b, (uint8_t)ev->out_to);
     if (ev->out_to) tbuf_put_blob(b, ev->out_data, ev->out_len);
     put_cstr(b, ev->file);
+    tbuf_put_u32(b, ev->flags);
     break;
   case EV_INSN:
     put_regs(b, &ev->regs_after);
@@ -131,6 +132,7 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
     if (ev->out_to > OUT_TO_STDERR) return seterr(err, errlen, "bad output stream %u", ev->out_to);
     if (ev->out_to) ev->out_data = tcur_blob(&c, &ev->out_len);
     ev->file = get_cstr(&c);
+    ev->flags = tcur_u32(&c);
     break;
   }
   case EV_INSN:

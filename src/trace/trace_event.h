@@ -26,6 +26,9 @@ enum event_kind {
 /* Where a system call's output went, so replay can reproduce it. */
 enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 
+/* EV_SYSCALL flags */
+#define EVF_NEW_THREAD 1u /* a clone that created a thread (not a process) */
+
 struct event_mem {
   uint64_t addr;
   uint32_t len;
@@ -46,6 +49,7 @@ struct event {
   const uint8_t *out_data;
   uint32_t out_len;
   const char *file; /* EV_SYSCALL mmap / EV_EXEC: preserved file name under files/, or "" */
+  uint32_t flags;   /* EV_SYSCALL: EVF_* */
   /* EV_INSN */
   struct user_regs_struct regs_after;
   uint32_t insn_len;

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Records one program with deja, replays it, and checks that the replay is faithful.
 #
-# usage: rr_test.sh --deja PATH [--exit STATUS] [--differ] [--stdin FILE]
+# usage: rr_test.sh --deja PATH [--exit STATUS] [--differ] [--repeat N] [--stdin FILE]
 #                   [--record-arg ARG]... -- PROGRAM [ARG...]
 #
 #   --exit STATUS      exit status the recording must report (default 0)
 #   --differ           record twice and require different stdout: the program prints
 #                      live values (time, random) that must not be frozen during record
+#   --repeat N         record N times (default 1), replaying and checking each
+#                      recording: for programs whose runs differ (threads racing,
+#                      timers), each run must replay faithfully. With --differ at
+#                      least two recordings are made and the first two must differ.
 #   --stdin FILE       the program's stdin while recording (default /dev/null)
 #   --record-arg ARG   extra option for `deja record` (given before `--`), repeatable
 #
@@ -17,6 +21,7 @@ set -u
 deja=""
 expected_exit=0
 differ=0
+repeat=1
 stdin_file=/dev/null
 record_args=()
 while [ $# -gt 0 ]; do
@@ -24,6 +29,7 @@ while [ $# -gt 0 ]; do
     --deja) deja="$2"; shift 2 ;;
     --exit) expected_exit="$2"; shift 2 ;;
     --differ) differ=1; shift ;;
+    --repeat) repeat="$2"; shift 2 ;;
     --stdin) stdin_file="$2"; shift 2 ;;
     --record-arg) record_args+=("$2"); shift 2 ;;
     --) shift; break ;;
@@ -31,7 +37,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ -z "$deja" ] || [ $# -eq 0 ]; then
-  echo "usage: rr_test.sh --deja PATH [--exit N] [--differ] [--stdin FILE] [--record-arg ARG]... -- PROGRAM [ARG...]" >&2
+  echo "usage: rr_test.sh --deja PATH [--exit N] [--differ] [--repeat N] [--stdin FILE] [--record-arg ARG]... -- PROGRAM [ARG...]" >&2
+  exit 2
+fi
+if ! [[ "$repeat" =~ ^[1-9][0-9]*$ ]]; then
+  echo "rr_test.sh: --repeat needs a positive whole number, not '$repeat'" >&2
   exit 2
 fi
 if [ ! -x "$deja" ]; then
@@ -139,20 +149,26 @@ check_replay() {
   fi
 }
 
-record_once t1 "$@"
-check_recording t1
-check_replay t1
+recordings=$repeat
+if [ $differ -eq 1 ] && [ $recordings -lt 2 ]; then
+  recordings=2
+fi
+for ((run = 1; run <= recordings; run++)); do
+  record_once "t$run" "$@"
+  check_recording "t$run"
+  check_replay "t$run"
+done
 summary="recorded with status $expected_exit, replayed faithfully ($(wc -l <"$tmp/t1.dump") events)"
+if [ $recordings -gt 1 ]; then
+  summary="$summary; $recordings recordings, each replayed faithfully"
+fi
 
 if [ $differ -eq 1 ]; then
-  record_once t2 "$@"
-  check_recording t2
-  check_replay t2
   if cmp -s "$tmp/t1.out" "$tmp/t2.out"; then
     show_file "stdout of both recordings" "$tmp/t1.out"
     fail "two recordings printed the same stdout: time/random values were not live during record"
   fi
-  summary="$summary; a second recording differs and replays too"
+  summary="$summary; the first two recordings differ"
 fi
 
 echo "PASS: $* — $summary"
