@@ -334,7 +334,20 @@ static int replay_event(struct replayer *r) {
   return diverge(r, "unexpected %s event", event_kind_name(r->ev.kind));
 }
 
-static int replay_loop(struct replayer *r) {
+int replay_open(struct replayer *r, const struct replay_options *o) {
+  memset(r, 0, sizeof *r);
+  r->o = o;
+  event_init(&r->ev);
+  event_init(&r->peek);
+  tbuf_init(&r->cur_rec);
+  tbuf_init(&r->peek_rec);
+  r->events_path = xasprintf("%s/events", o->trace_dir);
+  char err[512];
+  r->rd = trace_reader_open(r->events_path, 1, err, sizeof err);
+  if (!r->rd) {
+    deja_msg("%s", err);
+    return REPLAY_BAD_TRACE;
+  }
   int n = next_event(r);
   if (n <= 0) {
     if (n == 0) deja_msg("%s holds no events: the recording never started", r->events_path);
@@ -345,64 +358,66 @@ static int replay_loop(struct replayer *r) {
     return REPLAY_BAD_TRACE;
   }
   int rc = start_program(r);
-  while (rc == 0) {
-    n = next_event(r);
-    if (n < 0) return REPLAY_BAD_TRACE;
-    if (n == 0) break;
-    if (r->ev.kind == EV_ABORT) {
-      deja_msg("the recording was stopped at event %" PRIu64 ": %s", r->evno, r->ev.message);
-      deja_msg("replayed everything recorded before it");
-      return REPLAY_OK;
-    }
-    rc = replay_event(r);
-  }
-  if (rc < 0) return REPLAY_DIVERGED;
-  if (rc) return rc;
-  if (!trace_reader_complete(r->rd)) {
-    deja_msg("%s ends after event %" PRIu64 " without an end marker: the recorder was killed; replayed everything it saved",
-             r->events_path, r->evno);
-  } else if (r->ntasks) {
-    deja_msg("%s ends before the program did (after event %" PRIu64 "); replayed everything it holds", r->events_path, r->evno);
-  }
-  return REPLAY_OK;
+  return rc < 0 ? REPLAY_DIVERGED : rc;
 }
 
-int replay_run(const struct replay_options *o) {
-  struct replayer r = {.o = o};
-  event_init(&r.ev);
-  event_init(&r.peek);
-  tbuf_init(&r.cur_rec);
-  tbuf_init(&r.peek_rec);
-  r.events_path = xasprintf("%s/events", o->trace_dir);
-  char err[512];
-  int rc;
-  r.rd = trace_reader_open(r.events_path, 1, err, sizeof err);
-  if (!r.rd) {
-    deja_msg("%s", err);
-    rc = REPLAY_BAD_TRACE;
-  } else {
-    rc = replay_loop(&r);
+int replay_step(struct replayer *r) {
+  if (r->ended) return REPLAY_END;
+  if (!r->ev_pending) {
+    int n = next_event(r);
+    if (n < 0) return REPLAY_BAD_TRACE;
+    if (n == 0) {
+      r->ended = true;
+      if (!trace_reader_complete(r->rd))
+        deja_msg("%s ends after event %" PRIu64 " without an end marker: the recorder was killed; replayed everything it saved",
+                 r->events_path, r->evno);
+      else if (r->ntasks)
+        deja_msg("%s ends before the program did (after event %" PRIu64 "); replayed everything it holds", r->events_path, r->evno);
+      return REPLAY_END;
+    }
+    if (r->ev.kind == EV_ABORT) {
+      r->ended = true;
+      deja_msg("the recording was stopped at event %" PRIu64 ": %s", r->evno, r->ev.message);
+      deja_msg("replayed everything recorded before it");
+      return REPLAY_END;
+    }
+    r->ev_pending = true;
   }
+  int rc = replay_event(r);
+  if (rc < 0) rc = REPLAY_DIVERGED;
+  if (rc == 0) r->ev_pending = false;
+  return rc;
+}
+
+void replay_close(struct replayer *r) {
   if (getenv("DEJA_STATS"))
-    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points restored in %.3f s", r.evno, r.states, r.state_ns / 1e9);
-  if (rc == REPLAY_DIVERGED && getenv("DEJA_DEBUG") && r.x && r.x->t.tid > 0) {
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "cat /proc/%d/maps >&2", r.x->t.tid);
-    if (system(cmd)) {}
-  }
-  for (int i = 0; i < r.ntasks; i++) kill(r.tasks[i]->t.tid, SIGKILL);
-  while (r.ntasks) remove_task(&r, r.tasks[0]);
+    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points restored in %.3f s", r->evno, r->states, r->state_ns / 1e9);
+  for (int i = 0; i < r->ntasks; i++) kill(r->tasks[i]->t.tid, SIGKILL);
+  while (r->ntasks) remove_task(r, r->tasks[0]);
   /* Reap every task, letting killed ones through their exit stops. */
   int status;
   pid_t p;
   while ((p = waitpid(-1, &status, __WALL)) > 0)
     if (WIFSTOPPED(status)) ptrace(PTRACE_CONT, p, 0, 0);
-  free(r.tasks);
-  if (r.rd) trace_reader_close(r.rd);
-  event_free(&r.ev);
-  event_free(&r.peek);
-  tbuf_free(&r.cur_rec);
-  tbuf_free(&r.peek_rec);
-  free(r.events_path);
+  free(r->tasks);
+  if (r->rd) trace_reader_close(r->rd);
+  event_free(&r->ev);
+  event_free(&r->peek);
+  tbuf_free(&r->cur_rec);
+  tbuf_free(&r->peek_rec);
+  free(r->events_path);
+}
+
+int replay_run(const struct replay_options *o) {
+  struct replayer r;
+  int rc = replay_open(&r, o);
+  while (rc == 0) rc = replay_step(&r);
+  if (rc == REPLAY_END) rc = REPLAY_OK;
+  if (rc == REPLAY_DIVERGED && getenv("DEJA_DEBUG") && r.x && r.x->t.tid > 0) {
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "cat /proc/%d/maps >&2", r.x->t.tid);
+    if (system(cmd)) {}
+  }
+  replay_close(&r);
   return rc;
 }

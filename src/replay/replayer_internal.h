@@ -11,7 +11,7 @@
 #include "trace/trace_event.h"
 #include "trace/trace_stream.h"
 
-enum { REPLAY_OK = 0, REPLAY_BAD_TRACE = 1, REPLAY_DIVERGED = 3 };
+enum { REPLAY_OK = 0, REPLAY_BAD_TRACE = 1, REPLAY_DIVERGED = 3, REPLAY_END = 100 };
 
 /* A replayed thread. Events name tasks by their recorded tids; the replayed ones differ. */
 struct rptask {
@@ -44,7 +44,18 @@ struct replayer {
   struct event peek;
   uint64_t states;     /* state points restored, and the time it took */
   int64_t state_ns;
+  bool ev_pending;     /* r->ev read but not yet fully replayed (a debugger stopped inside) */
+  bool ended;
+  struct replay_debug *dbg; /* breakpoints and stepping under gdb; NULL on autopilot */
 };
+
+/* Opens the trace and starts the program (stopped at its first instruction). 0 or an
+ * exit code. */
+int replay_open(struct replayer *r, const struct replay_options *o);
+/* Replays the next event (or finishes the current one after a debugger stop). 0,
+ * REPLAY_END at the end of the trace, or REPLAY_DIVERGED / REPLAY_BAD_TRACE. */
+int replay_step(struct replayer *r);
+void replay_close(struct replayer *r);
 
 /* replayer.c */
 int diverge(struct replayer *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

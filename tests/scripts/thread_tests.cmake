@@ -1,0 +1,47 @@
+# Thread and process tree tests (issue "Threads and process trees"): test programs built
+# from tests/programs/mt_*.c and pt_*.c, then real programs that start threads or
+# process trees of their own. REPEAT n records n times and replays every recording: the
+# programs whose runs differ (races, timers, parallel make) must replay each one.
+
+# Threads: deterministic output.
+foreach(program
+    mt_mutex_counter mt_spin_flag mt_condvar_pingpong mt_threads_exit mt_thread_names)
+  deja_rr_program_test(${program})
+endforeach()
+
+# Threads whose result depends on the interleaving or on timing.
+deja_rr_program_test(mt_racy_counter REPEAT 3)
+deja_rr_program_test(mt_timer_compute REPEAT 2)
+
+# Process trees: fork, exec, vfork, posix_spawn, shared memory, signals, sessions.
+foreach(program
+    pt_fork_wait pt_exec_script pt_vfork_exec pt_shared_anon pt_kill_child
+    pt_pgrp_session pt_pipeline)
+  deja_rr_program_test(${program})
+endforeach()
+
+# Real programs nobody here wrote.
+deja_rr_test(real_gcc REPEAT 2
+  COMMAND gcc -O2 -o ${CMAKE_CURRENT_BINARY_DIR}/hello_gcc ${DEJA_TEST_DATA_DIR}/hello_gcc.c)
+deja_rr_test(real_sh_pipeline REPEAT 2
+  COMMAND sh -c "echo one | tr a-z A-Z | wc -c")
+deja_rr_test(real_make_j2 REPEAT 2
+  COMMAND make -j2 -C ${DEJA_TEST_DATA_DIR}/mk OUT=${CMAKE_CURRENT_BINARY_DIR}/mkout)
+# Python code without ';' (CMake would split the argument there): 4 threads sum ranges.
+deja_rr_test(real_python_threads REPEAT 2
+  COMMAND /usr/bin/python3 -c [=[
+import threading
+results = []
+lock = threading.Lock()
+def work(n):
+    total = sum(range(n * 100000))
+    with lock:
+        results.append((n, total))
+workers = [threading.Thread(target=work, args=(n,)) for n in range(1, 5)]
+for worker in workers:
+    worker.start()
+for worker in workers:
+    worker.join()
+for n, total in sorted(results):
+    print(n, total)
+]=])
