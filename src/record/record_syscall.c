@@ -140,9 +140,11 @@ static void forget_remapped(struct rtask *x, long nr, int64_t result) {
 
 int record_syscall_exit(struct recorder *r, struct rtask *x) {
   if (!x->in_syscall) return 0; /* exit of a call made before recording started */
-  x->in_syscall = false;
   if (task_get_regs(&x->t) < 0) return recorder_abort(r, "cannot read registers after a system call");
-  if (x->clone_done) return 0; /* recorded at its clone event */
+  if (x->clone_done) {
+    x->in_syscall = false;
+    return 0; /* recorded at its clone event */
+  }
   const struct user_regs_struct *e = &x->entry;
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;
@@ -188,7 +190,8 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     ev.out_data = r->data.data;
     ev.out_len = out_len;
   }
-  int rc = recorder_emit(r, x, &ev);
+  int rc = recorder_emit(r, x, &ev); /* still in_syscall: its entry may need a marker */
+  x->in_syscall = false;
   event_free(&ev);
   return rc < 0 ? 70 : 0;
 }
@@ -225,7 +228,6 @@ int record_clone(struct recorder *r, struct rtask *x) {
 }
 
 int record_exec(struct recorder *r, struct rtask *x) {
-  x->in_syscall = false;
   struct stop st;
   if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0 || st.kind != STOP_SYSCALL_EXIT)
     return recorder_abort(r, "the program did not return from execve as expected");
@@ -269,6 +271,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   ev.stack_len = (uint32_t)len;
   ev.strings = strings;
   int rc = recorder_emit(r, x, &ev);
+  x->in_syscall = false;
   free(strings);
   x->at_boundary = true;
   x->boundary_regs = x->t.regs;

@@ -75,14 +75,21 @@ static int write_event(struct recorder *r, const struct event *ev) {
   return 0;
 }
 
-/* Writes EV for task X. Tasks that entered a system call before now and are still in it
- * get an EV_ENTER first (oldest first): their user code ran before this event. */
+/* Writes EV for task X. The trace order must be the order in which tasks ran user code,
+ * and a task's user code ends where it enters a system call: when tasks other than X are
+ * inside calls not yet in the trace, every such entry (X's too) is written first as
+ * EV_ENTER, oldest first. */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
-  for (;;) {
+  bool others = false;
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *y = r->tasks[i];
+    if (y != x && y->in_syscall && !y->entry_emitted) others = true;
+  }
+  while (others) {
     struct rtask *oldest = NULL;
     for (int i = 0; i < r->ntasks; i++) {
       struct rtask *y = r->tasks[i];
-      if (y != x && y->in_syscall && !y->entry_emitted && (!oldest || y->entry_seq < oldest->entry_seq)) oldest = y;
+      if (y->in_syscall && !y->entry_emitted && (!oldest || y->entry_seq < oldest->entry_seq)) oldest = y;
     }
     if (!oldest) break;
     struct event enter;
@@ -189,6 +196,7 @@ static bool any_ready(struct recorder *r, struct rtask *except) {
 static void resume_running(struct recorder *r, struct rtask *x) {
   int sig = x->deliver;
   x->deliver = 0;
+  if (getenv("DEJA_LOG")) fprintf(stderr, "[run %d]\n", x->t.tid);
   if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0) return; /* gone: its exit status follows */
   x->state = T_RUNNING;
   if (r->cur != x) {
@@ -282,14 +290,15 @@ static int exit_status_of(int wstatus) {
 static int emit_exit(struct recorder *r, struct rtask *x, int status) {
   if (x->exit_emitted) return 0;
   x->exit_emitted = true;
-  x->in_syscall = false;
   if (x->t.tid == r->root) r->root_status = status;
   struct event ev;
   event_init(&ev);
   ev.kind = EV_EXIT;
   ev.tid = x->t.tid;
   ev.status = status;
-  return recorder_emit(r, x, &ev) < 0 ? 70 : 0;
+  int rc = recorder_emit(r, x, &ev) < 0 ? 70 : 0;
+  x->in_syscall = false;
+  return rc;
 }
 
 static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
@@ -406,6 +415,7 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     struct rtask *x = find_task(r, tid);
     if (!x) x = recorder_add_task(r, tid, NULL); /* a new task, before its parent's event */
     struct stop st;
+    if (getenv("DEJA_LOG")) fprintf(stderr, "[stop %d status %x cur %d ev %lu]\n", tid, status, r->cur ? r->cur->t.tid : 0, (unsigned long)r->events);
     if (task_classify_stop(tid, status, &st) < 0) {
       if (errno == ESRCH) continue; /* killed meanwhile: its exit status follows */
       return recorder_abort(r, "cannot inspect a stopped task");

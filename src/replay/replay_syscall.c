@@ -127,13 +127,7 @@ static int emulate(struct replayer *r, struct rptask *x) {
    * or turns -ERESTART* into -EINTR exactly as it did during recording. */
   x->t.regs.rax = (uint64_t)r->ev.result;
   x->t.regs.orig_rax = (uint64_t)nr;
-  int64_t res = r->ev.result;
-  if (res <= -ERESTARTSYS && res >= -ERESTART_RESTARTBLOCK && !next_injected_signal(r, x)) {
-    /* Interrupted without a signal to handle (a stop, a ptrace interrupt): the kernel
-     * restarted the call by itself. */
-    x->t.regs.rax = res == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : (uint64_t)nr;
-    x->t.regs.rip -= 2;
-  }
+  x->restart_pending = r->ev.result <= -ERESTARTSYS && r->ev.result >= -ERESTART_RESTARTBLOCK;
   if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
   int rc = write_back_memory(r, x);
   if (rc == 0) reproduce_output(r);

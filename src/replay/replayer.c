@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,8 +133,21 @@ static void remove_task(struct replayer *r, struct rptask *x) {
   free(x);
 }
 
+/* A skipped call that returned -ERESTART*: when the task's next event is a signal, the
+ * kernel's delivery restarts the call or makes it fail with EINTR, as it did when it was
+ * recorded; otherwise the kernel restarted it without a signal, and so does replay. */
+static int apply_pending_restart(struct replayer *r, struct rptask *x) {
+  if (!x->restart_pending) return 0;
+  x->restart_pending = false;
+  if (r->ev.kind == EV_SIGNAL && r->ev.tid == x->rec_tid && !signal_is_synchronous(r->ev.signo, r->ev.siginfo)) return 0;
+  if (task_get_regs(&x->t) < 0) return -1;
+  x->t.regs.rax = (int64_t)x->t.regs.rax == -516 ? SYS_restart_syscall : x->t.regs.orig_rax;
+  x->t.regs.rip -= 2;
+  return task_set_regs(&x->t, &x->t.regs);
+}
+
 int run_task(struct replayer *r, struct rptask *x, struct stop *st) {
-  (void)r;
+  if (apply_pending_restart(r, x) < 0) return -1;
   for (;;) {
     int sig = x->sig;
     x->sig = 0;
@@ -165,6 +179,7 @@ int run_task(struct replayer *r, struct rptask *x, struct stop *st) {
 int replay_settle(struct replayer *r, struct rptask *x) {
   struct stop st;
   char buf[256];
+  if (apply_pending_restart(r, x) < 0) return -1;
   if (x->fix_result) {
     /* Finish the clone call: stop at its exit with the recorded tid as result. */
     if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0) return -1;

@@ -23,6 +23,8 @@ struct rptask {
   bool at_entry;          /* stopped at a system call entry, already checked */
   bool exiting;           /* resumed into its exit */
   bool fix_result;        /* at a clone event stop: its syscall exit returns `result` */
+  bool restart_pending;   /* a skipped call returned -ERESTART*: restarted unless a signal
+                             is delivered first */
   int64_t result;
   uint64_t gadget;        /* a syscall instruction in the vDSO, for injecting calls */
 };
