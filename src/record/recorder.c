@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -236,6 +237,9 @@ static int64_t wait_budget(struct recorder *r) {
   struct rtask *c = r->cur;
   if (!c) return -1;
   if (c->state == T_IN_KERNEL) {
+    /* execve never waits for another task, and a vfork parent must not run before the
+     * child's exec is in the trace: replay could not release it. */
+    if (c->entry.orig_rax == SYS_execve || c->entry.orig_rax == SYS_execveat) return -1;
     int64_t left = BLOCKED_AFTER_NS - elapsed_ns(&c->entered);
     return left > 0 ? left : 0;
   }
