@@ -1,13 +1,24 @@
 /* deja replay [OPTIONS] [TRACE] [-- DEBUGGER-ARG...] */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
 #include "common/log.h"
+#include "replay/replay_debug.h"
 #include "replay/replayer.h"
+
+/* A whole non-negative number, or -1. */
+static long long parse_number(const char *s, long long max) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  return (errno || end == s || *end || v < 0 || v > max) ? -1 : v;
+}
 
 int cmd_replay(int argc, char **argv) {
   static const struct option longopts[] = {
@@ -17,31 +28,53 @@ int cmd_replay(int argc, char **argv) {
       {NULL, 0, NULL, 0},
   };
   bool autopilot = false, quiet = false;
+  struct debug_options d = {.port = -1, .debugger = "gdb"};
   int c;
+  long long v;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "as:g:p:q", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+as:g:p:q", longopts, NULL)) != -1) {
     switch (c) {
     case 'a': autopilot = true; break;
     case 'q': quiet = true; break;
-    case 's': case 'g': case 'p': case 'D': break;
+    case 'D': d.debugger = optarg; break;
+    case 's':
+      if ((v = parse_number(optarg, 65535)) < 0) goto bad_number;
+      d.port = (int)v;
+      break;
+    case 'g':
+      if ((v = parse_number(optarg, 1ll << 62)) < 0) goto bad_number;
+      d.goto_event = (uint64_t)v;
+      break;
+    case 'p':
+      if ((v = parse_number(optarg, 1 << 30)) < 1) goto bad_number;
+      d.onprocess = (pid_t)v;
+      break;
     default:
       deja_msg("replay: unknown or incomplete option `%s'; see `deja help replay'", argv[optind - 1]);
       return 1;
     }
   }
-  const char *trace = optind < argc ? argv[optind] : NULL;
+  const char *trace = NULL;
+  if (optind < argc && strcmp(argv[optind], "--")) trace = argv[optind++];
+  if (optind < argc && !strcmp(argv[optind], "--")) optind++;
+  else if (optind < argc) {
+    deja_msg("replay: unexpected argument `%s'; debugger arguments go after `--'", argv[optind]);
+    return 1;
+  }
+  d.debugger_args = argv + optind;
+  d.ndebugger_args = argc - optind;
   char err[512];
   char *dir = trace_dir_resolve(trace, err, sizeof err);
   if (!dir) {
     deja_msg("%s", err);
     return 1;
   }
-  if (!autopilot) {
-    deja_msg("debugging a replay with gdb is not built yet; replaying to the end (as with -a)");
-  }
   struct replay_options o = {.trace_dir = dir, .quiet = quiet};
-  int rc = replay_run(&o);
+  int rc = autopilot ? replay_run(&o) : replay_debug_session(&o, &d);
   free(dir);
   return rc;
+bad_number:
+  deja_msg("replay: option -%c needs a number, got `%s'", c, optarg);
+  return 1;
 }

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "replay/regs_compare.h"
 #include "replay/replayer_internal.h"
 #include "task/proc_maps.h"
 
@@ -92,9 +93,40 @@ int replay_signal(struct replayer *r, struct rptask *x) {
 
 /* A state point: the task's stretch of user code is not re-executed; its result (the
  * changed pages, the registers and the xsave area) is restored instead. */
+/* The task is at the recorded state: registers and the recorded pages. */
+static bool at_state(struct replayer *r, struct rptask *x) {
+  char diff[16];
+  if (task_get_regs(&x->t) < 0 || regs_differ(&r->ev.regs, &x->t.regs, diff, sizeof diff)) return false;
+  uint8_t page[4096];
+  for (uint32_t i = 0; i < r->ev.nmem; i++) {
+    const struct event_mem *m = &r->ev.mem[i];
+    if (m->len > sizeof page || task_read_mem(&x->t, m->addr, page, m->len) < 0 || memcmp(page, m->data, m->len))
+      return false;
+  }
+  return true;
+}
+
+/* Under a debugger the stretch runs for real, so breakpoints and watchpoints in it
+ * trigger: it stops at each pass through the recorded address until registers and
+ * memory are the recorded ones. */
+static int reach_state_naturally(struct replayer *r, struct rptask *x) {
+  struct stop st;
+  char buf[256];
+  for (;;) {
+    debug_set_internal_bp(r, r->ev.regs.rip);
+    int rc = run_task(r, x, &st);
+    debug_set_internal_bp(r, 0);
+    if (rc < 0) return -1;
+    if (st.kind != STOP_SIGNAL || st.sig != SIGTRAP || task_get_regs(&x->t) < 0 || x->t.regs.rip != r->ev.regs.rip)
+      return diverge(r, "running to the state point at 0x%llx found %s", r->ev.regs.rip, stop_desc(&st, buf, sizeof buf));
+    if (at_state(r, x)) return 0;
+  }
+}
+
 int replay_state(struct replayer *r, struct rptask *x) {
   int rc = replay_settle(r, x);
   if (rc) return rc;
+  if (r->dbg && debug_observes(r)) return reach_state_naturally(r, x);
   for (uint32_t i = 0; i < r->ev.nmem; i++) {
     const struct event_mem *m = &r->ev.mem[i];
     if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)

@@ -163,6 +163,9 @@ static int replay_clone(struct replayer *r, struct rptask *x) {
   if (task_wait(&c->t, &st) < 0 || st.kind == STOP_EXITED) return diverge(r, "the new task %lu vanished", child);
   if (task_open_mem(&c->t) < 0) return diverge(r, "cannot open the memory of the new task %lu", child);
   c->gadget = x->gadget;
+  memcpy(c->exe, x->exe, sizeof c->exe);
+  memcpy(c->auxv, x->auxv, sizeof c->auxv);
+  c->auxv_len = x->auxv_len;
   int32_t rec_tid = (int32_t)r->ev.result;
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(r, "cannot write the recorded tid into the new task");
@@ -228,6 +231,27 @@ int replay_syscall(struct replayer *r, struct rptask *x) {
   return emulate(r, x);
 }
 
+/* Keeps the auxiliary vector of the recorded initial stack (argc, argv, NULL, envp, NULL,
+ * then the auxv pairs up to AT_NULL) for gdb. */
+static void save_auxv(struct rptask *x, const uint8_t *stack, uint32_t len) {
+  x->auxv_len = 0;
+  uint64_t w, i = 1, nulls = 0;
+  for (; (i + 1) * 8 <= len && nulls < 2; i++) {
+    memcpy(&w, stack + i * 8, 8);
+    if (w == 0) nulls++;
+  }
+  size_t start = i * 8, end = start;
+  while (end + 16 <= len) {
+    memcpy(&w, stack + end, 8);
+    end += 16;
+    if (w == 0) break; /* AT_NULL */
+  }
+  if (end - start <= sizeof x->auxv) {
+    memcpy(x->auxv, stack + start, end - start);
+    x->auxv_len = end - start;
+  }
+}
+
 /* At the PTRACE_EVENT_EXEC stop: runs to the end of execve and makes the new image the
  * recorded one: the recorded stack (argv, envp, auxv, AT_RANDOM bytes) and registers. */
 int replay_apply_exec(struct replayer *r, struct rptask *x) {
@@ -251,6 +275,8 @@ int replay_apply_exec(struct replayer *r, struct rptask *x) {
   if (task_write_mem(&x->t, want, r->ev.stack, r->ev.stack_len) < 0)
     return diverge(r, "cannot write the recorded initial stack: %s", strerror(errno));
   x->gadget = proc_syscall_gadget(x->t.tid, x->t.mem_fd);
+  snprintf(x->exe, sizeof x->exe, "%s/files/%s", r->o->trace_dir, r->ev.file);
+  save_auxv(x, r->ev.stack, r->ev.stack_len);
   return task_set_regs(&x->t, &r->ev.regs) < 0 ? -1 : 0;
 }
 

@@ -151,9 +151,17 @@ int run_task(struct replayer *r, struct rptask *x, struct stop *st) {
   for (;;) {
     int sig = x->sig;
     x->sig = 0;
-    if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0 || task_wait(&x->t, st) < 0) {
+    bool user = !x->at_sysentry;
+    int req = r->dbg && user ? debug_arm(r, x) : PTRACE_SYSCALL;
+    if (task_resume(&x->t, req, sig) < 0 || task_wait(&x->t, st) < 0) {
       deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
       return -1;
+    }
+    x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY;
+    if (r->dbg && user) {
+      enum debug_verdict v = debug_disarm(r, x, st);
+      if (v == DEBUG_AGAIN) continue;
+      if (v == DEBUG_INTERNAL) return 0;
     }
     if (x->fix_result && st->kind == STOP_SYSCALL_EXIT) {
       /* the return of a clone/fork/vfork: the recorded tid */
@@ -186,6 +194,7 @@ int replay_settle(struct replayer *r, struct rptask *x) {
     if (st.kind != STOP_SYSCALL_EXIT || task_get_regs(&x->t) < 0)
       return diverge(r, "expected the return of a clone, found %s", stop_desc(&st, buf, sizeof buf));
     x->fix_result = false;
+    x->at_sysentry = false;
     x->t.regs.rax = (uint64_t)x->result;
     if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
   }
@@ -210,6 +219,7 @@ int expect_regs(struct replayer *r, struct rptask *x, const struct user_regs_str
 int write_back_memory(struct replayer *r, struct rptask *x) {
   for (uint32_t i = 0; i < r->ev.nmem; i++) {
     const struct event_mem *m = &r->ev.mem[i];
+    if (r->dbg) debug_note_write(r, m->addr, m->len);
     if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)
       return diverge(r, "cannot write %u recorded bytes at 0x%" PRIx64 ": %s", m->len, m->addr, strerror(errno));
   }
@@ -292,6 +302,7 @@ static int start_program(struct replayer *r) {
     setrlimit(RLIMIT_CORE, &no_core); /* a replayed crash must not write a core file */
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0) dup2(null, 0);
+    setpgid(0, 0); /* the terminal's Ctrl-C is for gdb (or deja), not the replayed program */
     raise(SIGSTOP);
     execve(path, argv, envp);
     _exit(127);
@@ -312,6 +323,7 @@ static int start_program(struct replayer *r) {
   }
   kill(pid, SIGCONT);
   struct rptask *x = replay_add_task(r, pid, r->ev.tid, pid, r->ev.tid);
+  r->root_rec_pid = r->ev.tid;
   for (;;) {
     struct stop st;
     if (task_wait(&x->t, &st) < 0) return REPLAY_BAD_TRACE;

@@ -27,6 +27,10 @@ struct rptask {
                              is delivered first */
   int64_t result;
   uint64_t gadget;        /* a syscall instruction in the vDSO, for injecting calls */
+  bool at_sysentry;       /* its last stop was a syscall entry: resuming runs no user code */
+  char exe[512];          /* the preserved executable of its process (for gdb) */
+  uint8_t auxv[512];      /* its process's recorded auxiliary vector (for gdb) */
+  size_t auxv_len;
 };
 
 struct replayer {
@@ -49,6 +53,7 @@ struct replayer {
   bool ev_pending;     /* r->ev read but not yet fully replayed (a debugger stopped inside) */
   bool ended;
   struct replay_debug *dbg; /* breakpoints and stepping under gdb; NULL on autopilot */
+  pid_t root_rec_pid;       /* the first process, as recorded */
 };
 
 /* Opens the trace and starts the program (stopped at its first instruction). 0 or an
@@ -88,3 +93,24 @@ int next_injected_signal(struct replayer *r, struct rptask *x);
 void queue_signal(struct rptask *x, int signo);
 
 #endif
+
+/* replay_debug.c: hooks the replay engine calls when a debugger is attached. */
+enum debug_verdict {
+  DEBUG_NONE,     /* the stop is the program's own: handle it as usual */
+  DEBUG_AGAIN,    /* a stop of replay's own making (stepping over a breakpoint): resume */
+  DEBUG_INTERNAL, /* the internal breakpoint (natural state point search) was hit */
+};
+/* Before resuming X into user code: inserts breakpoints, sets watchpoints; returns the
+ * ptrace request to resume with. */
+int debug_arm(struct replayer *r, struct rptask *x);
+/* After X stopped: removes breakpoints and classifies debug traps; a stop the debugger
+ * must see does not return (it unwinds to the debugger loop). */
+enum debug_verdict debug_disarm(struct replayer *r, struct rptask *x, struct stop *st);
+/* Memory the replay wrote for the program (a skipped call's results): a watchpoint on it
+ * triggers after the event. */
+void debug_note_write(struct replayer *r, uint64_t addr, uint64_t len);
+/* True when the current stretch of user code must run for real (a breakpoint, watchpoint
+ * or step could trigger in it) instead of being restored from a state point. */
+bool debug_observes(struct replayer *r);
+/* The address where the natural search for a state point stops (0: none). */
+void debug_set_internal_bp(struct replayer *r, uint64_t addr);
