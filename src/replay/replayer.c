@@ -242,7 +242,17 @@ static int replay_exit(struct replayer *r, struct rptask *x) {
       task_set_regs(&x->t, &x->t.regs);
       x->at_entry = false;
     }
-    if (run_task(r, x, &st) < 0) return -1;
+    /* A task killed by another's exit_group is already on its way out (ESRCH) and
+     * stops at its exit by itself. */
+    int sig = x->sig;
+    x->sig = 0;
+    if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0 && errno != ESRCH)
+      return diverge(r, "cannot resume the task to its exit: %s", strerror(errno));
+    if (task_wait(&x->t, &st) < 0) return -1;
+    while (st.kind == STOP_GROUP || (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL))) {
+      if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 && errno != ESRCH) return -1;
+      if (task_wait(&x->t, &st) < 0) return -1;
+    }
   }
   bool killed = WIFSIGNALED(r->ev.status) && WTERMSIG(r->ev.status) == SIGKILL;
   if (killed && st.kind != STOP_EXITED && !(st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXIT)) {

@@ -187,6 +187,7 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
 
 bool signal_is_synchronous(int signo, const void *siginfo) {
   siginfo_t si;
+  if (!siginfo) return false;
   memcpy(&si, siginfo, sizeof si);
   switch (signo) {
   case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS:

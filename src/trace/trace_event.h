@@ -85,7 +85,7 @@ const char *event_kind_name(uint32_t kind);
 /* True for a signal the program's own instruction raised (a fault, int3, ud2): it
  * recurs by itself in replay at the same instruction. Other signals (sent by a process,
  * a timer, the terminal) are injected by replay at the recorded point. SIGINFO is the
- * kernel's 128-byte siginfo. */
+ * kernel's 128-byte siginfo (NULL: unknown, taken as asynchronous). */
 bool signal_is_synchronous(int signo, const void *siginfo);
 
 #endif
