@@ -14,8 +14,8 @@
 #include "task/proc_maps.h"
 
 int next_injected_signal(struct replayer *r, struct rptask *x) {
-  const struct event *n = peek_event(r);
-  if (!n || n->kind != EV_SIGNAL || n->tid != x->rec_tid) return 0;
+  const struct event *n = peek_task_event(r, x->rec_tid, 100000);
+  if (!n || n->kind != EV_SIGNAL) return 0;
   return signal_is_synchronous(n->signo, n->siginfo) ? 0 : n->signo;
 }
 

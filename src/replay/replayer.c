@@ -82,12 +82,14 @@ static int decode(struct replayer *r, struct event *ev, const struct tbuf *b, ui
 /* 1: next event in r->ev; 0: end of stream; -1: corrupt trace (reported). */
 static int next_event(struct replayer *r) {
   int n;
-  if (r->have_peek) {
-    r->have_peek = false;
+  if (r->nahead) {
     struct tbuf t = r->cur_rec;
-    r->cur_rec = r->peek_rec;
-    r->peek_rec = t;
-    n = r->peek_rc;
+    r->cur_rec = r->ahead[0];
+    memmove(r->ahead, r->ahead + 1, (size_t)(r->nahead - 1) * sizeof *r->ahead);
+    r->ahead[--r->nahead] = t; /* keeps the allocation for reuse */
+    n = 1;
+  } else if (r->ahead_done) {
+    n = r->ahead_end;
   } else {
     n = read_record(r, &r->cur_rec);
   }
@@ -96,13 +98,32 @@ static int next_event(struct replayer *r) {
   return decode(r, &r->ev, &r->cur_rec, r->evno);
 }
 
-const struct event *peek_event(struct replayer *r) {
-  if (!r->have_peek) {
-    r->have_peek = true;
-    r->peek_rc = read_record(r, &r->peek_rec);
-    if (r->peek_rc > 0 && decode(r, &r->peek, &r->peek_rec, r->evno + 1) < 0) r->peek_rc = -1;
+/* Reads the I-th record after the current one into the lookahead. */
+static bool read_ahead(struct replayer *r, int i) {
+  while (r->nahead <= i && !r->ahead_done) {
+    if (r->nahead == r->cap_ahead) {
+      int old = r->cap_ahead;
+      r->cap_ahead = old ? old * 2 : 8;
+      r->ahead = xrealloc(r->ahead, (size_t)r->cap_ahead * sizeof *r->ahead);
+      for (int k = old; k < r->cap_ahead; k++) tbuf_init(&r->ahead[k]);
+    }
+    int n = read_record(r, &r->ahead[r->nahead]);
+    if (n <= 0) {
+      r->ahead_done = true;
+      r->ahead_end = n;
+    } else {
+      r->nahead++;
+    }
   }
-  return r->peek_rc > 0 ? &r->peek : NULL;
+  return r->nahead > i;
+}
+
+const struct event *peek_task_event(struct replayer *r, pid_t rec_tid, int limit) {
+  for (int i = 0; i < limit && read_ahead(r, i); i++) {
+    if (decode(r, &r->peek, &r->ahead[i], r->evno + 1 + (uint64_t)i) < 0) return NULL;
+    if (r->peek.tid == rec_tid) return &r->peek;
+  }
+  return NULL;
 }
 
 struct rptask *replay_add_task(struct replayer *r, pid_t tid, pid_t rec_tid, pid_t pid, pid_t rec_pid) {
@@ -377,7 +398,7 @@ int replay_open(struct replayer *r, const struct replay_options *o) {
   event_init(&r->ev);
   event_init(&r->peek);
   tbuf_init(&r->cur_rec);
-  tbuf_init(&r->peek_rec);
+
   r->events_path = xasprintf("%s/events", o->trace_dir);
   char err[512];
   r->rd = trace_reader_open(r->events_path, 1, err, sizeof err);
@@ -441,7 +462,8 @@ void replay_close(struct replayer *r) {
   event_free(&r->ev);
   event_free(&r->peek);
   tbuf_free(&r->cur_rec);
-  tbuf_free(&r->peek_rec);
+  for (int i = 0; i < r->cap_ahead; i++) tbuf_free(&r->ahead[i]);
+  free(r->ahead);
   free(r->events_path);
 }
 

@@ -42,11 +42,13 @@ struct replayer {
   struct rptask **tasks;
   int ntasks, cap;
   struct rptask *x; /* the task of the current event */
-  /* The current event's record and a one-event lookahead (records are copied: the
-   * reader's buffer only holds one). */
-  struct tbuf cur_rec, peek_rec;
-  bool have_peek;
-  int peek_rc;
+  /* The current event's record and records read ahead of it (copied: the reader's
+   * buffer only holds one). */
+  struct tbuf cur_rec;
+  struct tbuf *ahead;
+  int nahead, cap_ahead;
+  int ahead_end; /* 0, or what read_record returned at the end (0) or on error (-1) */
+  bool ahead_done;
   struct event peek;
   uint64_t states;     /* state points restored, and the time it took */
   int64_t state_ns;
@@ -72,7 +74,9 @@ const char *stop_desc(const struct stop *st, char *buf, size_t len);
 int run_task(struct replayer *r, struct rptask *x, struct stop *st);
 int expect_regs(struct replayer *r, struct rptask *x, const struct user_regs_struct *want);
 int write_back_memory(struct replayer *r, struct rptask *x);
-const struct event *peek_event(struct replayer *r);
+/* The next event of task REC_TID after the current one (looking at most LIMIT events
+ * ahead), or NULL. Valid until the next call. */
+const struct event *peek_task_event(struct replayer *r, pid_t rec_tid, int limit);
 struct rptask *replay_add_task(struct replayer *r, pid_t tid, pid_t rec_tid, pid_t pid, pid_t rec_pid);
 /* Brings X to a plain stop: finishes a pending clone return and delivers a pending
  * signal (stopping at the handler's first instruction). 0 or non-zero. */
@@ -88,7 +92,7 @@ int replay_apply_exec(struct replayer *r, struct rptask *x);
 int replay_insn(struct replayer *r, struct rptask *x);
 int replay_signal(struct replayer *r, struct rptask *x);
 int replay_state(struct replayer *r, struct rptask *x);
-/* The asynchronous signal the next event delivers to X right after the current one, or 0. */
+/* The asynchronous signal X's next event delivers to it, or 0. */
 int next_injected_signal(struct replayer *r, struct rptask *x);
 void queue_signal(struct rptask *x, int signo);
 

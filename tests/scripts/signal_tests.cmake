@@ -35,3 +35,10 @@ add_test(NAME external_signals
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/external_signal_test.sh
                  $<TARGET_FILE:deja> $<TARGET_FILE:sig_wait_external>)
 set_tests_properties(external_signals PROPERTIES TIMEOUT 60)
+
+# Signal-heavy programs nobody here wrote: a shell script with traps, and timeout(1)
+# killing its child (a process tree; timeout exits 124).
+deja_rr_test(real_shell_traps COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/programs/data/traps.sh)
+deja_rr_test(real_timeout_sleep COMMAND timeout 1 sleep 5 EXIT 124)
+deja_rr_test(real_timeout_int_trap
+  COMMAND timeout -s INT 0.5 sh -c "trap 'echo got INT' INT && sleep 3 & wait" EXIT 124)

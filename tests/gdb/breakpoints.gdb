@@ -1,0 +1,14 @@
+break func
+continue
+bt
+continue
+info breakpoints
+delete
+break func if n == 30
+continue
+print n
+delete
+tbreak func
+continue
+info breakpoints
+continue

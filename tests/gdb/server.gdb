@@ -1,0 +1,4 @@
+break main
+continue
+print 1+1
+continue

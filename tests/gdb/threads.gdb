@@ -1,0 +1,7 @@
+break worker
+continue
+info threads
+thread 2
+bt
+delete
+continue

@@ -1,0 +1,6 @@
+break values_ready
+continue
+print clock_seconds
+print clock_nanoseconds
+print random_value
+continue

@@ -1,0 +1,13 @@
+break main
+continue
+watch watched
+continue
+continue
+delete
+rwatch read_only
+continue
+delete
+awatch accessed
+continue
+delete
+continue

@@ -1,0 +1,7 @@
+break main
+continue
+set var recorded_value = 5
+print recorded_value
+next
+print recorded_value
+continue

@@ -1,0 +1,239 @@
+#!/bin/sh
+# Real gdb against a deja replay: records PROGRAM, replays it under gdb running the gdb
+# commands in COMMANDS, and checks that every pattern of EXPECT appears in gdb's output,
+# in order. EXPECT holds one extended regular expression per line, matched against one
+# line of output each; blank lines and lines starting with '#' are ignored, and a line
+# starting with 'avx: ' is checked only on CPUs with AVX.
+# Usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands COMMANDS
+#            --expect EXPECT [--exit STATUS] [--mode MODE]
+# MODE: gdb      `deja replay TRACE -- gdb arguments' (the default)
+#       twice    the same, in two gdb sessions; the values gdb prints ($N = V) must be the
+#                same in both and equal the lines the program printed while recorded
+#       goto     `deja replay -g N', N the event of the program's first write(); gdb's
+#                `monitor when' must report N or later
+#       server   `deja replay -s PORT' in the background, gdb started here from the
+#                "connect with" line; deja must exit once gdb disconnects
+set -u
+
+usage() {
+    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server]" >&2
+    exit 2
+}
+DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb
+while [ $# -gt 0 ]; do
+    [ $# -ge 2 ] || usage
+    case "$1" in
+        --deja) DEJA=$2 ;;
+        --program) PROGRAM=$2 ;;
+        --commands) COMMANDS=$2 ;;
+        --expect) EXPECT=$2 ;;
+        --exit) EXIT_STATUS=$2 ;;
+        --mode) MODE=$2 ;;
+        *) usage ;;
+    esac
+    shift 2
+done
+[ -n "$DEJA" ] && [ -n "$PROGRAM" ] && [ -n "$COMMANDS" ] && [ -n "$EXPECT" ] || usage
+
+if ! command -v gdb >/dev/null 2>&1; then
+    echo "gdb not installed: skipping"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/deja-gdb-replay.XXXXXX") || exit 1
+SERVER_PID=
+cleanup() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+DEJA_TRACE_DIR=$WORK/traces
+export DEJA_TRACE_DIR
+mkdir -p "$DEJA_TRACE_DIR"
+TRACE=$WORK/trace
+passed=0
+failed=0
+
+pass() {
+    echo "ok: $1"
+    passed=$((passed + 1))
+}
+fail() {
+    echo "FAIL: $1"
+    failed=$((failed + 1))
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+show_output() {
+    echo "---- $1 ----"
+    cat "$2"
+    echo "---- end of $1 ----"
+}
+
+# check_patterns OUTPUT: every pattern of EXPECT, in order, each on a later line than the
+# one before it. Prints one "ok:" or "FAIL:" line per pattern.
+check_patterns() {
+    has_avx=0
+    grep -qw avx /proc/cpuinfo 2>/dev/null && has_avx=1
+    awk -v has_avx=$has_avx '
+        NR == FNR {
+            if ($0 ~ /^#/ || $0 ~ /^[ \t]*$/) next
+            if ($0 ~ /^avx: /) {
+                if (!has_avx) { print "skipped (no AVX on this CPU): " $0; next }
+                sub(/^avx: /, "")
+            }
+            patterns[npatterns++] = $0
+            next
+        }
+        { lines[nlines++] = $0 }
+        END {
+            position = 0
+            failures = 0
+            for (i = 0; i < npatterns; i++) {
+                found = 0
+                for (j = position; j < nlines; j++)
+                    if (lines[j] ~ patterns[i]) { found = 1; position = j + 1; break }
+                if (found) print "ok: " patterns[i]
+                else { print "FAIL: no line matches (after the previous match): " patterns[i]; failures++ }
+            }
+        }' "$EXPECT" "$1" >"$WORK/check"
+    cat "$WORK/check"
+    passed=$((passed + $(grep -c '^ok: ' "$WORK/check")))
+    pattern_failures=$(grep -c '^FAIL: ' "$WORK/check")
+    failed=$((failed + pattern_failures))
+    [ "$pattern_failures" -eq 0 ] || show_output "gdb output" "$1"
+}
+
+# --- record ------------------------------------------------------------------------------
+"$DEJA" record -o "$TRACE" "$PROGRAM" >"$WORK/record.out" 2>"$WORK/record.err"
+status=$?
+if [ "$status" -eq "$EXIT_STATUS" ]; then
+    pass "recording exited with status $status"
+else
+    fail "recording exited with status $status, expected $EXIT_STATUS"
+    show_output "recording stderr" "$WORK/record.err"
+    finish
+fi
+
+# replay_under_gdb OUTPUT [deja replay options]: gdb runs COMMANDS against the replay.
+replay_under_gdb() {
+    output=$1
+    shift
+    timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx -x "$COMMANDS" >"$output" 2>&1
+    status=$?
+    [ "$status" -ne 124 ] || fail "deja replay $* under gdb did not finish within 120 s"
+}
+
+case "$MODE" in
+gdb)
+    replay_under_gdb "$WORK/gdb.out"
+    check_patterns "$WORK/gdb.out"
+    ;;
+twice)
+    replay_under_gdb "$WORK/gdb1.out"
+    replay_under_gdb "$WORK/gdb2.out"
+    check_patterns "$WORK/gdb1.out"
+    sed -n 's/^\$[0-9][0-9]* = //p' "$WORK/gdb1.out" >"$WORK/values1"
+    sed -n 's/^\$[0-9][0-9]* = //p' "$WORK/gdb2.out" >"$WORK/values2"
+    if [ ! -s "$WORK/values1" ]; then
+        fail "gdb printed no values"
+        show_output "gdb output" "$WORK/gdb1.out"
+    elif cmp -s "$WORK/values1" "$WORK/values2"; then
+        pass "two gdb sessions printed the same values"
+    else
+        fail "two gdb sessions on the same trace printed different values"
+        show_output "first session" "$WORK/gdb1.out"
+        show_output "second session" "$WORK/gdb2.out"
+    fi
+    if cmp -s "$WORK/values1" "$WORK/record.out"; then
+        pass "gdb printed the values the program printed while recorded"
+    else
+        fail "gdb's values differ from what the program printed while recorded"
+        show_output "recorded stdout" "$WORK/record.out"
+        show_output "gdb values" "$WORK/values1"
+    fi
+    ;;
+goto)
+    "$DEJA" dump "$TRACE" >"$WORK/dump" 2>&1
+    event=$(awk '/ syscall write\(/ { print $1; exit }' "$WORK/dump")
+    if [ -z "$event" ]; then
+        fail "deja dump shows no write() event"
+        show_output "deja dump" "$WORK/dump"
+        finish
+    fi
+    echo "the program's first write() is event $event"
+    replay_under_gdb "$WORK/gdb.out" -g "$event"
+    check_patterns "$WORK/gdb.out"
+    current=$(sed -n 's/^Current event: \([0-9][0-9]*\)\.$/\1/p' "$WORK/gdb.out" | head -n 1)
+    if [ -n "$current" ] && [ "$current" -ge "$event" ]; then
+        pass "monitor when reports event $current (started at $event)"
+    else
+        fail "monitor when reports event '${current}', expected $event or later"
+        show_output "gdb output" "$WORK/gdb.out"
+    fi
+    ;;
+server)
+    # Ports from a range picked by this shell's pid; try the next if one is taken.
+    port=
+    for attempt in 0 1 2 3 4; do
+        try_port=$((20000 + ($$ + attempt * 97) % 20000))
+        "$DEJA" replay -s "$try_port" "$TRACE" >"$WORK/server.out" 2>&1 &
+        SERVER_PID=$!
+        for _ in $(seq 100); do
+            grep -q listening "$WORK/server.out" && break
+            kill -0 "$SERVER_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        if grep -q listening "$WORK/server.out"; then
+            port=$try_port
+            break
+        fi
+        kill "$SERVER_PID" 2>/dev/null
+        wait "$SERVER_PID" 2>/dev/null
+        SERVER_PID=
+    done
+    if [ -z "$port" ]; then
+        fail "deja replay -s did not print \"listening\""
+        show_output "deja replay -s output" "$WORK/server.out"
+        finish
+    fi
+    pass "deja replay -s listens on port $port"
+    # The line after "connect with:" is "deja:   gdb EXECUTABLE -ex '...'".
+    exe=$(sed -n 's/^deja: *gdb \(.*\) -ex .*/\1/p' "$WORK/server.out" | head -n 1)
+    if [ -n "$exe" ] && [ -f "$exe" ]; then
+        pass "the connect line names the preserved executable $exe"
+    else
+        fail "no preserved executable in deja's connect line"
+        show_output "deja replay -s output" "$WORK/server.out"
+        finish
+    fi
+    timeout 120 gdb -batch -nx "$exe" -ex "target extended-remote 127.0.0.1:$port" \
+        -x "$COMMANDS" >"$WORK/gdb.out" 2>&1
+    check_patterns "$WORK/gdb.out"
+    exited=0
+    for _ in $(seq 300); do
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+            exited=1
+            break
+        fi
+        sleep 0.1
+    done
+    if [ "$exited" -eq 1 ]; then
+        wait "$SERVER_PID"
+        status=$?
+        SERVER_PID=
+        pass "deja replay -s exited (status $status) after gdb disconnected"
+    else
+        fail "deja replay -s still runs 30 s after gdb disconnected"
+        show_output "deja replay -s output" "$WORK/server.out"
+    fi
+    ;;
+*)
+    usage
+    ;;
+esac
+finish

@@ -1,0 +1,46 @@
+# Real gdb against deja replays (scripts/gdb_replay_test.sh): small programs from
+# tests/gdb/NAME.c built with -g -O0, gdb commands from tests/gdb/NAME.gdb and the
+# patterns gdb's output must show, in order, from tests/gdb/NAME.expect.
+
+set(DEJA_GDB_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/gdb)
+set(DEJA_GDB_PROGRAMS_DIR ${CMAKE_BINARY_DIR}/tests/gdb)
+
+# The programs are recorded, so the directory's options (sanitizers) are replaced.
+function(deja_gdb_program name)
+  add_executable(gdb_program_${name} ${DEJA_GDB_TEST_DIR}/${name}.c)
+  set_target_properties(gdb_program_${name} PROPERTIES
+    OUTPUT_NAME ${name}
+    COMPILE_OPTIONS "-g;-O0;-Wall;-Wextra;-D_GNU_SOURCE"
+    LINK_OPTIONS ""
+    RUNTIME_OUTPUT_DIRECTORY ${DEJA_GDB_PROGRAMS_DIR})
+endfunction()
+
+# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server] [EXIT status]): test gdb_NAME.
+function(deja_gdb_test name program)
+  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT" "")
+  set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:gdb_program_${program}>
+      --commands ${DEJA_GDB_TEST_DIR}/${name}.gdb --expect ${DEJA_GDB_TEST_DIR}/${name}.expect)
+  if(GDB_MODE)
+    list(APPEND args --mode ${GDB_MODE})
+  endif()
+  if(DEFINED GDB_EXIT)
+    list(APPEND args --exit ${GDB_EXIT})
+  endif()
+  add_test(NAME gdb_${name} COMMAND sh ${DEJA_TEST_SCRIPTS}/gdb_replay_test.sh ${args})
+  set_tests_properties(gdb_${name} PROPERTIES TIMEOUT 300)
+endfunction()
+
+foreach(program breakpoints watchpoints stepping registers time_random threads writes)
+  deja_gdb_program(${program})
+endforeach()
+target_link_libraries(gdb_program_threads PRIVATE pthread)
+
+deja_gdb_test(breakpoints breakpoints EXIT 7)
+deja_gdb_test(watchpoints watchpoints)
+deja_gdb_test(stepping stepping)
+deja_gdb_test(registers registers)
+deja_gdb_test(time_random time_random MODE twice)
+deja_gdb_test(threads threads)
+deja_gdb_test(goto_event breakpoints MODE goto EXIT 7)
+deja_gdb_test(server stepping MODE server)
+deja_gdb_test(writes_refused writes)
