@@ -53,6 +53,8 @@ struct replay_debug {
   struct gdb_stop watch_stop;
   bool exited;
   int exit_code;
+  bool (*interrupted)(void *arg); /* gdb's Ctrl-C, polled while the program runs */
+  void *interrupt_arg;
 };
 
 static bool is_bp(const struct replay_debug *d, uint64_t addr) {
@@ -172,6 +174,28 @@ enum debug_verdict debug_disarm(struct replayer *r, struct rptask *x, struct sto
   return DEBUG_NONE; /* the program's own SIGTRAP (int3 in its code) */
 }
 
+int debug_wait(struct replayer *r, struct rptask *x, struct stop *st) {
+  struct replay_debug *d = r->dbg;
+  for (;;) {
+    int status;
+    pid_t p = waitpid(x->t.tid, &status, __WALL | WNOHANG);
+    if (p < 0 && errno != EINTR) return -1;
+    if (p > 0) return task_classify_stop(p, status, st);
+    if (d->interrupted && d->interrupted(d->interrupt_arg)) {
+      d->interrupted = NULL; /* one interrupt per resume */
+      ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0);
+      if (task_wait(&x->t, st) < 0) return -1;
+      if (st->kind == STOP_GROUP) {
+        remove_all(d, x);
+        fill_stop(&d->stop, GDB_STOP_SIGNAL, x, SIGINT);
+        report(d);
+      }
+      return 0; /* another stop came first; the interrupt stop shows up later and is passed over */
+    }
+    usleep(200);
+  }
+}
+
 void debug_note_write(struct replayer *r, uint64_t addr, uint64_t len) {
   struct replay_debug *d = r->dbg;
   for (int i = 0; i < d->nwps && !d->watch_pending; i++) {
@@ -275,7 +299,8 @@ static long t_auxv(void *ctx, pid_t pid, void *buf, size_t len) {
 static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
   struct replayer *r = ctx;
   if (!strcmp(cmd, "when")) {
-    snprintf(out, len, "Current event: %" PRIu64 ".\n", r->evno);
+    /* the event the replay is at: the next to replay, or the one a stop interrupted */
+    snprintf(out, len, "Current event: %" PRIu64 ".\n", r->ev_pending ? r->evno : r->evno + 1);
     return 0;
   }
   if (!strcmp(cmd, "help")) {
@@ -312,6 +337,8 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   }
   d->stepping = action == GDB_STEP;
   d->step_tid = tid > 0 ? tid : d->last.tid;
+  d->interrupted = interrupted;
+  d->interrupt_arg = arg;
   d->watch_pending = false;
   for (;;) {
     if (interrupted(arg)) {
@@ -359,6 +386,7 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
     }
   }
   d->stepping = false;
+  d->interrupted = NULL;
   d->last = *stop;
   return 0;
 }
@@ -389,7 +417,8 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   struct replay_debug *d = xcalloc(1, sizeof *d);
   d->r = &r;
   /* Replay to where the session starts: an event, or a process. */
-  while (rc == 0 && (r.evno < o->goto_event || (o->onprocess && !task_of(&r, o->onprocess)))) rc = replay_step(&r);
+  /* -g N stops before event N replays, so that gdb sees it happen. */
+  while (rc == 0 && (r.evno + 1 < o->goto_event || (o->onprocess && !task_of(&r, o->onprocess)))) rc = replay_step(&r);
   if (rc == REPLAY_END) {
     deja_msg("the trace ends before %s", o->onprocess ? "that process exists" : "that event");
     rc = 1;

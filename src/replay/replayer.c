@@ -174,7 +174,7 @@ int run_task(struct replayer *r, struct rptask *x, struct stop *st) {
     x->sig = 0;
     bool user = !x->at_sysentry;
     int req = r->dbg && user ? debug_arm(r, x) : PTRACE_SYSCALL;
-    if (task_resume(&x->t, req, sig) < 0 || task_wait(&x->t, st) < 0) {
+    if (task_resume(&x->t, req, sig) < 0 || (r->dbg && user ? debug_wait(r, x, st) : task_wait(&x->t, st)) < 0) {
       deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
       return -1;
     }

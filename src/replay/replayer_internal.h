@@ -110,6 +110,8 @@ int debug_arm(struct replayer *r, struct rptask *x);
 /* After X stopped: removes breakpoints and classifies debug traps; a stop the debugger
  * must see does not return (it unwinds to the debugger loop). */
 enum debug_verdict debug_disarm(struct replayer *r, struct rptask *x, struct stop *st);
+/* Waits for X's next stop, interrupting it when gdb asks (Ctrl-C). 0 or -1. */
+int debug_wait(struct replayer *r, struct rptask *x, struct stop *st);
 /* Memory the replay wrote for the program (a skipped call's results): a watchpoint on it
  * triggers after the event. */
 void debug_note_write(struct replayer *r, uint64_t addr, uint64_t len);

@@ -4,6 +4,8 @@
 # in order. EXPECT holds one extended regular expression per line, matched against one
 # line of output each; blank lines and lines starting with '#' are ignored, and a line
 # starting with 'avx: ' is checked only on CPUs with AVX.
+# COMMANDS holds one gdb command per line (blank lines and '#' lines ignored); each is
+# given to gdb as its own -ex, so that a command that fails does not stop the rest.
 # Usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands COMMANDS
 #            --expect EXPECT [--exit STATUS] [--mode MODE]
 # MODE: gdb      `deja replay TRACE -- gdb arguments' (the default)
@@ -119,11 +121,22 @@ else
     finish
 fi
 
+# run_with_commands COMMAND...: runs COMMAND with one "-ex LINE" per command of COMMANDS.
+run_with_commands() {
+    while IFS= read -r line; do
+        case "$line" in
+            '' | '#'*) ;;
+            *) set -- "$@" -ex "$line" ;;
+        esac
+    done <"$COMMANDS"
+    "$@"
+}
+
 # replay_under_gdb OUTPUT [deja replay options]: gdb runs COMMANDS against the replay.
 replay_under_gdb() {
     output=$1
     shift
-    timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx -x "$COMMANDS" >"$output" 2>&1
+    run_with_commands timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx >"$output" 2>&1
     status=$?
     [ "$status" -ne 124 ] || fail "deja replay $* under gdb did not finish within 120 s"
 }
@@ -175,6 +188,15 @@ goto)
         fail "monitor when reports event '${current}', expected $event or later"
         show_output "gdb output" "$WORK/gdb.out"
     fi
+    # The program's output is written once, whether before or after the start event.
+    first_line=$(head -n 1 "$WORK/record.out")
+    copies=$(grep -c -x -F -e "$first_line" "$WORK/gdb.out")
+    if [ "$copies" -eq 1 ]; then
+        pass "the program's output appears once in the replay"
+    else
+        fail "the program's output '$first_line' appears $copies times in the replay, expected once"
+        show_output "gdb output" "$WORK/gdb.out"
+    fi
     ;;
 server)
     # Ports from a range picked by this shell's pid; try the next if one is taken.
@@ -211,8 +233,8 @@ server)
         show_output "deja replay -s output" "$WORK/server.out"
         finish
     fi
-    timeout 120 gdb -batch -nx "$exe" -ex "target extended-remote 127.0.0.1:$port" \
-        -x "$COMMANDS" >"$WORK/gdb.out" 2>&1
+    run_with_commands timeout 120 gdb -batch -nx "$exe" \
+        -ex "target extended-remote 127.0.0.1:$port" >"$WORK/gdb.out" 2>&1
     check_patterns "$WORK/gdb.out"
     exited=0
     for _ in $(seq 300); do
