@@ -326,7 +326,7 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
                     bool (*interrupted)(void *arg), void *arg) {
   struct replayer *r = ctx;
   struct replay_debug *d = r->dbg;
-  struct rptask *cur = task_of(r, d->last.tid);
+  struct rptask *volatile cur = task_of(r, d->last.tid); /* read after longjmp */
   if (reverse || d->exited) {
     /* No history to run backwards through yet; past the end there is nothing either. */
     if (cur) fill_stop(stop, GDB_STOP_HISTORY_END, cur, SIGTRAP);
