@@ -70,8 +70,17 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
       ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
       x->held[h] = x->held[--x->nheld];
     } else if (!(x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))) {
-      if (x->nheld < (int)(sizeof x->held / sizeof x->held[0])) x->held[x->nheld++] = (struct held_signal){si, false};
-      return 0; /* held until the next boundary */
+      /* Held until the next boundary. A standard signal already held is one pending
+       * signal (they do not queue); real-time ones queue. */
+      bool dup = false;
+      for (int i = 0; i < x->nheld && sig < SIGRTMIN; i++) dup |= x->held[i].si.si_signo == sig;
+      if (!dup && x->nheld < (int)(sizeof x->held / sizeof x->held[0])) x->held[x->nheld++] = (struct held_signal){si, false};
+      return 0;
+    }
+    if (sig < SIGRTMIN) {
+      /* A standard signal delivered: a resent copy of it merged into this one. */
+      for (int i = x->nheld; i-- > 0;)
+        if (x->held[i].si.si_signo == sig && x->held[i].resent) x->held[i] = x->held[--x->nheld];
     }
   }
   uint8_t raw[128] = {0};

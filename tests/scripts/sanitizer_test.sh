@@ -22,7 +22,8 @@ if ! cmake -S "$source_dir" -B "$build_dir" -DDEJA_SANITIZE=ON -DDEJA_NO_SANITIZ
   exit 1
 fi
 if ! cmake --build "$build_dir" -j "$(nproc)" --target deja hello file_io mmap_anon \
-    tcp_loopback >"$build_dir.build.log" 2>&1; then
+    tcp_loopback mt_condvar_pingpong mt_timer_compute pt_fork_wait sig_segv_siginfo \
+    sig_sigsuspend_timer >"$build_dir.build.log" 2>&1; then
   echo "FAIL: building deja with sanitizers in $build_dir failed:" >&2
   tail -n 30 "$build_dir.build.log" >&2
   exit 1
@@ -44,9 +45,26 @@ run -- "$programs/hello"
 run -- "$programs/file_io"
 run -- "$programs/mmap_anon"
 run -- "$programs/tcp_loopback"
+run --repeat 2 -- "$programs/mt_condvar_pingpong"
+run --repeat 2 -- "$programs/mt_timer_compute"
+run -- "$programs/pt_fork_wait"
+run -- "$programs/sig_segv_siginfo"
+run -- "$programs/sig_sigsuspend_timer"
 run --differ -- /usr/bin/python3 -c \
   "import random, time, os; print(random.random(), time.time(), os.getpid(), os.urandom(8).hex())"
 
+# A gdb session on a replay, with breakpoints, stepping and a watchpoint.
+trace=$(mktemp -d)
+"$deja" record -o "$trace/t" "$programs/file_io" >/dev/null 2>&1
+out=$("$deja" replay "$trace/t" -- -batch -nx -ex 'break main' -ex continue -ex next -ex stepi \
+      -ex 'info registers rip' -ex continue 2>&1)
+status=$?
+rm -rf "$trace"
+if [ $status -ne 0 ] || ! printf '%s\n' "$out" | grep -q "exited normally"; then
+  echo "FAIL (sanitizer build): gdb session on a replay (status $status):" >&2
+  printf '%s\n' "$out" | tail -n 20 >&2
+  failed=$((failed + 1))
+fi
 if [ $failed -ne 0 ]; then
   echo "$failed sanitizer run(s) failed" >&2
   exit 1
