@@ -242,6 +242,15 @@ int record_exec(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, why);
   struct event ev;
   event_init(&ev);
+  /* The interpreter (ld.so) is mapped by the kernel from the system: preserved too. */
+  char interp[512] = "", interp_file[512] = "";
+  uint64_t maps[16][4];
+  int nmaps = proc_file_mappings(x->t.tid, orig, interp, sizeof interp, maps, 16);
+  if (nmaps > 0 && trace_files_preserve(r->o->trace_dir, interp, interp, interp_file, sizeof interp_file, why, sizeof why) < 0)
+    return recorder_abort(r, why);
+  ev.interp = interp_file;
+  ev.interp_maps = (const uint8_t *)maps;
+  ev.interp_count = nmaps > 0 ? (uint32_t)nmaps : 0;
   char *strings;
   if (exec_image_prepare(&x->t, &strings, &ev.strings_len, &ev.argc, &ev.envc, why, sizeof why) < 0)
     return recorder_abort(r, why);
@@ -262,6 +271,21 @@ int record_exec(struct recorder *r, struct rtask *x) {
     free(strings);
     return recorder_abort(r, "cannot read the initial stack of the new program image");
   }
+  size_t stack_len = r->data.len;
+  for (int i = 0; i < nmaps; i++) {
+    if (!(maps[i][3] & PROT_WRITE)) continue;
+    size_t l = maps[i][1] - maps[i][0];
+    if (task_read_mem(&x->t, maps[i][0], tbuf_grow(&r->data, l), l) < 0) {
+      free(strings);
+      return recorder_abort(r, "cannot read the program interpreter's data after execve");
+    }
+  }
+  for (int i = 0, off = 0; i < nmaps; i++) {
+    if (!(maps[i][3] & PROT_WRITE)) continue;
+    size_t l = maps[i][1] - maps[i][0];
+    event_add_mem(&ev, maps[i][0], r->data.data + stack_len + off, (uint32_t)l);
+    off += (int)l;
+  }
   ev.kind = EV_EXEC;
   ev.tid = x->t.tid;
   ev.regs = x->t.regs;
@@ -272,6 +296,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   ev.strings = strings;
   int rc = recorder_emit(r, x, &ev);
   x->in_syscall = false;
+  event_free(&ev);
   free(strings);
   x->at_boundary = true;
   x->boundary_regs = x->t.regs;

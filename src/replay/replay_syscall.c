@@ -252,6 +252,40 @@ static void save_auxv(struct rptask *x, const uint8_t *stack, uint32_t len) {
   }
 }
 
+/* The kernel mapped the system's program interpreter; the recorded one is the trace's
+ * copy, mapped where it was, with its recorded writable pages. */
+static int remap_interpreter(struct replayer *r, struct rptask *x) {
+  char sys[512], exe[512];
+  uint64_t maps[16][4];
+  snprintf(exe, sizeof exe, "%s/files/%s", r->o->trace_dir, r->ev.file);
+  int n = proc_file_mappings(x->t.tid, exe, sys, sizeof sys, maps, 16);
+  bool ok;
+  for (int i = 0; i < n; i++) {
+    uint64_t args[6] = {maps[i][0], maps[i][1] - maps[i][0], 0, 0, 0, 0};
+    if (task_inject_syscall(&x->t, false, x->gadget, SYS_munmap, args, &ok) != 0 || !ok)
+      return diverge(r, "cannot unmap the system's program interpreter %s", sys);
+  }
+  char *path = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.interp);
+  uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, O_RDONLY | O_CLOEXEC, 0, 0, 0};
+  int64_t fd = inject_with_string(x, false, x->gadget, SYS_openat, args, 1, path, &ok);
+  if (!ok || fd < 0) {
+    int rc = diverge(r, "cannot open the preserved program interpreter %s: %s", path, strerror((int)-fd));
+    free(path);
+    return rc;
+  }
+  free(path);
+  for (uint32_t i = 0; i < r->ev.interp_count; i++) {
+    uint64_t m[4]; /* unaligned in the record */
+    memcpy(m, r->ev.interp_maps + i * sizeof m, sizeof m);
+    uint64_t margs[6] = {m[0], m[1] - m[0], m[3], MAP_PRIVATE | MAP_FIXED, (uint64_t)fd, m[2]};
+    int64_t got = task_inject_syscall(&x->t, false, x->gadget, SYS_mmap, margs, &ok);
+    if (!ok || (uint64_t)got != m[0]) return diverge(r, "cannot map the preserved program interpreter at 0x%" PRIx64, m[0]);
+  }
+  uint64_t cargs[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
+  task_inject_syscall(&x->t, false, x->gadget, SYS_close, cargs, &ok);
+  return write_back_memory(r, x);
+}
+
 /* At the PTRACE_EVENT_EXEC stop: runs to the end of execve and makes the new image the
  * recorded one: the recorded stack (argv, envp, auxv, AT_RANDOM bytes) and registers. */
 int replay_apply_exec(struct replayer *r, struct rptask *x) {
@@ -262,6 +296,11 @@ int replay_apply_exec(struct replayer *r, struct rptask *x) {
   if (task_open_mem(&x->t) < 0) return diverge(r, "cannot open the memory of task %d: %s", x->t.tid, strerror(errno));
   if (exec_image_enable_cpuid_faulting(&x->t) < 0) return diverge(r, "cannot turn on cpuid faulting");
   if (task_get_regs(&x->t) < 0) return -1;
+  x->gadget = proc_syscall_gadget(x->t.tid, x->t.mem_fd);
+  if (r->ev.interp[0] && r->ev.interp_count) {
+    int rc = remap_interpreter(r, x);
+    if (rc) return rc;
+  }
   uint64_t sp = x->t.regs.rsp, want = r->ev.stack_addr, end = want + r->ev.stack_len;
   if (proc_mapping_end(x->t.tid, want) < end || proc_mapping_end(x->t.tid, sp) < end)
     return diverge(r, "the recorded initial stack 0x%" PRIx64 "-0x%" PRIx64 " does not fit the replayed stack", want, end);
@@ -274,7 +313,6 @@ int replay_apply_exec(struct replayer *r, struct rptask *x) {
   }
   if (task_write_mem(&x->t, want, r->ev.stack, r->ev.stack_len) < 0)
     return diverge(r, "cannot write the recorded initial stack: %s", strerror(errno));
-  x->gadget = proc_syscall_gadget(x->t.tid, x->t.mem_fd);
   snprintf(x->exe, sizeof x->exe, "%s/files/%s", r->o->trace_dir, r->ev.file);
   save_auxv(x, r->ev.stack, r->ev.stack_len);
   return task_set_regs(&x->t, &r->ev.regs) < 0 ? -1 : 0;

@@ -17,7 +17,8 @@ static int each_mapping(pid_t tid, int (*fn)(const struct proc_mapping *m, void 
   while (!rc && fgets(line, sizeof line, f)) {
     struct proc_mapping m = {0};
     char perms[8] = "", name[256] = "";
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %255[^\n]", &m.start, &m.end, perms, name) < 3) continue;
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255[^\n]", &m.start, &m.end, perms, &m.offset, name) < 3)
+      continue;
     m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | (perms[2] == 'x' ? PROT_EXEC : 0);
     snprintf(m.name, sizeof m.name, "%s", name);
     rc = fn(&m, ctx);
@@ -46,6 +47,34 @@ int proc_mapping_find(pid_t tid, uint64_t addr, struct proc_mapping *out) {
 uint64_t proc_mapping_end(pid_t tid, uint64_t addr) {
   struct proc_mapping m;
   return proc_mapping_find(tid, addr, &m) == 0 ? m.end : 0;
+}
+
+struct file_maps_ctx {
+  const char *exclude;
+  char *path;
+  size_t pathlen;
+  uint64_t (*maps)[4];
+  int n, max;
+};
+
+static int collect_file(const struct proc_mapping *m, void *ctx) {
+  struct file_maps_ctx *c = ctx;
+  if (m->name[0] != '/' || !strcmp(m->name, c->exclude)) return 0;
+  if (!c->path[0]) snprintf(c->path, c->pathlen, "%s", m->name);
+  if (strcmp(m->name, c->path) || c->n == c->max) return 0;
+  c->maps[c->n][0] = m->start;
+  c->maps[c->n][1] = m->end;
+  c->maps[c->n][2] = m->offset;
+  c->maps[c->n][3] = (uint64_t)m->prot;
+  c->n++;
+  return 0;
+}
+
+int proc_file_mappings(pid_t tid, const char *exclude, char *path, size_t pathlen, uint64_t (*maps)[4], int max) {
+  path[0] = 0;
+  struct file_maps_ctx c = {exclude, path, pathlen, maps, 0, max};
+  if (each_mapping(tid, collect_file, &c) < 0) return -1;
+  return c.n;
 }
 
 static int find_vdso(const struct proc_mapping *m, void *ctx) {

@@ -90,6 +90,9 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     tbuf_put_u32(b, ev->argc);
     tbuf_put_u32(b, ev->envc);
     tbuf_put_blob(b, ev->strings, ev->strings_len);
+    put_cstr(b, ev->interp);
+    tbuf_put_blob(b, ev->interp_maps, ev->interp_count * 32);
+    put_mem(b, ev);
     break;
   case EV_ABORT:
     put_cstr(b, ev->message);
@@ -159,6 +162,12 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
     ev->argc = tcur_u32(&c);
     ev->envc = tcur_u32(&c);
     ev->strings = (const char *)tcur_blob(&c, &ev->strings_len);
+    ev->interp = get_cstr(&c);
+    uint32_t maps_len;
+    ev->interp_maps = tcur_blob(&c, &maps_len);
+    ev->interp_count = maps_len / 32;
+    if (maps_len % 32) c.ok = false;
+    if (c.ok && !get_mem(&c, ev)) c.ok = false;
     if (c.ok) {
       /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
       uint32_t count = 0;

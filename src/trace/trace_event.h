@@ -64,6 +64,12 @@ struct event {
   uint32_t stack_len;
   const char *strings; /* argv then envp, each NUL-terminated */
   uint32_t strings_len, argc, envc;
+  /* the program interpreter the kernel mapped (preserved file name, or ""), and its
+   * mappings: interp_count entries of 4 u64s (start, end, file offset, PROT_*); the
+   * content of its writable ones is in mem (the kernel zeroed their bss part) */
+  const char *interp;
+  const uint8_t *interp_maps;
+  uint32_t interp_count;
   /* EV_ABORT */
   const char *message;
   /* EV_STATE (pages in mem) */
