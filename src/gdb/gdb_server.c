@@ -29,7 +29,7 @@ struct server {
   pid_t g_thread, c_thread; /* from Hg / Hc: 0 any, -1 all, else a tid */
   struct gdb_stop stop;     /* the last stop reported */
   bool have_stop;
-  bool swbreak_ok, hwbreak_ok; /* gdb understands these stop reasons */
+  bool swbreak_ok, hwbreak_ok, exec_ok; /* gdb understands these stop reasons */
   pid_t pids[MAX_THREADS], tids[MAX_THREADS];
   int nthreads;
   struct gdb_thread_regs regs;
@@ -128,6 +128,7 @@ static void format_stop(struct server *s, const struct gdb_stop *st, struct gdb_
     gdb_strbuf_adds(o, st->history_begin ? "replaylog:begin;" : "replaylog:end;");
     break;
   case GDB_STOP_EXEC:
+    if (!s->exec_ok) break; /* gdb did not ask for exec events: a plain stop */
     gdb_strbuf_adds(o, "exec:");
     gdb_strbuf_add_hex(o, st->exec_path, strnlen(st->exec_path, sizeof(st->exec_path)));
     gdb_strbuf_adds(o, ";");
@@ -184,11 +185,12 @@ static void reply_error(struct server *s) { gdb_strbuf_adds(&s->out, "E01"); }
 static void cmd_supported(struct server *s, const char *features) {
   s->swbreak_ok = strstr(features, "swbreak+") != NULL;
   s->hwbreak_ok = strstr(features, "hwbreak+") != NULL;
+  s->exec_ok = strstr(features, "exec-events+") != NULL;
   gdb_strbuf_addf(&s->out,
                   "PacketSize=%x;qXfer:features:read+;qXfer:auxv:read+;"
                   "qXfer:exec-file:read+;qXfer:threads:read+;swbreak+;hwbreak+;"
-                  "vContSupported+;ReverseStep+;ReverseContinue+;QStartNoAckMode+",
-                  GDB_PACKET_MAX);
+                  "vContSupported+;ReverseStep+;ReverseContinue+;QStartNoAckMode+%s",
+                  GDB_PACKET_MAX, s->exec_ok ? ";exec-events+" : "");
 }
 
 static bool load_regs(struct server *s, pid_t tid) {

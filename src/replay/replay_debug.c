@@ -38,6 +38,7 @@ struct inserted {
 
 struct replay_debug {
   struct replayer *r;
+  pid_t pid; /* the debugged process (recorded pid): gdb sees its threads only */
   uint64_t bps[MAX_BPS];
   int nbps;
   struct watch wps[4];
@@ -65,7 +66,10 @@ static bool is_bp(const struct replay_debug *d, uint64_t addr) {
 
 void debug_set_internal_bp(struct replayer *r, uint64_t addr) { r->dbg->internal_bp = addr; }
 
-bool debug_observes(struct replayer *r) { return r->dbg->nbps || r->dbg->nwps || r->dbg->stepping; }
+bool debug_observes(struct replayer *r, struct rptask *x) {
+  struct replay_debug *d = r->dbg;
+  return x->rec_pid == d->pid && (d->nbps || d->nwps || d->stepping);
+}
 
 static void insert(struct replay_debug *d, struct rptask *x, uint64_t addr) {
   uint8_t orig, trap = 0xcc;
@@ -88,7 +92,9 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
 
 int debug_arm(struct replayer *r, struct rptask *x) {
   struct replay_debug *d = r->dbg;
-  if (task_get_regs(&x->t) < 0) return PTRACE_SYSCALL;
+  d->nins = 0;
+  d->stepover = false;
+  if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0) return PTRACE_SYSCALL; /* another process */
   uint64_t rip = x->t.regs.rip;
   uint8_t code[2] = {0, 0};
   task_read_mem(&x->t, rip, code, 2);
@@ -125,6 +131,7 @@ static void __attribute__((noreturn)) report(struct replay_debug *d) { longjmp(d
 
 enum debug_verdict debug_disarm(struct replayer *r, struct rptask *x, struct stop *st) {
   struct replay_debug *d = r->dbg;
+  if (x->rec_pid != d->pid) return DEBUG_NONE;
   bool inserted_at_pc = false;
   uint64_t pc = 0;
   if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
@@ -224,9 +231,10 @@ static struct rptask *process_of(struct replayer *r, pid_t rec_pid) {
 static int t_threads(void *ctx, pid_t *pids, pid_t *tids, int max) {
   struct replayer *r = ctx;
   int n = 0;
-  for (int i = 0; i < r->ntasks && n < max; i++, n++) {
+  for (int i = 0; i < r->ntasks && n < max; i++) {
+    if (r->tasks[i]->rec_pid != r->dbg->pid) continue;
     pids[n] = r->tasks[i]->rec_pid;
-    tids[n] = r->tasks[i]->rec_tid;
+    tids[n++] = r->tasks[i]->rec_tid;
   }
   return n;
 }
@@ -312,12 +320,11 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
 
 static void t_current_stop(void *ctx, struct gdb_stop *stop) { *stop = ((struct replayer *)ctx)->dbg->last; }
 
-/* The root process ended: gdb sees the exit. */
-static bool root_exited(struct replayer *r, int *code) {
-  if (r->ev.kind != EV_EXIT || task_of(r, r->ev.tid)) return false;
+/* The debugged process ended: gdb sees the exit. */
+static bool process_exited(struct replayer *r, int *code) {
+  if (r->ev.kind != EV_EXIT || r->ev.tid != r->dbg->pid || task_of(r, r->ev.tid)) return false;
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->rec_pid == r->ev.tid) return false;
-  if (r->ev.tid != r->root_rec_pid) return false;
+    if (r->tasks[i]->rec_pid == r->dbg->pid) return false;
   *code = r->ev.status;
   return true;
 }
@@ -365,7 +372,7 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
       break;
     }
     int code;
-    if (root_exited(r, &code)) {
+    if (process_exited(r, &code)) {
       memset(stop, 0, sizeof *stop);
       stop->pid = stop->tid = r->ev.tid;
       stop->kind = WIFSIGNALED(code) ? GDB_STOP_KILLED : GDB_STOP_EXITED;
@@ -379,9 +386,14 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
       break;
     }
     struct rptask *x = task_of(r, r->ev.tid);
+    if (x && x->rec_pid == d->pid && r->ev.kind == EV_EXEC) {
+      /* a new program in the debugged process: gdb loads its symbols */
+      fill_stop(stop, GDB_STOP_EXEC, x, SIGTRAP);
+      snprintf(stop->exec_path, sizeof stop->exec_path, "%.255s", x->exe);
+      break;
+    }
     if (d->stepping && x && r->ev.tid == d->step_tid && r->ev.kind != EV_ENTER) {
-      fill_stop(stop, r->ev.kind == EV_EXEC ? GDB_STOP_EXEC : GDB_STOP_SIGNAL, x, SIGTRAP);
-      if (r->ev.kind == EV_EXEC) snprintf(stop->exec_path, sizeof stop->exec_path, "%.255s", x->exe);
+      fill_stop(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
       break;
     }
   }
@@ -432,6 +444,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     return rc;
   }
   r.dbg = d;
+  d->pid = first->rec_pid;
   fill_stop(&d->last, GDB_STOP_SIGNAL, first, SIGTRAP);
   signal(SIGINT, SIG_IGN); /* Ctrl-C is gdb's: it interrupts the replay through the protocol */
   pid_t gdb = -1;

@@ -126,7 +126,7 @@ static int reach_state_naturally(struct replayer *r, struct rptask *x) {
 int replay_state(struct replayer *r, struct rptask *x) {
   int rc = replay_settle(r, x);
   if (rc) return rc;
-  if (r->dbg && debug_observes(r)) return reach_state_naturally(r, x);
+  if (r->dbg && debug_observes(r, x)) return reach_state_naturally(r, x);
   for (uint32_t i = 0; i < r->ev.nmem; i++) {
     const struct event_mem *m = &r->ev.mem[i];
     if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)

@@ -354,7 +354,6 @@ static int start_program(struct replayer *r) {
   }
   kill(pid, SIGCONT);
   struct rptask *x = replay_add_task(r, pid, r->ev.tid, pid, r->ev.tid);
-  r->root_rec_pid = r->ev.tid;
   for (;;) {
     struct stop st;
     if (task_wait(&x->t, &st) < 0) return REPLAY_BAD_TRACE;

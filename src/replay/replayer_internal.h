@@ -55,7 +55,6 @@ struct replayer {
   bool ev_pending;     /* r->ev read but not yet fully replayed (a debugger stopped inside) */
   bool ended;
   struct replay_debug *dbg; /* breakpoints and stepping under gdb; NULL on autopilot */
-  pid_t root_rec_pid;       /* the first process, as recorded */
 };
 
 /* Opens the trace and starts the program (stopped at its first instruction). 0 or an
@@ -115,8 +114,8 @@ int debug_wait(struct replayer *r, struct rptask *x, struct stop *st);
 /* Memory the replay wrote for the program (a skipped call's results): a watchpoint on it
  * triggers after the event. */
 void debug_note_write(struct replayer *r, uint64_t addr, uint64_t len);
-/* True when the current stretch of user code must run for real (a breakpoint, watchpoint
+/* True when X's current stretch of user code must run for real (a breakpoint, watchpoint
  * or step could trigger in it) instead of being restored from a state point. */
-bool debug_observes(struct replayer *r);
+bool debug_observes(struct replayer *r, struct rptask *x);
 /* The address where the natural search for a state point stops (0: none). */
 void debug_set_internal_bp(struct replayer *r, uint64_t addr);
