@@ -439,8 +439,11 @@ static void test_stop_replies(void **state) {
   s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_SWBREAK, .tid = TID1, .signo = SIGTRAP};
   assert_string_equal(exchange(s, "s"), "T05thread:64;");
   assert_int_equal(s->fake.last_action, GDB_STEP);
+  /* Exec stops carry the path only when gdb asked for exec events. */
   s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_EXEC, .tid = TID1, .signo = SIGTRAP,
                                         .exec_path = "/bin"};
+  assert_string_equal(exchange(s, "c"), "T05thread:64;");
+  assert_non_null(strstr(exchange(s, "qSupported:exec-events+"), "exec-events+"));
   assert_string_equal(exchange(s, "c"), "T05thread:64;exec:2f62696e;");
   s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_HISTORY_END, .tid = TID1,
                                         .history_begin = true};
