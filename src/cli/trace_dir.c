@@ -1,5 +1,6 @@
 /* Where traces live, how new ones are named, and how a TRACE argument is found. */
 #include "cli/trace_dir.h"
+#include "common/log.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,16 +15,6 @@
 #include <unistd.h>
 
 #define LATEST_TRACE_LINK "latest-trace"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static char *join_path(const char *dir, const char *name)
 {
@@ -54,7 +45,7 @@ static int make_dirs(const char *path, char *err, size_t errlen)
 {
     char *copy = strdup(path);
     if (!copy) {
-        set_err(err, errlen, "out of memory");
+        seterr(err, errlen, "out of memory");
         return -1;
     }
     for (char *p = copy + 1;; p++) {
@@ -63,7 +54,7 @@ static int make_dirs(const char *path, char *err, size_t errlen)
             continue;
         *p = '\0';
         if (mkdir(copy, 0700) != 0 && errno != EEXIST) {
-            set_err(err, errlen, "cannot create the trace directory %s: %s", copy,
+            seterr(err, errlen, "cannot create the trace directory %s: %s", copy,
                     strerror(errno));
             free(copy);
             return -1;
@@ -75,7 +66,7 @@ static int make_dirs(const char *path, char *err, size_t errlen)
     free(copy);
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        set_err(err, errlen, "the trace directory %s is not a directory", path);
+        seterr(err, errlen, "the trace directory %s is not a directory", path);
         return -1;
     }
     return 0;
@@ -120,12 +111,12 @@ static int point_latest_trace(const char *base, const char *name, char *err, siz
     int rc = -1;
     if (!link_path || asprintf(&tmp_path, "%s/.%s.%d", base, LATEST_TRACE_LINK, getpid()) < 0) {
         tmp_path = NULL;
-        set_err(err, errlen, "out of memory");
+        seterr(err, errlen, "out of memory");
         goto out;
     }
     unlink(tmp_path);
     if (symlink(name, tmp_path) != 0 || rename(tmp_path, link_path) != 0) {
-        set_err(err, errlen, "cannot update %s: %s", link_path, strerror(errno));
+        seterr(err, errlen, "cannot update %s: %s", link_path, strerror(errno));
         unlink(tmp_path);
         goto out;
     }
@@ -140,12 +131,12 @@ static char *create_output_dir(const char *output_dir, char *err, size_t errlen)
 {
     if (mkdir(output_dir, 0700) != 0) {
         if (errno == EEXIST)
-            set_err(err, errlen, "%s already exists; -o needs a new directory", output_dir);
+            seterr(err, errlen, "%s already exists; -o needs a new directory", output_dir);
         else if (errno == ENOENT)
-            set_err(err, errlen, "cannot create %s: its parent directory does not exist",
+            seterr(err, errlen, "cannot create %s: its parent directory does not exist",
                     output_dir);
         else
-            set_err(err, errlen, "cannot create %s: %s", output_dir, strerror(errno));
+            seterr(err, errlen, "cannot create %s: %s", output_dir, strerror(errno));
         return NULL;
     }
     char *path = realpath(output_dir, NULL);
@@ -164,7 +155,7 @@ char *trace_dir_create(const char *program, const char *output_dir, char *err, s
 
     char *configured = trace_dir_base();
     if (!configured) {
-        set_err(err, errlen, "out of memory");
+        seterr(err, errlen, "out of memory");
         return NULL;
     }
     if (make_dirs(configured, err, errlen) != 0) {
@@ -174,7 +165,7 @@ char *trace_dir_create(const char *program, const char *output_dir, char *err, s
     char *base = realpath(configured, NULL);
     free(configured);
     if (!base) {
-        set_err(err, errlen, "cannot resolve the trace directory: %s", strerror(errno));
+        seterr(err, errlen, "cannot resolve the trace directory: %s", strerror(errno));
         return NULL;
     }
 
@@ -184,13 +175,13 @@ char *trace_dir_create(const char *program, const char *output_dir, char *err, s
     for (long n = next_trace_number(base, name);; n++) {
         if (asprintf(&trace_name, "%s-%ld", name, n) < 0 ||
             !(path = join_path(base, trace_name))) {
-            set_err(err, errlen, "out of memory");
+            seterr(err, errlen, "out of memory");
             goto fail;
         }
         if (mkdir(path, 0700) == 0)
             break;
         if (errno != EEXIST || n == LONG_MAX) {
-            set_err(err, errlen, "cannot create the trace directory %s: %s", path,
+            seterr(err, errlen, "cannot create the trace directory %s: %s", path,
                     strerror(errno));
             goto fail;
         }
@@ -222,20 +213,20 @@ static bool is_directory(const char *path)
 static char *checked_trace(const char *path, const char *shown_as, char *err, size_t errlen)
 {
     if (!is_directory(path)) {
-        set_err(err, errlen, "%s is not a deja trace (not a directory)", shown_as);
+        seterr(err, errlen, "%s is not a deja trace (not a directory)", shown_as);
         return NULL;
     }
     char *events = join_path(path, TRACE_EVENTS_FILE);
     bool has_events = events && access(events, F_OK) == 0;
     free(events);
     if (!has_events) {
-        set_err(err, errlen, "%s is not a deja trace (no %s file)", shown_as,
+        seterr(err, errlen, "%s is not a deja trace (no %s file)", shown_as,
                 TRACE_EVENTS_FILE);
         return NULL;
     }
     char *resolved = realpath(path, NULL);
     if (!resolved)
-        set_err(err, errlen, "cannot resolve %s: %s", shown_as, strerror(errno));
+        seterr(err, errlen, "cannot resolve %s: %s", shown_as, strerror(errno));
     return resolved;
 }
 
@@ -244,18 +235,18 @@ static char *resolve_latest(const char *base, char *err, size_t errlen)
     char *link_path = join_path(base, LATEST_TRACE_LINK);
     char *result = NULL;
     if (!link_path) {
-        set_err(err, errlen, "out of memory");
+        seterr(err, errlen, "out of memory");
         return NULL;
     }
     struct stat st;
     if (lstat(link_path, &st) != 0) {
-        set_err(err, errlen, "no traces yet in %s: record one with `deja record PROGRAM`",
+        seterr(err, errlen, "no traces yet in %s: record one with `deja record PROGRAM`",
                 base);
     } else if (stat(link_path, &st) != 0) {
         char target[PATH_MAX];
         ssize_t len = readlink(link_path, target, sizeof(target) - 1);
         target[len < 0 ? 0 : len] = '\0';
-        set_err(err, errlen, "%s points at %s, which no longer exists", link_path, target);
+        seterr(err, errlen, "%s points at %s, which no longer exists", link_path, target);
     } else {
         result = checked_trace(link_path, link_path, err, errlen);
     }
@@ -266,14 +257,14 @@ static char *resolve_latest(const char *base, char *err, size_t errlen)
 char *trace_dir_resolve(const char *arg, char *err, size_t errlen)
 {
     if (arg && *arg == '\0') {
-        set_err(err, errlen, "empty trace name");
+        seterr(err, errlen, "empty trace name");
         return NULL;
     }
     /* A path, or a directory of that name in the current directory (like rr). */
     if (arg && (strchr(arg, '/') || is_directory(arg))) {
         struct stat st;
         if (stat(arg, &st) != 0) {
-            set_err(err, errlen, "no trace at %s: %s", arg, strerror(errno));
+            seterr(err, errlen, "no trace at %s: %s", arg, strerror(errno));
             return NULL;
         }
         return checked_trace(arg, arg, err, errlen);
@@ -281,7 +272,7 @@ char *trace_dir_resolve(const char *arg, char *err, size_t errlen)
 
     char *base = trace_dir_base();
     if (!base) {
-        set_err(err, errlen, "out of memory");
+        seterr(err, errlen, "out of memory");
         return NULL;
     }
     char *result = NULL;
@@ -291,9 +282,9 @@ char *trace_dir_resolve(const char *arg, char *err, size_t errlen)
         char *path = join_path(base, arg);
         struct stat st;
         if (!path)
-            set_err(err, errlen, "out of memory");
+            seterr(err, errlen, "out of memory");
         else if (lstat(path, &st) != 0)
-            set_err(err, errlen, "no trace named %s in %s", arg, base);
+            seterr(err, errlen, "no trace named %s in %s", arg, base);
         else
             result = checked_trace(path, path, err, errlen);
         free(path);

@@ -1,6 +1,8 @@
 /* Framed, compressed, checksummed record streams (layout described in trace_stream.h). */
 #include "trace/trace_stream.h"
 
+#include "common/log.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -43,35 +45,6 @@ static void put_u32(uint8_t *p, uint32_t v) {
 static void put_u64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; i++)
     p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void out_of_memory(size_t wanted) {
-  fprintf(stderr, "deja: out of memory (could not allocate %zu bytes for a trace chunk)\n",
-          wanted);
-  abort();
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p)
-    out_of_memory(n);
-  return p;
-}
-
-static char *xstrdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  return memcpy(xmalloc(n), s, n);
-}
-
-static void format_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void format_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
 }
 
 /* XXH64 (seed 0) of A followed by B. */
@@ -138,14 +111,14 @@ struct trace_writer *trace_writer_open(const char *path, uint32_t stream_kind,
                                        const char *writer_version, char *err, size_t errlen) {
   size_t vlen = strlen(writer_version);
   if (vlen > WRITER_VERSION_MAX) {
-    format_err(err, errlen, "%s: writer version string is too long (%zu bytes)", path, vlen);
+    seterr(err, errlen, "%s: writer version string is too long (%zu bytes)", path, vlen);
     errno = EINVAL;
     return NULL;
   }
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     int e = errno;
-    format_err(err, errlen, "%s: cannot create trace file: %s", path, strerror(e));
+    seterr(err, errlen, "%s: cannot create trace file: %s", path, strerror(e));
     errno = e;
     return NULL;
   }
@@ -156,8 +129,10 @@ struct trace_writer *trace_writer_open(const char *path, uint32_t stream_kind,
   tbuf_init(&w->pending);
   tbuf_init(&w->chunk);
   w->cctx = ZSTD_createCCtx();
-  if (!w->cctx)
-    out_of_memory(0);
+  if (!w->cctx) {
+    deja_msg("out of memory (creating a zstd compression context)");
+    abort();
+  }
 
   struct tbuf hdr;
   tbuf_init(&hdr);
@@ -171,7 +146,7 @@ struct trace_writer *trace_writer_open(const char *path, uint32_t stream_kind,
   size_t hdr_len = hdr.len;
   tbuf_free(&hdr);
   if (rc < 0) {
-    format_err(err, errlen, "%s: cannot write trace header: %s", path, strerror(e));
+    seterr(err, errlen, "%s: cannot write trace header: %s", path, strerror(e));
     unlink(path);
     w->failed = true;
     trace_writer_abandon(w);
@@ -408,20 +383,20 @@ struct trace_reader *trace_reader_open(const char *path, uint32_t expected_kind,
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
-    format_err(err, errlen, "%s: cannot open trace file: %s", path, strerror(e));
+    seterr(err, errlen, "%s: cannot open trace file: %s", path, strerror(e));
     errno = e;
     return NULL;
   }
   struct stat st;
   if (fstat(fd, &st) < 0) {
     int e = errno;
-    format_err(err, errlen, "%s: cannot stat trace file: %s", path, strerror(e));
+    seterr(err, errlen, "%s: cannot stat trace file: %s", path, strerror(e));
     close(fd);
     errno = e;
     return NULL;
   }
   if (!S_ISREG(st.st_mode)) {
-    format_err(err, errlen, "%s: not a regular file, so not a trace file", path);
+    seterr(err, errlen, "%s: not a regular file, so not a trace file", path);
     close(fd);
     errno = EINVAL;
     return NULL;
@@ -434,11 +409,13 @@ struct trace_reader *trace_reader_open(const char *path, uint32_t expected_kind,
   tbuf_init(&r->compressed);
   tbuf_init(&r->raw);
   r->dctx = ZSTD_createDCtx();
-  if (!r->dctx)
-    out_of_memory(0);
+  if (!r->dctx) {
+    deja_msg("out of memory (creating a zstd decompression context)");
+    abort();
+  }
   r->state = READING;
   if (read_file_header(r, expected_kind) < 0) {
-    format_err(err, errlen, "%s", r->err);
+    seterr(err, errlen, "%s", r->err);
     reader_free(r);
     errno = EINVAL;
     return NULL;
