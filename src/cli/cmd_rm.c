@@ -12,37 +12,18 @@
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
+#include "common/remove_tree.h"
 
 #define LATEST_TRACE_LINK "latest-trace"
 
-/* nftw has no user pointer: the first failure is kept here. */
-static char remove_error[PATH_MAX + 128];
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* Removes the trace directory (common/remove_tree: symlinks inside are never followed). */
+static int remove_trace(const char *path)
 {
-    (void)st;
-    (void)ftw;
-    int rc = type == FTW_DP ? rmdir(path) : unlink(path);
-    if (rc != 0 && remove_error[0] == '\0')
-        snprintf(remove_error, sizeof(remove_error), "cannot remove %s: %s", path,
-                 strerror(errno));
-    return 0; /* keep going: remove as much as possible */
-}
-
-/* FTW_PHYS: symlinks inside the trace are removed, never followed. FTW_DEPTH: contents
- * before their directory. */
-static int remove_tree(const char *path)
-{
-    remove_error[0] = '\0';
-    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0 &&
-        remove_error[0] == '\0')
-        snprintf(remove_error, sizeof(remove_error), "cannot remove %s: %s", path,
-                 strerror(errno));
-    if (remove_error[0] != '\0') {
-        fprintf(stderr, "deja: %s\n", remove_error);
-        return -1;
-    }
-    return 0;
+    char err[PATH_MAX + 128];
+    if (remove_tree(path, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "deja: %s\n", err);
+    return -1;
 }
 
 /* Name of the newest trace left in BASE (the one `deja ls` lists last), or "" if none. */
@@ -126,7 +107,7 @@ int cmd_rm(int argc, char **argv)
     char *latest = realpath(link_path, NULL);
     int was_latest = latest && strcmp(latest, trace) == 0;
 
-    int rc = remove_tree(trace) == 0 ? 0 : 1;
+    int rc = remove_trace(trace) == 0 ? 0 : 1;
     if (was_latest && repoint_latest_trace(base, link_path) != 0)
         rc = 1;
 

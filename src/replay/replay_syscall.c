@@ -82,12 +82,47 @@ static int finish_executed(struct replayer *r, struct rptask *x, const char *nam
   return write_back_memory(r, x);
 }
 
+/* The file a MAP_SHARED mapping maps in replay: a writable copy of the preserved file,
+ * one per file for the whole replay, so processes sharing it see each other's writes
+ * (the trace's own copy is never written). NULL on failure (reported). */
+static char *shared_copy(struct replayer *r) {
+  if (!r->shared_dir) {
+    const char *tmp = getenv("TMPDIR");
+    r->shared_dir = xasprintf("%s/deja-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(r->shared_dir)) {
+      deja_msg("cannot create a directory for shared file mappings (%s): %s", r->shared_dir, strerror(errno));
+      free(r->shared_dir);
+      r->shared_dir = NULL;
+      return NULL;
+    }
+  }
+  char *copy = xasprintf("%s/%s", r->shared_dir, r->ev.file);
+  if (access(copy, F_OK) == 0) return copy;
+  char *src = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
+  int in = open(src, O_RDONLY | O_CLOEXEC), out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  char buf[1 << 16];
+  ssize_t n = 0;
+  while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+    if (write(out, buf, (size_t)n) != n) n = -1;
+  if (in < 0 || out < 0 || n < 0) {
+    deja_msg("cannot copy %s for a shared mapping: %s", src, strerror(errno));
+    free(copy);
+    copy = NULL;
+  }
+  if (in >= 0) close(in);
+  if (out >= 0) close(out);
+  free(src);
+  return copy;
+}
+
 static int replay_mmap(struct replayer *r, struct rptask *x) {
   struct user_regs_struct regs = x->t.regs;
   int fd = -1;
   if (r->ev.file[0]) {
-    char *path = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
-    uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, O_RDONLY | O_CLOEXEC, 0, 0, 0};
+    bool shared = (regs.r10 & (MAP_SHARED | MAP_PRIVATE)) != MAP_PRIVATE;
+    char *path = shared ? shared_copy(r) : xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
+    if (!path) return diverge(r, "cannot prepare the shared file mapping of %s", r->ev.file);
+    uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0};
     bool ok;
     int64_t res = inject_with_string(x, true, 0, SYS_openat, args, 1, path, &ok);
     if (!ok || res < 0) {
@@ -98,8 +133,8 @@ static int replay_mmap(struct replayer *r, struct rptask *x) {
     free(path);
     fd = (int)res;
     regs.r8 = (uint64_t)fd;
-    /* A private copy: the program must never write into the trace's files. */
-    regs.r10 = (regs.r10 & ~(uint64_t)(MAP_SHARED | MAP_PRIVATE)) | MAP_PRIVATE;
+    /* MAP_SHARED_VALIDATE flags were checked when recording */
+    regs.r10 = (regs.r10 & ~(uint64_t)(MAP_SHARED | MAP_PRIVATE)) | (shared ? MAP_SHARED : MAP_PRIVATE);
   }
   regs.rdi = (uint64_t)r->ev.result;
   regs.r10 |= MAP_FIXED;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/remove_tree.h"
 #include "replay/regs_compare.h"
 #include "replay/replayer_internal.h"
 
@@ -457,6 +458,11 @@ void replay_close(struct replayer *r) {
   while ((p = waitpid(-1, &status, __WALL)) > 0)
     if (WIFSTOPPED(status)) ptrace(PTRACE_CONT, p, 0, 0);
   free(r->tasks);
+  if (r->shared_dir) {
+    char err[512];
+    if (remove_tree(r->shared_dir, err, sizeof err) < 0) deja_msg("%s", err);
+    free(r->shared_dir);
+  }
   if (r->rd) trace_reader_close(r->rd);
   event_free(&r->ev);
   event_free(&r->peek);

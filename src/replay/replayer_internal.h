@@ -53,6 +53,7 @@ struct replayer {
   uint64_t states;     /* state points restored, and the time it took */
   int64_t state_ns;
   bool ev_pending;     /* r->ev read but not yet fully replayed (a debugger stopped inside) */
+  char *shared_dir;    /* writable copies of files mapped MAP_SHARED, one per file */
   bool ended;
   struct replay_debug *dbg; /* breakpoints and stepping under gdb; NULL on autopilot */
 };
