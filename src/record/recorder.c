@@ -22,6 +22,7 @@
 
 #include "common/log.h"
 #include "record/recorder_internal.h"
+#include "task/cpu_pin.h"
 #include "trace/trace_stream.h"
 
 #define FLUSH_INTERVAL_NS 500000000L /* a killed recorder loses at most this much */
@@ -495,6 +496,8 @@ int record_run(const struct record_options *o) {
   char *files = xasprintf("%s/files", o->trace_dir);
   char *events = xasprintf("%s/events", o->trace_dir);
   int status = 70;
+  cpu_set_t cpus;
+  cpu_pin_self(&cpus); /* the program inherits it */
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -536,6 +539,7 @@ out:
   while (r.ntasks) remove_task(&r, r.tasks[0]);
   free(r.tasks);
   sigprocmask(SIG_SETMASK, &old, NULL);
+  sched_setaffinity(0, sizeof cpus, &cpus);
   tbuf_free(&r.rec);
   tbuf_free(&r.data);
   tbuf_free(&r.addrs);

@@ -404,9 +404,10 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
 }
 
 /* Starts gdb connected to PORT; returns its pid. */
-static pid_t start_gdb(const struct debug_options *o, const char *exe, int port) {
+static pid_t start_gdb(const struct debug_options *o, const char *exe, int port, const cpu_set_t *cpus) {
   pid_t pid = fork();
   if (pid != 0) return pid;
+  sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
   char target[64];
   snprintf(target, sizeof target, "target extended-remote 127.0.0.1:%d", port);
   char **argv = xcalloc((size_t)o->ndebugger_args + 8, sizeof *argv);
@@ -452,7 +453,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     deja_msg("listening for gdb on 127.0.0.1:%d; connect with:", port);
     deja_msg("  gdb %s -ex 'target extended-remote 127.0.0.1:%d'", first->exe, port);
   } else {
-    gdb = start_gdb(o, first->exe, port);
+    gdb = start_gdb(o, first->exe, port, &r.cpus);
   }
   int fd = accept(lfd, NULL, NULL);
   close(lfd);

@@ -23,6 +23,7 @@
 #include "common/remove_tree.h"
 #include "replay/regs_compare.h"
 #include "replay/replayer_internal.h"
+#include "task/cpu_pin.h"
 
 int diverge(struct replayer *r, const char *fmt, ...) {
   char what[2048];
@@ -400,6 +401,7 @@ int replay_open(struct replayer *r, const struct replay_options *o) {
   tbuf_init(&r->cur_rec);
 
   r->events_path = xasprintf("%s/events", o->trace_dir);
+  cpu_pin_self(&r->cpus); /* the replayed program inherits it */
   char err[512];
   r->rd = trace_reader_open(r->events_path, 1, err, sizeof err);
   if (!r->rd) {
@@ -470,6 +472,7 @@ void replay_close(struct replayer *r) {
   for (int i = 0; i < r->cap_ahead; i++) tbuf_free(&r->ahead[i]);
   free(r->ahead);
   free(r->events_path);
+  sched_setaffinity(0, sizeof r->cpus, &r->cpus);
 }
 
 int replay_run(const struct replay_options *o) {

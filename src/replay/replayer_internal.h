@@ -3,6 +3,7 @@
 #define DEJA_REPLAY_REPLAYER_INTERNAL_H
 
 #include <stdbool.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "replay/replayer.h"
@@ -54,6 +55,7 @@ struct replayer {
   int64_t state_ns;
   bool ev_pending;     /* r->ev read but not yet fully replayed (a debugger stopped inside) */
   char *shared_dir;    /* writable copies of files mapped MAP_SHARED, one per file */
+  cpu_set_t cpus;      /* deja's CPUs before it pinned itself (and the program) to one */
   bool ended;
   struct replay_debug *dbg; /* breakpoints and stepping under gdb; NULL on autopilot */
 };
