@@ -198,7 +198,6 @@ static bool any_ready(struct recorder *r, struct rtask *except) {
 static void resume_running(struct recorder *r, struct rtask *x) {
   int sig = x->deliver;
   x->deliver = 0;
-  if (getenv("DEJA_LOG")) fprintf(stderr, "[run %d]\n", x->t.tid);
   if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0) return; /* gone: its exit status follows */
   x->state = T_RUNNING;
   if (r->cur != x) {
@@ -420,7 +419,6 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     struct rtask *x = find_task(r, tid);
     if (!x) x = recorder_add_task(r, tid, NULL); /* a new task, before its parent's event */
     struct stop st;
-    if (getenv("DEJA_LOG")) fprintf(stderr, "[stop %d status %x cur %d ev %lu]\n", tid, status, r->cur ? r->cur->t.tid : 0, (unsigned long)r->events);
     if (task_classify_stop(tid, status, &st) < 0) {
       if (errno == ESRCH) continue; /* killed meanwhile: its exit status follows */
       return recorder_abort(r, "cannot inspect a stopped task");
