@@ -24,7 +24,6 @@
 #ifndef MREMAP_MAYMOVE
 #define MREMAP_MAYMOVE 1
 #endif
-#define CLONE_VM_FLAG 0x100
 #define CLONE_THREAD_FLAG 0x10000
 #define CLONE_CHILD_SETTID_FLAG 0x1000000
 
@@ -204,7 +203,6 @@ static int replay_clone(struct replayer *r, struct rptask *x) {
   int32_t rec_tid = (int32_t)r->ev.result;
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(r, "cannot write the recorded tid into the new task");
-  (void)CLONE_VM_FLAG;
   x->fix_result = true;
   x->result = r->ev.result;
   return write_back_memory(r, x);
