@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/user.h>
@@ -424,6 +425,21 @@ static pid_t start_gdb(const struct debug_options *o, const char *exe, int port,
   _exit(127);
 }
 
+/* Waits for gdb to connect; gives up when the gdb deja started has exited (it could not
+ * run, or the user quit before it connected). Returns the connection, or -1. */
+static int accept_debugger(int lfd, pid_t gdb) {
+  for (;;) {
+    struct pollfd p = {.fd = lfd, .events = POLLIN};
+    int n = poll(&p, 1, 200);
+    if (n > 0) return accept(lfd, NULL, NULL);
+    if (n < 0 && errno != EINTR) return -1;
+    if (gdb > 0 && waitpid(gdb, NULL, WNOHANG) == gdb) {
+      errno = ECHILD;
+      return -1;
+    }
+  }
+}
+
 int replay_debug_session(const struct replay_options *ro, const struct debug_options *o) {
   struct replayer r;
   int rc = replay_open(&r, ro);
@@ -455,7 +471,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   } else {
     gdb = start_gdb(o, first->exe, port, &r.cpus);
   }
-  int fd = accept(lfd, NULL, NULL);
+  int fd = accept_debugger(lfd, gdb);
   close(lfd);
   struct gdb_target t = {
       .ctx = &r, .threads = t_threads, .get_regs = t_get_regs, .read_mem = t_read_mem, .set_break = t_set_break,
@@ -464,7 +480,8 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   };
   rc = 0;
   if (fd < 0) {
-    deja_msg("no debugger connected: %s", strerror(errno));
+    deja_msg("no debugger connected%s", errno == ECHILD ? ": the debugger exited first" : "");
+    gdb = -1; /* reaped already, or never started */
     rc = 1;
   } else if (gdb_serve(fd, &t) < 0) {
     rc = 1;
