@@ -192,6 +192,22 @@ case_unsupported_syscall() {
   fi
 }
 
+case_missing_debugger() {
+  local what="replay under a debugger that does not exist"
+  if ! record_hello nodebugger; then
+    fail_case "$what: recording hello failed" "$tmp/nodebugger.record.err"
+    return
+  fi
+  run_deja nodebugger.replay replay --debugger "$tmp/no-such-gdb" "$tmp/nodebugger"
+  if [ $status -ne 1 ]; then
+    fail_case "$what: exit status $status, expected 1 (124 = it hung)" "$tmp/nodebugger.replay.err"
+  elif ! grep -q "no-such-gdb" "$tmp/nodebugger.replay.err"; then
+    fail_case "$what: the message does not name the debugger" "$tmp/nodebugger.replay.err"
+  else
+    pass "$what"
+  fi
+}
+
 case_recorder_killed() {
   local what="replay of a trace whose recorder was killed with SIGKILL"
   "$deja" record -o "$tmp/killed" -- "$programs/sleep_loop" 5 </dev/null \
@@ -233,6 +249,7 @@ case_truncated
 case_not_a_trace
 case_missing_trace
 case_unsupported_syscall
+case_missing_debugger
 case_recorder_killed
 
 echo "$passed passed, $failed failed"
