@@ -81,6 +81,19 @@ static int finish_executed(struct replayer *r, struct rptask *x, const char *nam
   return write_back_memory(r, x);
 }
 
+/* A preserved file the trace names but does not hold: the trace is incomplete (exit 1),
+ * not a divergence. */
+static int missing_file(struct replayer *r, const char *name) {
+  char *path = xasprintf("%s/files/%s", r->o->trace_dir, name);
+  int rc = 0;
+  if (access(path, R_OK) < 0) {
+    deja_msg("%s: a file the program mapped is missing from the trace (%s); the trace is incomplete", path, strerror(errno));
+    rc = REPLAY_BAD_TRACE;
+  }
+  free(path);
+  return rc;
+}
+
 /* The file a MAP_SHARED mapping maps in replay: a writable copy of the preserved file,
  * one per file for the whole replay, so processes sharing it see each other's writes
  * (the trace's own copy is never written). NULL on failure (reported). */
@@ -119,6 +132,8 @@ static int replay_mmap(struct replayer *r, struct rptask *x) {
   int fd = -1;
   if (r->ev.file[0]) {
     bool shared = (regs.r10 & (MAP_SHARED | MAP_PRIVATE)) != MAP_PRIVATE;
+    int missing = missing_file(r, r->ev.file);
+    if (missing) return missing;
     char *path = shared ? shared_copy(r) : xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
     if (!path) return diverge(r, "cannot prepare the shared file mapping of %s", r->ev.file);
     uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0};
@@ -288,6 +303,8 @@ static void save_auxv(struct rptask *x, const uint8_t *stack, uint32_t len) {
 /* The kernel mapped the system's program interpreter; the recorded one is the trace's
  * copy, mapped where it was, with its recorded writable pages. */
 static int remap_interpreter(struct replayer *r, struct rptask *x) {
+  int missing = missing_file(r, r->ev.interp);
+  if (missing) return missing;
   char sys[512], exe[512];
   uint64_t maps[16][4];
   snprintf(exe, sizeof exe, "%s/files/%s", r->o->trace_dir, r->ev.file);

@@ -192,6 +192,23 @@ case_unsupported_syscall() {
   fi
 }
 
+case_missing_library() {
+  local what="replay of a trace missing a preserved library"
+  if ! record_hello nolib; then
+    fail_case "$what: recording hello failed" "$tmp/nolib.record.err"
+    return
+  fi
+  rm -f "$tmp/nolib/files/"libc.so*
+  run_deja nolib.replay replay -a "$tmp/nolib"
+  if [ $status -ne 1 ]; then
+    fail_case "$what: exit status $status, expected 1" "$tmp/nolib.replay.err"
+  elif ! grep -q "libc.so" "$tmp/nolib.replay.err"; then
+    fail_case "$what: the message does not name the file" "$tmp/nolib.replay.err"
+  else
+    pass "$what"
+  fi
+}
+
 case_missing_debugger() {
   local what="replay under a debugger that does not exist"
   if ! record_hello nodebugger; then
@@ -249,6 +266,7 @@ case_truncated
 case_not_a_trace
 case_missing_trace
 case_unsupported_syscall
+case_missing_library
 case_missing_debugger
 case_recorder_killed
 
