@@ -7,9 +7,9 @@ set -u
 
 FAKE=${1:?usage: gdb_fake_target_test.sh PATH-TO-FAKE-TARGET}
 if ! command -v gdb >/dev/null 2>&1; then
-    echo "gdb not installed: skipping"
-    echo "0 passed, 0 failed, 1 skipped"
-    exit 0
+    echo "FAIL: gdb is not installed; deja's debugging needs it (make installs it as root: apt-get install gdb)"
+    echo "0 passed, 1 failed"
+    exit 1
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/deja-gdb-test.XXXXXX") || exit 1
 FAKE_PID=

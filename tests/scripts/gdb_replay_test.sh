@@ -38,9 +38,9 @@ done
 [ -n "$DEJA" ] && [ -n "$PROGRAM" ] && [ -n "$COMMANDS" ] && [ -n "$EXPECT" ] || usage
 
 if ! command -v gdb >/dev/null 2>&1; then
-    echo "gdb not installed: skipping"
-    echo "0 passed, 0 failed"
-    exit 0
+    echo "FAIL: gdb is not installed; deja's debugging needs it (make installs it as root: apt-get install gdb)"
+    echo "0 passed, 1 failed"
+    exit 1
 fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/deja-gdb-replay.XXXXXX") || exit 1
