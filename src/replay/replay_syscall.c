@@ -163,8 +163,38 @@ static int replay_mmap(struct replayer *r, struct rptask *x) {
   return rc;
 }
 
+int replay_reenter(struct replayer *r, struct rptask *x) {
+  if (!x->sysemu_entry) return 0;
+  x->sysemu_entry = false;
+  if (task_get_regs(&x->t) < 0) return -1;
+  struct user_regs_struct regs = x->t.regs;
+  regs.rip -= 2;
+  regs.rax = regs.orig_rax;
+  if (task_set_regs(&x->t, &regs) < 0) return -1;
+  for (;;) { /* the skipped call's exit is reported too: passed over */
+    struct stop st;
+    char buf[256];
+    if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0) return -1;
+    if (st.kind == STOP_SYSCALL_ENTRY) break;
+    if (st.kind != STOP_SYSCALL_EXIT) return diverge(r, "re-entering a system call found %s", stop_desc(&st, buf, sizeof buf));
+  }
+  x->at_sysentry = true;
+  return task_get_regs(&x->t);
+}
+
 static int emulate(struct replayer *r, struct rptask *x) {
   long nr = (long)x->t.regs.orig_rax;
+  if (x->sysemu_entry) {
+    /* Reached with PTRACE_SYSEMU: the kernel skips the call; it returns the result. */
+    x->sysemu_entry = false;
+    x->at_sysentry = false;
+    x->t.regs.rax = (uint64_t)r->ev.result;
+    x->restart_pending = r->ev.result <= -ERESTARTSYS && r->ev.result >= -ERESTART_RESTARTBLOCK;
+    if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
+    int rc = write_back_memory(r, x);
+    if (rc == 0) reproduce_output(r);
+    return rc;
+  }
   x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
   if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
   struct stop st;
@@ -223,6 +253,18 @@ static int replay_clone(struct replayer *r, struct rptask *x) {
   return write_back_memory(r, x);
 }
 
+/* Whether replay_syscall executes the call (rather than skipping it). */
+static bool runs_for_real(long nr, const struct syscall_desc *d, int64_t result) {
+  switch (nr) {
+  case SYS_exit: case SYS_exit_group: case SYS_mremap: case SYS_rt_sigaction: case SYS_rt_sigprocmask:
+  case SYS_sigaltstack: case SYS_rt_sigreturn: case SYS_rt_sigsuspend:
+    return true;
+  case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork: case SYS_mmap:
+    return result >= 0;
+  }
+  return d->replay == SC_EXECUTE;
+}
+
 int replay_enter(struct replayer *r, struct rptask *x) {
   struct stop st;
   char buf[256];
@@ -245,6 +287,10 @@ int replay_syscall(struct replayer *r, struct rptask *x) {
   x->at_entry = false;
   const struct syscall_desc *d = syscall_table_lookup(nr);
   if (!d) return diverge(r, "system call number %ld is unknown to this deja", nr);
+  if (runs_for_real(nr, d, r->ev.result)) {
+    int rc = replay_reenter(r, x);
+    if (rc) return rc;
+  }
   switch (nr) {
   case SYS_exit: case SYS_exit_group:
     /* Runs now (an exit_group also ends the other threads); the exit event waits. */
@@ -374,6 +420,7 @@ int replay_exec(struct replayer *r, struct rptask *x) {
   char buf[256];
   if (!x->at_entry && run_task(r, x, &st) < 0) return -1;
   x->at_entry = false;
+  if (replay_reenter(r, x) != 0) return -1;
   if (task_get_regs(&x->t) < 0 || (x->t.regs.orig_rax != SYS_execve && x->t.regs.orig_rax != SYS_execveat))
     return diverge(r, "expected execve, found %s", stop_desc(&st, buf, sizeof buf));
   /* Lay out path, argv and envp below the red zone; the old image is discarded anyway. */

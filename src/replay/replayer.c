@@ -175,12 +175,18 @@ int run_task(struct replayer *r, struct rptask *x, struct stop *st) {
     int sig = x->sig;
     x->sig = 0;
     bool user = !x->at_sysentry;
-    int req = r->dbg && user ? debug_arm(r, x) : PTRACE_SYSCALL;
+    /* On autopilot user code runs under PTRACE_SYSEMU: the next call stops once, at its
+     * entry, and is skipped unless replay re-enters it (replay_reenter). */
+    int req = !user ? PTRACE_SYSCALL : r->dbg ? debug_arm(r, x) : PTRACE_SYSEMU;
     if (task_resume(&x->t, req, sig) < 0 || (r->dbg && user ? debug_wait(r, x, st) : task_wait(&x->t, st)) < 0) {
       deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
       return -1;
     }
-    x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY;
+    /* Inside a call (its entry, or a clone/exec event within it): resuming runs no
+     * user code, and must be traced to reach the call's exit. */
+    x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY ||
+                     (st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT && st->event != PTRACE_EVENT_STOP);
+    x->sysemu_entry = st->kind == STOP_SYSCALL_ENTRY && req == PTRACE_SYSEMU;
     if (r->dbg && user) {
       enum debug_verdict v = debug_disarm(r, x, st);
       if (v == DEBUG_AGAIN) continue;
@@ -366,6 +372,7 @@ static int start_program(struct replayer *r) {
     if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXEC) break;
     task_resume(&x->t, PTRACE_CONT, 0);
   }
+  x->at_sysentry = true; /* inside execve */
   return replay_apply_exec(r, x);
 }
 

@@ -28,7 +28,10 @@ struct rptask {
                              is delivered first */
   int64_t result;
   uint64_t gadget;        /* a syscall instruction in the vDSO, for injecting calls */
-  bool at_sysentry;       /* its last stop was a syscall entry: resuming runs no user code */
+  bool at_sysentry;       /* stopped inside a system call (its entry, a clone or exec
+                             event): resuming runs no user code */
+  bool sysemu_entry;      /* ...reached with PTRACE_SYSEMU: the call will not run (replay
+                             skips most calls with a single stop) */
   char exe[512];          /* the preserved executable of its process (for gdb) */
   uint8_t auxv[512];      /* its process's recorded auxiliary vector (for gdb) */
   size_t auxv_len;
@@ -89,6 +92,9 @@ int replay_syscall(struct replayer *r, struct rptask *x);
 int replay_enter(struct replayer *r, struct rptask *x);
 int replay_exec(struct replayer *r, struct rptask *x);
 int replay_apply_exec(struct replayer *r, struct rptask *x);
+/* At a PTRACE_SYSEMU entry stop: steps back over the `syscall` instruction and enters the
+ * call again traced, so that it runs when resumed. 0 or non-zero. */
+int replay_reenter(struct replayer *r, struct rptask *x);
 
 /* replay_signal.c */
 int replay_insn(struct replayer *r, struct rptask *x);
