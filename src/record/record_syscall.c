@@ -7,7 +7,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -180,7 +182,10 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     snprintf(src, sizeof src, "/proc/%d/fd/%d", x->t.tid, (int)e->r8);
     ssize_t l = readlink(src, orig, sizeof orig - 1);
     orig[l > 0 ? l : 0] = 0;
-    if (trace_files_preserve(r->o->trace_dir, src, orig, file, sizeof file, why, sizeof why) < 0) {
+    struct stat st;
+    if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
+      ev.flags |= EVF_DEV_ZERO; /* zero-filled memory, like an anonymous mapping */
+    } else if (trace_files_preserve(r->o->trace_dir, src, orig, file, sizeof file, why, sizeof why) < 0) {
       event_free(&ev);
       return recorder_abort(r, why);
     }

@@ -150,6 +150,10 @@ static int replay_mmap(struct replayer *r, struct rptask *x) {
     /* MAP_SHARED_VALIDATE flags were checked when recording */
     regs.r10 = (regs.r10 & ~(uint64_t)(MAP_SHARED | MAP_PRIVATE)) | (shared ? MAP_SHARED : MAP_PRIVATE);
   }
+  if (r->ev.flags & EVF_DEV_ZERO) {
+    regs.r10 |= MAP_ANONYMOUS;
+    regs.r8 = (uint64_t)-1;
+  }
   regs.rdi = (uint64_t)r->ev.result;
   regs.r10 |= MAP_FIXED;
   if (task_set_regs(&x->t, &regs) < 0) return -1;

@@ -28,6 +28,7 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 
 /* EV_SYSCALL flags */
 #define EVF_NEW_THREAD 1u /* a clone that created a thread (not a process) */
+#define EVF_DEV_ZERO 2u   /* an mmap of /dev/zero: replayed as an anonymous mapping */
 
 struct event_mem {
   uint64_t addr;

@@ -35,6 +35,10 @@ int trace_files_preserve(const char *trace_dir, const char *src_path, const char
     close(in);
     return seterr(err, errlen, "cannot stat %s: %s", orig_name, strerror(errno));
   }
+  if (!S_ISREG(st.st_mode)) {
+    close(in);
+    return seterr(err, errlen, "%s is not a regular file: mapping it is not supported", orig_name);
+  }
   const char *base = strrchr(orig_name, '/');
   base = base ? base + 1 : orig_name;
   char safe[64];

@@ -15,7 +15,7 @@ deja_rr_program_test(mt_timer_compute REPEAT 2)
 
 # Process trees: fork, exec, vfork, posix_spawn, shared memory, signals, sessions.
 foreach(program
-    pt_fork_wait pt_exec_script pt_vfork_exec pt_shared_anon pt_shared_file pt_kill_child
+    pt_fork_wait pt_exec_script pt_vfork_exec pt_shared_anon pt_shared_file pt_dev_zero pt_kill_child
     pt_pgrp_session pt_pipeline)
   deja_rr_program_test(${program})
 endforeach()
