@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "replay/regs_compare.h"
 #include "replay/replayer_internal.h"
 #include "task/proc_maps.h"
@@ -109,10 +110,21 @@ static bool at_state(struct replayer *r, struct rptask *x) {
 /* Under a debugger the stretch runs for real, so breakpoints and watchpoints in it
  * trigger: it stops at each pass through the recorded address until registers and
  * memory are the recorded ones. */
+#define NATURAL_MAX_PASSES 20000 /* about half a second of stops */
+#define NATURAL_GAVE_UP 2
+
 static int reach_state_naturally(struct replayer *r, struct rptask *x) {
   struct stop st;
   char buf[256];
-  for (;;) {
+  for (int pass = 0;; pass++) {
+    if (pass == NATURAL_MAX_PASSES) {
+      /* Without a counter each pass through the address costs a stop: past this many,
+       * the rest of the stretch is restored (exactly) instead of observed. */
+      deja_msg("event %" PRIu64 ": the preempted stretch of task %d loops through 0x%llx too often to run it under "
+               "the debugger; restoring its end state instead (breakpoints in the rest of it are not hit)",
+               r->evno, r->ev.tid, r->ev.regs.rip);
+      return NATURAL_GAVE_UP;
+    }
     debug_set_internal_bp(r, r->ev.regs.rip);
     int rc = run_task(r, x, &st);
     debug_set_internal_bp(r, 0);
@@ -126,7 +138,10 @@ static int reach_state_naturally(struct replayer *r, struct rptask *x) {
 int replay_state(struct replayer *r, struct rptask *x) {
   int rc = replay_settle(r, x);
   if (rc) return rc;
-  if (r->dbg && debug_observes(r, x)) return reach_state_naturally(r, x);
+  if (r->dbg && debug_observes(r, x)) {
+    rc = reach_state_naturally(r, x);
+    if (rc != NATURAL_GAVE_UP) return rc;
+  }
   for (uint32_t i = 0; i < r->ev.nmem; i++) {
     const struct event_mem *m = &r->ev.mem[i];
     if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)

@@ -1,0 +1,7 @@
+break setter
+continue
+watch flag
+continue
+info threads
+delete
+continue
