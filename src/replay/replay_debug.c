@@ -38,7 +38,6 @@ struct inserted {
 };
 
 struct replay_debug {
-  struct replayer *r;
   pid_t pid; /* the debugged process (recorded pid): gdb sees its threads only */
   uint64_t bps[MAX_BPS];
   int nbps;
@@ -54,7 +53,6 @@ struct replay_debug {
   bool watch_pending;
   struct gdb_stop watch_stop;
   bool exited;
-  int exit_code;
   bool (*interrupted)(void *arg); /* gdb's Ctrl-C, polled while the program runs */
   void *interrupt_arg;
 };
@@ -444,7 +442,6 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   struct replayer r;
   int rc = replay_open(&r, ro);
   struct replay_debug *d = xcalloc(1, sizeof *d);
-  d->r = &r;
   /* Replay to where the session starts: an event, or a process. */
   /* -g N stops before event N replays, so that gdb sees it happen. */
   while (rc == 0 && (r.evno + 1 < o->goto_event || (o->onprocess && !task_of(&r, o->onprocess)))) rc = replay_step(&r);
