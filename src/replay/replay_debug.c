@@ -100,7 +100,6 @@ int debug_arm(struct replayer *r, struct rptask *x) {
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
   bool on_bp = is_bp(d, rip);
-  d->nins = 0;
   for (int i = 0; i < d->nbps; i++)
     if (d->bps[i] != rip) insert(d, x, d->bps[i]);
   if (d->internal_bp && d->internal_bp != rip) insert(d, x, d->internal_bp);
@@ -204,6 +203,7 @@ int debug_wait(struct replayer *r, struct rptask *x, struct stop *st) {
 
 void debug_note_write(struct replayer *r, uint64_t addr, uint64_t len) {
   struct replay_debug *d = r->dbg;
+  if (!r->x || r->x->rec_pid != d->pid) return; /* another process's memory */
   for (int i = 0; i < d->nwps && !d->watch_pending; i++) {
     if (d->wps[i].type == 3 || addr >= d->wps[i].addr + (uint64_t)d->wps[i].len || d->wps[i].addr >= addr + len) continue;
     fill_stop(&d->watch_stop, GDB_STOP_WATCH, r->x, SIGTRAP);
