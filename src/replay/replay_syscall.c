@@ -189,25 +189,20 @@ int replay_reenter(struct replayer *r, struct rptask *x) {
 static int emulate(struct replayer *r, struct rptask *x) {
   long nr = (long)x->t.regs.orig_rax;
   if (x->sysemu_entry) {
-    /* Reached with PTRACE_SYSEMU: the kernel skips the call; it returns the result. */
+    /* Reached with PTRACE_SYSEMU: the kernel skips the call by itself. */
     x->sysemu_entry = false;
     x->at_sysentry = false;
-    x->t.regs.rax = (uint64_t)r->ev.result;
-    x->restart_pending = r->ev.result <= -ERESTARTSYS && r->ev.result >= -ERESTART_RESTARTBLOCK;
+  } else {
+    x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
     if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
-    int rc = write_back_memory(r, x);
-    if (rc == 0) reproduce_output(r);
-    return rc;
+    struct stop st;
+    char buf[256];
+    if (run_task(r, x, &st) < 0) return -1;
+    if (st.kind != STOP_SYSCALL_EXIT) return diverge(r, "skipped system call did not return; found %s", stop_desc(&st, buf, sizeof buf));
+    if (task_get_regs(&x->t) < 0) return -1;
   }
-  x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
-  if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
-  struct stop st;
-  char buf[256];
-  if (run_task(r, x, &st) < 0) return -1;
-  if (st.kind != STOP_SYSCALL_EXIT) return diverge(r, "skipped system call did not return; found %s", stop_desc(&st, buf, sizeof buf));
-  if (task_get_regs(&x->t) < 0) return -1;
-  /* With the call's number back in orig_rax, the kernel's signal delivery restarts it
-   * or turns -ERESTART* into -EINTR exactly as it did during recording. */
+  /* With the call's number in orig_rax, the kernel's signal delivery restarts it or
+   * turns -ERESTART* into -EINTR exactly as it did during recording. */
   x->t.regs.rax = (uint64_t)r->ev.result;
   x->t.regs.orig_rax = (uint64_t)nr;
   x->restart_pending = r->ev.result <= -ERESTARTSYS && r->ev.result >= -ERESTART_RESTARTBLOCK;
