@@ -11,7 +11,7 @@ all: deps $(BUILD)/Makefile
 deps:
 	@scripts/install-deps.sh
 
-$(BUILD)/Makefile: CMakeLists.txt
+$(BUILD)/Makefile: CMakeLists.txt | deps
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 
 test: all

@@ -49,15 +49,16 @@ void x86_emulate_trapped(enum trapped_insn k, struct user_regs_struct *r) {
     unsigned a, b, c, d;
     unsigned leaf = (uint32_t)r->rax, sub = (uint32_t)r->rcx;
     __cpuid_count(leaf, sub, a, b, c, d);
-    if (leaf == 1) c &= ~(1u << 30);           /* rdrand */
-    if (leaf == 7 && sub == 0) b &= ~(1u << 18); /* rdseed */
+    if (leaf == 1)
+      c &= ~(1u << 30); /* rdrand */
+    if (leaf == 7 && sub == 0)
+      b &= ~(1u << 18); /* rdseed */
     r->rax = a;
     r->rbx = b;
     r->rcx = c;
     r->rdx = d;
     break;
   }
-  default:
-    break;
+  default: break;
   }
 }

@@ -24,35 +24,37 @@ static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
   switch (ev->kind) {
   case EV_SYSCALL: {
     long nr = (long)ev->regs.orig_rax;
-    printf(" %s(0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx) = %" PRId64, syscall_name(nr), ev->regs.rdi,
-           ev->regs.rsi, ev->regs.rdx, ev->regs.r10, ev->regs.r8, ev->regs.r9, ev->result);
+    printf(" %s(0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx) = %" PRId64, syscall_name(nr),
+           ev->regs.rdi, ev->regs.rsi, ev->regs.rdx, ev->regs.r10, ev->regs.r8, ev->regs.r9,
+           ev->result);
     uint64_t bytes = 0;
-    for (uint32_t i = 0; i < ev->nmem; i++) bytes += ev->mem[i].len;
-    if (ev->nmem) printf(" wrote %u region%s (%" PRIu64 " bytes)", ev->nmem, ev->nmem == 1 ? "" : "s", bytes);
-    if (ev->out_to) printf(" output to %s (%u bytes)", ev->out_to == 1 ? "stdout" : "stderr", ev->out_len);
-    if (ev->file[0]) printf(" file %s", ev->file);
+    for (uint32_t i = 0; i < ev->nmem; i++)
+      bytes += ev->mem[i].len;
+    if (ev->nmem)
+      printf(" wrote %u region%s (%" PRIu64 " bytes)", ev->nmem, ev->nmem == 1 ? "" : "s", bytes);
+    if (ev->out_to)
+      printf(" output to %s (%u bytes)", ev->out_to == 1 ? "stdout" : "stderr", ev->out_len);
+    if (ev->file[0])
+      printf(" file %s", ev->file);
     break;
   }
   case EV_INSN:
-    printf(" at 0x%llx rax=0x%llx rdx=0x%llx", ev->regs.rip, ev->regs_after.rax, ev->regs_after.rdx);
+    printf(" at 0x%llx rax=0x%llx rdx=0x%llx", ev->regs.rip, ev->regs_after.rax,
+           ev->regs_after.rdx);
     break;
-  case EV_SIGNAL:
-    printf(" %s at 0x%llx", strsignal(ev->signo), ev->regs.rip);
-    break;
+  case EV_SIGNAL: printf(" %s at 0x%llx", strsignal(ev->signo), ev->regs.rip); break;
   case EV_EXIT:
-    if (WIFEXITED(ev->status)) printf(" status %d", WEXITSTATUS(ev->status));
-    else printf(" killed by %s", strsignal(WTERMSIG(ev->status)));
+    if (WIFEXITED(ev->status))
+      printf(" status %d", WEXITSTATUS(ev->status));
+    else
+      printf(" killed by %s", strsignal(WTERMSIG(ev->status)));
     break;
   case EV_EXEC:
     printf(" %s entry 0x%llx: ", ev->file, ev->regs.rip);
     print_strings(ev);
     break;
-  case EV_ABORT:
-    printf(" %s", ev->message);
-    break;
-  case EV_ENTER:
-    printf(" %s (blocked)", syscall_name((long)ev->regs.orig_rax));
-    break;
+  case EV_ABORT: printf(" %s", ev->message); break;
+  case EV_ENTER: printf(" %s (blocked)", syscall_name((long)ev->regs.orig_rax)); break;
   case EV_STATE:
     printf(" at 0x%llx, %u changed page%s", ev->regs.rip, ev->nmem, ev->nmem == 1 ? "" : "s");
     break;

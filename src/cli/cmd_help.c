@@ -139,47 +139,44 @@ static const char help_usage[] =
     "Prints the overview of deja's commands, or the usage and options of COMMAND.\n";
 
 struct usage {
-    const char *command;
-    const char *text;
+  const char *command;
+  const char *text;
 };
 
 static const struct usage usages[] = {
-    { "record", record_usage }, { "replay", replay_usage }, { "dump", dump_usage },
-    { "ps", ps_usage },         { "ls", ls_usage },         { "rm", rm_usage },
-    { "pack", pack_usage },     { "help", help_usage },
+    {"record", record_usage}, {"replay", replay_usage}, {"dump", dump_usage}, {"ps", ps_usage},
+    {"ls", ls_usage},         {"rm", rm_usage},         {"pack", pack_usage}, {"help", help_usage},
 };
 
-int print_usage(FILE *f, const char *command)
-{
-    if (!command) {
-        fputs(overview_usage, f);
-        return 0;
+int print_usage(FILE *f, const char *command) {
+  if (!command) {
+    fputs(overview_usage, f);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
+    if (strcmp(usages[i].command, command) == 0) {
+      fputs(usages[i].text, f);
+      return 0;
     }
-    for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
-        if (strcmp(usages[i].command, command) == 0) {
-            fputs(usages[i].text, f);
-            return 0;
-        }
-    }
-    return 1;
+  }
+  return 1;
 }
 
-int cmd_help(int argc, char **argv)
-{
-    if (argc > 2) {
-        fprintf(stderr, "deja: help takes at most one COMMAND\n\n");
-        print_usage(stderr, "help");
-        return 1;
-    }
-    const char *command = argc == 2 ? argv[1] : NULL;
-    if (command && (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0))
-        command = NULL;
-    else if (command && (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0))
-        command = "help";
-    if (print_usage(stdout, command) != 0) {
-        fprintf(stderr, "deja: unknown command `%s'\n\n", command);
-        print_usage(stderr, NULL);
-        return 1;
-    }
-    return 0;
+int cmd_help(int argc, char **argv) {
+  if (argc > 2) {
+    fprintf(stderr, "deja: help takes at most one COMMAND\n\n");
+    print_usage(stderr, "help");
+    return 1;
+  }
+  const char *command = argc == 2 ? argv[1] : NULL;
+  if (command && (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0))
+    command = NULL;
+  else if (command && (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0))
+    command = "help";
+  if (print_usage(stdout, command) != 0) {
+    fprintf(stderr, "deja: unknown command `%s'\n\n", command);
+    print_usage(stderr, NULL);
+    return 1;
+  }
+  return 0;
 }

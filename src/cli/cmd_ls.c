@@ -12,94 +12,90 @@
 #include "cli/trace_dir.h"
 
 struct trace_entry {
-    char *name;
-    struct timespec mtime;
+  char *name;
+  struct timespec mtime;
 };
 
-static int by_age_then_name(const void *a, const void *b)
-{
-    const struct trace_entry *x = a, *y = b;
-    if (x->mtime.tv_sec != y->mtime.tv_sec)
-        return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-    if (x->mtime.tv_nsec != y->mtime.tv_nsec)
-        return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
-    return strcmp(x->name, y->name);
+static int by_age_then_name(const void *a, const void *b) {
+  const struct trace_entry *x = a, *y = b;
+  if (x->mtime.tv_sec != y->mtime.tv_sec)
+    return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+  if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+    return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+  return strcmp(x->name, y->name);
 }
 
 /* A trace is a real directory (not the latest-trace symlink) holding an events file. */
-static int is_trace_entry(int dir_fd, const char *name, struct stat *st)
-{
-    if (name[0] == '.')
-        return 0;
-    if (fstatat(dir_fd, name, st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st->st_mode))
-        return 0;
-    char events[strlen(name) + sizeof("/" TRACE_EVENTS_FILE)];
-    snprintf(events, sizeof(events), "%s/%s", name, TRACE_EVENTS_FILE);
-    return faccessat(dir_fd, events, F_OK, 0) == 0;
+static int is_trace_entry(int dir_fd, const char *name, struct stat *st) {
+  if (name[0] == '.')
+    return 0;
+  if (fstatat(dir_fd, name, st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st->st_mode))
+    return 0;
+  char events[strlen(name) + sizeof("/" TRACE_EVENTS_FILE)];
+  snprintf(events, sizeof(events), "%s/%s", name, TRACE_EVENTS_FILE);
+  return faccessat(dir_fd, events, F_OK, 0) == 0;
 }
 
-int cmd_ls(int argc, char **argv)
-{
-    (void)argv;
-    if (argc > 1) {
-        fprintf(stderr, "deja: ls takes no arguments\n\n");
-        print_usage(stderr, "ls");
-        return 1;
-    }
-    char *base = trace_dir_base();
-    if (!base) {
-        fprintf(stderr, "deja: out of memory\n");
-        return 1;
-    }
-    DIR *dir = opendir(base);
-    if (!dir) {
-        int rc = 0;
-        if (errno != ENOENT) {
-            fprintf(stderr, "deja: cannot read the trace directory %s: %s\n", base,
-                    strerror(errno));
-            rc = 1;
-        }
-        free(base);
-        return rc;
-    }
-
-    struct trace_entry *traces = NULL;
-    size_t count = 0, capacity = 0;
-    struct dirent *entry;
+int cmd_ls(int argc, char **argv) {
+  (void)argv;
+  if (argc > 1) {
+    fprintf(stderr, "deja: ls takes no arguments\n\n");
+    print_usage(stderr, "ls");
+    return 1;
+  }
+  char *base = trace_dir_base();
+  if (!base) {
+    fprintf(stderr, "deja: out of memory\n");
+    return 1;
+  }
+  DIR *dir = opendir(base);
+  if (!dir) {
     int rc = 0;
-    while ((entry = readdir(dir)) != NULL) {
-        struct stat st;
-        if (!is_trace_entry(dirfd(dir), entry->d_name, &st))
-            continue;
-        if (count == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            struct trace_entry *grown = realloc(traces, capacity * sizeof(*traces));
-            if (!grown) {
-                fprintf(stderr, "deja: out of memory\n");
-                rc = 1;
-                break;
-            }
-            traces = grown;
-        }
-        traces[count].name = strdup(entry->d_name);
-        traces[count].mtime = st.st_mtim;
-        if (!traces[count].name) {
-            fprintf(stderr, "deja: out of memory\n");
-            rc = 1;
-            break;
-        }
-        count++;
+    if (errno != ENOENT) {
+      fprintf(stderr, "deja: cannot read the trace directory %s: %s\n", base, strerror(errno));
+      rc = 1;
     }
-    closedir(dir);
-
-    if (rc == 0) {
-        qsort(traces, count, sizeof(*traces), by_age_then_name);
-        for (size_t i = 0; i < count; i++)
-            printf("%s\n", traces[i].name);
-    }
-    for (size_t i = 0; i < count; i++)
-        free(traces[i].name);
-    free(traces);
     free(base);
     return rc;
+  }
+
+  struct trace_entry *traces = NULL;
+  size_t count = 0, capacity = 0;
+  struct dirent *entry;
+  int rc = 0;
+  while ((entry = readdir(dir)) != NULL) {
+    struct stat st;
+    if (!is_trace_entry(dirfd(dir), entry->d_name, &st))
+      continue;
+    if (count == capacity) {
+      capacity = capacity ? capacity * 2 : 16;
+      struct trace_entry *grown = realloc(traces, capacity * sizeof(*traces));
+      if (!grown) {
+        fprintf(stderr, "deja: out of memory\n");
+        rc = 1;
+        break;
+      }
+      traces = grown;
+    }
+    traces[count].name = strdup(entry->d_name);
+    traces[count].mtime = st.st_mtim;
+    if (!traces[count].name) {
+      fprintf(stderr, "deja: out of memory\n");
+      rc = 1;
+      break;
+    }
+    count++;
+  }
+  closedir(dir);
+
+  if (rc == 0) {
+    qsort(traces, count, sizeof(*traces), by_age_then_name);
+    for (size_t i = 0; i < count; i++)
+      printf("%s\n", traces[i].name);
+  }
+  for (size_t i = 0; i < count; i++)
+    free(traces[i].name);
+  free(traces);
+  free(base);
+  return rc;
 }

@@ -24,7 +24,8 @@ struct procs {
 
 static struct proc *find(struct procs *ps, int pid) {
   for (size_t i = ps->n; i-- > 0;)
-    if (ps->v[i].pid == pid) return &ps->v[i];
+    if (ps->v[i].pid == pid)
+      return &ps->v[i];
   return NULL;
 }
 
@@ -37,7 +38,9 @@ static int collect(uint64_t evno, const struct event *ev, void *ctx) {
     /* a new process, running its parent's program until it execs */
     ps->v = xrealloc(ps->v, (ps->n + 1) * sizeof *ps->v);
     struct proc *parent = find(ps, ev->tid);
-    ps->v[ps->n++] = (struct proc){.pid = (int)ev->result, .ppid = ev->tid, .cmd = xstrdup(parent && parent->cmd ? parent->cmd : "?")};
+    ps->v[ps->n++] = (struct proc){.pid = (int)ev->result,
+                                   .ppid = ev->tid,
+                                   .cmd = xstrdup(parent && parent->cmd ? parent->cmd : "?")};
     return 0;
   }
   if (ev->kind == EV_EXEC) {
@@ -51,11 +54,13 @@ static int collect(uint64_t evno, const struct event *ev, void *ctx) {
     /* the command line: argv joined by spaces */
     size_t len = 0;
     const char *s = ev->strings;
-    for (uint32_t i = 0; i < ev->argc; i++) len += strlen(s + len) + 1;
+    for (uint32_t i = 0; i < ev->argc; i++)
+      len += strlen(s + len) + 1;
     p->cmd = xmalloc(len + 1);
     memcpy(p->cmd, s, len);
     for (size_t i = 0; i + 1 < len; i++)
-      if (!p->cmd[i]) p->cmd[i] = ' ';
+      if (!p->cmd[i])
+        p->cmd[i] = ' ';
     p->cmd[len ? len - 1 : 0] = 0;
   } else if (ev->kind == EV_EXIT) {
     struct proc *p = find(ps, ev->tid);
@@ -79,16 +84,22 @@ int cmd_ps(int argc, char **argv) {
     for (size_t i = 0; i < ps.n; i++) {
       struct proc *p = &ps.v[i];
       char exit[64];
-      if (!p->exited) snprintf(exit, sizeof exit, "none");
-      else if (WIFEXITED(p->status)) snprintf(exit, sizeof exit, "%d", WEXITSTATUS(p->status));
-      else if (sigabbrev_np(WTERMSIG(p->status))) snprintf(exit, sizeof exit, "SIG%s", sigabbrev_np(WTERMSIG(p->status)));
-      else snprintf(exit, sizeof exit, "signal %d", WTERMSIG(p->status));
+      if (!p->exited)
+        snprintf(exit, sizeof exit, "none");
+      else if (WIFEXITED(p->status))
+        snprintf(exit, sizeof exit, "%d", WEXITSTATUS(p->status));
+      else if (sigabbrev_np(WTERMSIG(p->status)))
+        snprintf(exit, sizeof exit, "SIG%s", sigabbrev_np(WTERMSIG(p->status)));
+      else
+        snprintf(exit, sizeof exit, "signal %d", WTERMSIG(p->status));
       char ppid[16] = "--";
-      if (p->ppid) snprintf(ppid, sizeof ppid, "%d", p->ppid);
+      if (p->ppid)
+        snprintf(ppid, sizeof ppid, "%d", p->ppid);
       printf("%d\t%s\t%s\t%s\n", p->pid, ppid, exit, p->cmd);
     }
   }
-  for (size_t i = 0; i < ps.n; i++) free(ps.v[i].cmd);
+  for (size_t i = 0; i < ps.n; i++)
+    free(ps.v[i].cmd);
   free(ps.v);
   return rc;
 }

@@ -15,18 +15,22 @@ extern char **environ;
 /* environ with NAME=VALUE settings applied (replacing same-named entries). */
 static char **build_env(char **sets, int nsets) {
   size_t n = 0;
-  while (environ[n]) n++;
+  while (environ[n])
+    n++;
   char **env = xcalloc(n + (size_t)nsets + 1, sizeof *env);
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     bool replaced = false;
     for (int j = 0; j < nsets; j++) {
       size_t l = (size_t)(strchr(sets[j], '=') - sets[j]);
-      if (!strncmp(environ[i], sets[j], l + 1)) replaced = true;
+      if (!strncmp(environ[i], sets[j], l + 1))
+        replaced = true;
     }
-    if (!replaced) env[k++] = environ[i];
+    if (!replaced)
+      env[k++] = environ[i];
   }
-  for (int j = 0; j < nsets; j++) env[k++] = sets[j];
+  for (int j = 0; j < nsets; j++)
+    env[k++] = sets[j];
   env[k] = NULL;
   return env;
 }
@@ -58,7 +62,8 @@ int cmd_record(int argc, char **argv) {
       sets[nsets++] = optarg;
       break;
     default:
-      deja_msg("record: unknown or incomplete option `%s'; see `deja help record'", argv[optind - 1]);
+      deja_msg("record: unknown or incomplete option `%s'; see `deja help record'",
+               argv[optind - 1]);
       goto out;
     }
   }
@@ -69,7 +74,8 @@ int cmd_record(int argc, char **argv) {
   char **prog = argv + optind;
   char *path = record_find_program(prog[0]);
   if (!path) {
-    deja_msg("cannot find program `%s'%s", prog[0], strchr(prog[0], '/') ? " (no such executable file)" : " in PATH");
+    deja_msg("cannot find program `%s'%s", prog[0],
+             strchr(prog[0], '/') ? " (no such executable file)" : " in PATH");
     status = 127;
     goto out;
   }

@@ -22,9 +22,12 @@ static long long parse_number(const char *s, long long max) {
 
 int cmd_replay(int argc, char **argv) {
   static const struct option longopts[] = {
-      {"autopilot", no_argument, NULL, 'a'}, {"dbgport", required_argument, NULL, 's'},
-      {"goto", required_argument, NULL, 'g'}, {"onprocess", required_argument, NULL, 'p'},
-      {"quiet", no_argument, NULL, 'q'},     {"debugger", required_argument, NULL, 'D'},
+      {"autopilot", no_argument, NULL, 'a'},
+      {"dbgport", required_argument, NULL, 's'},
+      {"goto", required_argument, NULL, 'g'},
+      {"onprocess", required_argument, NULL, 'p'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"debugger", required_argument, NULL, 'D'},
       {NULL, 0, NULL, 0},
   };
   bool autopilot = false, quiet = false;
@@ -39,25 +42,31 @@ int cmd_replay(int argc, char **argv) {
     case 'q': quiet = true; break;
     case 'D': d.debugger = optarg; break;
     case 's':
-      if ((v = parse_number(optarg, 65535)) < 0) goto bad_number;
+      if ((v = parse_number(optarg, 65535)) < 0)
+        goto bad_number;
       d.port = (int)v;
       break;
     case 'g':
-      if ((v = parse_number(optarg, 1ll << 62)) < 0) goto bad_number;
+      if ((v = parse_number(optarg, 1ll << 62)) < 0)
+        goto bad_number;
       d.goto_event = (uint64_t)v;
       break;
     case 'p':
-      if ((v = parse_number(optarg, 1 << 30)) < 1) goto bad_number;
+      if ((v = parse_number(optarg, 1 << 30)) < 1)
+        goto bad_number;
       d.onprocess = (pid_t)v;
       break;
     default:
-      deja_msg("replay: unknown or incomplete option `%s'; see `deja help replay'", argv[optind - 1]);
+      deja_msg("replay: unknown or incomplete option `%s'; see `deja help replay'",
+               argv[optind - 1]);
       return 1;
     }
   }
   const char *trace = NULL;
-  if (optind < argc && strcmp(argv[optind], "--")) trace = argv[optind++];
-  if (optind < argc && !strcmp(argv[optind], "--")) optind++;
+  if (optind < argc && strcmp(argv[optind], "--"))
+    trace = argv[optind++];
+  if (optind < argc && !strcmp(argv[optind], "--"))
+    optind++;
   else if (optind < argc) {
     deja_msg("replay: unexpected argument `%s'; debugger arguments go after `--'", argv[optind]);
     return 1;

@@ -17,103 +17,97 @@
 #define LATEST_TRACE_LINK "latest-trace"
 
 /* Removes the trace directory (common/remove_tree: symlinks inside are never followed). */
-static int remove_trace(const char *path)
-{
-    char err[PATH_MAX + 128];
-    if (remove_tree(path, err, sizeof err) == 0)
-        return 0;
-    fprintf(stderr, "deja: %s\n", err);
-    return -1;
+static int remove_trace(const char *path) {
+  char err[PATH_MAX + 128];
+  if (remove_tree(path, err, sizeof err) == 0)
+    return 0;
+  fprintf(stderr, "deja: %s\n", err);
+  return -1;
 }
 
 /* Name of the newest trace left in BASE (the one `deja ls` lists last), or "" if none. */
-static void find_newest_trace(const char *base, char *name, size_t namelen)
-{
-    name[0] = '\0';
-    DIR *dir = opendir(base);
-    if (!dir)
-        return;
-    struct timespec newest = { 0, 0 };
-    struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
-        struct stat st;
-        if (entry->d_name[0] == '.' ||
-            fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISDIR(st.st_mode))
-            continue;
-        char events[PATH_MAX];
-        snprintf(events, sizeof(events), "%s/%s", entry->d_name, TRACE_EVENTS_FILE);
-        if (faccessat(dirfd(dir), events, F_OK, 0) != 0)
-            continue;
-        struct timespec t = st.st_mtim;
-        int newer = name[0] == '\0' || t.tv_sec > newest.tv_sec ||
-                    (t.tv_sec == newest.tv_sec &&
-                     (t.tv_nsec > newest.tv_nsec ||
-                      (t.tv_nsec == newest.tv_nsec && strcmp(entry->d_name, name) > 0)));
-        if (newer) {
-            newest = t;
-            snprintf(name, namelen, "%s", entry->d_name);
-        }
+static void find_newest_trace(const char *base, char *name, size_t namelen) {
+  name[0] = '\0';
+  DIR *dir = opendir(base);
+  if (!dir)
+    return;
+  struct timespec newest = {0, 0};
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    struct stat st;
+    if (entry->d_name[0] == '.' ||
+        fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+      continue;
+    char events[PATH_MAX];
+    snprintf(events, sizeof(events), "%s/%s", entry->d_name, TRACE_EVENTS_FILE);
+    if (faccessat(dirfd(dir), events, F_OK, 0) != 0)
+      continue;
+    struct timespec t = st.st_mtim;
+    int newer = name[0] == '\0' || t.tv_sec > newest.tv_sec ||
+                (t.tv_sec == newest.tv_sec &&
+                 (t.tv_nsec > newest.tv_nsec ||
+                  (t.tv_nsec == newest.tv_nsec && strcmp(entry->d_name, name) > 0)));
+    if (newer) {
+      newest = t;
+      snprintf(name, namelen, "%s", entry->d_name);
     }
-    closedir(dir);
+  }
+  closedir(dir);
 }
 
 /* latest-trace named the removed trace: point it at the newest one left, or remove it. */
-static int repoint_latest_trace(const char *base, const char *link_path)
-{
-    char newest[NAME_MAX + 1];
-    find_newest_trace(base, newest, sizeof(newest));
-    if (newest[0] == '\0') {
-        if (unlink(link_path) != 0 && errno != ENOENT) {
-            fprintf(stderr, "deja: cannot remove %s: %s\n", link_path, strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    char tmp_path[PATH_MAX];
-    snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.%d", base, LATEST_TRACE_LINK, getpid());
-    unlink(tmp_path);
-    if (symlink(newest, tmp_path) != 0 || rename(tmp_path, link_path) != 0) {
-        fprintf(stderr, "deja: cannot point %s at %s: %s\n", link_path, newest,
-                strerror(errno));
-        unlink(tmp_path);
-        return -1;
+static int repoint_latest_trace(const char *base, const char *link_path) {
+  char newest[NAME_MAX + 1];
+  find_newest_trace(base, newest, sizeof(newest));
+  if (newest[0] == '\0') {
+    if (unlink(link_path) != 0 && errno != ENOENT) {
+      fprintf(stderr, "deja: cannot remove %s: %s\n", link_path, strerror(errno));
+      return -1;
     }
     return 0;
+  }
+  char tmp_path[PATH_MAX];
+  snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.%d", base, LATEST_TRACE_LINK, getpid());
+  unlink(tmp_path);
+  if (symlink(newest, tmp_path) != 0 || rename(tmp_path, link_path) != 0) {
+    fprintf(stderr, "deja: cannot point %s at %s: %s\n", link_path, newest, strerror(errno));
+    unlink(tmp_path);
+    return -1;
+  }
+  return 0;
 }
 
-int cmd_rm(int argc, char **argv)
-{
-    if (argc != 2) {
-        fprintf(stderr, "deja: rm needs exactly one TRACE\n\n");
-        print_usage(stderr, "rm");
-        return 1;
-    }
-    char err[PATH_MAX + 128];
-    char *trace = trace_dir_resolve(argv[1], err, sizeof(err));
-    if (!trace) {
-        fprintf(stderr, "deja: %s; nothing removed\n", err);
-        return 1;
-    }
-    char *base = trace_dir_base();
-    char *link_path = NULL;
-    if (!base || asprintf(&link_path, "%s/%s", base, LATEST_TRACE_LINK) < 0) {
-        fprintf(stderr, "deja: out of memory\n");
-        free(base);
-        free(trace);
-        return 1;
-    }
-    /* Compared before removal: afterwards the link dangles and cannot be resolved. */
-    char *latest = realpath(link_path, NULL);
-    int was_latest = latest && strcmp(latest, trace) == 0;
-
-    int rc = remove_trace(trace) == 0 ? 0 : 1;
-    if (was_latest && repoint_latest_trace(base, link_path) != 0)
-        rc = 1;
-
-    free(latest);
-    free(link_path);
+int cmd_rm(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "deja: rm needs exactly one TRACE\n\n");
+    print_usage(stderr, "rm");
+    return 1;
+  }
+  char err[PATH_MAX + 128];
+  char *trace = trace_dir_resolve(argv[1], err, sizeof(err));
+  if (!trace) {
+    fprintf(stderr, "deja: %s; nothing removed\n", err);
+    return 1;
+  }
+  char *base = trace_dir_base();
+  char *link_path = NULL;
+  if (!base || asprintf(&link_path, "%s/%s", base, LATEST_TRACE_LINK) < 0) {
+    fprintf(stderr, "deja: out of memory\n");
     free(base);
     free(trace);
-    return rc;
+    return 1;
+  }
+  /* Compared before removal: afterwards the link dangles and cannot be resolved. */
+  char *latest = realpath(link_path, NULL);
+  int was_latest = latest && strcmp(latest, trace) == 0;
+
+  int rc = remove_trace(trace) == 0 ? 0 : 1;
+  if (was_latest && repoint_latest_trace(base, link_path) != 0)
+    rc = 1;
+
+  free(latest);
+  free(link_path);
+  free(base);
+  free(trace);
+  return rc;
 }

@@ -7,7 +7,8 @@
 #include "common/log.h"
 #include "trace/trace_stream.h"
 
-int event_iter(const char *arg, int (*fn)(uint64_t evno, const struct event *ev, void *ctx), void *ctx) {
+int event_iter(const char *arg, int (*fn)(uint64_t evno, const struct event *ev, void *ctx),
+               void *ctx) {
   char err[512];
   char *dir = trace_dir_resolve(arg, err, sizeof err);
   if (!dir) {
@@ -35,14 +36,16 @@ int event_iter(const char *arg, int (*fn)(uint64_t evno, const struct event *ev,
       rc = 1;
       break;
     }
-    if (n == 0) break;
+    if (n == 0)
+      break;
     evno++;
     if (event_decode(&ev, rec, len, err, sizeof err) < 0) {
       deja_msg("%s: event %" PRIu64 " is corrupt: %s", path, evno, err);
       rc = 1;
       break;
     }
-    if (fn(evno, &ev, ctx)) break;
+    if (fn(evno, &ev, ctx))
+      break;
   }
   event_free(&ev);
   trace_reader_close(rd);

@@ -9,6 +9,7 @@
 /* Calls FN for every event of the trace named by ARG (NULL: latest). Returns 0 when the
  * whole trace was read, 1 (after a message naming the file) when it is missing or
  * corrupt. FN returning non-zero stops the walk. */
-int event_iter(const char *arg, int (*fn)(uint64_t evno, const struct event *ev, void *ctx), void *ctx);
+int event_iter(const char *arg, int (*fn)(uint64_t evno, const struct event *ev, void *ctx),
+               void *ctx);
 
 #endif

@@ -43,6 +43,7 @@ char *xasprintf(const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vasprintf(&s, fmt, ap);
   va_end(ap);
-  if (n < 0) check(NULL);
+  if (n < 0)
+    check(NULL);
   return s;
 }

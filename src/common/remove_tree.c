@@ -21,9 +21,11 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 
 int remove_tree(const char *path, char *err, size_t errlen) {
   remove_error[0] = '\0';
-  if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0 && remove_error[0] == '\0')
+  if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0 &&
+      remove_error[0] == '\0')
     snprintf(remove_error, sizeof remove_error, "cannot remove %s: %s", path, strerror(errno));
-  if (remove_error[0] == '\0') return 0;
+  if (remove_error[0] == '\0')
+    return 0;
   snprintf(err, errlen, "%s", remove_error);
   return -1;
 }

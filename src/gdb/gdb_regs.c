@@ -28,9 +28,8 @@
 #define FX_ST0 32
 #define FX_XMM0 160
 
-static const char *const gpr_names[16] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi",
-                                          "rbp", "rsp", "r8",  "r9",  "r10", "r11",
-                                          "r12", "r13", "r14", "r15"};
+static const char *const gpr_names[16] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+                                          "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 static const size_t gpr_offsets[16] = {
     offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rbx),
     offsetof(struct user_regs_struct, rcx), offsetof(struct user_regs_struct, rdx),
@@ -69,8 +68,7 @@ void gdb_xsave_layout_host(struct gdb_xsave_layout *out) {
     return;
   if (__get_cpuid_count(0xd, 2, &a, &b, &c, &d))
     out->avx_off = b;
-  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
-      (xcr0_lo & 0xe0) == 0xe0) {
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) && (xcr0_lo & 0xe0) == 0xe0) {
     out->avx512 = true;
     if (__get_cpuid_count(0xd, 5, &a, &b, &c, &d))
       out->opmask_off = b;
@@ -165,14 +163,23 @@ static bool read_x87_control(const struct gdb_thread_regs *r, int which, uint8_t
   uint16_t u16;
   uint32_t v = 0;
   switch (which) {
-  case 0: memcpy(&u16, fx + FX_FCW, 2); v = u16; break;
-  case 1: memcpy(&u16, fx + FX_FSW, 2); v = u16; break;
+  case 0:
+    memcpy(&u16, fx + FX_FCW, 2);
+    v = u16;
+    break;
+  case 1:
+    memcpy(&u16, fx + FX_FSW, 2);
+    v = u16;
+    break;
   case 2: v = x87_full_tag(fx); break;
   case 3: memcpy(&v, fx + FX_FIP + 4, 4); break; /* fiseg: FIP's upper half in 64-bit mode */
   case 4: memcpy(&v, fx + FX_FIP, 4); break;
   case 5: memcpy(&v, fx + FX_FDP + 4, 4); break;
   case 6: memcpy(&v, fx + FX_FDP, 4); break;
-  case 7: memcpy(&u16, fx + FX_FOP, 2); v = u16 & 0x7ff; break;
+  case 7:
+    memcpy(&u16, fx + FX_FOP, 2);
+    v = u16 & 0x7ff;
+    break;
   }
   put_u32(out, v);
   return true;
@@ -185,8 +192,8 @@ static bool copy_from(const uint8_t *src, size_t len, uint8_t *out) {
   return true;
 }
 
-bool gdb_reg_read(const struct gdb_xsave_layout *l, const struct gdb_thread_regs *r,
-                  int regno, uint8_t out[GDB_REG_MAX_SIZE]) {
+bool gdb_reg_read(const struct gdb_xsave_layout *l, const struct gdb_thread_regs *r, int regno,
+                  uint8_t out[GDB_REG_MAX_SIZE]) {
   size_t size = gdb_reg_size(l, regno);
   if (size == 0)
     return false;
@@ -211,13 +218,12 @@ bool gdb_reg_read(const struct gdb_xsave_layout *l, const struct gdb_thread_regs
     return true;
   }
   if (regno < GDB_REG_FCTRL)
-    return copy_from(component(r, XFEATURE_X87, FX_ST0 + 16 * (regno - GDB_REG_ST0), 10),
-                     10, out);
+    return copy_from(component(r, XFEATURE_X87, FX_ST0 + 16 * (regno - GDB_REG_ST0), 10), 10, out);
   if (regno < GDB_REG_XMM0)
     return read_x87_control(r, regno - GDB_REG_FCTRL, out);
   if (regno < GDB_REG_MXCSR)
-    return copy_from(component(r, XFEATURE_SSE, FX_XMM0 + 16 * (regno - GDB_REG_XMM0), 16),
-                     16, out);
+    return copy_from(component(r, XFEATURE_SSE, FX_XMM0 + 16 * (regno - GDB_REG_XMM0), 16), 16,
+                     out);
   if (regno == GDB_REG_MXCSR) /* XSAVE stores MXCSR whenever SSE or AVX state is saved */
     return r->xsave_len >= 512 ? copy_from(r->xsave + FX_MXCSR, 4, out) : false;
   if (regno == GDB_REG_ORIG_RAX) {
@@ -233,33 +239,32 @@ bool gdb_reg_read(const struct gdb_xsave_layout *l, const struct gdb_thread_regs
     return true;
   }
   if (regno < GDB_REG_XMM16)
-    return copy_from(component(r, XFEATURE_AVX, l->avx_off + 16 * (regno - GDB_REG_YMM0H), 16),
-                     16, out);
+    return copy_from(component(r, XFEATURE_AVX, l->avx_off + 16 * (regno - GDB_REG_YMM0H), 16), 16,
+                     out);
   if (regno < GDB_REG_YMM16H)
     return copy_from(
         component(r, XFEATURE_HI16_ZMM, l->hi16_zmm_off + 64 * (regno - GDB_REG_XMM16), 16), 16,
         out);
   if (regno < GDB_REG_K0)
     return copy_from(
-        component(r, XFEATURE_HI16_ZMM, l->hi16_zmm_off + 64 * (regno - GDB_REG_YMM16H) + 16,
-                  16),
+        component(r, XFEATURE_HI16_ZMM, l->hi16_zmm_off + 64 * (regno - GDB_REG_YMM16H) + 16, 16),
         16, out);
   if (regno < GDB_REG_ZMM0H)
-    return copy_from(component(r, XFEATURE_OPMASK, l->opmask_off + 8 * (regno - GDB_REG_K0), 8),
-                     8, out);
+    return copy_from(component(r, XFEATURE_OPMASK, l->opmask_off + 8 * (regno - GDB_REG_K0), 8), 8,
+                     out);
   int z = regno - GDB_REG_ZMM0H;
   if (z < 16)
     return copy_from(component(r, XFEATURE_ZMM_HI256, l->zmm_hi256_off + 32 * z, 32), 32, out);
-  return copy_from(component(r, XFEATURE_HI16_ZMM, l->hi16_zmm_off + 64 * (z - 16) + 32, 32),
-                   32, out);
+  return copy_from(component(r, XFEATURE_HI16_ZMM, l->hi16_zmm_off + 64 * (z - 16) + 32, 32), 32,
+                   out);
 }
 
 /* ---- target description ---- */
 
-static void xml_reg(struct gdb_strbuf *x, const char *name, int bits, const char *type,
-                    int regnum, const char *group) {
-  gdb_strbuf_addf(x, "  <reg name=\"%s\" bitsize=\"%d\" type=\"%s\" regnum=\"%d\"%s%s%s/>\n",
-                  name, bits, type, regnum, group ? " group=\"" : "", group ? group : "",
+static void xml_reg(struct gdb_strbuf *x, const char *name, int bits, const char *type, int regnum,
+                    const char *group) {
+  gdb_strbuf_addf(x, "  <reg name=\"%s\" bitsize=\"%d\" type=\"%s\" regnum=\"%d\"%s%s%s/>\n", name,
+                  bits, type, regnum, group ? " group=\"" : "", group ? group : "",
                   group ? "\"" : "");
 }
 
@@ -292,9 +297,8 @@ static void xml_vec128(struct gdb_strbuf *x) {
 }
 
 static void xml_core(struct gdb_strbuf *x) {
-  static const char *const eflags_names[] = {"CF", "", "PF", "AF", "ZF",  "SF",  "TF", "IF",
-                                             "DF", "OF", "NT", "RF", "VM", "AC", "VIF", "VIP",
-                                             "ID"};
+  static const char *const eflags_names[] = {"CF", "",   "PF", "AF", "ZF", "SF",  "TF",  "IF", "DF",
+                                             "OF", "NT", "RF", "VM", "AC", "VIF", "VIP", "ID"};
   static const int eflags_bits[] = {0, 1, 2, 4, 6, 7, 8, 9, 10, 11, 14, 16, 17, 18, 19, 20, 21};
   char name[8];
   gdb_strbuf_adds(x, "<feature name=\"org.gnu.gdb.i386.core\">\n");
@@ -315,8 +319,8 @@ static void xml_core(struct gdb_strbuf *x) {
 }
 
 static void xml_sse(struct gdb_strbuf *x) {
-  static const char *const mxcsr_names[] = {"IE", "DE", "ZE", "OE", "UE", "PE", "DAZ", "IM",
-                                            "DM", "ZM", "OM", "UM", "PM", "FZ"};
+  static const char *const mxcsr_names[] = {"IE", "DE", "ZE", "OE", "UE", "PE", "DAZ",
+                                            "IM", "DM", "ZM", "OM", "UM", "PM", "FZ"};
   static const int mxcsr_bits[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15};
   char name[8];
   gdb_strbuf_adds(x, "<feature name=\"org.gnu.gdb.i386.sse\">\n");

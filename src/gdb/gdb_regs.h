@@ -28,8 +28,8 @@ enum {
   GDB_REG_YMM16H = 92,
   GDB_REG_K0 = 108,
   GDB_REG_ZMM0H = 116,
-  GDB_REG_COUNT_SSE = 60,    /* no AVX */
-  GDB_REG_COUNT_AVX = 76,    /* AVX, no AVX-512 */
+  GDB_REG_COUNT_SSE = 60, /* no AVX */
+  GDB_REG_COUNT_AVX = 76, /* AVX, no AVX-512 */
   GDB_REG_COUNT_AVX512 = 148,
   GDB_REG_MAX_SIZE = 32,
 };
@@ -53,8 +53,8 @@ int gdb_reg_count(const struct gdb_xsave_layout *l);
 size_t gdb_reg_size(const struct gdb_xsave_layout *l, int regno);
 /* Writes register REGNO's value (little-endian, gdb_reg_size bytes) into OUT. Returns true,
  * or false when the thread's state does not include it (gdb shows it unavailable). */
-bool gdb_reg_read(const struct gdb_xsave_layout *l, const struct gdb_thread_regs *r,
-                  int regno, uint8_t out[GDB_REG_MAX_SIZE]);
+bool gdb_reg_read(const struct gdb_xsave_layout *l, const struct gdb_thread_regs *r, int regno,
+                  uint8_t out[GDB_REG_MAX_SIZE]);
 
 /* The whole target description (target.xml), malloc'd. */
 char *gdb_target_xml(const struct gdb_xsave_layout *l);

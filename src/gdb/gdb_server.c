@@ -88,21 +88,22 @@ static pid_t pid_of(struct server *s, pid_t tid) {
   return st->pid > 0 ? st->pid : tid;
 }
 
-static pid_t general_tid(struct server *s) { return s->g_thread > 0 ? s->g_thread : current_tid(s); }
-static pid_t continue_tid(struct server *s) { return s->c_thread > 0 ? s->c_thread : current_tid(s); }
+static pid_t general_tid(struct server *s) {
+  return s->g_thread > 0 ? s->g_thread : current_tid(s);
+}
+static pid_t continue_tid(struct server *s) {
+  return s->c_thread > 0 ? s->c_thread : current_tid(s);
+}
 
 /* ---- stop replies ---- */
 
 static void format_stop(struct server *s, const struct gdb_stop *st, struct gdb_strbuf *o) {
   switch (st->kind) {
-  case GDB_STOP_EXITED:
-    gdb_strbuf_addf(o, "W%02x", st->exit_code & 0xff);
-    return;
+  case GDB_STOP_EXITED: gdb_strbuf_addf(o, "W%02x", st->exit_code & 0xff); return;
   case GDB_STOP_KILLED:
     gdb_strbuf_addf(o, "X%02x", gdb_signal_from_linux(st->signo) & 0xff);
     return;
-  default:
-    break;
+  default: break;
   }
   int sig = st->kind == GDB_STOP_SIGNAL ? gdb_signal_from_linux(st->signo) : 5;
   gdb_strbuf_addf(o, "T%02x", sig & 0xff);
@@ -128,13 +129,13 @@ static void format_stop(struct server *s, const struct gdb_stop *st, struct gdb_
     gdb_strbuf_adds(o, st->history_begin ? "replaylog:begin;" : "replaylog:end;");
     break;
   case GDB_STOP_EXEC:
-    if (!s->exec_ok) break; /* gdb did not ask for exec events: a plain stop */
+    if (!s->exec_ok)
+      break; /* gdb did not ask for exec events: a plain stop */
     gdb_strbuf_adds(o, "exec:");
     gdb_strbuf_add_hex(o, st->exec_path, strnlen(st->exec_path, sizeof(st->exec_path)));
     gdb_strbuf_adds(o, ";");
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
@@ -249,8 +250,7 @@ static void cmd_breakpoint(struct server *s, const char *pkt) {
   if (!gdb_parse_hex(&p, &type) || type > 4 || *p++ != ',' ||
       !parse_addr_len(p, &addr, &kind, &p) || (*p && *p != ';'))
     return reply_error(s);
-  if (!s->t->set_break ||
-      s->t->set_break(s->t->ctx, (int)type, addr, (int)kind, insert) != 0) {
+  if (!s->t->set_break || s->t->set_break(s->t->ctx, (int)type, addr, (int)kind, insert) != 0) {
     if (type <= 1)
       return; /* "" : not supported, gdb falls back or reports it */
     return reply_error(s);
@@ -421,8 +421,7 @@ static void cmd_xfer(struct server *s, const char *args) {
     free(xml);
   } else if (strcmp(object, "auxv") == 0) {
     uint8_t buf[AUXV_MAX];
-    long len = s->t->auxv ? s->t->auxv(s->t->ctx, pid_of(s, general_tid(s)), buf, sizeof(buf))
-                          : -1;
+    long len = s->t->auxv ? s->t->auxv(s->t->ctx, pid_of(s, general_tid(s)), buf, sizeof(buf)) : -1;
     if (len < 0)
       return reply_error(s);
     gdb_strbuf_add(&doc, buf, (size_t)len > sizeof(buf) ? sizeof(buf) : (size_t)len);
@@ -493,55 +492,41 @@ static bool starts_with(const char *s, const char *prefix) {
 static enum after_reply dispatch(struct server *s, const char *pkt) {
   const char *args = pkt + 1;
   switch (pkt[0]) {
-  case '?':
-    format_stop(s, current_stop(s), &s->out);
-    return SEND_REPLY;
-  case '!':
-    gdb_strbuf_adds(&s->out, "OK");
-    return SEND_REPLY;
+  case '?': format_stop(s, current_stop(s), &s->out); return SEND_REPLY;
+  case '!': gdb_strbuf_adds(&s->out, "OK"); return SEND_REPLY;
   case 'g':
     if (*args)
       reply_error(s);
     else
       cmd_read_registers(s);
     return SEND_REPLY;
-  case 'p':
-    cmd_read_register(s, args);
-    return SEND_REPLY;
-  case 'G': case 'P': case 'M': case 'X':
+  case 'p': cmd_read_register(s, args); return SEND_REPLY;
+  case 'G':
+  case 'P':
+  case 'M':
+  case 'X':
     reply_error(s); /* a replay's past cannot be changed */
     return SEND_REPLY;
-  case 'm':
-    cmd_read_memory(s, args);
-    return SEND_REPLY;
-  case 'Z': case 'z':
-    cmd_breakpoint(s, pkt);
-    return SEND_REPLY;
-  case 'H':
-    cmd_set_thread(s, args);
-    return SEND_REPLY;
-  case 'T':
-    cmd_thread_alive(s, args);
-    return SEND_REPLY;
-  case 'c': case 'C':
+  case 'm': cmd_read_memory(s, args); return SEND_REPLY;
+  case 'Z':
+  case 'z': cmd_breakpoint(s, pkt); return SEND_REPLY;
+  case 'H': cmd_set_thread(s, args); return SEND_REPLY;
+  case 'T': cmd_thread_alive(s, args); return SEND_REPLY;
+  case 'c':
+  case 'C':
     resume(s, GDB_CONTINUE, -1, false); /* a resume address or signal is ignored */
     return SEND_REPLY;
-  case 's': case 'S':
-    resume(s, GDB_STEP, continue_tid(s), false);
-    return SEND_REPLY;
+  case 's':
+  case 'S': resume(s, GDB_STEP, continue_tid(s), false); return SEND_REPLY;
   case 'b':
     if (strcmp(args, "c") == 0)
       resume(s, GDB_CONTINUE, -1, true);
     else if (strcmp(args, "s") == 0)
       resume(s, GDB_STEP, continue_tid(s), true);
     return SEND_REPLY;
-  case 'k':
-    return END_SESSION; /* gdb does not wait for a reply */
-  case 'D':
-    gdb_strbuf_adds(&s->out, "OK");
-    return SEND_AND_END;
-  default:
-    break;
+  case 'k': return END_SESSION; /* gdb does not wait for a reply */
+  case 'D': gdb_strbuf_adds(&s->out, "OK"); return SEND_AND_END;
+  default: break;
   }
   if (strcmp(pkt, "vCont?") == 0)
     gdb_strbuf_adds(&s->out, "vCont;c;C;s;S");

@@ -41,9 +41,7 @@ void gdb_strbuf_add(struct gdb_strbuf *s, const void *data, size_t len) {
   s->data[s->len] = '\0';
 }
 
-void gdb_strbuf_adds(struct gdb_strbuf *s, const char *str) {
-  gdb_strbuf_add(s, str, strlen(str));
-}
+void gdb_strbuf_adds(struct gdb_strbuf *s, const char *str) { gdb_strbuf_add(s, str, strlen(str)); }
 
 void gdb_strbuf_addf(struct gdb_strbuf *s, const char *fmt, ...) {
   va_list ap;

@@ -12,16 +12,16 @@
 #include <sys/user.h>
 
 enum gdb_stop_kind {
-  GDB_STOP_SIGNAL,     /* stopped with signal `signo` (SIGTRAP after a step or breakpoint,
+  GDB_STOP_SIGNAL,      /* stopped with signal `signo` (SIGTRAP after a step or breakpoint,
                           SIGINT after an interrupt, or a signal the program received) */
-  GDB_STOP_WATCH,      /* a watchpoint triggered: watch_type/watch_addr; signo = SIGTRAP */
-  GDB_STOP_SWBREAK,    /* a software breakpoint at the thread's pc; signo = SIGTRAP */
-  GDB_STOP_HWBREAK,    /* a hardware breakpoint; signo = SIGTRAP */
-  GDB_STOP_EXITED,     /* the process exited with exit_code (W packet) */
-  GDB_STOP_KILLED,     /* the process was killed by signal signo (X packet) */
-  GDB_STOP_HISTORY_END,/* replay reached the end (or, reversing, the start) of the trace;
+  GDB_STOP_WATCH,       /* a watchpoint triggered: watch_type/watch_addr; signo = SIGTRAP */
+  GDB_STOP_SWBREAK,     /* a software breakpoint at the thread's pc; signo = SIGTRAP */
+  GDB_STOP_HWBREAK,     /* a hardware breakpoint; signo = SIGTRAP */
+  GDB_STOP_EXITED,      /* the process exited with exit_code (W packet) */
+  GDB_STOP_KILLED,      /* the process was killed by signal signo (X packet) */
+  GDB_STOP_HISTORY_END, /* replay reached the end (or, reversing, the start) of the trace;
                           reported as T05 with "replaylog:end" / "replaylog:begin" */
-  GDB_STOP_EXEC,       /* the thread's process exec'ed: exec_path (T05 exec:<hex path>) */
+  GDB_STOP_EXEC,        /* the thread's process exec'ed: exec_path (T05 exec:<hex path>) */
 };
 
 enum gdb_watch_type { GDB_WATCH_WRITE = 2, GDB_WATCH_READ = 3, GDB_WATCH_ACCESS = 4 };

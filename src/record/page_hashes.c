@@ -33,7 +33,8 @@ struct page_hashes *page_hashes_new(void) {
 }
 
 void page_hashes_free(struct page_hashes *h) {
-  if (!h) return;
+  if (!h)
+    return;
   free(h->slots);
   free(h);
 }
@@ -49,8 +50,10 @@ static size_t slot_of(const struct page_hashes *h, uint64_t page) {
 
 static struct slot *lookup(struct page_hashes *h, uint64_t page) {
   for (size_t i = slot_of(h, page);; i = (i + 1) & (h->cap - 1)) {
-    if (h->slots[i].page == page) return &h->slots[i];
-    if (h->slots[i].page == 0) return NULL;
+    if (h->slots[i].page == page)
+      return &h->slots[i];
+    if (h->slots[i].page == 0)
+      return NULL;
   }
 }
 
@@ -63,7 +66,8 @@ static void grow(struct page_hashes *h) {
   h->slots = xcalloc(h->cap, sizeof *h->slots);
   h->used = 0;
   for (size_t i = 0; i < oldcap; i++)
-    if (old[i].page > 1) insert(h, old[i].page, old[i].hash);
+    if (old[i].page > 1)
+      insert(h, old[i].page, old[i].hash);
   free(old);
 }
 
@@ -73,30 +77,37 @@ static void insert(struct page_hashes *h, uint64_t page, uint64_t hash) {
     s->hash = hash;
     return;
   }
-  if ((h->used + 1) * 2 > h->cap) grow(h);
+  if ((h->used + 1) * 2 > h->cap)
+    grow(h);
   size_t i = slot_of(h, page);
-  while (h->slots[i].page > 1) i = (i + 1) & (h->cap - 1);
-  if (h->slots[i].page == 0) h->used++;
+  while (h->slots[i].page > 1)
+    i = (i + 1) & (h->cap - 1);
+  if (h->slots[i].page == 0)
+    h->used++;
   h->slots[i] = (struct slot){page, hash};
 }
 
 void page_hashes_forget(struct page_hashes *h, uint64_t addr, uint64_t len) {
   uint64_t end = addr + len;
-  if (end < addr) end = UINT64_MAX;
+  if (end < addr)
+    end = UINT64_MAX;
   uint64_t first = addr & ~(PAGE - 1);
   if ((end - first) / PAGE > h->cap) {
     /* A large range: walk the table instead of the range. */
     for (size_t i = 0; i < h->cap; i++)
-      if (h->slots[i].page > 1 && h->slots[i].page >= first && h->slots[i].page < end) h->slots[i].page = 1;
+      if (h->slots[i].page > 1 && h->slots[i].page >= first && h->slots[i].page < end)
+        h->slots[i].page = 1;
     return;
   }
   for (uint64_t p = first; p < end; p += PAGE) {
     struct slot *s = lookup(h, p);
-    if (s) s->page = 1;
+    if (s)
+      s->page = 1;
   }
 }
 
-long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tbuf *data, struct tbuf *addrs) {
+long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tbuf *data,
+                         struct tbuf *addrs) {
   char path[64], line[768];
   snprintf(path, sizeof path, "/proc/%d/maps", tid);
   FILE *maps = fopen(path, "re");
@@ -104,8 +115,10 @@ long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tb
   int pm = open(path, O_RDONLY | O_CLOEXEC);
   if (!maps || pm < 0) {
     int e = errno;
-    if (maps) fclose(maps);
-    if (pm >= 0) close(pm);
+    if (maps)
+      fclose(maps);
+    if (pm >= 0)
+      close(pm);
     errno = e;
     return -1;
   }
@@ -116,21 +129,28 @@ long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tb
   while (fgets(line, sizeof line, maps)) {
     uint64_t lo, hi;
     char perms[8];
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3 || perms[1] != 'w') continue;
-    if (strstr(line, "[vsyscall]")) continue;
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3 || perms[1] != 'w')
+      continue;
+    if (strstr(line, "[vsyscall]"))
+      continue;
     size_t n = (hi - lo) / PAGE;
     if (n > flags_cap) {
       flags_cap = n;
       flags = xrealloc(flags, n * sizeof *flags);
     }
-    if (pread(pm, flags, n * sizeof *flags, (off_t)(lo / PAGE * sizeof *flags)) != (ssize_t)(n * sizeof *flags)) continue;
+    if (pread(pm, flags, n * sizeof *flags, (off_t)(lo / PAGE * sizeof *flags)) !=
+        (ssize_t)(n * sizeof *flags))
+      continue;
     for (size_t i = 0; i < n; i++) {
-      if (!(flags[i] & PM_PRESENT)) continue;
+      if (!(flags[i] & PM_PRESENT))
+        continue;
       uint64_t a = lo + i * PAGE;
-      if (pread(mem_fd, page, PAGE, (off_t)a) != (ssize_t)PAGE) continue;
+      if (pread(mem_fd, page, PAGE, (off_t)a) != (ssize_t)PAGE)
+        continue;
       uint64_t hash = XXH3_64bits(page, PAGE);
       struct slot *s = lookup(h, a);
-      if (s && s->hash == hash) continue;
+      if (s && s->hash == hash)
+        continue;
       insert(h, a, hash);
       tbuf_put_bytes(data, page, PAGE);
       tbuf_put_u64(addrs, a);

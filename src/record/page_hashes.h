@@ -22,6 +22,7 @@ void page_hashes_clear(struct page_hashes *h);
 /* Appends to DATA the content of every present writable page of process TID that changed
  * since the last call (all of them the first time), and to ADDRS their addresses (one
  * uint64_t each). Returns the number of pages, or -1 with errno set. */
-long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tbuf *data, struct tbuf *addrs);
+long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tbuf *data,
+                         struct tbuf *addrs);
 
 #endif

@@ -24,7 +24,8 @@ bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *
  * (interrupting it if it blocks), or right away at a state point. */
 void record_resend_held(struct rtask *x) {
   for (int i = 0; i < x->nheld; i++) {
-    if (x->held[i].resent) continue;
+    if (x->held[i].resent)
+      continue;
     syscall(SYS_tgkill, x->proc->pid, x->t.tid, x->held[i].si.si_signo);
     x->held[i].resent = true;
   }
@@ -37,7 +38,8 @@ static int record_trapped_insn(struct recorder *r, struct rtask *x) {
   unsigned len;
   task_read_mem(&x->t, x->t.regs.rip, code, 3);
   enum trapped_insn k = x86_trapped_insn(code, &len);
-  if (k == INSN_NONE) return 0;
+  if (k == INSN_NONE)
+    return 0;
   struct event ev;
   event_init(&ev);
   ev.kind = EV_INSN;
@@ -47,15 +49,18 @@ static int record_trapped_insn(struct recorder *r, struct rtask *x) {
   x86_emulate_trapped(k, &ev.regs_after);
   ev.regs_after.rip += len;
   ev.insn_len = len;
-  if (task_set_regs(&x->t, &ev.regs_after) < 0 || recorder_emit(r, x, &ev) < 0) return -1;
+  if (task_set_regs(&x->t, &ev.regs_after) < 0 || recorder_emit(r, x, &ev) < 0)
+    return -1;
   return 1;
 }
 
 int record_signal(struct recorder *r, struct rtask *x, int sig) {
-  if (task_get_regs(&x->t) < 0) return 0;
+  if (task_get_regs(&x->t) < 0)
+    return 0;
   if (sig == SIGSEGV) {
     int t = record_trapped_insn(r, x);
-    if (t) return t < 0 ? -1 : 0;
+    if (t)
+      return t < 0 ? -1 : 0;
   }
   siginfo_t si;
   memset(&si, 0, sizeof si);
@@ -63,7 +68,8 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
   if (!signal_is_synchronous(sig, &si)) {
     int h;
     for (h = 0; h < x->nheld; h++)
-      if (x->held[h].resent && x->held[h].si.si_signo == sig) break;
+      if (x->held[h].resent && x->held[h].si.si_signo == sig)
+        break;
     if (h < x->nheld && si.si_code == SI_TKILL && si.si_pid == getpid()) {
       /* Our resent copy: it carries the original's siginfo. */
       si = x->held[h].si;
@@ -73,14 +79,17 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
       /* Held until the next boundary. A standard signal already held is one pending
        * signal (they do not queue); real-time ones queue. */
       bool dup = false;
-      for (int i = 0; i < x->nheld && sig < SIGRTMIN; i++) dup |= x->held[i].si.si_signo == sig;
-      if (!dup && x->nheld < (int)(sizeof x->held / sizeof x->held[0])) x->held[x->nheld++] = (struct held_signal){si, false};
+      for (int i = 0; i < x->nheld && sig < SIGRTMIN; i++)
+        dup |= x->held[i].si.si_signo == sig;
+      if (!dup && x->nheld < (int)(sizeof x->held / sizeof x->held[0]))
+        x->held[x->nheld++] = (struct held_signal){si, false};
       return 0;
     }
     if (sig < SIGRTMIN) {
       /* A standard signal delivered: a resent copy of it merged into this one. */
       for (int i = x->nheld; i-- > 0;)
-        if (x->held[i].si.si_signo == sig && x->held[i].resent) x->held[i] = x->held[--x->nheld];
+        if (x->held[i].si.si_signo == sig && x->held[i].resent)
+          x->held[i] = x->held[--x->nheld];
     }
   }
   uint8_t raw[128] = {0};
@@ -96,19 +105,23 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
 }
 
 int record_state_point(struct recorder *r, struct rtask *x) {
-  if (task_get_regs(&x->t) < 0) return recorder_abort(r, "cannot read registers at a state point");
-  if (x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs)) return 0; /* no user code ran */
+  if (task_get_regs(&x->t) < 0)
+    return recorder_abort(r, "cannot read registers at a state point");
+  if (x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))
+    return 0; /* no user code ran */
   struct timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);
   static uint8_t xsave[16384];
   long xlen = task_get_xstate(&x->t, xsave, sizeof xsave);
-  if (xlen < 0) xlen = 0;
+  if (xlen < 0)
+    xlen = 0;
   tbuf_reset(&r->data);
   tbuf_reset(&r->addrs);
   long pages = page_hashes_changed(x->proc->pages, x->t.tid, x->t.mem_fd, &r->data, &r->addrs);
   if (pages < 0) {
     char why[256];
-    snprintf(why, sizeof why, "cannot read the memory of task %d for a state point: %s", x->t.tid, strerror(errno));
+    snprintf(why, sizeof why, "cannot read the memory of task %d for a state point: %s", x->t.tid,
+             strerror(errno));
     return recorder_abort(r, why);
   }
   struct event ev;

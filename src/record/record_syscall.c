@@ -30,32 +30,37 @@ static uint32_t output_stream(struct recorder *r, struct rtask *x, int fd) {
   char path[64];
   struct stat st;
   snprintf(path, sizeof path, "/proc/%d/fd/%d", x->t.tid, fd);
-  if (stat(path, &st) < 0) return OUT_TO_NONE;
+  if (stat(path, &st) < 0)
+    return OUT_TO_NONE;
   bool m[3] = {false, false, false};
   for (int i = 1; i <= 2; i++)
     m[i] = r->out_ok[i] && st.st_dev == r->out_st[i].st_dev && st.st_ino == r->out_st[i].st_ino;
-  if (m[1] && m[2]) return fd == 2 ? OUT_TO_STDERR : OUT_TO_STDOUT;
+  if (m[1] && m[2])
+    return fd == 2 ? OUT_TO_STDERR : OUT_TO_STDOUT;
   return m[1] ? OUT_TO_STDOUT : m[2] ? OUT_TO_STDERR : OUT_TO_NONE;
 }
 
 /* Appends the bytes a write-family call sent, read back from the program. */
-static int gather_output(struct recorder *r, struct rtask *x, long nr, const struct user_regs_struct *e,
-                         int64_t result) {
+static int gather_output(struct recorder *r, struct rtask *x, long nr,
+                         const struct user_regs_struct *e, int64_t result) {
   if (nr == SYS_write || nr == SYS_pwrite64)
     return task_read_mem(&x->t, e->rsi, tbuf_grow(&r->data, (size_t)result), (size_t)result);
   uint64_t left = (uint64_t)result; /* writev, pwritev, pwritev2 */
   for (uint64_t i = 0; i < e->rdx && i < 1024 && left; i++) {
     struct iovec iov;
-    if (task_read_mem(&x->t, e->rsi + i * sizeof iov, &iov, sizeof iov) < 0) return -1;
+    if (task_read_mem(&x->t, e->rsi + i * sizeof iov, &iov, sizeof iov) < 0)
+      return -1;
     size_t n = iov.iov_len < left ? iov.iov_len : left;
-    if (task_read_mem(&x->t, (uint64_t)iov.iov_base, tbuf_grow(&r->data, n), n) < 0) return -1;
+    if (task_read_mem(&x->t, (uint64_t)iov.iov_base, tbuf_grow(&r->data, n), n) < 0)
+      return -1;
     left -= n;
   }
   return 0;
 }
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {
-  if (task_get_regs(&x->t) < 0) return recorder_abort(r, "cannot read registers at a system call");
+  if (task_get_regs(&x->t) < 0)
+    return recorder_abort(r, "cannot read registers at a system call");
   record_resend_held(x);
   long nr = (long)x->t.regs.orig_rax;
   const struct syscall_desc *d = syscall_table_lookup(nr);
@@ -65,17 +70,21 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   x->entry_seq = ++r->seq;
   char why[256];
   if (!d || d->replay == SC_UNSUPPORTED) {
-    snprintf(why, sizeof why, "unsupported system call %s (number %ld) in task %d at event %" PRIu64
-             "; please report it with the program that made it", syscall_name(nr), nr, x->t.tid, r->events + 1);
+    snprintf(why, sizeof why,
+             "unsupported system call %s (number %ld) in task %d at event %" PRIu64
+             "; please report it with the program that made it",
+             syscall_name(nr), nr, x->t.tid, r->events + 1);
     return recorder_abort(r, why);
   }
   switch (nr) {
   case SYS_rseq: /* refused: glibc then does without restartable sequences */
     x->refused = true;
     x->t.regs.orig_rax = (uint64_t)-1;
-    if (task_set_regs(&x->t, &x->t.regs) < 0) return recorder_abort(r, "cannot refuse rseq");
+    if (task_set_regs(&x->t, &x->t.regs) < 0)
+      return recorder_abort(r, "cannot refuse rseq");
     break;
-  case SYS_exit: case SYS_exit_group: {
+  case SYS_exit:
+  case SYS_exit_group: {
     /* No exit stop follows: the event is written now. */
     x->in_syscall = false;
     struct event ev;
@@ -91,14 +100,16 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
 
 /* Reads the regions the kernel wrote into r->data and adds them to EV. Returns 0, or -1
  * with a message in WHY. */
-static int capture_regions(struct recorder *r, struct rtask *x, const struct syscall_desc *d, int64_t result,
-                           struct event *ev, char *why, size_t whylen) {
+static int capture_regions(struct recorder *r, struct rtask *x, const struct syscall_desc *d,
+                           int64_t result, struct event *ev, char *why, size_t whylen) {
   uint64_t args[6];
-  for (int i = 0; i < 6; i++) args[i] = regs_arg(&x->entry, i);
+  for (int i = 0; i < 6; i++)
+    args[i] = regs_arg(&x->entry, i);
   struct mem_region reg[MAX_REGIONS];
   int n = syscall_written_regions(d, args, result, mem_reader, &x->t, reg, MAX_REGIONS);
   if (n < 0) {
-    snprintf(why, whylen, "system call %s in task %d at event %" PRIu64 ": %s", d->name, x->t.tid, r->events + 1,
+    snprintf(why, whylen, "system call %s in task %d at event %" PRIu64 ": %s", d->name, x->t.tid,
+             r->events + 1,
              n == -1 ? "it wrote more memory regions than deja can record"
                      : "cannot read the program's memory to find what the call wrote");
     return -1;
@@ -128,10 +139,12 @@ static int capture_regions(struct recorder *r, struct rtask *x, const struct sys
  * at the next state point whatever its hash. */
 static void forget_remapped(struct rtask *x, long nr, int64_t result) {
   const struct user_regs_struct *e = &x->entry;
-  if (result < 0) return;
+  if (result < 0)
+    return;
   switch (nr) {
   case SYS_mmap: page_hashes_forget(x->proc->pages, (uint64_t)result, e->rsi); break;
-  case SYS_munmap: case SYS_madvise: page_hashes_forget(x->proc->pages, e->rdi, e->rsi); break;
+  case SYS_munmap:
+  case SYS_madvise: page_hashes_forget(x->proc->pages, e->rdi, e->rsi); break;
   case SYS_mremap:
     page_hashes_forget(x->proc->pages, e->rdi, e->rsi);
     page_hashes_forget(x->proc->pages, (uint64_t)result, e->rdx);
@@ -141,8 +154,10 @@ static void forget_remapped(struct rtask *x, long nr, int64_t result) {
 }
 
 int record_syscall_exit(struct recorder *r, struct rtask *x) {
-  if (!x->in_syscall) return 0; /* exit of a call made before recording started */
-  if (task_get_regs(&x->t) < 0) return recorder_abort(r, "cannot read registers after a system call");
+  if (!x->in_syscall)
+    return 0; /* exit of a call made before recording started */
+  if (task_get_regs(&x->t) < 0)
+    return recorder_abort(r, "cannot read registers after a system call");
   if (x->clone_done) {
     x->in_syscall = false;
     return 0; /* recorded at its clone event */
@@ -163,11 +178,13 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   ev.regs = *e;
   ev.result = result;
   tbuf_reset(&r->data);
-  if (result > 0 && (nr == SYS_write || nr == SYS_writev || nr == SYS_pwrite64 || nr == SYS_pwritev ||
-                     nr == SYS_pwritev2)) {
+  if (result > 0 && (nr == SYS_write || nr == SYS_writev || nr == SYS_pwrite64 ||
+                     nr == SYS_pwritev || nr == SYS_pwritev2)) {
     ev.out_to = output_stream(r, x, (int)e->rdi);
-    if (ev.out_to && gather_output(r, x, nr, e, result) < 0) ev.out_to = OUT_TO_NONE;
-    if (!ev.out_to) tbuf_reset(&r->data);
+    if (ev.out_to && gather_output(r, x, nr, e, result) < 0)
+      ev.out_to = OUT_TO_NONE;
+    if (!ev.out_to)
+      tbuf_reset(&r->data);
   }
   uint32_t out_len = (uint32_t)r->data.len; /* the output comes first in r->data */
   char why[512];
@@ -185,7 +202,8 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     struct stat st;
     if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
       ev.flags |= EVF_DEV_ZERO; /* zero-filled memory, like an anonymous mapping */
-    } else if (trace_files_preserve(r->o->trace_dir, src, orig, file, sizeof file, why, sizeof why) < 0) {
+    } else if (trace_files_preserve(r->o->trace_dir, src, orig, file, sizeof file, why,
+                                    sizeof why) < 0) {
       event_free(&ev);
       return recorder_abort(r, why);
     }
@@ -205,22 +223,28 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
  * result is the new task's tid), so the child's events can follow it. */
 int record_clone(struct recorder *r, struct rtask *x) {
   unsigned long child = 0;
-  if (ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child) < 0) return recorder_abort(r, "cannot read the new task's id");
+  if (ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child) < 0)
+    return recorder_abort(r, "cannot read the new task's id");
   struct rtask *c = NULL;
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->t.tid == (pid_t)child) c = r->tasks[i];
-  if (!c) c = recorder_add_task(r, (pid_t)child, NULL);
-  if (!c) return recorder_abort(r, "cannot follow a new task");
+    if (r->tasks[i]->t.tid == (pid_t)child)
+      c = r->tasks[i];
+  if (!c)
+    c = recorder_add_task(r, (pid_t)child, NULL);
+  if (!c)
+    return recorder_abort(r, "cannot follow a new task");
   struct event ev;
   event_init(&ev);
   ev.kind = EV_SYSCALL;
   ev.tid = x->t.tid;
   ev.regs = x->entry;
   ev.result = (int64_t)child;
-  if (c->proc == x->proc) ev.flags |= EVF_NEW_THREAD;
+  if (c->proc == x->proc)
+    ev.flags |= EVF_NEW_THREAD;
   tbuf_reset(&r->data);
   char why[512];
-  if (capture_regions(r, x, syscall_table_lookup((long)x->entry.orig_rax), (int64_t)child, &ev, why, sizeof why) < 0) {
+  if (capture_regions(r, x, syscall_table_lookup((long)x->entry.orig_rax), (int64_t)child, &ev, why,
+                      sizeof why) < 0) {
     event_free(&ev);
     return recorder_abort(r, why);
   }
@@ -228,13 +252,15 @@ int record_clone(struct recorder *r, struct rtask *x) {
   event_free(&ev);
   x->clone_done = true;
   c->announced = true;
-  if (c->first_stop_seen && c->state == T_NEW) c->state = T_READY;
+  if (c->first_stop_seen && c->state == T_NEW)
+    c->state = T_READY;
   return rc < 0 ? 70 : 0;
 }
 
 int record_exec(struct recorder *r, struct rtask *x) {
   struct stop st;
-  if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0 || st.kind != STOP_SYSCALL_EXIT)
+  if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0 ||
+      st.kind != STOP_SYSCALL_EXIT)
     return recorder_abort(r, "the program did not return from execve as expected");
   char why[512], file[512], exe[64], orig[512];
   if (task_open_mem(&x->t) < 0 || task_get_regs(&x->t) < 0)
@@ -251,7 +277,8 @@ int record_exec(struct recorder *r, struct rtask *x) {
   char interp[512] = "", interp_file[512] = "";
   uint64_t maps[16][4];
   int nmaps = proc_file_mappings(x->t.tid, orig, interp, sizeof interp, maps, 16);
-  if (nmaps > 0 && trace_files_preserve(r->o->trace_dir, interp, interp, interp_file, sizeof interp_file, why, sizeof why) < 0)
+  if (nmaps > 0 && trace_files_preserve(r->o->trace_dir, interp, interp, interp_file,
+                                        sizeof interp_file, why, sizeof why) < 0)
     return recorder_abort(r, why);
   ev.interp = interp_file;
   ev.interp_maps = (const uint8_t *)maps;
@@ -266,7 +293,8 @@ int record_exec(struct recorder *r, struct rtask *x) {
   }
   if (cf > 0 && !r->warned_cpuid) {
     r->warned_cpuid = true;
-    deja_msg("warning: this CPU cannot trap cpuid; the trace will only replay on a CPU like this one");
+    deja_msg(
+        "warning: this CPU cannot trap cpuid; the trace will only replay on a CPU like this one");
   }
   task_get_regs(&x->t);
   uint64_t top = proc_mapping_end(x->t.tid, x->t.regs.rsp);
@@ -278,7 +306,8 @@ int record_exec(struct recorder *r, struct rtask *x) {
   }
   size_t stack_len = r->data.len;
   for (int i = 0; i < nmaps; i++) {
-    if (!(maps[i][3] & PROT_WRITE)) continue;
+    if (!(maps[i][3] & PROT_WRITE))
+      continue;
     size_t l = maps[i][1] - maps[i][0];
     if (task_read_mem(&x->t, maps[i][0], tbuf_grow(&r->data, l), l) < 0) {
       free(strings);
@@ -286,7 +315,8 @@ int record_exec(struct recorder *r, struct rtask *x) {
     }
   }
   for (int i = 0, off = 0; i < nmaps; i++) {
-    if (!(maps[i][3] & PROT_WRITE)) continue;
+    if (!(maps[i][3] & PROT_WRITE))
+      continue;
     size_t l = maps[i][1] - maps[i][0];
     event_add_mem(&ev, maps[i][0], r->data.data + stack_len + off, (uint32_t)l);
     off += (int)l;

@@ -36,7 +36,8 @@ static volatile pid_t forward_pid;
  * (si_code SI_KERNEL) already reaches the program through its process group. */
 static void forward_signal(int sig, siginfo_t *si, void *uc) {
   (void)uc;
-  if (forward_pid > 0 && si->si_code != SI_KERNEL) kill(forward_pid, sig);
+  if (forward_pid > 0 && si->si_code != SI_KERNEL)
+    kill(forward_pid, sig);
 }
 
 int64_t elapsed_ns(const struct timespec *since) {
@@ -46,14 +47,17 @@ int64_t elapsed_ns(const struct timespec *since) {
 }
 
 char *record_find_program(const char *program) {
-  if (strchr(program, '/')) return access(program, X_OK) == 0 ? xstrdup(program) : NULL;
+  if (strchr(program, '/'))
+    return access(program, X_OK) == 0 ? xstrdup(program) : NULL;
   const char *path = getenv("PATH");
-  if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+  if (!path)
+    path = "/usr/local/bin:/usr/bin:/bin";
   while (*path) {
     const char *end = strchrnul(path, ':');
     char *cand = xasprintf("%.*s/%s", (int)(end - path), path, program);
     struct stat st;
-    if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) return cand;
+    if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+      return cand;
     free(cand);
     path = *end ? end + 1 : end;
   }
@@ -85,34 +89,41 @@ int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
   bool others = false;
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *y = r->tasks[i];
-    if (y != x && y->in_syscall && !y->entry_emitted) others = true;
+    if (y != x && y->in_syscall && !y->entry_emitted)
+      others = true;
   }
   while (others) {
     struct rtask *oldest = NULL;
     for (int i = 0; i < r->ntasks; i++) {
       struct rtask *y = r->tasks[i];
-      if (y->in_syscall && !y->entry_emitted && (!oldest || y->entry_seq < oldest->entry_seq)) oldest = y;
+      if (y->in_syscall && !y->entry_emitted && (!oldest || y->entry_seq < oldest->entry_seq))
+        oldest = y;
     }
-    if (!oldest) break;
+    if (!oldest)
+      break;
     struct event enter;
     event_init(&enter);
     enter.kind = EV_ENTER;
     enter.tid = oldest->t.tid;
     enter.regs = oldest->entry;
     oldest->entry_emitted = true;
-    if (write_event(r, &enter) < 0) return -1;
+    if (write_event(r, &enter) < 0)
+      return -1;
   }
-  if (x && x->in_syscall) x->entry_emitted = true;
+  if (x && x->in_syscall)
+    x->entry_emitted = true;
   return write_event(r, ev);
 }
 
 static void kill_all(struct recorder *r) {
-  for (int i = 0; i < r->ntasks; i++) kill(r->tasks[i]->t.tid, SIGKILL);
+  for (int i = 0; i < r->ntasks; i++)
+    kill(r->tasks[i]->t.tid, SIGKILL);
   int status;
   pid_t p;
   /* Killed tasks still report PTRACE_EVENT_EXIT stops: let them go on dying. */
   while ((p = waitpid(-1, &status, __WALL)) > 0)
-    if (WIFSTOPPED(status)) ptrace(PTRACE_CONT, p, 0, 0);
+    if (WIFSTOPPED(status))
+      ptrace(PTRACE_CONT, p, 0, 0);
 }
 
 /* Stops the recording on a deja failure: the trace so far stays replayable and ends
@@ -133,7 +144,8 @@ int recorder_abort(struct recorder *r, const char *why) {
 
 static struct rtask *find_task(struct recorder *r, pid_t tid) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->t.tid == tid) return r->tasks[i];
+    if (r->tasks[i]->t.tid == tid)
+      return r->tasks[i];
   return NULL;
 }
 
@@ -142,9 +154,11 @@ static pid_t read_tgid(pid_t tid) {
   snprintf(path, sizeof path, "/proc/%d/status", tid);
   FILE *f = fopen(path, "re");
   pid_t tgid = tid;
-  if (!f) return tid;
+  if (!f)
+    return tid;
   while (fgets(line, sizeof line, f))
-    if (sscanf(line, "Tgid: %d", &tgid) == 1) break;
+    if (sscanf(line, "Tgid: %d", &tgid) == 1)
+      break;
   fclose(f);
   return tgid;
 }
@@ -153,7 +167,8 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
   if (!proc) {
     pid_t tgid = read_tgid(tid);
     for (int i = 0; i < r->ntasks && !proc; i++)
-      if (r->tasks[i]->proc->pid == tgid) proc = r->tasks[i]->proc;
+      if (r->tasks[i]->proc->pid == tgid)
+        proc = r->tasks[i]->proc;
     if (!proc) {
       proc = xcalloc(1, sizeof *proc);
       proc->pid = tgid;
@@ -179,8 +194,10 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
 
 static void remove_task(struct recorder *r, struct rtask *x) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i] == x) r->tasks[i] = r->tasks[--r->ntasks];
-  if (r->cur == x) r->cur = NULL;
+    if (r->tasks[i] == x)
+      r->tasks[i] = r->tasks[--r->ntasks];
+  if (r->cur == x)
+    r->cur = NULL;
   if (--x->proc->refs == 0) {
     page_hashes_free(x->proc->pages);
     free(x->proc);
@@ -191,14 +208,16 @@ static void remove_task(struct recorder *r, struct rtask *x) {
 
 static bool any_ready(struct recorder *r, struct rtask *except) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i] != except && r->tasks[i]->state == T_READY) return true;
+    if (r->tasks[i] != except && r->tasks[i]->state == T_READY)
+      return true;
   return false;
 }
 
 static void resume_running(struct recorder *r, struct rtask *x) {
   int sig = x->deliver;
   x->deliver = 0;
-  if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0) return; /* gone: its exit status follows */
+  if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0)
+    return; /* gone: its exit status follows */
   x->state = T_RUNNING;
   if (r->cur != x) {
     r->cur = x;
@@ -209,14 +228,16 @@ static void resume_running(struct recorder *r, struct rtask *x) {
 /* Picks the next task to run user code: round robin, or at random under --chaos. */
 static void schedule(struct recorder *r) {
   int n = r->ntasks;
-  if (!n) return;
+  if (!n)
+    return;
   int start = r->o->chaos ? (int)(rand_r(&r->chaos_seed) % (unsigned)n) : r->next_rr;
   for (int k = 0; k < n; k++) {
     int i = (start + k) % n;
     if (r->tasks[i]->state == T_READY) {
       r->next_rr = (i + 1) % n;
       resume_running(r, r->tasks[i]);
-      if (r->o->chaos) r->slice_ns = SLICE_MIN_NS + (int64_t)(rand_r(&r->chaos_seed) % 20) * 1000000L;
+      if (r->o->chaos)
+        r->slice_ns = SLICE_MIN_NS + (int64_t)(rand_r(&r->chaos_seed) % 20) * 1000000L;
       return;
     }
   }
@@ -228,18 +249,21 @@ static void continue_task(struct recorder *r, struct rtask *x) {
     resume_running(r, x);
   } else {
     x->state = T_READY;
-    if (r->cur == x) r->cur = NULL;
+    if (r->cur == x)
+      r->cur = NULL;
   }
 }
 
 /* How long to wait for the next stop before acting (-1: no limit). */
 static int64_t wait_budget(struct recorder *r) {
   struct rtask *c = r->cur;
-  if (!c) return -1;
+  if (!c)
+    return -1;
   if (c->state == T_IN_KERNEL) {
     /* execve never waits for another task, and a vfork parent must not run before the
      * child's exec is in the trace: replay could not release it. */
-    if (c->entry.orig_rax == SYS_execve || c->entry.orig_rax == SYS_execveat) return -1;
+    if (c->entry.orig_rax == SYS_execve || c->entry.orig_rax == SYS_execveat)
+      return -1;
     int64_t left = BLOCKED_AFTER_NS - elapsed_ns(&c->entered);
     return left > 0 ? left : 0;
   }
@@ -252,7 +276,8 @@ static int64_t wait_budget(struct recorder *r) {
 
 static void on_timeout(struct recorder *r) {
   struct rtask *c = r->cur;
-  if (!c) return;
+  if (!c)
+    return;
   if (c->state == T_IN_KERNEL) {
     r->cur = NULL; /* blocked in the kernel: let another task run */
   } else if (c->state == T_RUNNING && !c->interrupting) {
@@ -271,30 +296,38 @@ static int wait_any(int64_t budget, const sigset_t *chld, pid_t *tid, int *statu
       *tid = p;
       return 1;
     }
-    if (p < 0 && errno == ECHILD) return -1;
-    if (budget == 0) return 0;
+    if (p < 0 && errno == ECHILD)
+      return -1;
+    if (budget == 0)
+      return 0;
     struct timespec ts, *tsp = NULL;
     if (budget > 0) {
       int64_t left = budget - elapsed_ns(&deadline);
-      if (left <= 0) return 0;
+      if (left <= 0)
+        return 0;
       ts.tv_sec = left / 1000000000L;
       ts.tv_nsec = left % 1000000000L;
       tsp = &ts;
     }
-    if (sigtimedwait(chld, NULL, tsp) < 0 && errno == EAGAIN) return 0;
+    if (sigtimedwait(chld, NULL, tsp) < 0 && errno == EAGAIN)
+      return 0;
   }
 }
 
 static int exit_status_of(int wstatus) {
-  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
+  if (WIFEXITED(wstatus))
+    return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus))
+    return 128 + WTERMSIG(wstatus);
   return 70;
 }
 
 static int emit_exit(struct recorder *r, struct rtask *x, int status) {
-  if (x->exit_emitted) return 0;
+  if (x->exit_emitted)
+    return 0;
   x->exit_emitted = true;
-  if (x->t.tid == r->root) r->root_status = status;
+  if (x->t.tid == r->root)
+    r->root_status = status;
   struct event ev;
   event_init(&ev);
   ev.kind = EV_EXIT;
@@ -308,28 +341,32 @@ static int emit_exit(struct recorder *r, struct rtask *x, int status) {
 static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   int rc = 0;
   switch (event) {
-  case PTRACE_EVENT_CLONE: case PTRACE_EVENT_FORK: case PTRACE_EVENT_VFORK:
+  case PTRACE_EVENT_CLONE:
+  case PTRACE_EVENT_FORK:
+  case PTRACE_EVENT_VFORK:
     rc = record_clone(r, x);
-    if (rc == 0 && task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) x->state = T_IN_KERNEL;
-    if (x->state == T_IN_KERNEL) clock_gettime(CLOCK_MONOTONIC, &x->entered);
+    if (rc == 0 && task_resume(&x->t, PTRACE_SYSCALL, 0) == 0)
+      x->state = T_IN_KERNEL;
+    if (x->state == T_IN_KERNEL)
+      clock_gettime(CLOCK_MONOTONIC, &x->entered);
     return rc;
   case PTRACE_EVENT_EXEC:
     rc = record_exec(r, x);
-    if (rc == 0) continue_task(r, x);
+    if (rc == 0)
+      continue_task(r, x);
     return rc;
   case PTRACE_EVENT_EXIT: {
     unsigned long status = 0;
     ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
     rc = emit_exit(r, x, (int)status);
     x->state = T_EXITING;
-    if (r->cur == x) r->cur = NULL;
+    if (r->cur == x)
+      r->cur = NULL;
     task_resume(&x->t, PTRACE_CONT, 0);
     task_wait_dead(x->t.tid);
     return rc;
   }
-  default:
-    continue_task(r, x);
-    return 0;
+  default: continue_task(r, x); return 0;
   }
 }
 
@@ -338,13 +375,15 @@ static int on_group_stop(struct recorder *r, struct rtask *x) {
     x->first_stop_seen = true;
     x->at_boundary = task_get_regs(&x->t) == 0;
     x->boundary_regs = x->t.regs;
-    if (x->announced) x->state = T_READY;
+    if (x->announced)
+      x->state = T_READY;
     return 0;
   }
   if (x->interrupting) {
     x->interrupting = false;
     int rc = record_state_point(r, x);
-    if (rc) return rc;
+    if (rc)
+      return rc;
     /* State points should cost a few percent of the time: a slice ~50x their mean cost. */
     if (r->state_points && !r->o->chaos) {
       int64_t s = r->state_point_ns / (int64_t)r->state_points * 50;
@@ -357,7 +396,8 @@ static int on_group_stop(struct recorder *r, struct rtask *x) {
       return 0;
     }
     x->state = T_READY;
-    if (r->cur == x) r->cur = NULL;
+    if (r->cur == x)
+      r->cur = NULL;
     return 0;
   }
   continue_task(r, x); /* a group stop (SIGSTOP & co.): the program goes on */
@@ -366,7 +406,8 @@ static int on_group_stop(struct recorder *r, struct rtask *x) {
 
 static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   int rc = 0;
-  if (st->kind != STOP_GROUP && st->kind != STOP_SIGNAL) x->at_boundary = false;
+  if (st->kind != STOP_GROUP && st->kind != STOP_SIGNAL)
+    x->at_boundary = false;
   switch (st->kind) {
   case STOP_EXITED:
     rc = emit_exit(r, x, st->status);
@@ -374,7 +415,8 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     return rc;
   case STOP_SYSCALL_ENTRY:
     rc = record_syscall_entry(r, x);
-    if (rc) return rc;
+    if (rc)
+      return rc;
     if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
       x->state = T_IN_KERNEL;
       clock_gettime(CLOCK_MONOTONIC, &x->entered);
@@ -382,7 +424,8 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     return 0;
   case STOP_SYSCALL_EXIT:
     rc = record_syscall_exit(r, x);
-    if (rc) return rc;
+    if (rc)
+      return rc;
     x->at_boundary = true;
     x->boundary_regs = x->t.regs;
     record_resend_held(x);
@@ -390,47 +433,53 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     return 0;
   case STOP_SIGNAL: {
     int sig = record_signal(r, x, st->sig);
-    if (sig < 0) return 70;
+    if (sig < 0)
+      return 70;
     x->deliver = sig;
     x->at_boundary = false;
     continue_task(r, x);
     return 0;
   }
-  case STOP_EVENT:
-    return on_event_stop(r, x, st->event);
-  case STOP_GROUP:
-    return on_group_stop(r, x);
+  case STOP_EVENT: return on_event_stop(r, x, st->event);
+  case STOP_GROUP: return on_group_stop(r, x);
   }
   return 0;
 }
 
 static int record_loop(struct recorder *r, const sigset_t *chld) {
   for (;;) {
-    if (!r->ntasks) return 0;
-    if (!r->cur) schedule(r);
+    if (!r->ntasks)
+      return 0;
+    if (!r->cur)
+      schedule(r);
     pid_t tid;
     int status;
     int w = wait_any(wait_budget(r), chld, &tid, &status);
-    if (w < 0) return 0;
+    if (w < 0)
+      return 0;
     if (w == 0) {
       on_timeout(r);
       continue;
     }
     struct rtask *x = find_task(r, tid);
-    if (!x) x = recorder_add_task(r, tid, NULL); /* a new task, before its parent's event */
+    if (!x)
+      x = recorder_add_task(r, tid, NULL); /* a new task, before its parent's event */
     struct stop st;
     if (task_classify_stop(tid, status, &st) < 0) {
-      if (errno == ESRCH) continue; /* killed meanwhile: its exit status follows */
+      if (errno == ESRCH)
+        continue; /* killed meanwhile: its exit status follows */
       return recorder_abort(r, "cannot inspect a stopped task");
     }
     int rc = on_stop(r, x, &st);
-    if (rc) return rc;
+    if (rc)
+      return rc;
   }
 }
 
 static pid_t spawn(const struct record_options *o, const char *path, const sigset_t *mask) {
   pid_t pid = fork();
-  if (pid != 0) return pid;
+  if (pid != 0)
+    return pid;
   /* The child: deterministic layout, trapping rdtsc, stopped until the tracer is ready. */
   sigprocmask(SIG_SETMASK, mask, NULL);
   personality(ADDR_NO_RANDOMIZE);
@@ -446,11 +495,14 @@ static pid_t spawn(const struct record_options *o, const char *path, const sigse
  * when it never got there. */
 static int start_tracing(struct recorder *r, pid_t pid) {
   int ws;
-  if (waitpid(pid, &ws, WUNTRACED) < 0 || !WIFSTOPPED(ws)) return 127;
+  if (waitpid(pid, &ws, WUNTRACED) < 0 || !WIFSTOPPED(ws))
+    return 127;
   long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
               PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT;
   if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0) {
-    deja_msg("cannot trace the program (ptrace: %s); is ptrace allowed here (yama ptrace_scope, seccomp)?", strerror(errno));
+    deja_msg("cannot trace the program (ptrace: %s); is ptrace allowed here (yama ptrace_scope, "
+             "seccomp)?",
+             strerror(errno));
     kill(pid, SIGKILL);
     return 70;
   }
@@ -458,9 +510,12 @@ static int start_tracing(struct recorder *r, pid_t pid) {
   struct task t = {.tid = pid, .mem_fd = -1};
   for (;;) {
     struct stop st;
-    if (task_wait(&t, &st) < 0) return 70;
-    if (st.kind == STOP_EXITED) return exit_status_of(st.status);
-    if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXEC) break;
+    if (task_wait(&t, &st) < 0)
+      return 70;
+    if (st.kind == STOP_EXITED)
+      return exit_status_of(st.status);
+    if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXEC)
+      break;
     if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXIT) {
       task_resume(&t, PTRACE_CONT, 0);
       continue;
@@ -473,14 +528,16 @@ static int start_tracing(struct recorder *r, pid_t pid) {
   r->root = pid;
   clock_gettime(CLOCK_MONOTONIC, &r->slice_start);
   int rc = record_exec(r, x);
-  if (rc == 0) resume_running(r, x);
+  if (rc == 0)
+    resume_running(r, x);
   return rc;
 }
 
 int record_run(const struct record_options *o) {
   char *path = record_find_program(o->argv[0]);
   if (!path) {
-    deja_msg("cannot find program `%s'%s", o->argv[0], strchr(o->argv[0], '/') ? " (no such executable file)" : " in PATH");
+    deja_msg("cannot find program `%s'%s", o->argv[0],
+             strchr(o->argv[0], '/') ? " (no such executable file)" : " in PATH");
     return 127;
   }
   struct recorder r = {.o = o, .slice_ns = 20000000L, .root_status = 0};
@@ -488,7 +545,8 @@ int record_run(const struct record_options *o) {
   tbuf_init(&r.rec);
   tbuf_init(&r.data);
   tbuf_init(&r.addrs);
-  for (int i = 1; i <= 2; i++) r.out_ok[i] = fstat(i, &r.out_st[i]) == 0;
+  for (int i = 1; i <= 2; i++)
+    r.out_ok[i] = fstat(i, &r.out_st[i]) == 0;
   clock_gettime(CLOCK_MONOTONIC, &r.last_flush);
   char err[512];
   char *files = xasprintf("%s/files", o->trace_dir);
@@ -523,18 +581,20 @@ int record_run(const struct record_options *o) {
   status = start_tracing(&r, pid);
   if (status == 0 && r.ntasks) {
     status = record_loop(&r, &chld);
-    if (status == 0) status = exit_status_of(r.root_status);
+    if (status == 0)
+      status = exit_status_of(r.root_status);
   }
   if (getenv("DEJA_STATS"))
-    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points (%.3f s)", r.events, r.state_points,
-             r.state_point_ns / 1e9);
+    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points (%.3f s)", r.events,
+             r.state_points, r.state_point_ns / 1e9);
 out:
   forward_pid = 0;
   if (r.w && trace_writer_close(r.w) < 0) {
     deja_msg("cannot finish the trace %s", events);
     status = 70;
   }
-  while (r.ntasks) remove_task(&r, r.tasks[0]);
+  while (r.ntasks)
+    remove_task(&r, r.tasks[0]);
   free(r.tasks);
   sigprocmask(SIG_SETMASK, &old, NULL);
   sched_setaffinity(0, sizeof cpus, &cpus);

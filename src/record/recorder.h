@@ -5,9 +5,9 @@
 #include <stdbool.h>
 
 struct record_options {
-  char **argv;          /* program and its arguments; argv[0] searched in PATH */
-  char **env;           /* the program's full environment */
-  const char *trace_dir;/* created already, empty */
+  char **argv;           /* program and its arguments; argv[0] searched in PATH */
+  char **env;            /* the program's full environment */
+  const char *trace_dir; /* created already, empty */
   bool chaos;
 };
 

@@ -8,6 +8,7 @@
 
 /* True when they differ; OUT lists the differing registers ("rdi 0x1 != 0x2, ..."). The
  * resume flag (RF) in eflags is ignored: it depends on how the stop was reached. */
-bool regs_differ(const struct user_regs_struct *want, const struct user_regs_struct *got, char *out, size_t len);
+bool regs_differ(const struct user_regs_struct *want, const struct user_regs_struct *got, char *out,
+                 size_t len);
 
 #endif

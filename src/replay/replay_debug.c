@@ -59,7 +59,8 @@ struct replay_debug {
 
 static bool is_bp(const struct replay_debug *d, uint64_t addr) {
   for (int i = 0; i < d->nbps; i++)
-    if (d->bps[i] == addr) return true;
+    if (d->bps[i] == addr)
+      return true;
   return d->internal_bp && d->internal_bp == addr;
 }
 
@@ -73,8 +74,10 @@ bool debug_observes(struct replayer *r, struct rptask *x) {
 static void insert(struct replay_debug *d, struct rptask *x, uint64_t addr) {
   uint8_t orig, trap = 0xcc;
   for (int i = 0; i < d->nins; i++)
-    if (d->ins[i].addr == addr) return;
-  if (task_read_mem(&x->t, addr, &orig, 1) < 0 || task_write_mem(&x->t, addr, &trap, 1) < 0) return;
+    if (d->ins[i].addr == addr)
+      return;
+  if (task_read_mem(&x->t, addr, &orig, 1) < 0 || task_write_mem(&x->t, addr, &trap, 1) < 0)
+    return;
   d->ins[d->nins++] = (struct inserted){addr, orig};
 }
 
@@ -84,7 +87,8 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
     static const unsigned len_bits[9] = {0, 0, 1, 0, 3, 0, 0, 0, 2};
     unsigned rw = d->wps[i].type == 2 ? 1 : 3; /* x86 has no read-only watchpoints */
     ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(i), (void *)d->wps[i].addr);
-    dr7 |= (1ul << (2 * i)) | ((unsigned long)rw << (16 + 4 * i)) | ((unsigned long)len_bits[d->wps[i].len] << (18 + 4 * i));
+    dr7 |= (1ul << (2 * i)) | ((unsigned long)rw << (16 + 4 * i)) |
+           ((unsigned long)len_bits[d->wps[i].len] << (18 + 4 * i));
   }
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7);
 }
@@ -93,7 +97,8 @@ int debug_arm(struct replayer *r, struct rptask *x) {
   struct replay_debug *d = r->dbg;
   d->nins = 0;
   d->stepover = false;
-  if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0) return PTRACE_SYSCALL; /* another process */
+  if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0)
+    return PTRACE_SYSCALL; /* another process */
   uint64_t rip = x->t.regs.rip;
   uint8_t code[2] = {0, 0};
   task_read_mem(&x->t, rip, code, 2);
@@ -101,18 +106,23 @@ int debug_arm(struct replayer *r, struct rptask *x) {
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
   bool on_bp = is_bp(d, rip);
   for (int i = 0; i < d->nbps; i++)
-    if (d->bps[i] != rip) insert(d, x, d->bps[i]);
-  if (d->internal_bp && d->internal_bp != rip) insert(d, x, d->internal_bp);
+    if (d->bps[i] != rip)
+      insert(d, x, d->bps[i]);
+  if (d->internal_bp && d->internal_bp != rip)
+    insert(d, x, d->internal_bp);
   set_watchpoints(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
-  if (at_syscall) return PTRACE_SYSCALL;
+  if (at_syscall)
+    return PTRACE_SYSCALL;
   d->stepover = on_bp && !stepping_me;
-  if (stepping_me || on_bp) return PTRACE_SINGLESTEP;
+  if (stepping_me || on_bp)
+    return PTRACE_SINGLESTEP;
   return PTRACE_SYSCALL;
 }
 
 static void remove_all(struct replay_debug *d, struct rptask *x) {
-  for (int i = d->nins; i-- > 0;) task_write_mem(&x->t, d->ins[i].addr, &d->ins[i].orig, 1);
+  for (int i = d->nins; i-- > 0;)
+    task_write_mem(&x->t, d->ins[i].addr, &d->ins[i].orig, 1);
   d->nins = 0;
 }
 
@@ -129,13 +139,15 @@ static void __attribute__((noreturn)) report(struct replay_debug *d) { longjmp(d
 
 enum debug_verdict debug_disarm(struct replayer *r, struct rptask *x, struct stop *st) {
   struct replay_debug *d = r->dbg;
-  if (x->rec_pid != d->pid) return DEBUG_NONE;
+  if (x->rec_pid != d->pid)
+    return DEBUG_NONE;
   bool inserted_at_pc = false;
   uint64_t pc = 0;
   if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
     pc = x->t.regs.rip - 1;
     for (int i = 0; i < d->nins; i++)
-      if (d->ins[i].addr == pc) inserted_at_pc = true;
+      if (d->ins[i].addr == pc)
+        inserted_at_pc = true;
   }
   remove_all(d, x);
   if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP) {
@@ -148,7 +160,8 @@ enum debug_verdict debug_disarm(struct replayer *r, struct rptask *x, struct sto
   unsigned long dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
   for (int i = 0; i < d->nwps; i++) {
-    if (!(dr6 & (1ul << i))) continue;
+    if (!(dr6 & (1ul << i)))
+      continue;
     fill_stop(&d->stop, GDB_STOP_WATCH, x, SIGTRAP);
     d->stop.watch_type = (enum gdb_watch_type)d->wps[i].type;
     d->stop.watch_addr = d->wps[i].addr;
@@ -160,8 +173,10 @@ enum debug_verdict debug_disarm(struct replayer *r, struct rptask *x, struct sto
     task_set_regs(&x->t, &x->t.regs);
     if (pc == d->internal_bp) {
       bool user_bp = false;
-      for (int i = 0; i < d->nbps; i++) user_bp |= d->bps[i] == pc;
-      if (!user_bp) return DEBUG_INTERNAL;
+      for (int i = 0; i < d->nbps; i++)
+        user_bp |= d->bps[i] == pc;
+      if (!user_bp)
+        return DEBUG_INTERNAL;
     }
     fill_stop(&d->stop, GDB_STOP_SWBREAK, x, SIGTRAP);
     report(d);
@@ -184,12 +199,15 @@ int debug_wait(struct replayer *r, struct rptask *x, struct stop *st) {
   for (;;) {
     int status;
     pid_t p = waitpid(x->t.tid, &status, __WALL | WNOHANG);
-    if (p < 0 && errno != EINTR) return -1;
-    if (p > 0) return task_classify_stop(p, status, st);
+    if (p < 0 && errno != EINTR)
+      return -1;
+    if (p > 0)
+      return task_classify_stop(p, status, st);
     if (d->interrupted && d->interrupted(d->interrupt_arg)) {
       d->interrupted = NULL; /* one interrupt per resume */
       ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0);
-      if (task_wait(&x->t, st) < 0) return -1;
+      if (task_wait(&x->t, st) < 0)
+        return -1;
       if (st->kind == STOP_GROUP) {
         remove_all(d, x);
         fill_stop(&d->stop, GDB_STOP_SIGNAL, x, SIGINT);
@@ -203,9 +221,12 @@ int debug_wait(struct replayer *r, struct rptask *x, struct stop *st) {
 
 void debug_note_write(struct replayer *r, uint64_t addr, uint64_t len) {
   struct replay_debug *d = r->dbg;
-  if (!r->x || r->x->rec_pid != d->pid) return; /* another process's memory */
+  if (!r->x || r->x->rec_pid != d->pid)
+    return; /* another process's memory */
   for (int i = 0; i < d->nwps && !d->watch_pending; i++) {
-    if (d->wps[i].type == 3 || addr >= d->wps[i].addr + (uint64_t)d->wps[i].len || d->wps[i].addr >= addr + len) continue;
+    if (d->wps[i].type == 3 || addr >= d->wps[i].addr + (uint64_t)d->wps[i].len ||
+        d->wps[i].addr >= addr + len)
+      continue;
     fill_stop(&d->watch_stop, GDB_STOP_WATCH, r->x, SIGTRAP);
     d->watch_stop.watch_type = (enum gdb_watch_type)d->wps[i].type;
     d->watch_stop.watch_addr = d->wps[i].addr;
@@ -217,13 +238,15 @@ void debug_note_write(struct replayer *r, uint64_t addr, uint64_t len) {
 
 static struct rptask *task_of(struct replayer *r, pid_t rec_tid) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->rec_tid == rec_tid) return r->tasks[i];
+    if (r->tasks[i]->rec_tid == rec_tid)
+      return r->tasks[i];
   return NULL;
 }
 
 static struct rptask *process_of(struct replayer *r, pid_t rec_pid) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->rec_pid == rec_pid) return r->tasks[i];
+    if (r->tasks[i]->rec_pid == rec_pid)
+      return r->tasks[i];
   return r->ntasks ? r->tasks[0] : NULL;
 }
 
@@ -231,7 +254,8 @@ static int t_threads(void *ctx, pid_t *pids, pid_t *tids, int max) {
   struct replayer *r = ctx;
   int n = 0;
   for (int i = 0; i < r->ntasks && n < max; i++) {
-    if (r->tasks[i]->rec_pid != r->dbg->pid) continue;
+    if (r->tasks[i]->rec_pid != r->dbg->pid)
+      continue;
     pids[n] = r->tasks[i]->rec_pid;
     tids[n++] = r->tasks[i]->rec_tid;
   }
@@ -240,7 +264,8 @@ static int t_threads(void *ctx, pid_t *pids, pid_t *tids, int max) {
 
 static int t_get_regs(void *ctx, pid_t tid, struct gdb_thread_regs *out) {
   struct rptask *x = task_of(ctx, tid);
-  if (!x || task_get_regs(&x->t) < 0) return -1;
+  if (!x || task_get_regs(&x->t) < 0)
+    return -1;
   out->gpr = x->t.regs;
   long n = task_get_xstate(&x->t, out->xsave, sizeof out->xsave);
   out->xsave_len = n > 0 ? (size_t)n : 0;
@@ -250,14 +275,18 @@ static int t_get_regs(void *ctx, pid_t tid, struct gdb_thread_regs *out) {
 static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t len) {
   struct replayer *r = ctx;
   struct rptask *x = task_of(r, tid);
-  if (!x) x = r->ntasks ? r->tasks[0] : NULL;
-  if (!x) return -1;
+  if (!x)
+    x = r->ntasks ? r->tasks[0] : NULL;
+  if (!x)
+    return -1;
   size_t done = 0;
   while (done < len) { /* page by page: a short read at unmapped memory */
     size_t chunk = 4096 - ((addr + done) & 4095);
-    if (chunk > len - done) chunk = len - done;
+    if (chunk > len - done)
+      chunk = len - done;
     ssize_t n = pread(x->t.mem_fd, (char *)buf + done, chunk, (off_t)(addr + done));
-    if (n <= 0) break;
+    if (n <= 0)
+      break;
     done += (size_t)n;
   }
   return done ? (long)done : -1;
@@ -268,36 +297,45 @@ static int t_set_break(void *ctx, int type, uint64_t addr, int len, bool insert_
   if (type == 0 || type == 1) {
     for (int i = 0; i < d->nbps; i++)
       if (d->bps[i] == addr) {
-        if (!insert_it) d->bps[i] = d->bps[--d->nbps];
+        if (!insert_it)
+          d->bps[i] = d->bps[--d->nbps];
         return 0;
       }
-    if (!insert_it) return 0;
-    if (d->nbps == MAX_BPS) return -1;
+    if (!insert_it)
+      return 0;
+    if (d->nbps == MAX_BPS)
+      return -1;
     d->bps[d->nbps++] = addr;
     return 0;
   }
-  if (type < 2 || type > 4) return -1;
+  if (type < 2 || type > 4)
+    return -1;
   for (int i = 0; i < d->nwps; i++)
     if (d->wps[i].addr == addr && d->wps[i].len == len && d->wps[i].type == type) {
-      if (!insert_it) d->wps[i] = d->wps[--d->nwps];
+      if (!insert_it)
+        d->wps[i] = d->wps[--d->nwps];
       return 0;
     }
-  if (!insert_it) return 0;
-  if (d->nwps == 4 || !(len == 1 || len == 2 || len == 4 || len == 8) || addr % (uint64_t)len) return -1;
+  if (!insert_it)
+    return 0;
+  if (d->nwps == 4 || !(len == 1 || len == 2 || len == 4 || len == 8) || addr % (uint64_t)len)
+    return -1;
   d->wps[d->nwps++] = (struct watch){addr, len, type};
   return 0;
 }
 
 static int t_exec_file(void *ctx, pid_t pid, char *buf, size_t len) {
   struct rptask *x = process_of(ctx, pid);
-  if (!x || !x->exe[0]) return -1;
+  if (!x || !x->exe[0])
+    return -1;
   snprintf(buf, len, "%s", x->exe);
   return 0;
 }
 
 static long t_auxv(void *ctx, pid_t pid, void *buf, size_t len) {
   struct rptask *x = process_of(ctx, pid);
-  if (!x || !x->auxv_len) return -1;
+  if (!x || !x->auxv_len)
+    return -1;
   size_t n = x->auxv_len < len ? x->auxv_len : len;
   memcpy(buf, x->auxv, n);
   return (long)n;
@@ -311,32 +349,40 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
     return 0;
   }
   if (!strcmp(cmd, "help")) {
-    snprintf(out, len, "deja monitor commands:\n  when  the number of the event replayed last (as `deja dump` numbers them)\n");
+    snprintf(out, len,
+             "deja monitor commands:\n  when  the number of the event replayed last (as `deja "
+             "dump` numbers them)\n");
     return 0;
   }
   return -1;
 }
 
-static void t_current_stop(void *ctx, struct gdb_stop *stop) { *stop = ((struct replayer *)ctx)->dbg->last; }
+static void t_current_stop(void *ctx, struct gdb_stop *stop) {
+  *stop = ((struct replayer *)ctx)->dbg->last;
+}
 
 /* The debugged process ended: gdb sees the exit. */
 static bool process_exited(struct replayer *r, int *code) {
-  if (r->ev.kind != EV_EXIT || r->ev.tid != r->dbg->pid || task_of(r, r->ev.tid)) return false;
+  if (r->ev.kind != EV_EXIT || r->ev.tid != r->dbg->pid || task_of(r, r->ev.tid))
+    return false;
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->rec_pid == r->dbg->pid) return false;
+    if (r->tasks[i]->rec_pid == r->dbg->pid)
+      return false;
   *code = r->ev.status;
   return true;
 }
 
-static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse, struct gdb_stop *stop,
-                    bool (*interrupted)(void *arg), void *arg) {
+static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
+                    struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
   struct replayer *r = ctx;
   struct replay_debug *d = r->dbg;
   struct rptask *volatile cur = task_of(r, d->last.tid); /* read after longjmp */
   if (reverse || d->exited) {
     /* No history to run backwards through yet; past the end there is nothing either. */
-    if (cur) fill_stop(stop, GDB_STOP_HISTORY_END, cur, SIGTRAP);
-    else memset(stop, 0, sizeof *stop), stop->kind = GDB_STOP_HISTORY_END;
+    if (cur)
+      fill_stop(stop, GDB_STOP_HISTORY_END, cur, SIGTRAP);
+    else
+      memset(stop, 0, sizeof *stop), stop->kind = GDB_STOP_HISTORY_END;
     stop->history_begin = reverse;
     d->last = *stop;
     return 0;
@@ -349,7 +395,8 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   for (;;) {
     if (interrupted(arg)) {
       struct rptask *x = r->ev_pending && task_of(r, r->ev.tid) ? task_of(r, r->ev.tid) : cur;
-      if (x) fill_stop(stop, GDB_STOP_SIGNAL, x, SIGINT);
+      if (x)
+        fill_stop(stop, GDB_STOP_SIGNAL, x, SIGINT);
       break;
     }
     if (setjmp(d->jb)) {
@@ -360,7 +407,8 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
     if (rc == REPLAY_END) {
       memset(stop, 0, sizeof *stop);
       stop->kind = GDB_STOP_HISTORY_END;
-      if (cur) stop->pid = cur->rec_pid, stop->tid = cur->rec_tid;
+      if (cur)
+        stop->pid = cur->rec_pid, stop->tid = cur->rec_tid;
       break;
     }
     if (rc) {
@@ -403,9 +451,11 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
 }
 
 /* Starts gdb connected to PORT; returns its pid. */
-static pid_t start_gdb(const struct debug_options *o, const char *exe, int port, const cpu_set_t *cpus) {
+static pid_t start_gdb(const struct debug_options *o, const char *exe, int port,
+                       const cpu_set_t *cpus) {
   pid_t pid = fork();
-  if (pid != 0) return pid;
+  if (pid != 0)
+    return pid;
   sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
   char target[64];
   snprintf(target, sizeof target, "target extended-remote 127.0.0.1:%d", port);
@@ -416,9 +466,12 @@ static pid_t start_gdb(const struct debug_options *o, const char *exe, int port,
   argv[n++] = (char *)exe;
   argv[n++] = "-ex";
   argv[n++] = target;
-  for (int i = 0; i < o->ndebugger_args; i++) argv[n++] = o->debugger_args[i];
+  for (int i = 0; i < o->ndebugger_args; i++)
+    argv[n++] = o->debugger_args[i];
   execvp(o->debugger, argv);
-  fprintf(stderr, "deja: cannot start the debugger `%s': %s; use --debugger PATH, or -s PORT to connect one yourself\n",
+  fprintf(stderr,
+          "deja: cannot start the debugger `%s': %s; use --debugger PATH, or -s PORT to connect "
+          "one yourself\n",
           o->debugger, strerror(errno));
   _exit(127);
 }
@@ -429,8 +482,10 @@ static int accept_debugger(int lfd, pid_t gdb) {
   for (;;) {
     struct pollfd p = {.fd = lfd, .events = POLLIN};
     int n = poll(&p, 1, 200);
-    if (n > 0) return accept(lfd, NULL, NULL);
-    if (n < 0 && errno != EINTR) return -1;
+    if (n > 0)
+      return accept(lfd, NULL, NULL);
+    if (n < 0 && errno != EINTR)
+      return -1;
     if (gdb > 0 && waitpid(gdb, NULL, WNOHANG) == gdb) {
       errno = ECHILD;
       return -1;
@@ -444,14 +499,16 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   struct replay_debug *d = xcalloc(1, sizeof *d);
   /* Replay to where the session starts: an event, or a process. */
   /* -g N stops before event N replays, so that gdb sees it happen. */
-  while (rc == 0 && (r.evno + 1 < o->goto_event || (o->onprocess && !task_of(&r, o->onprocess)))) rc = replay_step(&r);
+  while (rc == 0 && (r.evno + 1 < o->goto_event || (o->onprocess && !task_of(&r, o->onprocess))))
+    rc = replay_step(&r);
   if (rc == REPLAY_END) {
     deja_msg("the trace ends before %s", o->onprocess ? "that process exists" : "that event");
     rc = 1;
   }
   struct rptask *first = rc == 0 ? (o->onprocess ? task_of(&r, o->onprocess) : r.tasks[0]) : NULL;
   int lfd = -1, port = o->port < 0 ? 0 : o->port;
-  if (rc == 0 && (lfd = gdb_listen(&port)) < 0) rc = 1;
+  if (rc == 0 && (lfd = gdb_listen(&port)) < 0)
+    rc = 1;
   if (rc) {
     replay_close(&r);
     free(d);
@@ -471,8 +528,15 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   int fd = accept_debugger(lfd, gdb);
   close(lfd);
   struct gdb_target t = {
-      .ctx = &r, .threads = t_threads, .get_regs = t_get_regs, .read_mem = t_read_mem, .set_break = t_set_break,
-      .resume = t_resume, .exec_file = t_exec_file, .auxv = t_auxv, .monitor = t_monitor,
+      .ctx = &r,
+      .threads = t_threads,
+      .get_regs = t_get_regs,
+      .read_mem = t_read_mem,
+      .set_break = t_set_break,
+      .resume = t_resume,
+      .exec_file = t_exec_file,
+      .auxv = t_auxv,
+      .monitor = t_monitor,
       .current_stop = t_current_stop,
   };
   rc = 0;
@@ -483,8 +547,10 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   } else if (gdb_serve(fd, &t) < 0) {
     rc = 1;
   }
-  if (fd >= 0) close(fd);
-  if (gdb > 0) waitpid(gdb, NULL, 0);
+  if (fd >= 0)
+    close(fd);
+  if (gdb > 0)
+    waitpid(gdb, NULL, 0);
   r.dbg = NULL;
   replay_close(&r);
   free(d);

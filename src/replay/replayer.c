@@ -31,8 +31,10 @@ int diverge(struct replayer *r, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  deja_msg("replay diverged at event %" PRIu64 " (task %d, %s): %s", r->evno, r->ev.tid, event_kind_name(r->ev.kind), what);
-  deja_msg("the replay does not match the trace %s; please report this with the trace", r->o->trace_dir);
+  deja_msg("replay diverged at event %" PRIu64 " (task %d, %s): %s", r->evno, r->ev.tid,
+           event_kind_name(r->ev.kind), what);
+  deja_msg("the replay does not match the trace %s; please report this with the trace",
+           r->o->trace_dir);
   return REPLAY_DIVERGED;
 }
 
@@ -47,14 +49,17 @@ const char *stop_desc(const struct stop *st, char *buf, size_t len) {
     memset(&regs, 0, sizeof regs);
     ptrace(PTRACE_GETSIGINFO, st->pid, 0, &si);
     ptrace(PTRACE_GETREGS, st->pid, 0, &regs);
-    snprintf(buf, len, "signal %s (code %d, address %p) at 0x%llx", strsignal(st->sig), si.si_code, si.si_addr, regs.rip);
+    snprintf(buf, len, "signal %s (code %d, address %p) at 0x%llx", strsignal(st->sig), si.si_code,
+             si.si_addr, regs.rip);
     return buf;
   }
   case STOP_EVENT: snprintf(buf, len, "ptrace event %d", st->event); return buf;
   case STOP_GROUP: return "a group stop";
   case STOP_EXITED:
-    if (WIFEXITED(st->status)) snprintf(buf, len, "the program exiting with status %d", WEXITSTATUS(st->status));
-    else snprintf(buf, len, "the program killed by %s", strsignal(WTERMSIG(st->status)));
+    if (WIFEXITED(st->status))
+      snprintf(buf, len, "the program exiting with status %d", WEXITSTATUS(st->status));
+    else
+      snprintf(buf, len, "the program killed by %s", strsignal(WTERMSIG(st->status)));
     return buf;
   }
   return "?";
@@ -65,8 +70,10 @@ static int read_record(struct replayer *r, struct tbuf *b) {
   const void *rec;
   size_t len;
   int n = trace_reader_next(r->rd, &rec, &len);
-  if (n < 0) deja_msg("%s", trace_reader_error(r->rd));
-  if (n <= 0) return n;
+  if (n < 0)
+    deja_msg("%s", trace_reader_error(r->rd));
+  if (n <= 0)
+    return n;
   tbuf_reset(b);
   tbuf_put_bytes(b, rec, len);
   return 1;
@@ -95,7 +102,8 @@ static int next_event(struct replayer *r) {
   } else {
     n = read_record(r, &r->cur_rec);
   }
-  if (n <= 0) return n;
+  if (n <= 0)
+    return n;
   r->evno++;
   return decode(r, &r->ev, &r->cur_rec, r->evno);
 }
@@ -107,7 +115,8 @@ static bool read_ahead(struct replayer *r, int i) {
       int old = r->cap_ahead;
       r->cap_ahead = old ? old * 2 : 8;
       r->ahead = xrealloc(r->ahead, (size_t)r->cap_ahead * sizeof *r->ahead);
-      for (int k = old; k < r->cap_ahead; k++) tbuf_init(&r->ahead[k]);
+      for (int k = old; k < r->cap_ahead; k++)
+        tbuf_init(&r->ahead[k]);
     }
     int n = read_record(r, &r->ahead[r->nahead]);
     if (n <= 0) {
@@ -122,13 +131,16 @@ static bool read_ahead(struct replayer *r, int i) {
 
 const struct event *peek_task_event(struct replayer *r, pid_t rec_tid, int limit) {
   for (int i = 0; i < limit && read_ahead(r, i); i++) {
-    if (decode(r, &r->peek, &r->ahead[i], r->evno + 1 + (uint64_t)i) < 0) return NULL;
-    if (r->peek.tid == rec_tid) return &r->peek;
+    if (decode(r, &r->peek, &r->ahead[i], r->evno + 1 + (uint64_t)i) < 0)
+      return NULL;
+    if (r->peek.tid == rec_tid)
+      return &r->peek;
   }
   return NULL;
 }
 
-struct rptask *replay_add_task(struct replayer *r, pid_t tid, pid_t rec_tid, pid_t pid, pid_t rec_pid) {
+struct rptask *replay_add_task(struct replayer *r, pid_t tid, pid_t rec_tid, pid_t pid,
+                               pid_t rec_pid) {
   struct rptask *x = xcalloc(1, sizeof *x);
   x->t.tid = tid;
   x->t.mem_fd = -1;
@@ -145,13 +157,15 @@ struct rptask *replay_add_task(struct replayer *r, pid_t tid, pid_t rec_tid, pid
 
 static struct rptask *find_task(struct replayer *r, pid_t rec_tid) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->rec_tid == rec_tid) return r->tasks[i];
+    if (r->tasks[i]->rec_tid == rec_tid)
+      return r->tasks[i];
   return NULL;
 }
 
 static void remove_task(struct replayer *r, struct rptask *x) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i] == x) r->tasks[i] = r->tasks[--r->ntasks];
+    if (r->tasks[i] == x)
+      r->tasks[i] = r->tasks[--r->ntasks];
   task_close(&x->t);
   free(x);
 }
@@ -160,17 +174,22 @@ static void remove_task(struct replayer *r, struct rptask *x) {
  * kernel's delivery restarts the call or makes it fail with EINTR, as it did when it was
  * recorded; otherwise the kernel restarted it without a signal, and so does replay. */
 static int apply_pending_restart(struct replayer *r, struct rptask *x) {
-  if (!x->restart_pending) return 0;
+  if (!x->restart_pending)
+    return 0;
   x->restart_pending = false;
-  if (r->ev.kind == EV_SIGNAL && r->ev.tid == x->rec_tid && !signal_is_synchronous(r->ev.signo, r->ev.siginfo)) return 0;
-  if (task_get_regs(&x->t) < 0) return -1;
+  if (r->ev.kind == EV_SIGNAL && r->ev.tid == x->rec_tid &&
+      !signal_is_synchronous(r->ev.signo, r->ev.siginfo))
+    return 0;
+  if (task_get_regs(&x->t) < 0)
+    return -1;
   x->t.regs.rax = (int64_t)x->t.regs.rax == -516 ? SYS_restart_syscall : x->t.regs.orig_rax;
   x->t.regs.rip -= 2;
   return task_set_regs(&x->t, &x->t.regs);
 }
 
 int run_task(struct replayer *r, struct rptask *x, struct stop *st) {
-  if (apply_pending_restart(r, x) < 0) return -1;
+  if (apply_pending_restart(r, x) < 0)
+    return -1;
   for (;;) {
     int sig = x->sig;
     x->sig = 0;
@@ -178,36 +197,45 @@ int run_task(struct replayer *r, struct rptask *x, struct stop *st) {
     /* On autopilot user code runs under PTRACE_SYSEMU: the next call stops once, at its
      * entry, and is skipped unless replay re-enters it (replay_reenter). */
     int req = !user ? PTRACE_SYSCALL : r->dbg ? debug_arm(r, x) : PTRACE_SYSEMU;
-    if (task_resume(&x->t, req, sig) < 0 || (r->dbg && user ? debug_wait(r, x, st) : task_wait(&x->t, st)) < 0) {
+    if (task_resume(&x->t, req, sig) < 0 ||
+        (r->dbg && user ? debug_wait(r, x, st) : task_wait(&x->t, st)) < 0) {
       deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
       return -1;
     }
     /* Inside a call (its entry, or a clone/exec event within it): resuming runs no
      * user code, and must be traced to reach the call's exit. */
     x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY ||
-                     (st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT && st->event != PTRACE_EVENT_STOP);
+                     (st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT &&
+                      st->event != PTRACE_EVENT_STOP);
     x->sysemu_entry = st->kind == STOP_SYSCALL_ENTRY && req == PTRACE_SYSEMU;
     if (r->dbg && user) {
       enum debug_verdict v = debug_disarm(r, x, st);
-      if (v == DEBUG_AGAIN) continue;
-      if (v == DEBUG_INTERNAL) return 0;
+      if (v == DEBUG_AGAIN)
+        continue;
+      if (v == DEBUG_INTERNAL)
+        return 0;
     }
     if (x->fix_result && st->kind == STOP_SYSCALL_EXIT) {
       /* the return of a clone/fork/vfork: the recorded tid */
       x->fix_result = false;
-      if (task_get_regs(&x->t) < 0) return -1;
+      if (task_get_regs(&x->t) < 0)
+        return -1;
       x->t.regs.rax = (uint64_t)x->result;
-      if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
+      if (task_set_regs(&x->t, &x->t.regs) < 0)
+        return -1;
       continue;
     }
-    if (st->kind == STOP_GROUP) continue;
+    if (st->kind == STOP_GROUP)
+      continue;
     if (st->kind == STOP_SIGNAL) {
       siginfo_t si;
       memset(&si, 0, sizeof si);
       ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
       /* A real signal (a child's SIGCHLD, ...) is not the program's: replay delivers the
        * recorded ones itself. */
-      if (!signal_is_synchronous(st->sig, &si) && !(si.si_code == SI_TKILL && si.si_pid == getpid())) continue;
+      if (!signal_is_synchronous(st->sig, &si) &&
+          !(si.si_code == SI_TKILL && si.si_pid == getpid()))
+        continue;
     }
     return 0;
   }
@@ -216,22 +244,27 @@ int run_task(struct replayer *r, struct rptask *x, struct stop *st) {
 int replay_settle(struct replayer *r, struct rptask *x) {
   struct stop st;
   char buf[256];
-  if (apply_pending_restart(r, x) < 0) return -1;
+  if (apply_pending_restart(r, x) < 0)
+    return -1;
   if (x->fix_result) {
     /* Finish the clone call: stop at its exit with the recorded tid as result. */
-    if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0) return -1;
+    if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0)
+      return -1;
     if (st.kind != STOP_SYSCALL_EXIT || task_get_regs(&x->t) < 0)
-      return diverge(r, "expected the return of a clone, found %s", stop_desc(&st, buf, sizeof buf));
+      return diverge(r, "expected the return of a clone, found %s",
+                     stop_desc(&st, buf, sizeof buf));
     x->fix_result = false;
     x->at_sysentry = false;
     x->t.regs.rax = (uint64_t)x->result;
-    if (task_set_regs(&x->t, &x->t.regs) < 0) return -1;
+    if (task_set_regs(&x->t, &x->t.regs) < 0)
+      return -1;
   }
   if (x->sig) {
     /* Deliver it, stopping at the handler's first instruction. */
     int sig = x->sig;
     x->sig = 0;
-    if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0) return -1;
+    if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0)
+      return -1;
     if (st.kind != STOP_SIGNAL || st.sig != SIGTRAP)
       return diverge(r, "delivering %s found %s", strsignal(sig), stop_desc(&st, buf, sizeof buf));
   }
@@ -239,18 +272,22 @@ int replay_settle(struct replayer *r, struct rptask *x) {
 }
 
 int expect_regs(struct replayer *r, struct rptask *x, const struct user_regs_struct *want) {
-  if (task_get_regs(&x->t) < 0) return diverge(r, "cannot read registers: %s", strerror(errno));
+  if (task_get_regs(&x->t) < 0)
+    return diverge(r, "cannot read registers: %s", strerror(errno));
   char diff[1024];
-  if (regs_differ(want, &x->t.regs, diff, sizeof diff)) return diverge(r, "registers differ: %s", diff);
+  if (regs_differ(want, &x->t.regs, diff, sizeof diff))
+    return diverge(r, "registers differ: %s", diff);
   return 0;
 }
 
 int write_back_memory(struct replayer *r, struct rptask *x) {
   for (uint32_t i = 0; i < r->ev.nmem; i++) {
     const struct event_mem *m = &r->ev.mem[i];
-    if (r->dbg) debug_note_write(r, m->addr, m->len);
+    if (r->dbg)
+      debug_note_write(r, m->addr, m->len);
     if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)
-      return diverge(r, "cannot write %u recorded bytes at 0x%" PRIx64 ": %s", m->len, m->addr, strerror(errno));
+      return diverge(r, "cannot write %u recorded bytes at 0x%" PRIx64 ": %s", m->len, m->addr,
+                     strerror(errno));
   }
   return 0;
 }
@@ -259,10 +296,12 @@ static int replay_exit(struct replayer *r, struct rptask *x) {
   struct stop st;
   char buf[256], want[256];
   if (x->exiting) {
-    if (task_wait(&x->t, &st) < 0) return -1;
+    if (task_wait(&x->t, &st) < 0)
+      return -1;
     while (st.kind == STOP_SIGNAL || st.kind == STOP_GROUP) {
       task_resume(&x->t, PTRACE_CONT, 0);
-      if (task_wait(&x->t, &st) < 0) return -1;
+      if (task_wait(&x->t, &st) < 0)
+        return -1;
     }
   } else {
     if (x->at_entry) {
@@ -277,19 +316,26 @@ static int replay_exit(struct replayer *r, struct rptask *x) {
     x->sig = 0;
     if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0 && errno != ESRCH)
       return diverge(r, "cannot resume the task to its exit: %s", strerror(errno));
-    if (task_wait(&x->t, &st) < 0) return -1;
-    while (st.kind == STOP_GROUP || (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL))) {
-      if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 && errno != ESRCH) return -1;
-      if (task_wait(&x->t, &st) < 0) return -1;
+    if (task_wait(&x->t, &st) < 0)
+      return -1;
+    while (st.kind == STOP_GROUP ||
+           (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL))) {
+      if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 && errno != ESRCH)
+        return -1;
+      if (task_wait(&x->t, &st) < 0)
+        return -1;
     }
   }
   bool killed = WIFSIGNALED(r->ev.status) && WTERMSIG(r->ev.status) == SIGKILL;
-  if (killed && st.kind != STOP_EXITED && !(st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXIT)) {
+  if (killed && st.kind != STOP_EXITED &&
+      !(st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXIT)) {
     /* SIGKILL gives no stop to replay it at: the program was killed here. */
     kill(x->t.tid, SIGKILL);
     do {
-      if (st.kind != STOP_EXITED) task_resume(&x->t, PTRACE_CONT, 0);
-      if (task_wait(&x->t, &st) < 0) return -1;
+      if (st.kind != STOP_EXITED)
+        task_resume(&x->t, PTRACE_CONT, 0);
+      if (task_wait(&x->t, &st) < 0)
+        return -1;
     } while (st.kind != STOP_EXITED && !(st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXIT));
   }
   int status = st.status;
@@ -301,12 +347,15 @@ static int replay_exit(struct replayer *r, struct rptask *x) {
     task_wait_dead(x->t.tid);
   } else if (st.kind != STOP_EXITED) {
     struct stop w = {.kind = STOP_EXITED, .status = r->ev.status};
-    return diverge(r, "expected %s, found %s", stop_desc(&w, want, sizeof want), stop_desc(&st, buf, sizeof buf));
+    return diverge(r, "expected %s, found %s", stop_desc(&w, want, sizeof want),
+                   stop_desc(&st, buf, sizeof buf));
   }
   /* Whether a core was dumped depends on limits, not on the execution. */
   if ((status & ~0x80) != (r->ev.status & ~0x80)) {
-    struct stop w = {.kind = STOP_EXITED, .status = r->ev.status}, got = {.kind = STOP_EXITED, .status = status};
-    return diverge(r, "expected %s, found %s", stop_desc(&w, want, sizeof want), stop_desc(&got, buf, sizeof buf));
+    struct stop w = {.kind = STOP_EXITED, .status = r->ev.status},
+                got = {.kind = STOP_EXITED, .status = status};
+    return diverge(r, "expected %s, found %s", stop_desc(&w, want, sizeof want),
+                   stop_desc(&got, buf, sizeof buf));
   }
   remove_task(r, x);
   return 0;
@@ -327,7 +376,8 @@ static char **exec_vectors(const struct event *ev, char ***envp) {
 static int start_program(struct replayer *r) {
   char *path = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
   if (access(path, X_OK) < 0) {
-    deja_msg("%s: the preserved program is missing or not executable (%s); the trace is incomplete", path, strerror(errno));
+    deja_msg("%s: the preserved program is missing or not executable (%s); the trace is incomplete",
+             path, strerror(errno));
     free(path);
     return REPLAY_BAD_TRACE;
   }
@@ -340,7 +390,8 @@ static int start_program(struct replayer *r) {
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core); /* a replayed crash must not write a core file */
     int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, 0);
+    if (null >= 0)
+      dup2(null, 0);
     setpgid(0, 0); /* the terminal's Ctrl-C is for gdb (or deja), not the replayed program */
     raise(SIGSTOP);
     execve(path, argv, envp);
@@ -364,12 +415,14 @@ static int start_program(struct replayer *r) {
   struct rptask *x = replay_add_task(r, pid, r->ev.tid, pid, r->ev.tid);
   for (;;) {
     struct stop st;
-    if (task_wait(&x->t, &st) < 0) return REPLAY_BAD_TRACE;
+    if (task_wait(&x->t, &st) < 0)
+      return REPLAY_BAD_TRACE;
     if (st.kind == STOP_EXITED) {
       remove_task(r, x);
       return diverge(r, "the preserved program could not be started");
     }
-    if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXEC) break;
+    if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXEC)
+      break;
     task_resume(&x->t, PTRACE_CONT, 0);
   }
   x->at_sysentry = true; /* inside execve */
@@ -378,7 +431,8 @@ static int start_program(struct replayer *r) {
 
 static int replay_event(struct replayer *r) {
   struct rptask *x = find_task(r, r->ev.tid);
-  if (!x) return diverge(r, "the trace names task %d, which does not exist in the replay", r->ev.tid);
+  if (!x)
+    return diverge(r, "the trace names task %d, which does not exist in the replay", r->ev.tid);
   r->x = x;
   switch (r->ev.kind) {
   case EV_SYSCALL: return replay_syscall(r, x);
@@ -417,7 +471,8 @@ int replay_open(struct replayer *r, const struct replay_options *o) {
   }
   int n = next_event(r);
   if (n <= 0) {
-    if (n == 0) deja_msg("%s holds no events: the recording never started", r->events_path);
+    if (n == 0)
+      deja_msg("%s holds no events: the recording never started", r->events_path);
     return REPLAY_BAD_TRACE;
   }
   if (r->ev.kind != EV_EXEC) {
@@ -429,17 +484,22 @@ int replay_open(struct replayer *r, const struct replay_options *o) {
 }
 
 int replay_step(struct replayer *r) {
-  if (r->ended) return REPLAY_END;
+  if (r->ended)
+    return REPLAY_END;
   if (!r->ev_pending) {
     int n = next_event(r);
-    if (n < 0) return REPLAY_BAD_TRACE;
+    if (n < 0)
+      return REPLAY_BAD_TRACE;
     if (n == 0) {
       r->ended = true;
       if (!trace_reader_complete(r->rd))
-        deja_msg("%s ends after event %" PRIu64 " without an end marker: the recorder was killed; replayed everything it saved",
+        deja_msg("%s ends after event %" PRIu64
+                 " without an end marker: the recorder was killed; replayed everything it saved",
                  r->events_path, r->evno);
       else if (r->ntasks)
-        deja_msg("%s ends before the program did (after event %" PRIu64 "); replayed everything it holds", r->events_path, r->evno);
+        deja_msg("%s ends before the program did (after event %" PRIu64
+                 "); replayed everything it holds",
+                 r->events_path, r->evno);
       return REPLAY_END;
     }
     if (r->ev.kind == EV_ABORT) {
@@ -451,32 +511,41 @@ int replay_step(struct replayer *r) {
     r->ev_pending = true;
   }
   int rc = replay_event(r);
-  if (rc < 0) rc = REPLAY_DIVERGED;
-  if (rc == 0) r->ev_pending = false;
+  if (rc < 0)
+    rc = REPLAY_DIVERGED;
+  if (rc == 0)
+    r->ev_pending = false;
   return rc;
 }
 
 void replay_close(struct replayer *r) {
   if (getenv("DEJA_STATS"))
-    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points restored in %.3f s", r->evno, r->states, r->state_ns / 1e9);
-  for (int i = 0; i < r->ntasks; i++) kill(r->tasks[i]->t.tid, SIGKILL);
-  while (r->ntasks) remove_task(r, r->tasks[0]);
+    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points restored in %.3f s", r->evno,
+             r->states, r->state_ns / 1e9);
+  for (int i = 0; i < r->ntasks; i++)
+    kill(r->tasks[i]->t.tid, SIGKILL);
+  while (r->ntasks)
+    remove_task(r, r->tasks[0]);
   /* Reap every task, letting killed ones through their exit stops. */
   int status;
   pid_t p;
   while ((p = waitpid(-1, &status, __WALL)) > 0)
-    if (WIFSTOPPED(status)) ptrace(PTRACE_CONT, p, 0, 0);
+    if (WIFSTOPPED(status))
+      ptrace(PTRACE_CONT, p, 0, 0);
   free(r->tasks);
   if (r->shared_dir) {
     char err[512];
-    if (remove_tree(r->shared_dir, err, sizeof err) < 0) deja_msg("%s", err);
+    if (remove_tree(r->shared_dir, err, sizeof err) < 0)
+      deja_msg("%s", err);
     free(r->shared_dir);
   }
-  if (r->rd) trace_reader_close(r->rd);
+  if (r->rd)
+    trace_reader_close(r->rd);
   event_free(&r->ev);
   event_free(&r->peek);
   tbuf_free(&r->cur_rec);
-  for (int i = 0; i < r->cap_ahead; i++) tbuf_free(&r->ahead[i]);
+  for (int i = 0; i < r->cap_ahead; i++)
+    tbuf_free(&r->ahead[i]);
   free(r->ahead);
   free(r->events_path);
   sched_setaffinity(0, sizeof r->cpus, &r->cpus);
@@ -485,12 +554,15 @@ void replay_close(struct replayer *r) {
 int replay_run(const struct replay_options *o) {
   struct replayer r;
   int rc = replay_open(&r, o);
-  while (rc == 0) rc = replay_step(&r);
-  if (rc == REPLAY_END) rc = REPLAY_OK;
+  while (rc == 0)
+    rc = replay_step(&r);
+  if (rc == REPLAY_END)
+    rc = REPLAY_OK;
   if (rc == REPLAY_DIVERGED && getenv("DEJA_DEBUG") && r.x && r.x->t.tid > 0) {
     char cmd[64];
     snprintf(cmd, sizeof cmd, "cat /proc/%d/maps >&2", r.x->t.tid);
-    if (system(cmd)) {}
+    if (system(cmd)) {
+    }
   }
   replay_close(&r);
   return rc;

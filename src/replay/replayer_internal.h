@@ -27,13 +27,13 @@ struct rptask {
   bool restart_pending;   /* a skipped call returned -ERESTART*: restarted unless a signal
                              is delivered first */
   int64_t result;
-  uint64_t gadget;        /* a syscall instruction in the vDSO, for injecting calls */
-  bool at_sysentry;       /* stopped inside a system call (its entry, a clone or exec
+  uint64_t gadget;   /* a syscall instruction in the vDSO, for injecting calls */
+  bool at_sysentry;  /* stopped inside a system call (its entry, a clone or exec
                              event): resuming runs no user code */
-  bool sysemu_entry;      /* ...reached with PTRACE_SYSEMU: the call will not run (replay
+  bool sysemu_entry; /* ...reached with PTRACE_SYSEMU: the call will not run (replay
                              skips most calls with a single stop) */
-  char exe[512];          /* the preserved executable of its process (for gdb) */
-  uint8_t auxv[512];      /* its process's recorded auxiliary vector (for gdb) */
+  char exe[512];     /* the preserved executable of its process (for gdb) */
+  uint8_t auxv[512]; /* its process's recorded auxiliary vector (for gdb) */
   size_t auxv_len;
 };
 
@@ -54,11 +54,11 @@ struct replayer {
   int ahead_end; /* 0, or what read_record returned at the end (0) or on error (-1) */
   bool ahead_done;
   struct event peek;
-  uint64_t states;     /* state points restored, and the time it took */
+  uint64_t states; /* state points restored, and the time it took */
   int64_t state_ns;
-  bool ev_pending;     /* r->ev read but not yet fully replayed (a debugger stopped inside) */
-  char *shared_dir;    /* writable copies of files mapped MAP_SHARED, one per file */
-  cpu_set_t cpus;      /* deja's CPUs before it pinned itself (and the program) to one */
+  bool ev_pending;  /* r->ev read but not yet fully replayed (a debugger stopped inside) */
+  char *shared_dir; /* writable copies of files mapped MAP_SHARED, one per file */
+  cpu_set_t cpus;   /* deja's CPUs before it pinned itself (and the program) to one */
   bool ended;
   struct replay_debug *dbg; /* breakpoints and stepping under gdb; NULL on autopilot */
 };
@@ -82,7 +82,8 @@ int write_back_memory(struct replayer *r, struct rptask *x);
 /* The next event of task REC_TID after the current one (looking at most LIMIT events
  * ahead), or NULL. Valid until the next call. */
 const struct event *peek_task_event(struct replayer *r, pid_t rec_tid, int limit);
-struct rptask *replay_add_task(struct replayer *r, pid_t tid, pid_t rec_tid, pid_t pid, pid_t rec_pid);
+struct rptask *replay_add_task(struct replayer *r, pid_t tid, pid_t rec_tid, pid_t pid,
+                               pid_t rec_pid);
 /* Brings X to a plain stop: finishes a pending clone return and delivers a pending
  * signal (stopping at the handler's first instruction). 0 or non-zero. */
 int replay_settle(struct replayer *r, struct rptask *x);

@@ -19,8 +19,8 @@
 #include <linux/prctl.h>
 #include <linux/sockios.h>
 
-#define IOV_CAP 1024     /* IOV_MAX: the kernel refuses longer iovec arrays */
-#define IOV_CHUNK 64     /* iovecs read from the tracee at a time */
+#define IOV_CAP 1024 /* IOV_MAX: the kernel refuses longer iovec arrays */
+#define IOV_CHUNK 64 /* iovecs read from the tracee at a time */
 #define PAGE_BYTES 4096
 
 /* Kernel return codes a signal leaves at the syscall-exit stop (before the kernel turns
@@ -79,9 +79,7 @@ static bool interrupted(int64_t result) {
          result == -ERESTARTNOHAND || result == -ERESTART_RESTARTBLOCK;
 }
 
-static uint64_t elem_size(const struct syscall_out *o) {
-  return o->size ? o->size : 1;
-}
+static uint64_t elem_size(const struct syscall_out *o) { return o->size ? o->size : 1; }
 
 static int read_mem(syscall_mem_read_fn rd, void *ctx, uint64_t addr, void *buf, size_t len) {
   if (rd == NULL || addr == 0)
@@ -120,7 +118,8 @@ static int add_received_msg(struct region_list *l, syscall_mem_read_fn rd, void 
   add_region(l, hdr_addr, hdr_len);
   /* msg_namelen now holds the address's full length, which may exceed the buffer. */
   uint64_t namelen = m.msg_namelen < sizeof(struct sockaddr_storage)
-                         ? m.msg_namelen : sizeof(struct sockaddr_storage);
+                         ? m.msg_namelen
+                         : sizeof(struct sockaddr_storage);
   add_region(l, (uint64_t)(uintptr_t)m.msg_name, namelen);
   if (add_iovec_bytes(l, rd, ctx, (uint64_t)(uintptr_t)m.msg_iov, m.msg_iovlen, bytes) != 0)
     return -1;
@@ -129,13 +128,12 @@ static int add_received_msg(struct region_list *l, syscall_mem_read_fn rd, void 
   return 0;
 }
 
-static int add_mmsghdrs(struct region_list *l, syscall_mem_read_fn rd, void *ctx,
-                        uint64_t vec, uint64_t count) {
+static int add_mmsghdrs(struct region_list *l, syscall_mem_read_fn rd, void *ctx, uint64_t vec,
+                        uint64_t count) {
   for (uint64_t i = 0; i < count; i++) {
     uint64_t at = vec + i * sizeof(struct mmsghdr);
     unsigned int msg_len;
-    if (read_mem(rd, ctx, at + offsetof(struct mmsghdr, msg_len), &msg_len,
-                 sizeof msg_len) != 0)
+    if (read_mem(rd, ctx, at + offsetof(struct mmsghdr, msg_len), &msg_len, sizeof msg_len) != 0)
       return -1;
     if (add_received_msg(l, rd, ctx, at, sizeof(struct mmsghdr), msg_len) != 0)
       return -1;
@@ -149,10 +147,8 @@ static uint64_t legacy_ioctl_size(uint32_t request) {
   case TCGETS:
   case TIOCGLCKTRMIOS:
     return sizeof(struct termios); /* the kernel's (36 bytes), not glibc's (60) */
-  case TCGETA:
-    return sizeof(struct termio);
-  case TIOCGWINSZ:
-    return sizeof(struct winsize);
+  case TCGETA: return sizeof(struct termio);
+  case TIOCGWINSZ: return sizeof(struct winsize);
   case TIOCGPGRP:
   case TIOCGSID:
   case FIONREAD:
@@ -162,13 +158,10 @@ static uint64_t legacy_ioctl_size(uint32_t request) {
   case TIOCGSOFTCAR:
   case FIOGETOWN:
   case SIOCGPGRP:
-  case SIOCATMARK:
-    return 4;
-  case FIOQSIZE:
-    return 8;
+  case SIOCATMARK: return 4;
+  case FIOQSIZE: return 8;
   case SIOCGSTAMP_OLD:
-  case SIOCGSTAMPNS_OLD:
-    return 16;
+  case SIOCGSTAMPNS_OLD: return 16;
   case SIOCGIFNAME:
   case SIOCGIFFLAGS:
   case SIOCGIFADDR:
@@ -180,10 +173,8 @@ static uint64_t legacy_ioctl_size(uint32_t request) {
   case SIOCGIFHWADDR:
   case SIOCGIFINDEX:
   case SIOCGIFTXQLEN:
-  case SIOCGIFMAP:
-    return sizeof(struct ifreq);
-  default:
-    return 0; /* FIOCLEX, FIONCLEX, FIONBIO, TCSETS*, TIOCSWINSZ, TIOCSPGRP, ... */
+  case SIOCGIFMAP: return sizeof(struct ifreq);
+  default: return 0; /* FIOCLEX, FIONCLEX, FIONBIO, TCSETS*, TIOCSWINSZ, TIOCSPGRP, ... */
   }
 }
 
@@ -198,32 +189,22 @@ static uint64_t ioctl_size(uint32_t request) {
 static uint64_t fcntl_size(uint64_t cmd) {
   switch (cmd) {
   case F_GETLK:
-  case F_OFD_GETLK:
-    return sizeof(struct flock);
-  case F_GETOWN_EX:
-    return sizeof(struct f_owner_ex);
+  case F_OFD_GETLK: return sizeof(struct flock);
+  case F_GETOWN_EX: return sizeof(struct f_owner_ex);
   case F_GET_RW_HINT:
-  case F_GET_FILE_RW_HINT:
-    return 8;
-  default:
-    return 0;
+  case F_GET_FILE_RW_HINT: return 8;
+  default: return 0;
   }
 }
 
 static void add_prctl(struct region_list *l, const uint64_t args[6], int64_t result) {
   switch (args[0]) {
-  case PR_GET_NAME:
-    add_region(l, args[1], 16);
-    break;
+  case PR_GET_NAME: add_region(l, args[1], 16); break;
   case PR_GET_PDEATHSIG:
   case PR_GET_CHILD_SUBREAPER:
-  case PR_GET_TSC:
-    add_region(l, args[1], 4);
-    break;
+  case PR_GET_TSC: add_region(l, args[1], 4); break;
   case PR_GET_TID_ADDRESS:
-  case PR_GET_SHADOW_STACK_STATUS:
-    add_region(l, args[1], 8);
-    break;
+  case PR_GET_SHADOW_STACK_STATUS: add_region(l, args[1], 8); break;
   case PR_GET_AUXV: /* returns the full size, copies at most args[2] */
     add_region(l, args[1], (uint64_t)result < args[2] ? (uint64_t)result : args[2]);
     break;
@@ -235,8 +216,7 @@ static void add_prctl(struct region_list *l, const uint64_t args[6], int64_t res
     if (args[1] == PR_SCHED_CORE_GET)
       add_region(l, args[4], 8);
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
@@ -262,8 +242,7 @@ static void add_futex(struct region_list *l, const uint64_t args[6], int64_t res
       add_region(l, args[4], 4);
     }
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
@@ -272,7 +251,7 @@ static int add_clone(struct region_list *l, const struct syscall_desc *d, const 
                      syscall_mem_read_fn rd, void *ctx) {
   uint64_t flags, pidfd, parent_tid;
   if (d->nr == __NR_clone3) { /* clone3(struct clone_args *, size) */
-    uint64_t head[4]; /* flags, pidfd, child_tid, parent_tid */
+    uint64_t head[4];         /* flags, pidfd, child_tid, parent_tid */
     if (args[1] < sizeof head || read_mem(rd, ctx, args[0], head, sizeof head) != 0)
       return -1;
     flags = head[0];
@@ -291,9 +270,8 @@ static int add_clone(struct region_list *l, const struct syscall_desc *d, const 
 }
 
 /* One table entry's regions; -1 when tracee memory could not be read. */
-static int add_out(struct region_list *l, const struct syscall_desc *d,
-                   const struct syscall_out *o, const uint64_t args[6], int64_t result,
-                   syscall_mem_read_fn rd, void *ctx) {
+static int add_out(struct region_list *l, const struct syscall_desc *d, const struct syscall_out *o,
+                   const uint64_t args[6], int64_t result, syscall_mem_read_fn rd, void *ctx) {
   uint64_t ptr = args[o->ptr_arg];
   uint64_t count = args[o->size_arg];
   uint64_t res = result > 0 ? (uint64_t)result : 0;
@@ -321,19 +299,11 @@ static int add_out(struct region_list *l, const struct syscall_desc *d,
     return 0;
 
   switch (o->kind) {
-  case OUT_FIXED:
-    add_region(l, ptr, o->size);
-    break;
-  case OUT_ARG:
-    add_region(l, ptr, count * elem_size(o));
-    break;
-  case OUT_RESULT:
-    add_region(l, ptr, res * elem_size(o));
-    break;
+  case OUT_FIXED: add_region(l, ptr, o->size); break;
+  case OUT_ARG: add_region(l, ptr, count * elem_size(o)); break;
+  case OUT_RESULT: add_region(l, ptr, res * elem_size(o)); break;
   case OUT_MIN_ARG_RESULT:
-  case OUT_SYSCTL_STRING:
-    add_region(l, ptr, (res < count ? res : count) * elem_size(o));
-    break;
+  case OUT_SYSCTL_STRING: add_region(l, ptr, (res < count ? res : count) * elem_size(o)); break;
   case OUT_SOCKLEN: {
     uint32_t len;
     if (ptr == 0 || count == 0) /* no buffer: the kernel ignores the length word */
@@ -361,27 +331,13 @@ static int add_out(struct region_list *l, const struct syscall_desc *d,
       add_region(l, ptr + i * sizeof(struct mmsghdr) + offsetof(struct mmsghdr, msg_len),
                  sizeof(unsigned int));
     break;
-  case OUT_FDSET:
-    add_region(l, ptr, (args[0] + 63) / 64 * 8);
-    break;
-  case OUT_EPOLL:
-    add_region(l, ptr, res * sizeof(struct epoll_event));
-    break;
-  case OUT_GETDENTS:
-    add_region(l, ptr, res);
-    break;
-  case OUT_IOCTL:
-    add_region(l, ptr, ioctl_size((uint32_t)args[1]));
-    break;
-  case OUT_FCNTL:
-    add_region(l, ptr, fcntl_size(args[1]));
-    break;
-  case OUT_PRCTL:
-    add_prctl(l, args, result);
-    break;
-  case OUT_PAGES:
-    add_region(l, ptr, (count + PAGE_BYTES - 1) / PAGE_BYTES);
-    break;
+  case OUT_FDSET: add_region(l, ptr, (args[0] + 63) / 64 * 8); break;
+  case OUT_EPOLL: add_region(l, ptr, res * sizeof(struct epoll_event)); break;
+  case OUT_GETDENTS: add_region(l, ptr, res); break;
+  case OUT_IOCTL: add_region(l, ptr, ioctl_size((uint32_t)args[1])); break;
+  case OUT_FCNTL: add_region(l, ptr, fcntl_size(args[1])); break;
+  case OUT_PRCTL: add_prctl(l, args, result); break;
+  case OUT_PAGES: add_region(l, ptr, (count + PAGE_BYTES - 1) / PAGE_BYTES); break;
   case OUT_NODEMASK: /* the kernel copies maxnode - 1 bits, rounded up to longs */
     if (count > 1)
       add_region(l, ptr, (count - 1 + 63) / 64 * 8);
@@ -390,16 +346,14 @@ static int add_out(struct region_list *l, const struct syscall_desc *d,
     if (result > 0)
       return add_clone(l, d, args, rd, ctx);
     break;
-  default:
-    break;
+  default: break;
   }
   return 0;
 }
 
-int syscall_written_regions(const struct syscall_desc *d, const uint64_t args[6],
-                            int64_t result, syscall_mem_read_fn rd, void *rd_ctx,
-                            struct mem_region *out, int max) {
-  struct region_list l = { .out = out, .n = 0, .max = max, .overflow = false };
+int syscall_written_regions(const struct syscall_desc *d, const uint64_t args[6], int64_t result,
+                            syscall_mem_read_fn rd, void *rd_ctx, struct mem_region *out, int max) {
+  struct region_list l = {.out = out, .n = 0, .max = max, .overflow = false};
   if (d == NULL)
     return 0;
   for (int i = 0; i < SYSCALL_MAX_OUT && d->out[i].kind != OUT_NONE; i++) {

@@ -89,11 +89,12 @@ _Static_assert(sizeof(struct utsname) == 6 * 65, "struct utsname differs from th
 
 #define KERNEL_SIGACTION_SIZE 32 /* handler, flags, restorer, 8-byte mask */
 #define CAP_DATA_V3_SIZE (2 * sizeof(struct __user_cap_data_struct))
-#define SOCKADDR_CAP 4096   /* OUT_SOCKLEN cap for socket addresses */
-#define SOCKOPT_CAP 65536   /* OUT_SOCKLEN cap for getsockopt values */
+#define SOCKADDR_CAP 4096 /* OUT_SOCKLEN cap for socket addresses */
+#define SOCKOPT_CAP 65536 /* OUT_SOCKLEN cap for getsockopt values */
 #define TIMESPEC sizeof(struct timespec)
 #define TIMEVAL sizeof(struct timeval)
 
+// clang-format off
 /* Replay modes, short so the table stays one line per call. */
 #define EMU SC_EMULATE
 #define EXE SC_EXECUTE
@@ -533,6 +534,7 @@ static const struct syscall_desc table[] = {
   SC(file_getattr, UNS, 5),
   SC(file_setattr, UNS, 5),
 };
+// clang-format on
 
 #define TABLE_SIZE ((long)(sizeof(table) / sizeof(table[0])))
 

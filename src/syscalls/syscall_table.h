@@ -19,36 +19,36 @@ enum syscall_replay {
 /* How the size of one kernel-written memory region is found. */
 enum syscall_out_kind {
   OUT_NONE = 0,
-  OUT_FIXED,         /* size bytes at pointer arg ptr_arg */
-  OUT_ARG,           /* size = args[size_arg] * size (size==0 means 1) */
-  OUT_RESULT,        /* size = result * size when result > 0 (size==0 means 1) */
-  OUT_MIN_ARG_RESULT,/* size = min(args[size_arg], result) * size when result > 0
+  OUT_FIXED,                /* size bytes at pointer arg ptr_arg */
+  OUT_ARG,                  /* size = args[size_arg] * size (size==0 means 1) */
+  OUT_RESULT,               /* size = result * size when result > 0 (size==0 means 1) */
+  OUT_MIN_ARG_RESULT,       /* size = min(args[size_arg], result) * size when result > 0
                         (size==0 means 1) */
-  OUT_SOCKLEN,       /* args[size_arg] points at a socklen_t: the region at ptr_arg is
+  OUT_SOCKLEN,              /* args[size_arg] points at a socklen_t: the region at ptr_arg is
                         the value after the call capped at size (the value before is
                         gone by then); the socklen_t itself too */
-  OUT_IOVEC_RESULT,  /* ptr_arg = struct iovec *, size_arg = count: the first result bytes
+  OUT_IOVEC_RESULT,         /* ptr_arg = struct iovec *, size_arg = count: the first result bytes
                         spread over the iovecs */
-  OUT_MSGHDR,        /* ptr_arg = struct msghdr * (recvmsg): name, iov (result bytes),
+  OUT_MSGHDR,               /* ptr_arg = struct msghdr * (recvmsg): name, iov (result bytes),
                         control, and the msghdr's namelen/controllen/flags */
-  OUT_MMSGHDR,       /* ptr_arg = struct mmsghdr[], result = count received */
-  OUT_FDSET,         /* select: fd_set at ptr_arg sized by args[0] (nfds) */
-  OUT_POLLFD,        /* ptr_arg = struct pollfd[], size_arg = count: revents (whole array) */
-  OUT_EPOLL,         /* epoll_wait: result * sizeof(struct epoll_event) */
-  OUT_GETDENTS,      /* result bytes */
-  OUT_IOCTL,         /* size from the ioctl request (args[1]) encoding / known requests */
-  OUT_FCNTL,         /* F_GETLK / F_OFD_GETLK write a struct flock at args[2] */
-  OUT_PRCTL,         /* per option (PR_GET_NAME 16 bytes, ...) */
-  OUT_FUTEX,         /* none, except the words FUTEX_WAKE_OP and the PI operations change */
-  OUT_SYSCTL_STRING, /* readlink-style: min(bufsiz, result) */
+  OUT_MMSGHDR,              /* ptr_arg = struct mmsghdr[], result = count received */
+  OUT_FDSET,                /* select: fd_set at ptr_arg sized by args[0] (nfds) */
+  OUT_POLLFD,               /* ptr_arg = struct pollfd[], size_arg = count: revents (whole array) */
+  OUT_EPOLL,                /* epoll_wait: result * sizeof(struct epoll_event) */
+  OUT_GETDENTS,             /* result bytes */
+  OUT_IOCTL,                /* size from the ioctl request (args[1]) encoding / known requests */
+  OUT_FCNTL,                /* F_GETLK / F_OFD_GETLK write a struct flock at args[2] */
+  OUT_PRCTL,                /* per option (PR_GET_NAME 16 bytes, ...) */
+  OUT_FUTEX,                /* none, except the words FUTEX_WAKE_OP and the PI operations change */
+  OUT_SYSCTL_STRING,        /* readlink-style: min(bufsiz, result) */
   OUT_FIXED_IF_INTERRUPTED, /* size bytes at ptr_arg, written only when the call was
                         interrupted by a signal (nanosleep's remaining time) */
-  OUT_FIXED_ALWAYS,  /* size bytes at ptr_arg, written whatever the result except -EFAULT
+  OUT_FIXED_ALWAYS,         /* size bytes at ptr_arg, written whatever the result except -EFAULT
                         (select/pselect6/ppoll update their timeout even on failure) */
-  OUT_PAGES,         /* mincore: one byte per page of args[size_arg] bytes */
-  OUT_NODEMASK,      /* get_mempolicy: node bitmap of args[size_arg] - 1 bits, in longs */
-  OUT_MMSGHDR_SENT,  /* sendmmsg: msg_len of the first result struct mmsghdr at ptr_arg */
-  OUT_CLONE,         /* clone/clone3 in the parent: parent tid and pidfd words */
+  OUT_PAGES,                /* mincore: one byte per page of args[size_arg] bytes */
+  OUT_NODEMASK,             /* get_mempolicy: node bitmap of args[size_arg] - 1 bits, in longs */
+  OUT_MMSGHDR_SENT,         /* sendmmsg: msg_len of the first result struct mmsghdr at ptr_arg */
+  OUT_CLONE,                /* clone/clone3 in the parent: parent tid and pidfd words */
 };
 
 struct syscall_out {
@@ -63,8 +63,8 @@ struct syscall_out {
 struct syscall_desc {
   int nr;
   const char *name;
-  uint8_t replay;       /* enum syscall_replay */
-  uint8_t nargs;        /* for dump: how many arguments are meaningful */
+  uint8_t replay; /* enum syscall_replay */
+  uint8_t nargs;  /* for dump: how many arguments are meaningful */
   struct syscall_out out[SYSCALL_MAX_OUT];
 };
 
@@ -91,8 +91,7 @@ typedef int (*syscall_mem_read_fn)(void *ctx, uint64_t addr, void *buf, size_t l
  * or -2 when tracee memory needed to size them could not be read (or RD is NULL).
  * Calls that failed (result < 0, except where a failing call still writes) write nothing.
  * Null pointers and empty regions are skipped. */
-int syscall_written_regions(const struct syscall_desc *d, const uint64_t args[6],
-                            int64_t result, syscall_mem_read_fn rd, void *rd_ctx,
-                            struct mem_region *out, int max);
+int syscall_written_regions(const struct syscall_desc *d, const uint64_t args[6], int64_t result,
+                            syscall_mem_read_fn rd, void *rd_ctx, struct mem_region *out, int max);
 
 #endif

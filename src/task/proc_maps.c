@@ -12,14 +12,17 @@ static int each_mapping(pid_t tid, int (*fn)(const struct proc_mapping *m, void 
   char path[64], line[768];
   snprintf(path, sizeof path, "/proc/%d/maps", tid);
   FILE *f = fopen(path, "re");
-  if (!f) return -1;
+  if (!f)
+    return -1;
   int rc = 0;
   while (!rc && fgets(line, sizeof line, f)) {
     struct proc_mapping m = {0};
     char perms[8] = "", name[256] = "";
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255[^\n]", &m.start, &m.end, perms, &m.offset, name) < 3)
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255[^\n]", &m.start, &m.end,
+               perms, &m.offset, name) < 3)
       continue;
-    m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | (perms[2] == 'x' ? PROT_EXEC : 0);
+    m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+             (perms[2] == 'x' ? PROT_EXEC : 0);
     snprintf(m.name, sizeof m.name, "%s", name);
     rc = fn(&m, ctx);
   }
@@ -34,7 +37,8 @@ struct find_ctx {
 
 static int find_addr(const struct proc_mapping *m, void *ctx) {
   struct find_ctx *c = ctx;
-  if (c->addr < m->start || c->addr >= m->end) return 0;
+  if (c->addr < m->start || c->addr >= m->end)
+    return 0;
   *c->out = *m;
   return 1;
 }
@@ -59,9 +63,12 @@ struct file_maps_ctx {
 
 static int collect_file(const struct proc_mapping *m, void *ctx) {
   struct file_maps_ctx *c = ctx;
-  if (m->name[0] != '/' || !strcmp(m->name, c->exclude)) return 0;
-  if (!c->path[0]) snprintf(c->path, c->pathlen, "%s", m->name);
-  if (strcmp(m->name, c->path) || c->n == c->max) return 0;
+  if (m->name[0] != '/' || !strcmp(m->name, c->exclude))
+    return 0;
+  if (!c->path[0])
+    snprintf(c->path, c->pathlen, "%s", m->name);
+  if (strcmp(m->name, c->path) || c->n == c->max)
+    return 0;
   c->maps[c->n][0] = m->start;
   c->maps[c->n][1] = m->end;
   c->maps[c->n][2] = m->offset;
@@ -70,28 +77,33 @@ static int collect_file(const struct proc_mapping *m, void *ctx) {
   return 0;
 }
 
-int proc_file_mappings(pid_t tid, const char *exclude, char *path, size_t pathlen, uint64_t (*maps)[4], int max) {
+int proc_file_mappings(pid_t tid, const char *exclude, char *path, size_t pathlen,
+                       uint64_t (*maps)[4], int max) {
   path[0] = 0;
   struct file_maps_ctx c = {exclude, path, pathlen, maps, 0, max};
-  if (each_mapping(tid, collect_file, &c) < 0) return -1;
+  if (each_mapping(tid, collect_file, &c) < 0)
+    return -1;
   return c.n;
 }
 
 static int find_vdso(const struct proc_mapping *m, void *ctx) {
-  if (strcmp(m->name, "[vdso]")) return 0;
+  if (strcmp(m->name, "[vdso]"))
+    return 0;
   *(struct proc_mapping *)ctx = *m;
   return 1;
 }
 
 uint64_t proc_syscall_gadget(pid_t tid, int mem_fd) {
   struct proc_mapping v;
-  if (each_mapping(tid, find_vdso, &v) != 1 || v.end - v.start > (1 << 20)) return 0;
+  if (each_mapping(tid, find_vdso, &v) != 1 || v.end - v.start > (1 << 20))
+    return 0;
   size_t len = v.end - v.start;
   uint8_t *code = malloc(len);
   uint64_t at = 0;
   if (code && pread(mem_fd, code, len, (off_t)v.start) == (ssize_t)len)
     for (size_t i = 0; i + 1 < len && !at; i++)
-      if (code[i] == 0x0f && code[i + 1] == 0x05) at = v.start + i;
+      if (code[i] == 0x0f && code[i + 1] == 0x05)
+        at = v.start + i;
   free(code);
   return at;
 }

@@ -19,7 +19,8 @@ uint64_t proc_mapping_end(pid_t tid, uint64_t addr);
  * right after execve, the program interpreter. Writes its path into PATH and up to MAX
  * entries (start, end, file offset, PROT_*) into MAPS; returns how many, 0 when there is
  * no such file (a static program), -1 on error. */
-int proc_file_mappings(pid_t tid, const char *exclude, char *path, size_t pathlen, uint64_t (*maps)[4], int max);
+int proc_file_mappings(pid_t tid, const char *exclude, char *path, size_t pathlen,
+                       uint64_t (*maps)[4], int max);
 /* The address of a `syscall` instruction in the task's vDSO (mapped though hidden from
  * the program), for injecting calls at any stop; 0 when there is none. */
 uint64_t proc_syscall_gadget(pid_t tid, int mem_fd);

@@ -15,7 +15,8 @@
 #include "common/log.h"
 
 int task_open_mem(struct task *t) {
-  if (t->mem_fd >= 0) close(t->mem_fd);
+  if (t->mem_fd >= 0)
+    close(t->mem_fd);
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/mem", t->tid);
   t->mem_fd = open(path, O_RDWR | O_CLOEXEC);
@@ -23,7 +24,8 @@ int task_open_mem(struct task *t) {
 }
 
 void task_close(struct task *t) {
-  if (t->mem_fd >= 0) close(t->mem_fd);
+  if (t->mem_fd >= 0)
+    close(t->mem_fd);
   t->mem_fd = -1;
 }
 
@@ -32,14 +34,17 @@ int task_get_regs(struct task *t) {
 }
 
 int task_set_regs(struct task *t, const struct user_regs_struct *r) {
-  if (ptrace(PTRACE_SETREGS, t->tid, 0, r) < 0) return -1;
-  if (r != &t->regs) t->regs = *r;
+  if (ptrace(PTRACE_SETREGS, t->tid, 0, r) < 0)
+    return -1;
+  if (r != &t->regs)
+    t->regs = *r;
   return 0;
 }
 
 long task_get_xstate(struct task *t, void *buf, size_t len) {
   struct iovec iov = {buf, len};
-  if (ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_X86_XSTATE, &iov) < 0) return -1;
+  if (ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_X86_XSTATE, &iov) < 0)
+    return -1;
   return (long)iov.iov_len;
 }
 
@@ -53,7 +58,8 @@ int task_read_mem(struct task *t, uint64_t addr, void *buf, size_t len) {
   while (done < len) {
     ssize_t n = pread(t->mem_fd, (char *)buf + done, len - done, (off_t)(addr + done));
     if (n <= 0) {
-      if (n == 0) errno = EFAULT;
+      if (n == 0)
+        errno = EFAULT;
       return -1;
     }
     done += (size_t)n;
@@ -66,7 +72,8 @@ int task_write_mem(struct task *t, uint64_t addr, const void *buf, size_t len) {
   while (done < len) {
     ssize_t n = pwrite(t->mem_fd, (const char *)buf + done, len - done, (off_t)(addr + done));
     if (n <= 0) {
-      if (n == 0) errno = EFAULT;
+      if (n == 0)
+        errno = EFAULT;
       return -1;
     }
     done += (size_t)n;
@@ -80,14 +87,16 @@ char *task_read_str(struct task *t, uint64_t addr, size_t max) {
   while (len < max) {
     /* Read up to the end of the page so a string near unmapped memory still works. */
     size_t chunk = 4096 - ((addr + len) & 4095);
-    if (chunk > max - len) chunk = max - len;
+    if (chunk > max - len)
+      chunk = max - len;
     ssize_t n = pread(t->mem_fd, s + len, chunk, (off_t)(addr + len));
     if (n <= 0) {
       free(s);
       return NULL;
     }
     char *nul = memchr(s + len, 0, (size_t)n);
-    if (nul) return s;
+    if (nul)
+      return s;
     len += (size_t)n;
   }
   s[max] = 0;
@@ -110,7 +119,8 @@ int task_classify_stop(pid_t tid, int status, struct stop *st) {
   int event = (status >> 16) & 0xff;
   if (sig == (SIGTRAP | 0x80)) {
     struct __ptrace_syscall_info info;
-    if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof info, &info) < 0) return -1;
+    if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof info, &info) < 0)
+      return -1;
     st->kind = info.op == PTRACE_SYSCALL_INFO_EXIT ? STOP_SYSCALL_EXIT : STOP_SYSCALL_ENTRY;
   } else if (event == PTRACE_EVENT_STOP) {
     st->kind = STOP_GROUP;
@@ -131,7 +141,8 @@ int task_wait(struct task *t, struct stop *st) {
   do {
     r = waitpid(t->tid, &status, __WALL);
   } while (r < 0 && errno == EINTR);
-  if (r < 0) return -1;
+  if (r < 0)
+    return -1;
   return task_classify_stop(r, status, st);
 }
 
@@ -139,15 +150,19 @@ int task_wait(struct task *t, struct stop *st) {
  * (an injected call is short and blocks no signals we care about here). */
 static int run_to_syscall_stop(struct task *t, enum stop_kind want) {
   for (;;) {
-    if (task_resume(t, PTRACE_SYSCALL, 0) < 0) return -1;
+    if (task_resume(t, PTRACE_SYSCALL, 0) < 0)
+      return -1;
     struct stop st;
-    if (task_wait(t, &st) < 0) return -1;
-    if (st.kind == want) return 0;
+    if (task_wait(t, &st) < 0)
+      return -1;
+    if (st.kind == want)
+      return 0;
     if (st.kind == STOP_EXITED) {
       errno = ESRCH;
       return -1;
     }
-    if (st.kind == STOP_SYSCALL_ENTRY || st.kind == STOP_SYSCALL_EXIT) continue;
+    if (st.kind == STOP_SYSCALL_ENTRY || st.kind == STOP_SYSCALL_EXIT)
+      continue;
     errno = EINTR;
     return -1;
   }
@@ -156,23 +171,27 @@ static int run_to_syscall_stop(struct task *t, enum stop_kind want) {
 int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, long nr,
                             const uint64_t args[6], bool *ok) {
   *ok = false;
-  if (task_get_regs(t) < 0) return -errno;
+  if (task_get_regs(t) < 0)
+    return -errno;
   struct user_regs_struct saved = t->regs, r = saved;
-  for (int i = 0; i < 6; i++) regs_set_arg(&r, i, args[i]);
+  for (int i = 0; i < 6; i++)
+    regs_set_arg(&r, i, args[i]);
   if (at_entry) {
     /* Replace the pending call by ours, then step back over the syscall instruction
      * so the original call is made again from a fresh entry stop. */
     r.orig_rax = (uint64_t)nr;
     if (task_set_regs(t, &r) < 0 || run_to_syscall_stop(t, STOP_SYSCALL_EXIT) < 0)
       return -errno;
-    if (task_get_regs(t) < 0) return -errno;
+    if (task_get_regs(t) < 0)
+      return -errno;
     int64_t result = (int64_t)t->regs.rax;
     struct user_regs_struct back = saved;
     back.rip -= 2;
     back.rax = saved.orig_rax;
     if (task_set_regs(t, &back) < 0 || run_to_syscall_stop(t, STOP_SYSCALL_ENTRY) < 0)
       return -errno;
-    if (task_set_regs(t, &saved) < 0) return -errno;
+    if (task_set_regs(t, &saved) < 0)
+      return -errno;
     *ok = true;
     return result;
   }
@@ -182,7 +201,8 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
       run_to_syscall_stop(t, STOP_SYSCALL_EXIT) < 0 || task_get_regs(t) < 0)
     return -errno;
   int64_t result = (int64_t)t->regs.rax;
-  if (task_set_regs(t, &saved) < 0) return -errno;
+  if (task_set_regs(t, &saved) < 0)
+    return -errno;
   *ok = true;
   return result;
 }
@@ -192,13 +212,16 @@ void task_wait_dead(pid_t tid) {
   snprintf(path, sizeof path, "/proc/%d/stat", tid);
   for (int i = 0; i < 100000; i++) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0)
+      return;
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
-    if (n <= 0) return;
+    if (n <= 0)
+      return;
     buf[n] = 0;
     const char *paren = strrchr(buf, ')'); /* the state follows the command name */
-    if (!paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X' || paren[2] == 'x') return;
+    if (!paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X' || paren[2] == 'x')
+      return;
     usleep(20);
   }
 }

@@ -11,7 +11,7 @@
 
 struct task {
   pid_t tid;
-  int mem_fd; /* /proc/TID/mem, reopened after exec */
+  int mem_fd;                   /* /proc/TID/mem, reopened after exec */
   struct user_regs_struct regs; /* cached by task_get_regs */
 };
 
@@ -19,24 +19,24 @@ struct task {
 enum stop_kind {
   STOP_SYSCALL_ENTRY,
   STOP_SYSCALL_EXIT,
-  STOP_SIGNAL,   /* signal-delivery stop: sig holds the signal */
-  STOP_EVENT,    /* PTRACE_EVENT_* stop: event holds it */
-  STOP_GROUP,    /* PTRACE_EVENT_STOP: a group-stop, PTRACE_INTERRUPT, or a new task's first stop */
-  STOP_EXITED,   /* the thread is gone: status holds the wait status */
+  STOP_SIGNAL, /* signal-delivery stop: sig holds the signal */
+  STOP_EVENT,  /* PTRACE_EVENT_* stop: event holds it */
+  STOP_GROUP,  /* PTRACE_EVENT_STOP: a group-stop, PTRACE_INTERRUPT, or a new task's first stop */
+  STOP_EXITED, /* the thread is gone: status holds the wait status */
 };
 
 struct stop {
   enum stop_kind kind;
-  int sig;     /* STOP_SIGNAL, STOP_GROUP */
-  int event;   /* STOP_EVENT */
-  int status;  /* raw wait status */
-  pid_t pid;   /* the task that stopped */
+  int sig;    /* STOP_SIGNAL, STOP_GROUP */
+  int event;  /* STOP_EVENT */
+  int status; /* raw wait status */
+  pid_t pid;  /* the task that stopped */
 };
 
 int task_open_mem(struct task *t);
 void task_close(struct task *t);
 
-int task_get_regs(struct task *t);              /* into t->regs */
+int task_get_regs(struct task *t); /* into t->regs */
 int task_set_regs(struct task *t, const struct user_regs_struct *r);
 /* xsave area (NT_X86_XSTATE); returns its size or -1. */
 long task_get_xstate(struct task *t, void *buf, size_t len);

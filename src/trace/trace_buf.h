@@ -18,9 +18,9 @@ void tbuf_reset(struct tbuf *b); /* len = 0, keeps the allocation */
 void tbuf_put_u8(struct tbuf *b, uint8_t v);
 void tbuf_put_u32(struct tbuf *b, uint32_t v);
 void tbuf_put_u64(struct tbuf *b, uint64_t v);
-void tbuf_put_bytes(struct tbuf *b, const void *p, size_t n);      /* raw, no length */
-void tbuf_put_blob(struct tbuf *b, const void *p, uint32_t n);     /* u32 length + bytes */
-void tbuf_put_str(struct tbuf *b, const char *s);                  /* blob without NUL */
+void tbuf_put_bytes(struct tbuf *b, const void *p, size_t n);  /* raw, no length */
+void tbuf_put_blob(struct tbuf *b, const void *p, uint32_t n); /* u32 length + bytes */
+void tbuf_put_str(struct tbuf *b, const char *s);              /* blob without NUL */
 /* Reserves N bytes at the end and returns a pointer to them (valid until the next put). */
 uint8_t *tbuf_grow(struct tbuf *b, size_t n);
 

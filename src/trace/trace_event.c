@@ -24,7 +24,8 @@ void event_add_mem(struct event *ev, uint64_t addr, const uint8_t *data, uint32_
 }
 
 const char *event_kind_name(uint32_t kind) {
-  static const char *names[] = {"?", "exec", "syscall", "insn", "signal", "exit", "abort", "enter", "state"};
+  static const char *names[] = {"?",    "exec",  "syscall", "insn", "signal",
+                                "exit", "abort", "enter",   "state"};
   return kind < EV_KIND_MAX ? names[kind] : "?";
 }
 
@@ -48,12 +49,14 @@ static void put_mem(struct tbuf *b, const struct event *ev) {
 /* Returns false when the record is malformed. */
 static bool get_mem(struct tcur *c, struct event *ev) {
   uint32_t n = tcur_u32(c);
-  if (n > tcur_left(c) / 12) return false;
+  if (n > tcur_left(c) / 12)
+    return false;
   for (uint32_t i = 0; i < n && c->ok; i++) {
     uint64_t addr = tcur_u64(c);
     uint32_t l;
     const uint8_t *d = tcur_blob(c, &l);
-    if (d) event_add_mem(ev, addr, d, l);
+    if (d)
+      event_add_mem(ev, addr, d, l);
   }
   return c->ok;
 }
@@ -68,7 +71,8 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     tbuf_put_u64(b, (uint64_t)ev->result);
     put_mem(b, ev);
     tbuf_put_u8(b, (uint8_t)ev->out_to);
-    if (ev->out_to) tbuf_put_blob(b, ev->out_data, ev->out_len);
+    if (ev->out_to)
+      tbuf_put_blob(b, ev->out_data, ev->out_len);
     put_cstr(b, ev->file);
     tbuf_put_u32(b, ev->flags);
     break;
@@ -80,9 +84,7 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     tbuf_put_u32(b, (uint32_t)ev->signo);
     tbuf_put_bytes(b, ev->siginfo, 128);
     break;
-  case EV_EXIT:
-    tbuf_put_u32(b, (uint32_t)ev->status);
-    break;
+  case EV_EXIT: tbuf_put_u32(b, (uint32_t)ev->status); break;
   case EV_EXEC:
     put_cstr(b, ev->file);
     tbuf_put_u64(b, ev->stack_addr);
@@ -94,11 +96,8 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     tbuf_put_blob(b, ev->interp_maps, ev->interp_count * 32);
     put_mem(b, ev);
     break;
-  case EV_ABORT:
-    put_cstr(b, ev->message);
-    break;
-  case EV_ENTER:
-    break;
+  case EV_ABORT: put_cstr(b, ev->message); break;
+  case EV_ENTER: break;
   case EV_STATE:
     tbuf_put_blob(b, ev->xsave, ev->xsave_len);
     put_mem(b, ev);
@@ -128,12 +127,15 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   switch (ev->kind) {
   case EV_SYSCALL: {
     ev->result = (int64_t)tcur_u64(&c);
-    if (!get_mem(&c, ev)) return seterr(err, errlen, "syscall event has malformed memory regions");
+    if (!get_mem(&c, ev))
+      return seterr(err, errlen, "syscall event has malformed memory regions");
     ev->out_to = tcur_u8(&c);
     ev->out_data = NULL;
     ev->out_len = 0;
-    if (ev->out_to > OUT_TO_STDERR) return seterr(err, errlen, "bad output stream %u", ev->out_to);
-    if (ev->out_to) ev->out_data = tcur_blob(&c, &ev->out_len);
+    if (ev->out_to > OUT_TO_STDERR)
+      return seterr(err, errlen, "bad output stream %u", ev->out_to);
+    if (ev->out_to)
+      ev->out_data = tcur_blob(&c, &ev->out_len);
     ev->file = get_cstr(&c);
     ev->flags = tcur_u32(&c);
     break;
@@ -141,7 +143,8 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   case EV_INSN:
     tcur_bytes(&c, &ev->regs_after, sizeof ev->regs_after);
     ev->insn_len = tcur_u32(&c);
-    if (ev->insn_len > 15) c.ok = false;
+    if (ev->insn_len > 15)
+      c.ok = false;
     break;
   case EV_SIGNAL:
     ev->signo = (int32_t)tcur_u32(&c);
@@ -152,9 +155,7 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
       c.p += 128;
     }
     break;
-  case EV_EXIT:
-    ev->status = (int32_t)tcur_u32(&c);
-    break;
+  case EV_EXIT: ev->status = (int32_t)tcur_u32(&c); break;
   case EV_EXEC: {
     ev->file = get_cstr(&c);
     ev->stack_addr = tcur_u64(&c);
@@ -166,42 +167,50 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
     uint32_t maps_len;
     ev->interp_maps = tcur_blob(&c, &maps_len);
     ev->interp_count = maps_len / 32;
-    if (maps_len % 32) c.ok = false;
-    if (c.ok && !get_mem(&c, ev)) c.ok = false;
+    if (maps_len % 32)
+      c.ok = false;
+    if (c.ok && !get_mem(&c, ev))
+      c.ok = false;
     if (c.ok) {
       /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
       uint32_t count = 0;
-      for (uint32_t i = 0; i < ev->strings_len; i++) count += ev->strings[i] == 0;
+      for (uint32_t i = 0; i < ev->strings_len; i++)
+        count += ev->strings[i] == 0;
       if (count != ev->argc + ev->envc || (ev->strings_len && ev->strings[ev->strings_len - 1]))
         return seterr(err, errlen, "exec event: argument strings do not match their counts");
     }
     break;
   }
-  case EV_ABORT:
-    ev->message = get_cstr(&c);
-    break;
-  case EV_ENTER:
-    break;
+  case EV_ABORT: ev->message = get_cstr(&c); break;
+  case EV_ENTER: break;
   case EV_STATE:
     ev->xsave = tcur_blob(&c, &ev->xsave_len);
-    if (!get_mem(&c, ev)) return seterr(err, errlen, "state event has malformed memory pages");
+    if (!get_mem(&c, ev))
+      return seterr(err, errlen, "state event has malformed memory pages");
     break;
-  default:
-    return seterr(err, errlen, "unknown event kind %u", ev->kind);
+  default: return seterr(err, errlen, "unknown event kind %u", ev->kind);
   }
-  if (!c.ok) return seterr(err, errlen, "%s event record is cut short or malformed", event_kind_name(ev->kind));
-  if (tcur_left(&c)) return seterr(err, errlen, "%s event record has %zu stray bytes", event_kind_name(ev->kind), tcur_left(&c));
+  if (!c.ok)
+    return seterr(err, errlen, "%s event record is cut short or malformed",
+                  event_kind_name(ev->kind));
+  if (tcur_left(&c))
+    return seterr(err, errlen, "%s event record has %zu stray bytes", event_kind_name(ev->kind),
+                  tcur_left(&c));
   return 0;
 }
 
 bool signal_is_synchronous(int signo, const void *siginfo) {
   siginfo_t si;
-  if (!siginfo) return false;
+  if (!siginfo)
+    return false;
   memcpy(&si, siginfo, sizeof si);
   switch (signo) {
-  case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGSYS:
-    return si.si_code > 0; /* SI_USER (0) and the negative codes come from a sender */
-  default:
-    return false;
+  case SIGSEGV:
+  case SIGBUS:
+  case SIGFPE:
+  case SIGILL:
+  case SIGTRAP:
+  case SIGSYS: return si.si_code > 0; /* SI_USER (0) and the negative codes come from a sender */
+  default: return false;
   }
 }

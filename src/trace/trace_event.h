@@ -10,15 +10,15 @@
 #include "trace/trace_buf.h"
 
 enum event_kind {
-  EV_EXEC = 1,   /* a process image started: regs and initial stack after execve */
-  EV_SYSCALL,    /* a system call: entry regs, result, memory the kernel wrote */
-  EV_INSN,       /* a trapped instruction (rdtsc, rdtscp, cpuid): regs before and after */
-  EV_SIGNAL,     /* a signal delivered to the program: number, siginfo, regs */
-  EV_EXIT,       /* a process ended: wait status */
-  EV_ABORT,      /* the recorder stopped the recording: why */
-  EV_ENTER,      /* a task entered a system call that blocked while others ran: its user
+  EV_EXEC = 1, /* a process image started: regs and initial stack after execve */
+  EV_SYSCALL,  /* a system call: entry regs, result, memory the kernel wrote */
+  EV_INSN,     /* a trapped instruction (rdtsc, rdtscp, cpuid): regs before and after */
+  EV_SIGNAL,   /* a signal delivered to the program: number, siginfo, regs */
+  EV_EXIT,     /* a process ended: wait status */
+  EV_ABORT,    /* the recorder stopped the recording: why */
+  EV_ENTER,    /* a task entered a system call that blocked while others ran: its user
                     code up to here ran before the events that follow */
-  EV_STATE,      /* a state point: a task preempted in user code; registers, xsave area
+  EV_STATE,    /* a state point: a task preempted in user code; registers, xsave area
                     and the pages of its process that changed since the last one */
   EV_KIND_MAX,
 };

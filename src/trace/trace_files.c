@@ -14,13 +14,18 @@ static int copy_fd(int in, int out) {
   char buf[1 << 16];
   for (;;) {
     ssize_t n = read(in, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return -1;
-    if (n == 0) return 0;
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -1;
+    if (n == 0)
+      return 0;
     for (ssize_t done = 0; done < n;) {
       ssize_t w = write(out, buf + done, (size_t)(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) return -1;
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        return -1;
       done += w;
     }
   }
@@ -29,7 +34,9 @@ static int copy_fd(int in, int out) {
 int trace_files_preserve(const char *trace_dir, const char *src_path, const char *orig_name,
                          char *name, size_t namelen, char *err, size_t errlen) {
   int in = open(src_path, O_RDONLY | O_CLOEXEC);
-  if (in < 0) return seterr(err, errlen, "cannot open %s (%s) to preserve it: %s", orig_name, src_path, strerror(errno));
+  if (in < 0)
+    return seterr(err, errlen, "cannot open %s (%s) to preserve it: %s", orig_name, src_path,
+                  strerror(errno));
   struct stat st;
   if (fstat(in, &st) < 0) {
     close(in);
@@ -44,7 +51,8 @@ int trace_files_preserve(const char *trace_dir, const char *src_path, const char
   char safe[64];
   snprintf(safe, sizeof safe, "%s", *base ? base : "file");
   for (char *p = safe; *p; p++)
-    if (*p == ' ' || *p == '(' || *p == ')') *p = '_';
+    if (*p == ' ' || *p == '(' || *p == ')')
+      *p = '_';
   snprintf(name, namelen, "%s-%lx-%lx-%lx-%lx", safe, (unsigned long)st.st_dev,
            (unsigned long)st.st_ino, (unsigned long)st.st_size, (unsigned long)st.st_mtim.tv_sec);
   char *dst = xasprintf("%s/files/%s", trace_dir, name);
@@ -56,7 +64,8 @@ int trace_files_preserve(const char *trace_dir, const char *src_path, const char
       rc = seterr(err, errlen, "cannot copy %s into %s: %s", orig_name, dst, strerror(errno));
       unlink(tmp);
     }
-    if (out >= 0) close(out);
+    if (out >= 0)
+      close(out);
     free(tmp);
   }
   free(dst);

@@ -74,10 +74,10 @@ struct trace_writer {
   char *path;
   struct tbuf pending; /* records (u32 length + bytes) not yet written */
   uint32_t pending_records;
-  struct tbuf chunk;   /* header + compressed frame being written */
+  struct tbuf chunk; /* header + compressed frame being written */
   ZSTD_CCtx *cctx;
   uint64_t bytes_written;
-  bool failed;         /* a write failed: the file may end in a partial chunk */
+  bool failed; /* a write failed: the file may end in a partial chunk */
   char err[ERR_LEN];
 };
 
@@ -158,8 +158,7 @@ struct trace_writer *trace_writer_open(const char *path, uint32_t stream_kind,
 }
 
 /* Compresses RAW (RAW_LEN bytes, NREC records) into one chunk and writes it. */
-static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_len,
-                       uint32_t nrec) {
+static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_len, uint32_t nrec) {
   tbuf_reset(&w->chunk);
   tbuf_grow(&w->chunk, CHUNK_HEADER_LEN); /* filled in once the size is known */
   size_t compressed = 0;
@@ -204,8 +203,8 @@ int trace_writer_append(struct trace_writer *w, const void *rec, size_t len) {
   }
   if (len > CHUNK_MAX_RAW - 4) {
     snprintf(w->err, sizeof w->err,
-             "%s: a trace record of %zu bytes is larger than the %u-byte chunk limit",
-             w->path, len, CHUNK_MAX_RAW - 4);
+             "%s: a trace record of %zu bytes is larger than the %u-byte chunk limit", w->path, len,
+             CHUNK_MAX_RAW - 4);
     errno = EFBIG;
     return -1;
   }
@@ -258,12 +257,12 @@ struct trace_reader {
   int fd;
   char *path;
   char *writer_version;
-  uint64_t file_size;      /* at open time */
-  uint64_t offset;         /* file offset of the next chunk */
+  uint64_t file_size; /* at open time */
+  uint64_t offset;    /* file offset of the next chunk */
   struct tbuf compressed;
-  struct tbuf raw;         /* the current chunk's records */
-  size_t raw_pos;          /* next record in raw */
-  uint32_t records_left;   /* in the current chunk */
+  struct tbuf raw;       /* the current chunk's records */
+  size_t raw_pos;        /* next record in raw */
+  uint32_t records_left; /* in the current chunk */
   ZSTD_DCtx *dctx;
   enum { READING, ENDED, FAILED } state;
   bool complete;
@@ -331,8 +330,10 @@ static int read_file_header(struct trace_reader *r, uint32_t expected_kind) {
   if (memcmp(fixed, FILE_MAGIC, magic_got) != 0)
     return reader_fail(r, "not a deja trace file (bad magic at byte 0)");
   if ((size_t)got < sizeof fixed)
-    return reader_fail(r, "truncated at byte %zd (file header incomplete): the trace was cut "
-                          "short", got);
+    return reader_fail(r,
+                       "truncated at byte %zd (file header incomplete): the trace was cut "
+                       "short",
+                       got);
   uint32_t version = get_u32(fixed + FILE_MAGIC_LEN);
   uint32_t kind = get_u32(fixed + FILE_MAGIC_LEN + 4);
   uint32_t vlen = get_u32(fixed + FILE_MAGIC_LEN + 8);
@@ -359,20 +360,25 @@ static int read_file_header(struct trace_reader *r, uint32_t expected_kind) {
       free(v);
       return -1;
     }
-    return reader_fail(r, "trace format version %u (written by an unknown deja, or the header "
-                          "is corrupt); this deja reads version %u",
+    return reader_fail(r,
+                       "trace format version %u (written by an unknown deja, or the header "
+                       "is corrupt); this deja reads version %u",
                        version, TRACE_FORMAT_VERSION);
   }
   if (!layout_ok)
     return reader_fail(r, "file header is corrupt (writer version length %u)", vlen);
   if ((size_t)rest_got < vlen + 8)
-    return reader_fail(r, "truncated at byte %zu (file header incomplete): the trace was cut "
-                          "short", sizeof fixed + (size_t)rest_got);
+    return reader_fail(r,
+                       "truncated at byte %zu (file header incomplete): the trace was cut "
+                       "short",
+                       sizeof fixed + (size_t)rest_got);
   if (!checksum_ok)
     return reader_fail(r, "file header is corrupt (checksum mismatch)");
   if (kind != expected_kind)
-    return reader_fail(r, "holds a stream of kind %u where kind %u was expected: is this the "
-                          "right file of the trace directory?", kind, expected_kind);
+    return reader_fail(r,
+                       "holds a stream of kind %u where kind %u was expected: is this the "
+                       "right file of the trace directory?",
+                       kind, expected_kind);
   r->writer_version = printable_copy(rest, vlen);
   r->offset = sizeof fixed + vlen + 8;
   return 0;
@@ -446,8 +452,10 @@ static int check_after_end(struct trace_reader *r) {
     return reader_fail(r, "read failed at byte %llu: %s", (unsigned long long)r->offset,
                        strerror(errno));
   if (got > 0)
-    return reader_fail(r, "unexpected data at byte %llu after the end marker: the trace is "
-                          "corrupt", (unsigned long long)r->offset);
+    return reader_fail(r,
+                       "unexpected data at byte %llu after the end marker: the trace is "
+                       "corrupt",
+                       (unsigned long long)r->offset);
   return 0;
 }
 
@@ -465,8 +473,10 @@ static int load_chunk(struct trace_reader *r) {
     return 0;
   }
   if ((size_t)got < sizeof hdr)
-    return reader_fail(r, "truncated at byte %llu (chunk header incomplete): the trace was cut "
-                          "short", at);
+    return reader_fail(r,
+                       "truncated at byte %llu (chunk header incomplete): the trace was cut "
+                       "short",
+                       at);
   if (get_u32(hdr) != CHUNK_MAGIC)
     return reader_fail(r, "chunk at byte %llu is corrupt (bad chunk magic)", at);
   uint32_t csize = get_u32(hdr + 4);
@@ -475,21 +485,27 @@ static int load_chunk(struct trace_reader *r) {
   uint64_t sum = get_u64(hdr + 16);
   /* A zstd frame never exceeds ZSTD_compressBound(raw size): this also tells a damaged
    * size field from a file that was cut short. */
-  if (rsize > CHUNK_MAX_RAW || csize > ZSTD_compressBound(rsize) ||
-      nrec > rsize / 4 || (csize == 0) != (rsize == 0))
-    return reader_fail(r, "chunk at byte %llu is corrupt (impossible sizes: %u compressed, %u "
-                          "raw, %u records)", at, csize, rsize, nrec);
+  if (rsize > CHUNK_MAX_RAW || csize > ZSTD_compressBound(rsize) || nrec > rsize / 4 ||
+      (csize == 0) != (rsize == 0))
+    return reader_fail(r,
+                       "chunk at byte %llu is corrupt (impossible sizes: %u compressed, %u "
+                       "raw, %u records)",
+                       at, csize, rsize, nrec);
   if (r->offset + sizeof hdr + csize > r->file_size)
-    return reader_fail(r, "truncated at byte %llu (chunk data incomplete): the trace was cut "
-                          "short", at);
+    return reader_fail(r,
+                       "truncated at byte %llu (chunk data incomplete): the trace was cut "
+                       "short",
+                       at);
   tbuf_reset(&r->compressed);
   uint8_t *cdata = tbuf_grow(&r->compressed, csize);
   got = read_full(r->fd, cdata, csize);
   if (got < 0)
     return reader_fail(r, "read failed at byte %llu: %s", at, strerror(errno));
   if ((size_t)got < csize)
-    return reader_fail(r, "truncated at byte %llu (chunk data incomplete): the trace was cut "
-                          "short", at);
+    return reader_fail(r,
+                       "truncated at byte %llu (chunk data incomplete): the trace was cut "
+                       "short",
+                       at);
   if (checksum_two(hdr, 16, cdata, csize) != sum)
     return reader_fail(r, "chunk at byte %llu is corrupt (checksum mismatch)", at);
   r->offset += sizeof hdr + csize;
@@ -510,11 +526,15 @@ static int load_chunk(struct trace_reader *r) {
   if (ZSTD_isError(n))
     return reader_fail(r, "chunk at byte %llu is corrupt (zstd: %s)", at, ZSTD_getErrorName(n));
   if (n != rsize)
-    return reader_fail(r, "chunk at byte %llu is corrupt (decompressed to %zu bytes, header "
-                          "says %u)", at, n, rsize);
+    return reader_fail(r,
+                       "chunk at byte %llu is corrupt (decompressed to %zu bytes, header "
+                       "says %u)",
+                       at, n, rsize);
   if (!records_fit(raw, rsize, nrec))
-    return reader_fail(r, "chunk at byte %llu is corrupt (record lengths do not add up to %u "
-                          "records in %u bytes)", at, nrec, rsize);
+    return reader_fail(r,
+                       "chunk at byte %llu is corrupt (record lengths do not add up to %u "
+                       "records in %u bytes)",
+                       at, nrec, rsize);
   r->raw_pos = 0;
   r->records_left = nrec;
   return 1;
@@ -545,9 +565,7 @@ bool trace_reader_complete(const struct trace_reader *r) { return r->complete; }
 
 const char *trace_reader_error(const struct trace_reader *r) { return r->err; }
 
-const char *trace_reader_writer_version(const struct trace_reader *r) {
-  return r->writer_version;
-}
+const char *trace_reader_writer_version(const struct trace_reader *r) { return r->writer_version; }
 
 void trace_reader_close(struct trace_reader *r) {
   if (r)

@@ -31,8 +31,7 @@ int main(void) {
   struct stat st;
   CHECK(fstatat(dirfd, "sub/moved.txt", &st, 0) == 0);
   printf("moved: size %lld nlink %lu mode %o mtime %lld.%09ld\n", (long long)st.st_size,
-         (unsigned long)st.st_nlink, st.st_mode, (long long)st.st_mtim.tv_sec,
-         st.st_mtim.tv_nsec);
+         (unsigned long)st.st_nlink, st.st_mode, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 
   int subfd = openat(dirfd, "sub", O_RDONLY | O_DIRECTORY);
   CHECK(subfd >= 0);

@@ -9,23 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s (errno %d: %s)\n", __FILE__,    \
-              __LINE__, #cond, errno, strerror(errno));                        \
-      exit(99);                                                                \
-    }                                                                          \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s (errno %d: %s)\n", __FILE__, __LINE__, #cond,       \
+              errno, strerror(errno));                                                             \
+      exit(99);                                                                                    \
+    }                                                                                              \
   } while (0)
 
 /* Prints what a call returned and the errno it left, for calls expected to fail; the
    call runs before errno is read (printf's argument order is unspecified). */
-#define SHOW_CALL(label, call)                                                 \
-  do {                                                                         \
-    errno = 0;                                                                 \
-    long result_ = (long)(call);                                               \
-    int errno_ = errno;                                                        \
-    printf("%s: %ld errno %d\n", label, result_, errno_);                      \
+#define SHOW_CALL(label, call)                                                                     \
+  do {                                                                                             \
+    errno = 0;                                                                                     \
+    long result_ = (long)(call);                                                                   \
+    int errno_ = errno;                                                                            \
+    printf("%s: %ld errno %d\n", label, result_, errno_);                                          \
   } while (0)
 
 static inline void print_hex(const char *label, const void *data, size_t len) {

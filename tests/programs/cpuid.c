@@ -14,8 +14,7 @@ int main(void) {
   printf("vendor: %s, max leaf %u\n", vendor, eax);
   CHECK(__get_cpuid(1, &eax, &ebx, &ecx, &edx));
   printf("leaf 1: signature %08x features ecx %08x edx %08x\n", eax, ecx, edx);
-  printf("sse2 %d avx %d rdrand %d\n", !!(edx & bit_SSE2), !!(ecx & bit_AVX),
-         !!(ecx & bit_RDRND));
+  printf("sse2 %d avx %d rdrand %d\n", !!(edx & bit_SSE2), !!(ecx & bit_AVX), !!(ecx & bit_RDRND));
   if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
     printf("leaf 7: ebx %08x ecx %08x edx %08x\n", ebx, ecx, edx);
   CHECK(__get_cpuid(0x80000000, &eax, &ebx, &ecx, &edx));

@@ -25,7 +25,7 @@ int main(void) {
 
   DIR *d = opendir(dir);
   CHECK(d != NULL);
-  char *names[64];
+  char *names[64] = {0};
   int count = 0;
   struct dirent *entry;
   printf("raw order:\n");

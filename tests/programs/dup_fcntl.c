@@ -27,8 +27,8 @@ int main(void) {
   printf("fd 20 after F_SETFD: %d\n", fcntl(20, F_GETFD));
 
   int flags = fcntl(fd, F_GETFL);
-  printf("F_GETFL: accmode %d append %d nonblock %d\n", flags & O_ACCMODE,
-         !!(flags & O_APPEND), !!(flags & O_NONBLOCK));
+  printf("F_GETFL: accmode %d append %d nonblock %d\n", flags & O_ACCMODE, !!(flags & O_APPEND),
+         !!(flags & O_NONBLOCK));
   CHECK(fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0);
   printf("F_GETFL on dup after F_SETFL: nonblock %d\n", !!(fcntl(copy, F_GETFL) & O_NONBLOCK));
 

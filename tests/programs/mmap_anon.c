@@ -9,8 +9,8 @@ int main(void) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t sizes[] = {1, page, 3 * page, 64 * 1024, 1 << 20, 16 << 20};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-    unsigned char *p = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *p =
+        mmap(NULL, sizes[i], PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(p != MAP_FAILED);
     CHECK(p[0] == 0 && p[sizes[i] - 1] == 0);
     for (size_t off = 0; off < sizes[i]; off += page)

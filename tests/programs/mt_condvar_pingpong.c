@@ -30,7 +30,6 @@ int main(void) {
     CHECK(pthread_create(&threads[i], NULL, player, (void *)i) == 0);
   for (int i = 0; i < 2; i++)
     CHECK(pthread_join(threads[i], NULL) == 0);
-  printf("ping %d pong %d total %d\n", exchanges[0], exchanges[1],
-         exchanges[0] + exchanges[1]);
+  printf("ping %d pong %d total %d\n", exchanges[0], exchanges[1], exchanges[0] + exchanges[1]);
   return exchanges[0] == ROUNDS && exchanges[1] == ROUNDS ? 0 : 1;
 }

@@ -13,7 +13,8 @@ static void *worker(void *arg) {
   (void)arg;
   for (int i = 0; i < ROUNDS; i++) {
     long seen = counter;
-    for (volatile int k = 0; k < 3000; k++) {}
+    for (volatile int k = 0; k < 3000; k++) {
+    }
     counter = seen + 1;
   }
   return NULL;
@@ -21,8 +22,10 @@ static void *worker(void *arg) {
 
 int main(void) {
   pthread_t t[2];
-  for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, NULL);
-  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_create(&t[i], NULL, worker, NULL);
+  for (int i = 0; i < 2; i++)
+    pthread_join(t[i], NULL);
   printf("counter %ld, expected %d\n", counter, 2 * ROUNDS);
   return counter == 2 * ROUNDS ? 0 : 1;
 }

@@ -28,15 +28,13 @@ static void name_and_read_back(int index, const char *name) {
 
 static void *worker(void *arg) {
   int index = (int)(long)arg;
-  static const char *const names[THREADS] = {"worker-delta", "worker-alpha",
-                                             "worker-charlie", "worker-bravo"};
+  static const char *const names[THREADS] = {"worker-delta", "worker-alpha", "worker-charlie",
+                                             "worker-bravo"};
   name_and_read_back(index, names[index]);
   return NULL;
 }
 
-static int compare_names(const void *a, const void *b) {
-  return strcmp(a, b);
-}
+static int compare_names(const void *a, const void *b) { return strcmp(a, b); }
 
 int main(void) {
   pthread_t threads[THREADS];

@@ -8,11 +8,10 @@
 #include <unistd.h>
 #include "check.h"
 
-static const char script_text[] =
-    "#!/bin/sh\n"
-    "echo \"script got $# arguments: $1 $2\"\n"
-    "echo \"variable is $DEJA_SCRIPT_VAR\"\n"
-    "exit 7\n";
+static const char script_text[] = "#!/bin/sh\n"
+                                  "echo \"script got $# arguments: $1 $2\"\n"
+                                  "echo \"variable is $DEJA_SCRIPT_VAR\"\n"
+                                  "exit 7\n";
 
 int main(void) {
   char *dir = make_temp_dir();

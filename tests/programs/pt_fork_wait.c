@@ -18,9 +18,7 @@ static void on_sigchld(int signo) {
   sigchld_count++;
 }
 
-static int compare_ints(const void *a, const void *b) {
-  return *(const int *)a - *(const int *)b;
-}
+static int compare_ints(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 int main(void) {
   struct sigaction action = {.sa_handler = on_sigchld, .sa_flags = SA_RESTART};

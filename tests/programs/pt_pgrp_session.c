@@ -24,8 +24,7 @@ int main(void) {
   CHECK(read(results[0], answers, 2) == 2);
   int status;
   CHECK(waitpid(leader, &status, 0) == leader);
-  printf("setsid child: getsid(0)==getpid() %c getpgrp()==getpid() %c\n", answers[0],
-         answers[1]);
+  printf("setsid child: getsid(0)==getpid() %c getpgrp()==getpid() %c\n", answers[0], answers[1]);
   printf("parent still in its own session: %d\n", getsid(0) != leader);
 
   int go[2];

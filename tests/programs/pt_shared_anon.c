@@ -7,8 +7,8 @@
 #include "check.h"
 
 int main(void) {
-  volatile long *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  volatile long *shared =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   CHECK(shared != MAP_FAILED);
   shared[0] = 1;
   int ready[2];

@@ -36,14 +36,13 @@ int main(void) {
 
   stack_t after;
   CHECK(sigaltstack(NULL, &after) == 0);
-  printf("after return: SS_ONSTACK %d size %zu\n", !!(after.ss_flags & SS_ONSTACK),
-         after.ss_size);
+  printf("after return: SS_ONSTACK %d size %zu\n", !!(after.ss_flags & SS_ONSTACK), after.ss_size);
 
   /* Without SA_ONSTACK the handler runs on the normal stack. */
   action.sa_flags = 0;
   CHECK(sigaction(SIGUSR1, &action, NULL) == 0);
   CHECK(raise(SIGUSR1) == 0);
-  printf("plain handler: runs %d local on alt stack %d SS_ONSTACK inside %d\n",
-         (int)handler_runs, local_on_alt, flags_onstack);
+  printf("plain handler: runs %d local on alt stack %d SS_ONSTACK inside %d\n", (int)handler_runs,
+         local_on_alt, flags_onstack);
   return 0;
 }

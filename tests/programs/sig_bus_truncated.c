@@ -49,8 +49,7 @@ int main(void) {
     return 1;
   }
   printf("signo %d (SIGBUS %d) code %d (BUS_ADRERR %d) si_addr offset %td handler runs %d\n",
-         fault_signo, SIGBUS, fault_code, BUS_ADRERR, (char *)fault_addr - map,
-         (int)handler_runs);
+         fault_signo, SIGBUS, fault_code, BUS_ADRERR, (char *)fault_addr - map, (int)handler_runs);
   CHECK(munmap(map, 2 * page_size) == 0);
   CHECK(close(fd) == 0);
   CHECK(unlink(path) == 0);

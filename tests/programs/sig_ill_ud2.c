@@ -33,7 +33,6 @@ int main(void) {
   }
   printf("signo %d (SIGILL %d) code %d (ILL_ILLOPN %d) si_addr is rip %d insn is ud2 %d "
          "handler runs %d\n",
-         fault_signo, SIGILL, fault_code, ILL_ILLOPN, addr_is_rip, insn_is_ud2,
-         (int)handler_runs);
+         fault_signo, SIGILL, fault_code, ILL_ILLOPN, addr_is_rip, insn_is_ud2, (int)handler_runs);
   return 0;
 }

@@ -24,8 +24,8 @@ int main(void) {
   CHECK(raise(SIGUSR1) == 0); /* a standard signal is queued once */
   sigset_t pending;
   CHECK(sigpending(&pending) == 0);
-  printf("while blocked: handler runs %d pending USR1 %d pending USR2 %d\n",
-         (int)handler_runs, sigismember(&pending, SIGUSR1), sigismember(&pending, SIGUSR2));
+  printf("while blocked: handler runs %d pending USR1 %d pending USR2 %d\n", (int)handler_runs,
+         sigismember(&pending, SIGUSR1), sigismember(&pending, SIGUSR2));
 
   CHECK(sigprocmask(SIG_UNBLOCK, &block, NULL) == 0);
   int runs_at_unblock = handler_runs;

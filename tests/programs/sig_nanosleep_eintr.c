@@ -25,8 +25,7 @@ int main(void) {
   errno = 0;
   int result = nanosleep(&request, &rem);
   int error = errno;
-  printf("nanosleep returned %d errno EINTR %d handler runs %d rem > 0 %d rem < 2 s %d\n",
-         result, error == EINTR, (int)handler_runs, rem.tv_sec > 0 || rem.tv_nsec > 0,
-         rem.tv_sec < 2);
+  printf("nanosleep returned %d errno EINTR %d handler runs %d rem > 0 %d rem < 2 s %d\n", result,
+         error == EINTR, (int)handler_runs, rem.tv_sec > 0 || rem.tv_nsec > 0, rem.tv_sec < 2);
   return 0;
 }

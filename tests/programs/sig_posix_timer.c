@@ -29,8 +29,8 @@ int main(void) {
   CHECK(sigprocmask(SIG_BLOCK, &block, &wait_mask) == 0);
   sigdelset(&wait_mask, signo);
 
-  struct sigevent event = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = signo,
-                           .sigev_value = {.sival_int = 31337}};
+  struct sigevent event = {
+      .sigev_notify = SIGEV_SIGNAL, .sigev_signo = signo, .sigev_value = {.sival_int = 31337}};
   timer_t timer;
   CHECK(timer_create(CLOCK_MONOTONIC, &event, &timer) == 0);
   struct itimerspec once = {.it_value = {.tv_sec = 0, .tv_nsec = 50 * 1000 * 1000}};

@@ -18,8 +18,8 @@ int main(void) {
   CHECK(raise(SIGUSR1) == 0);
   struct sigaction now;
   CHECK(sigaction(SIGUSR1, NULL, &now) == 0);
-  printf("after first SIGUSR1: handler runs %d disposition is SIG_DFL %d\n",
-         (int)handler_runs, now.sa_handler == SIG_DFL);
+  printf("after first SIGUSR1: handler runs %d disposition is SIG_DFL %d\n", (int)handler_runs,
+         now.sa_handler == SIG_DFL);
   printf("raising SIGUSR1 again: the default action ends the program\n");
   fflush(stdout);
   raise(SIGUSR1);

@@ -19,9 +19,7 @@ static volatile int fault_signo, fault_code;
 static void *volatile fault_addr;
 static volatile uintptr_t fault_rip;
 
-__attribute__((noinline)) static int faulting_read(volatile int *where) {
-  return *where;
-}
+__attribute__((noinline)) static int faulting_read(volatile int *where) { return *where; }
 
 static void on_segv(int signo, siginfo_t *info, void *context) {
   ucontext_t *uc = context;
@@ -42,8 +40,8 @@ static void fault_on(const char *what, char *page, size_t offset) {
     exit(1);
   }
   uintptr_t start = (uintptr_t)faulting_read;
-  printf("%s: signo %d code %d si_addr offset %td rip inside faulting_read %d\n", what,
-         fault_signo, fault_code, (char *)fault_addr - page,
+  printf("%s: signo %d code %d si_addr offset %td rip inside faulting_read %d\n", what, fault_signo,
+         fault_code, (char *)fault_addr - page,
          fault_rip >= start && fault_rip < start + FAULTING_READ_MAX_BYTES);
   fflush(stdout);
 }

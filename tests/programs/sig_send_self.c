@@ -21,9 +21,8 @@ static void on_signal(int signo, siginfo_t *info, void *context) {
 }
 
 static void report(const char *how, int result) {
-  printf("%-7s returned %d: handler runs %d signo %d code %d sender is self %d uid %d",
-         how, result, (int)handler_runs, got_signo, got_code, sender_is_self,
-         sender_uid_is_mine);
+  printf("%-7s returned %d: handler runs %d signo %d code %d sender is self %d uid %d", how, result,
+         (int)handler_runs, got_signo, got_code, sender_is_self, sender_uid_is_mine);
   if (got_code == SI_QUEUE)
     printf(" value %d", got_value);
   printf("\n");

@@ -35,8 +35,7 @@ int main(void) {
   CHECK(sigprocmask(SIG_BLOCK, &set, NULL) == 0);
   int fd = signalfd(-1, &set, SFD_CLOEXEC);
   CHECK(fd >= 0);
-  printf("SIGUSR2 %d SIGALRM %d SI_TKILL %d SI_KERNEL %d\n", SIGUSR2, SIGALRM, SI_TKILL,
-         SI_KERNEL);
+  printf("SIGUSR2 %d SIGALRM %d SI_TKILL %d SI_KERNEL %d\n", SIGUSR2, SIGALRM, SI_TKILL, SI_KERNEL);
 
   CHECK(raise(SIGUSR2) == 0);
   read_one(fd, "raised");

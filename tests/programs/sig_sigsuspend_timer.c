@@ -33,8 +33,8 @@ int main(void) {
     result = sigsuspend(&wait_mask);
     error = errno;
   }
-  printf("sigsuspend returned %d errno EINTR %d handler runs %d woken on first wait %d\n",
-         result, error == EINTR, (int)handler_runs, waits == 1);
+  printf("sigsuspend returned %d errno EINTR %d handler runs %d woken on first wait %d\n", result,
+         error == EINTR, (int)handler_runs, waits == 1);
   sigset_t now;
   CHECK(sigprocmask(SIG_SETMASK, NULL, &now) == 0);
   printf("SIGALRM blocked again after sigsuspend %d\n", sigismember(&now, SIGALRM));

@@ -21,8 +21,8 @@ int main(void) {
   CHECK(raise(SIGUSR2) == 0);
   result = sigtimedwait(&set, &info, &timeout);
   /* glibc's sigtimedwait reports SI_TKILL (what raise sends) as SI_USER. */
-  printf("after raise: returned %d (SIGUSR2 %d) si_signo %d si_code %d (SI_USER %d)\n",
-         result, SIGUSR2, info.si_signo, info.si_code, SI_USER);
+  printf("after raise: returned %d (SIGUSR2 %d) si_signo %d si_code %d (SI_USER %d)\n", result,
+         SIGUSR2, info.si_signo, info.si_code, SI_USER);
 
   struct timespec zero = {0, 0};
   errno = 0;

@@ -33,8 +33,8 @@ int main(void) {
   union sigval value = {.sival_int = 7};
   CHECK(sigqueue(getpid(), SIGUSR1, value) == 0);
   signo = sigwaitinfo(&set, &info);
-  printf("after sigqueue: returned %d si_code %d (SI_QUEUE %d) value %d handler runs %d\n",
-         signo, info.si_code, SI_QUEUE, info.si_value.sival_int, (int)handler_runs);
+  printf("after sigqueue: returned %d si_code %d (SI_QUEUE %d) value %d handler runs %d\n", signo,
+         info.si_code, SI_QUEUE, info.si_value.sival_int, (int)handler_runs);
 
   sigset_t pending;
   CHECK(sigpending(&pending) == 0);

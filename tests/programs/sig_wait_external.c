@@ -22,8 +22,10 @@ int main(void) {
   sigaction(SIGUSR1, &sa, NULL);
   printf("ready\n");
   fflush(stdout);
-  while (!got) pause();
+  while (!got)
+    pause();
   printf("got %s, si_code %s\n", strsignal(got), code == SI_USER ? "SI_USER" : "other");
   fflush(stdout);
-  for (;;) pause(); /* until SIGTERM */
+  for (;;)
+    pause(); /* until SIGTERM */
 }

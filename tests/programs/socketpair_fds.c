@@ -30,7 +30,9 @@ int main(void) {
     char space[CMSG_SPACE(sizeof(int))];
   } control;
   memset(&control, 0, sizeof control);
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.space,
+  struct msghdr msg = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = control.space,
                        .msg_controllen = sizeof control.space};
   struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
   cmsg->cmsg_level = SOL_SOCKET;
@@ -42,7 +44,9 @@ int main(void) {
   char received[64] = {0};
   struct iovec in_iov = {received, sizeof received};
   memset(&control, 0, sizeof control);
-  struct msghdr in = {.msg_iov = &in_iov, .msg_iovlen = 1, .msg_control = control.space,
+  struct msghdr in = {.msg_iov = &in_iov,
+                      .msg_iovlen = 1,
+                      .msg_control = control.space,
                       .msg_controllen = sizeof control.space};
   ssize_t n = recvmsg(pair[1], &in, MSG_CMSG_CLOEXEC);
   CHECK(n == sizeof payload);

@@ -6,9 +6,9 @@
 #include "check.h"
 
 static void print_stat(const char *label, const struct stat *st) {
-  printf("%s: dev %llu ino %llu mode %o nlink %lu uid %u size %lld mtime %lld.%09ld\n",
-         label, (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-         st->st_mode, (unsigned long)st->st_nlink, st->st_uid, (long long)st->st_size,
+  printf("%s: dev %llu ino %llu mode %o nlink %lu uid %u size %lld mtime %lld.%09ld\n", label,
+         (unsigned long long)st->st_dev, (unsigned long long)st->st_ino, st->st_mode,
+         (unsigned long)st->st_nlink, st->st_uid, (long long)st->st_size,
          (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
 }
 
@@ -46,9 +46,8 @@ int main(void) {
   struct statx stx;
   CHECK(statx(dirfd, "file", 0, STATX_ALL, &stx) == 0);
   printf("statx: mask %x size %llu mode %o btime %lld ctime %lld.%09u\n", stx.stx_mask,
-         (unsigned long long)stx.stx_size, stx.stx_mode,
-         (long long)stx.stx_btime.tv_sec, (long long)stx.stx_ctime.tv_sec,
-         stx.stx_ctime.tv_nsec);
+         (unsigned long long)stx.stx_size, stx.stx_mode, (long long)stx.stx_btime.tv_sec,
+         (long long)stx.stx_ctime.tv_sec, stx.stx_ctime.tv_nsec);
 
   close(fd);
   close(dirfd);

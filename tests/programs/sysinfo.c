@@ -14,8 +14,8 @@ int main(void) {
   } while (now.uptime == first.uptime && calls < 50000000);
   printf("uptime ticked from %ld to %ld\n", first.uptime, now.uptime);
   printf("loads: %lu %lu %lu\n", now.loads[0], now.loads[1], now.loads[2]);
-  printf("totalram %lu freeram %lu mem_unit %u procs %u\n", now.totalram, now.freeram,
-         now.mem_unit, now.procs);
+  printf("totalram %lu freeram %lu mem_unit %u procs %u\n", now.totalram, now.freeram, now.mem_unit,
+         now.procs);
   printf("nprocs %d, conf %d\n", get_nprocs(), get_nprocs_conf());
   return 0;
 }

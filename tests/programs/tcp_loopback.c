@@ -27,7 +27,9 @@ int main(void) {
   CHECK(client >= 0);
   int result = connect(client, (struct sockaddr *)&addr, sizeof addr);
   printf("nonblocking connect: %d %s\n", result,
-         result == 0 ? "connected" : errno == EINPROGRESS ? "EINPROGRESS" : "error");
+         result == 0            ? "connected"
+         : errno == EINPROGRESS ? "EINPROGRESS"
+                                : "error");
   CHECK(result == 0 || errno == EINPROGRESS);
   struct pollfd pfd = {.fd = client, .events = POLLOUT};
   CHECK(poll(&pfd, 1, 5000) == 1);

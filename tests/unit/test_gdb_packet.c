@@ -25,8 +25,10 @@ struct pair {
 static int setup(void **state) {
   struct pair *p = calloc(1, sizeof(*p));
   int fds[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) {
+    free(p);
     return -1;
+  }
   p->server = fds[0];
   p->gdb = fds[1];
   gdb_conn_init(&p->conn, p->server);
@@ -269,8 +271,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_send_notes_interrupt_while_waiting_for_ack, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_recv_acks_good_packet, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_recv_bad_checksum_asks_for_retransmit, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_recv_bad_checksum_asks_for_retransmit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_recv_skips_garbage_and_restarts_on_dollar, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_recv_interrupt_byte, setup, teardown),

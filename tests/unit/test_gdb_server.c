@@ -240,9 +240,16 @@ static size_t host_g_packet_len(void) {
 static void test_qsupported(void **state) {
   struct session *s = *state;
   const char *r = exchange(s, "qSupported:multiprocess+;swbreak+;hwbreak+;xmlRegisters=i386");
-  const char *want[] = {"PacketSize=4000", "qXfer:features:read+", "qXfer:auxv:read+",
-                        "qXfer:exec-file:read+", "qXfer:threads:read+", "swbreak+", "hwbreak+",
-                        "vContSupported+", "ReverseStep+", "ReverseContinue+",
+  const char *want[] = {"PacketSize=4000",
+                        "qXfer:features:read+",
+                        "qXfer:auxv:read+",
+                        "qXfer:exec-file:read+",
+                        "qXfer:threads:read+",
+                        "swbreak+",
+                        "hwbreak+",
+                        "vContSupported+",
+                        "ReverseStep+",
+                        "ReverseContinue+",
                         "QStartNoAckMode+"};
   for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
     assert_non_null(strstr(r, want[i]));
@@ -271,12 +278,12 @@ static void test_registers(void **state) {
   struct session *s = *state;
   const char *r = exchange(s, "g");
   assert_int_equal(strlen(r), host_g_packet_len());
-  assert_memory_equal(r, "8877665544332211", 16);              /* rax */
-  assert_memory_equal(r + 16 * 16, "0010400000000000", 16);    /* rip */
+  assert_memory_equal(r, "8877665544332211", 16);               /* rax */
+  assert_memory_equal(r + 16 * 16, "0010400000000000", 16);     /* rip */
   assert_memory_equal(r + 16 * 16 + 16 + 8 + 6 * 8, "xxxx", 4); /* st0: no FP state */
   assert_int_equal(s->fake.last_regs_tid, TID1);
   assert_string_equal(exchange(s, "p10"), "0010400000000000");
-  assert_string_equal(exchange(s, "p3a"), "00100000007f0000"); /* fs_base */
+  assert_string_equal(exchange(s, "p3a"), "00100000007f0000");                 /* fs_base */
   assert_string_equal(exchange(s, "p28"), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"); /* xmm0 */
   assert_string_equal(exchange(s, "Hg65"), "OK");
   assert_string_equal(exchange(s, "p10"), "0110400000000000");
@@ -298,13 +305,13 @@ static void test_register_values_from_xsave(void **state) {
   memcpy(r.xsave + 512, &bv, 8);
   r.xsave[0] = 0x7f; /* fctrl 0x37f */
   r.xsave[1] = 0x03;
-  r.xsave[160] = 0xaa;        /* xmm0 byte 0 */
-  r.xsave[576 + 16] = 0xbb;   /* ymm1h byte 0 */
-  r.xsave[1088 + 8] = 0xcc;   /* k1 */
-  r.xsave[1152 + 32] = 0xdd;  /* zmm1h */
-  r.xsave[1664 + 64] = 0xee;  /* xmm17 */
-  r.xsave[1664 + 16] = 0x11;  /* ymm16h */
-  r.xsave[1664 + 32] = 0x22;  /* zmm16h */
+  r.xsave[160] = 0xaa;       /* xmm0 byte 0 */
+  r.xsave[576 + 16] = 0xbb;  /* ymm1h byte 0 */
+  r.xsave[1088 + 8] = 0xcc;  /* k1 */
+  r.xsave[1152 + 32] = 0xdd; /* zmm1h */
+  r.xsave[1664 + 64] = 0xee; /* xmm17 */
+  r.xsave[1664 + 16] = 0x11; /* ymm16h */
+  r.xsave[1664 + 32] = 0x22; /* zmm16h */
   uint8_t v[GDB_REG_MAX_SIZE];
   assert_true(gdb_reg_read(&l, &r, GDB_REG_FCTRL, v));
   assert_int_equal(v[0] | v[1] << 8, 0x37f);
@@ -348,13 +355,16 @@ static void test_target_xml(void **state) {
   assert_non_null(strstr(xml, "<osabi>GNU/Linux</osabi>"));
   assert_non_null(strstr(xml, "org.gnu.gdb.i386.core"));
   assert_non_null(strstr(xml, "org.gnu.gdb.i386.linux"));
-  assert_non_null(strstr(xml, "<reg name=\"orig_rax\" bitsize=\"64\" type=\"int\" regnum=\"57\"/>"));
-  assert_non_null(strstr(xml, "<reg name=\"ymm15h\" bitsize=\"128\" type=\"uint128\" regnum=\"75\"/>"));
+  assert_non_null(
+      strstr(xml, "<reg name=\"orig_rax\" bitsize=\"64\" type=\"int\" regnum=\"57\"/>"));
+  assert_non_null(
+      strstr(xml, "<reg name=\"ymm15h\" bitsize=\"128\" type=\"uint128\" regnum=\"75\"/>"));
   assert_null(strstr(xml, "avx512"));
   free(xml);
   gdb_xsave_layout_standard(&l, true, true);
   xml = gdb_target_xml(&l);
-  assert_non_null(strstr(xml, "<reg name=\"zmm31h\" bitsize=\"256\" type=\"v2ui128\" regnum=\"147\"/>"));
+  assert_non_null(
+      strstr(xml, "<reg name=\"zmm31h\" bitsize=\"256\" type=\"v2ui128\" regnum=\"147\"/>"));
   free(xml);
 }
 
@@ -396,8 +406,8 @@ static void test_vcont(void **state) {
   struct session *s = *state;
   exchange(s, "qSupported:swbreak+;hwbreak+");
   assert_string_equal(exchange(s, "vCont?"), "vCont;c;C;s;S");
-  s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_SWBREAK, .pid = TID1, .tid = TID2,
-                                        .signo = SIGTRAP};
+  s->fake.next_stop =
+      (struct gdb_stop){.kind = GDB_STOP_SWBREAK, .pid = TID1, .tid = TID2, .signo = SIGTRAP};
   assert_string_equal(exchange(s, "vCont;s:65;c"), "T05thread:65;swbreak:;");
   assert_int_equal(s->fake.last_action, GDB_STEP);
   assert_int_equal(s->fake.last_tid, TID2);
@@ -409,8 +419,8 @@ static void test_vcont(void **state) {
   assert_int_equal(s->fake.last_action, GDB_CONTINUE);
   assert_int_equal(s->fake.last_tid, -1);
 
-  s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_SIGNAL, .pid = TID1, .tid = TID1,
-                                        .signo = SIGUSR1};
+  s->fake.next_stop =
+      (struct gdb_stop){.kind = GDB_STOP_SIGNAL, .pid = TID1, .tid = TID1, .signo = SIGUSR1};
   assert_string_equal(exchange(s, "vCont;C0b:64"), "T1ethread:64;");
   assert_int_equal(s->fake.last_tid, TID1);
   assert_string_equal(exchange(s, "vCont;S05:p64.64;c:p64.-1"), "T1ethread:64;");
@@ -428,8 +438,11 @@ static void test_vcont(void **state) {
 
 static void test_stop_replies(void **state) {
   struct session *s = *state;
-  s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_WATCH, .tid = TID1, .signo = SIGTRAP,
-                                        .watch_type = GDB_WATCH_WRITE, .watch_addr = 0x2000};
+  s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_WATCH,
+                                        .tid = TID1,
+                                        .signo = SIGTRAP,
+                                        .watch_type = GDB_WATCH_WRITE,
+                                        .watch_addr = 0x2000};
   assert_string_equal(exchange(s, "c"), "T05thread:64;watch:2000;");
   s->fake.next_stop.watch_type = GDB_WATCH_READ;
   assert_string_equal(exchange(s, "c"), "T05thread:64;rwatch:2000;");
@@ -440,13 +453,13 @@ static void test_stop_replies(void **state) {
   assert_string_equal(exchange(s, "s"), "T05thread:64;");
   assert_int_equal(s->fake.last_action, GDB_STEP);
   /* Exec stops carry the path only when gdb asked for exec events. */
-  s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_EXEC, .tid = TID1, .signo = SIGTRAP,
-                                        .exec_path = "/bin"};
+  s->fake.next_stop =
+      (struct gdb_stop){.kind = GDB_STOP_EXEC, .tid = TID1, .signo = SIGTRAP, .exec_path = "/bin"};
   assert_string_equal(exchange(s, "c"), "T05thread:64;");
   assert_non_null(strstr(exchange(s, "qSupported:exec-events+"), "exec-events+"));
   assert_string_equal(exchange(s, "c"), "T05thread:64;exec:2f62696e;");
-  s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_HISTORY_END, .tid = TID1,
-                                        .history_begin = true};
+  s->fake.next_stop =
+      (struct gdb_stop){.kind = GDB_STOP_HISTORY_END, .tid = TID1, .history_begin = true};
   assert_string_equal(exchange(s, "bc"), "T05thread:64;replaylog:begin;");
   assert_true(s->fake.last_reverse);
   assert_int_equal(s->fake.last_action, GDB_CONTINUE);
@@ -487,7 +500,9 @@ static char *xfer_all(struct session *s, const char *prefix, size_t chunk, size_
     const char *r = exchange(s, req);
     assert_true(r[0] == 'm' || r[0] == 'l');
     size_t rlen = strlen(r + 1);
-    doc = realloc(doc, n + rlen + 1);
+    char *grown = realloc(doc, n + rlen + 1);
+    assert_non_null(grown);
+    doc = grown;
     long got = gdb_unescape_binary(r + 1, rlen, doc + n);
     assert_true(got >= 0 && (size_t)got <= chunk);
     n += (size_t)got;
@@ -520,7 +535,10 @@ static void test_qxfer(void **state) {
   free(want);
 
   assert_string_equal(exchange(s, "qXfer:features:read:other.xml:0,100"), "E00");
-  assert_string_equal(exchange(s, "qXfer:auxv:read::0,100"), "la}\x03" "b}\x04" "c}]d}\x0a" "e");
+  assert_string_equal(exchange(s, "qXfer:auxv:read::0,100"), "la}\x03"
+                                                             "b}\x04"
+                                                             "c}]d}\x0a"
+                                                             "e");
   char *auxv = xfer_all(s, "qXfer:auxv:read::", 3, &len);
   assert_int_equal(len, 9);
   assert_memory_equal(auxv, "a#b$c}d*e", 9);
