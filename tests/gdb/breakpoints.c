@@ -3,15 +3,17 @@
 
 int calls_total = 0;
 
-int func(int n) {
-  calls_total += n;
-  return n * 2;
+int func(int n)
+{
+    calls_total += n;
+    return n * 2;
 }
 
-int main(void) {
-  int doubled = 0;
-  for (int n = 10; n <= 40; n += 10)
-    doubled += func(n);
-  printf("doubled %d, total %d\n", doubled, calls_total);
-  return 7;
+int main(void)
+{
+    int doubled = 0;
+    for (int n = 10; n <= 40; n += 10)
+        doubled += func(n);
+    printf("doubled %d, total %d\n", doubled, calls_total);
+    return 7;
 }

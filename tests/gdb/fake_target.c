@@ -211,8 +211,8 @@ static int fake_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool
   if (r < 0)
     return -1;
   if (r == 1 && WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP) {
-    *stop =
-        (struct gdb_stop){.kind = GDB_STOP_SIGNAL, .pid = f->pid, .tid = f->pid, .signo = SIGINT};
+    *stop = (struct gdb_stop){.kind = GDB_STOP_SIGNAL, .pid = f->pid, .tid = f->pid,
+                              .signo = SIGINT};
     f->stop = *stop;
     return 0;
   }

@@ -9,8 +9,7 @@ static volatile unsigned long spins;
 
 static void *setter(void *arg) {
   (void)arg;
-  for (volatile unsigned long i = 0; i < 60000000ul; i++) {
-  }
+  for (volatile unsigned long i = 0; i < 60000000ul; i++) {}
   flag = 1;
   return NULL;
 }
@@ -18,8 +17,7 @@ static void *setter(void *arg) {
 int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, setter, NULL);
-  while (!flag)
-    spins++;
+  while (!flag) spins++;
   pthread_join(t, NULL);
   printf("flag seen after %s\n", spins ? "spinning" : "no spin");
   return 0;

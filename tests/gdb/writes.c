@@ -3,8 +3,9 @@
 
 int recorded_value = 42;
 
-int main(void) {
-  recorded_value += 1;
-  printf("%d\n", recorded_value);
-  return 0;
+int main(void)
+{
+    recorded_value += 1;
+    printf("%d\n", recorded_value);
+    return 0;
 }
