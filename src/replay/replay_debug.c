@@ -22,6 +22,7 @@
 
 #include "common/log.h"
 #include "gdb/gdb_target.h"
+#include "replay/replay_gdb_files.h"
 #include "replay/replayer_internal.h"
 
 #define MAX_BPS 256
@@ -55,6 +56,7 @@ struct replay_debug {
   bool exited;
   bool (*interrupted)(void *arg); /* gdb's Ctrl-C, polled while the program runs */
   void *interrupt_arg;
+  struct gdb_stop_filter filter; /* which stops gdb wants (signals, system calls, forks) */
 };
 
 static bool is_bp(const struct replay_debug *d, uint64_t addr) {
@@ -361,6 +363,20 @@ static void t_current_stop(void *ctx, struct gdb_stop *stop) {
   *stop = ((struct replayer *)ctx)->dbg->last;
 }
 
+static void t_set_filter(void *ctx, const struct gdb_stop_filter *filter) {
+  ((struct replayer *)ctx)->dbg->filter = *filter;
+}
+
+static int t_open_file(void *ctx, pid_t pid, const char *path) {
+  struct replayer *r = ctx;
+  return replay_gdb_open_file(r, process_of(r, pid ? pid : r->dbg->pid), path);
+}
+
+static long t_readlink(void *ctx, pid_t pid, const char *path, char *buf, size_t len) {
+  struct replayer *r = ctx;
+  return replay_gdb_readlink(r, process_of(r, pid ? pid : r->dbg->pid), path, buf, len);
+}
+
 /* The debugged process ended: gdb sees the exit. */
 static bool process_exited(struct replayer *r, int *code) {
   if (r->ev.kind != EV_EXIT || r->ev.tid != r->dbg->pid || task_of(r, r->ev.tid))
@@ -538,6 +554,9 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
       .auxv = t_auxv,
       .monitor = t_monitor,
       .current_stop = t_current_stop,
+      .set_filter = t_set_filter,
+      .open_file = t_open_file,
+      .readlink = t_readlink,
   };
   rc = 0;
   if (fd < 0) {

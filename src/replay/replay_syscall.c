@@ -290,6 +290,8 @@ static int replay_clone(struct replayer *r, struct rptask *x) {
   memcpy(c->exe, x->exe, sizeof c->exe);
   memcpy(c->auxv, x->auxv, sizeof c->auxv);
   c->auxv_len = x->auxv_len;
+  memcpy(c->cmdline, x->cmdline, x->cmdline_len);
+  c->cmdline_len = x->cmdline_len;
   int32_t rec_tid = (int32_t)r->ev.result;
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(r, "cannot write the recorded tid into the new task");
@@ -415,6 +417,16 @@ static void save_auxv(struct rptask *x, const uint8_t *stack, uint32_t len) {
   }
 }
 
+/* Keeps the recorded argv (as /proc/PID/cmdline shows it) for gdb. */
+static void save_cmdline(struct rptask *x, const struct event *ev) {
+  const char *p = ev->strings;
+  for (uint32_t i = 0; i < ev->argc; i++)
+    p += strlen(p) + 1;
+  size_t len = (size_t)(p - ev->strings);
+  x->cmdline_len = len < sizeof x->cmdline ? len : sizeof x->cmdline;
+  memcpy(x->cmdline, ev->strings, x->cmdline_len);
+}
+
 /* The kernel mapped the system's program interpreter; the recorded one is the trace's
  * copy, mapped where it was, with its recorded writable pages. */
 static int remap_interpreter(struct replayer *r, struct rptask *x) {
@@ -492,6 +504,7 @@ int replay_apply_exec(struct replayer *r, struct rptask *x) {
     return diverge(r, "cannot write the recorded initial stack: %s", strerror(errno));
   snprintf(x->exe, sizeof x->exe, "%s/files/%s", r->o->trace_dir, r->ev.file);
   save_auxv(x, r->ev.stack, r->ev.stack_len);
+  save_cmdline(x, &r->ev);
   return task_set_regs(&x->t, &r->ev.regs) < 0 ? -1 : 0;
 }
 

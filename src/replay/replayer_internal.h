@@ -35,6 +35,8 @@ struct rptask {
   char exe[512];     /* the preserved executable of its process (for gdb) */
   uint8_t auxv[512]; /* its process's recorded auxiliary vector (for gdb) */
   size_t auxv_len;
+  char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
+  size_t cmdline_len;
 };
 
 struct replayer {
