@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/user.h>
@@ -22,8 +23,10 @@
 
 #include "common/log.h"
 #include "gdb/gdb_target.h"
+#include "replay/replay_diversion.h"
 #include "replay/replay_gdb_files.h"
 #include "replay/replayer_internal.h"
+#include "task/proc_maps.h"
 
 #define MAX_BPS 256
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -41,6 +44,8 @@ struct inserted {
 struct replay_debug {
   pid_t pid; /* the debugged process (recorded pid): gdb sees its threads only */
   uint64_t bps[MAX_BPS];
+  bool inert[MAX_BPS]; /* in memory that cannot execute (gdb's call dummy on the stack):
+                          never written into the replay, where it would go stale */
   int nbps;
   struct watch wps[4];
   int nwps;
@@ -57,6 +62,12 @@ struct replay_debug {
   bool (*interrupted)(void *arg); /* gdb's Ctrl-C, polled while the program runs */
   void *interrupt_arg;
   struct gdb_stop_filter filter; /* which stops gdb wants (signals, system calls, forks) */
+  /* gdb's inferior calls: gdb reads the thread's siginfo before it writes the call's
+   * registers and stack (call_armed); the first write forks the diversion, where
+   * everything runs until gdb writes the siginfo back. */
+  bool call_armed;
+  bool call_setup; /* gdb wrote into the diversion since the last resume: it starts a call */
+  struct diversion *dv;
 };
 
 static bool is_bp(const struct replay_debug *d, uint64_t addr) {
@@ -73,12 +84,12 @@ bool debug_observes(struct replayer *r, struct rptask *x) {
   return x->rec_pid == d->pid && (d->nbps || d->nwps || d->stepping);
 }
 
-static void insert(struct replay_debug *d, struct rptask *x, uint64_t addr) {
+static void insert(struct replay_debug *d, struct task *t, uint64_t addr) {
   uint8_t orig, trap = 0xcc;
   for (int i = 0; i < d->nins; i++)
     if (d->ins[i].addr == addr)
       return;
-  if (task_read_mem(&x->t, addr, &orig, 1) < 0 || task_write_mem(&x->t, addr, &trap, 1) < 0)
+  if (task_read_mem(t, addr, &orig, 1) < 0 || task_write_mem(t, addr, &trap, 1) < 0)
     return;
   d->ins[d->nins++] = (struct inserted){addr, orig};
 }
@@ -108,10 +119,10 @@ int debug_arm(struct replayer *r, struct rptask *x) {
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
   bool on_bp = is_bp(d, rip);
   for (int i = 0; i < d->nbps; i++)
-    if (d->bps[i] != rip)
-      insert(d, x, d->bps[i]);
+    if (d->bps[i] != rip && !d->inert[i])
+      insert(d, &x->t, d->bps[i]);
   if (d->internal_bp && d->internal_bp != rip)
-    insert(d, x, d->internal_bp);
+    insert(d, &x->t, d->internal_bp);
   set_watchpoints(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
@@ -122,9 +133,9 @@ int debug_arm(struct replayer *r, struct rptask *x) {
   return PTRACE_SYSCALL;
 }
 
-static void remove_all(struct replay_debug *d, struct rptask *x) {
+static void remove_all(struct replay_debug *d, struct task *t) {
   for (int i = d->nins; i-- > 0;)
-    task_write_mem(&x->t, d->ins[i].addr, &d->ins[i].orig, 1);
+    task_write_mem(t, d->ins[i].addr, &d->ins[i].orig, 1);
   d->nins = 0;
 }
 
@@ -151,7 +162,7 @@ enum debug_verdict debug_disarm(struct replayer *r, struct rptask *x, struct sto
       if (d->ins[i].addr == pc)
         inserted_at_pc = true;
   }
-  remove_all(d, x);
+  remove_all(d, &x->t);
   if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP) {
     d->stepover = false;
     return DEBUG_NONE;
@@ -211,7 +222,7 @@ int debug_wait(struct replayer *r, struct rptask *x, struct stop *st) {
       if (task_wait(&x->t, st) < 0)
         return -1;
       if (st->kind == STOP_GROUP) {
-        remove_all(d, x);
+        remove_all(d, &x->t);
         fill_stop(&d->stop, GDB_STOP_SIGNAL, x, SIGINT);
         report(d);
       }
@@ -264,12 +275,21 @@ static int t_threads(void *ctx, pid_t *pids, pid_t *tids, int max) {
   return n;
 }
 
+/* The thread gdb means by TID: the diversion's copy of it while gdb runs a call. */
+static struct task *gdb_task(struct replayer *r, pid_t tid) {
+  struct diversion *dv = r->dbg->dv;
+  if (dv && tid == dv->rec_tid)
+    return &dv->t;
+  struct rptask *x = task_of(r, tid);
+  return x ? &x->t : NULL;
+}
+
 static int t_get_regs(void *ctx, pid_t tid, struct gdb_thread_regs *out) {
-  struct rptask *x = task_of(ctx, tid);
-  if (!x || task_get_regs(&x->t) < 0)
+  struct task *t = gdb_task(ctx, tid);
+  if (!t || task_get_regs(t) < 0)
     return -1;
-  out->gpr = x->t.regs;
-  long n = task_get_xstate(&x->t, out->xsave, sizeof out->xsave);
+  out->gpr = t->regs;
+  long n = task_get_xstate(t, out->xsave, sizeof out->xsave);
   out->xsave_len = n > 0 ? (size_t)n : 0;
   return 0;
 }
@@ -281,12 +301,14 @@ static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t le
     x = r->ntasks ? r->tasks[0] : NULL;
   if (!x)
     return -1;
+  struct diversion *dv = r->dbg->dv;
+  int mem_fd = dv && x->rec_pid == dv->rec_pid ? dv->t.mem_fd : x->t.mem_fd;
   size_t done = 0;
   while (done < len) { /* page by page: a short read at unmapped memory */
     size_t chunk = 4096 - ((addr + done) & 4095);
     if (chunk > len - done)
       chunk = len - done;
-    ssize_t n = pread(x->t.mem_fd, (char *)buf + done, chunk, (off_t)(addr + done));
+    ssize_t n = pread(mem_fd, (char *)buf + done, chunk, (off_t)(addr + done));
     if (n <= 0)
       break;
     done += (size_t)n;
@@ -299,14 +321,20 @@ static int t_set_break(void *ctx, int type, uint64_t addr, int len, bool insert_
   if (type == 0 || type == 1) {
     for (int i = 0; i < d->nbps; i++)
       if (d->bps[i] == addr) {
-        if (!insert_it)
-          d->bps[i] = d->bps[--d->nbps];
+        if (!insert_it) {
+          d->nbps--;
+          d->bps[i] = d->bps[d->nbps];
+          d->inert[i] = d->inert[d->nbps];
+        }
         return 0;
       }
     if (!insert_it)
       return 0;
     if (d->nbps == MAX_BPS)
       return -1;
+    struct rptask *x = process_of(ctx, d->pid);
+    struct proc_mapping m;
+    d->inert[d->nbps] = x && proc_mapping_find(x->t.tid, addr, &m) == 0 && !(m.prot & PROT_EXEC);
     d->bps[d->nbps++] = addr;
     return 0;
   }
@@ -363,6 +391,172 @@ static void t_current_stop(void *ctx, struct gdb_stop *stop) {
   *stop = ((struct replayer *)ctx)->dbg->last;
 }
 
+/* --- gdb's inferior calls (`call f(x)`, `print f(x)`) in a diversion ------------------ */
+
+#define CALL_TIMEOUT_MS 10000
+
+/* The diversion gdb's write goes to: the current one, or a new one when gdb is setting
+ * up a call. NULL: the write is refused (the replay's past cannot change). */
+static struct diversion *diversion_for_write(struct replayer *r, pid_t tid) {
+  struct replay_debug *d = r->dbg;
+  if (d->dv) {
+    if (d->dv->rec_tid != tid)
+      return NULL;
+    d->call_setup |= d->call_armed; /* another call: it runs in the diversion */
+    d->call_armed = false;
+    return d->dv;
+  }
+  struct rptask *x = task_of(r, tid);
+  if (!d->call_armed || !x || x->rec_pid != d->pid)
+    return NULL;
+  d->call_armed = false;
+  d->dv = diversion_start(r, x);
+  if (d->dv) {
+    d->dv->calls = 1;
+    d->call_setup = true;
+  }
+  return d->dv;
+}
+
+static void end_diversion(struct replay_debug *d) {
+  diversion_end(d->dv);
+  d->dv = NULL;
+  d->call_armed = false;
+}
+
+static int t_set_regs(void *ctx, pid_t tid, const struct gdb_thread_regs *regs) {
+  struct diversion *dv = diversion_for_write(ctx, tid);
+  if (!dv)
+    return -1;
+  struct user_regs_struct gpr = regs->gpr;
+  if (task_set_regs(&dv->t, &gpr) < 0)
+    return -1;
+  if (!regs->xsave_len)
+    return 0;
+  /* gdb's copy may be cut short (large AMX state): the rest stays as it is */
+  static uint8_t full[1 << 16];
+  long n = task_get_xstate(&dv->t, full, sizeof full);
+  if (n < (long)regs->xsave_len)
+    return -1;
+  memcpy(full, regs->xsave, regs->xsave_len);
+  return task_set_xstate(&dv->t, full, (size_t)n) < 0 ? -1 : 0;
+}
+
+static int t_write_mem(void *ctx, pid_t tid, uint64_t addr, const void *buf, size_t len) {
+  struct replayer *r = ctx;
+  uint8_t *cur = xmalloc(len);
+  bool same = t_read_mem(ctx, tid, addr, cur, len) == (long)len && !memcmp(cur, buf, len);
+  free(cur);
+  if (same)
+    return 0; /* gdb putting back what is there */
+  struct diversion *dv = diversion_for_write(r, tid);
+  if (!dv && !r->dbg->dv)
+    return -1;
+  return task_write_mem(&r->dbg->dv->t, addr, buf, len) < 0 ? -1 : 0;
+}
+
+static long t_siginfo(void *ctx, pid_t tid, void *buf, size_t len) {
+  struct replayer *r = ctx;
+  struct task *t = gdb_task(r, tid);
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  if (!t)
+    return -1;
+  if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
+    memset(&si, 0, sizeof si); /* not stopped by a signal */
+  if (r->dbg->dv)
+    r->dbg->dv->calls++;     /* a call nested in one that stopped */
+  r->dbg->call_armed = true; /* gdb saves it before an inferior call */
+  size_t n = len < sizeof si ? len : sizeof si;
+  memcpy(buf, &si, n);
+  return (long)n;
+}
+
+static int t_set_siginfo(void *ctx, pid_t tid, const void *buf, size_t len) {
+  (void)tid, (void)buf, (void)len;
+  struct replay_debug *d = ((struct replayer *)ctx)->dbg;
+  if (!d->dv)
+    return -1;
+  d->call_armed = d->call_setup = false;
+  if (--d->dv->calls <= 0)
+    end_diversion(d); /* gdb restores the thread after its call: back to the replay */
+  return 0;
+}
+
+/* Runs the diversion for gdb's resume. A call that crashes, or runs past the time limit,
+ * stops there for gdb to look at; resuming after that ends the diversion. */
+static void resume_diversion(struct replayer *r, enum gdb_resume_action action,
+                             struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
+  struct replay_debug *d = r->dbg;
+  struct diversion *dv = d->dv;
+  memset(stop, 0, sizeof *stop);
+  stop->pid = dv->rec_pid;
+  stop->tid = dv->rec_tid;
+  stop->kind = GDB_STOP_SIGNAL;
+  if (task_get_regs(&dv->t) < 0) {
+    stop->signo = SIGKILL;
+    return;
+  }
+  bool on_bp = is_bp(d, dv->t.regs.rip);
+  d->nins = 0;
+  if (action == GDB_CONTINUE && on_bp) { /* step off the breakpoint first */
+    struct stop st;
+    bool timed_out;
+    if (diversion_run(dv, PTRACE_SINGLESTEP, 0, CALL_TIMEOUT_MS, NULL, NULL, &st, &timed_out) < 0 ||
+        st.kind != STOP_SIGNAL || st.sig != SIGTRAP) {
+      stop->signo = st.kind == STOP_SIGNAL ? st.sig : SIGKILL;
+      dv->finished = true;
+      return;
+    }
+  }
+  if (action == GDB_CONTINUE)
+    for (int i = 0; i < d->nbps; i++)
+      insert(d, &dv->t, d->bps[i]);
+  struct stop st;
+  bool timed_out;
+  int rc = diversion_run(dv, action == GDB_STEP ? PTRACE_SINGLESTEP : PTRACE_CONT, 0,
+                         CALL_TIMEOUT_MS, interrupted, arg, &st, &timed_out);
+  remove_all(d, &dv->t);
+  if (rc < 0 || st.kind == STOP_EXITED) {
+    deja_msg("the function gdb called ended its process (%s); the replay goes on where it was",
+             rc < 0                 ? strerror(errno)
+             : WIFEXITED(st.status) ? "it exited"
+                                    : strsignal(WTERMSIG(st.status)));
+    end_diversion(d);
+    struct rptask *x = task_of(r, stop->tid);
+    if (x)
+      fill_stop(stop, GDB_STOP_SIGNAL, x, SIGKILL);
+    return;
+  }
+  if (timed_out)
+    deja_msg("the function gdb called did not return within %d s: stopped it (`continue` goes "
+             "back to the replay)",
+             CALL_TIMEOUT_MS / 1000);
+  if (st.kind != STOP_SIGNAL) { /* interrupted: by gdb, or at the time limit */
+    stop->signo = SIGINT;
+    dv->finished = timed_out;
+    return;
+  }
+  if (st.sig == SIGTRAP && task_get_regs(&dv->t) == 0) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    ptrace(PTRACE_GETSIGINFO, dv->t.tid, 0, &si);
+    if (si.si_code == SI_KERNEL && action == GDB_CONTINUE && is_bp(d, dv->t.regs.rip - 1)) {
+      dv->t.regs.rip--;
+      task_set_regs(&dv->t, &dv->t.regs);
+      stop->kind = GDB_STOP_SWBREAK;
+      stop->signo = SIGTRAP;
+      return;
+    }
+    if (action == GDB_STEP) {
+      stop->signo = SIGTRAP;
+      return;
+    }
+  }
+  stop->signo = st.sig; /* the call crashed (or raised a signal): gdb shows where */
+  dv->finished = true;
+}
+
 static void t_set_filter(void *ctx, const struct gdb_stop_filter *filter) {
   ((struct replayer *)ctx)->dbg->filter = *filter;
 }
@@ -401,6 +595,14 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
       memset(stop, 0, sizeof *stop), stop->kind = GDB_STOP_HISTORY_END;
     stop->history_begin = reverse;
     d->last = *stop;
+    return 0;
+  }
+  d->call_armed = false;
+  if (d->dv && d->dv->finished && !d->call_setup)
+    end_diversion(d); /* after a call that went wrong: the replay goes on */
+  d->call_setup = false;
+  if (d->dv) {
+    resume_diversion(r, action, stop, interrupted, arg);
     return 0;
   }
   d->stepping = action == GDB_STEP;
@@ -555,6 +757,10 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
       .monitor = t_monitor,
       .current_stop = t_current_stop,
       .set_filter = t_set_filter,
+      .set_regs = t_set_regs,
+      .write_mem = t_write_mem,
+      .siginfo = t_siginfo,
+      .set_siginfo = t_set_siginfo,
       .open_file = t_open_file,
       .readlink = t_readlink,
   };
@@ -570,6 +776,8 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     close(fd);
   if (gdb > 0)
     waitpid(gdb, NULL, 0);
+  if (d->dv)
+    end_diversion(d);
   r.dbg = NULL;
   replay_close(&r);
   free(d);
