@@ -15,13 +15,16 @@
 #                `monitor when' must report N or later
 #       server   `deja replay -s PORT' in the background, gdb started here from the
 #                "connect with" line; deja must exit once gdb disconnects
+#       library  PROGRAM and LIBRARY (--library) are copied to a directory of their own
+#                (PROGRAM finds LIBRARY there by its $ORIGIN rpath) and recorded there;
+#                REPLACEMENT (--replacement) is copied over the library before the replay
 set -u
 
 usage() {
-    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server]" >&2
+    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server|library --library LIB --replacement LIB]" >&2
     exit 2
 }
-DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb
+DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT=
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage
     case "$1" in
@@ -31,6 +34,8 @@ while [ $# -gt 0 ]; do
         --expect) EXPECT=$2 ;;
         --exit) EXIT_STATUS=$2 ;;
         --mode) MODE=$2 ;;
+        --library) LIBRARY=$2 ;;
+        --replacement) REPLACEMENT=$2 ;;
         *) usage ;;
     esac
     shift 2
@@ -111,6 +116,10 @@ check_patterns() {
 }
 
 # --- record ------------------------------------------------------------------------------
+if [ "$MODE" = library ]; then
+    mkdir "$WORK/program" && cp "$PROGRAM" "$LIBRARY" "$WORK/program/" || exit 1
+    PROGRAM=$WORK/program/$(basename "$PROGRAM")
+fi
 "$DEJA" record -o "$TRACE" "$PROGRAM" >"$WORK/record.out" 2>"$WORK/record.err"
 status=$?
 if [ "$status" -eq "$EXIT_STATUS" ]; then
@@ -143,6 +152,11 @@ replay_under_gdb() {
 
 case "$MODE" in
 gdb)
+    replay_under_gdb "$WORK/gdb.out"
+    check_patterns "$WORK/gdb.out"
+    ;;
+library)
+    cp "$REPLACEMENT" "$WORK/program/$(basename "$LIBRARY")" || exit 1
     replay_under_gdb "$WORK/gdb.out"
     check_patterns "$WORK/gdb.out"
     ;;
