@@ -3,7 +3,8 @@
 # commands in COMMANDS, and checks that every pattern of EXPECT appears in gdb's output,
 # in order. EXPECT holds one extended regular expression per line, matched against one
 # line of output each; blank lines and lines starting with '#' are ignored, and a line
-# starting with 'avx: ' is checked only on CPUs with AVX.
+# starting with 'avx: ' is checked only on CPUs with AVX; a line starting with '!' is a
+# pattern no line of the output may match.
 # COMMANDS holds one gdb command per line (blank lines and '#' lines ignored); each is
 # given to gdb as its own -ex, so that a command that fails does not stop the rest.
 # Usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands COMMANDS
@@ -93,6 +94,7 @@ check_patterns() {
                 if (!has_avx) { print "skipped (no AVX on this CPU): " $0; next }
                 sub(/^avx: /, "")
             }
+            if ($0 ~ /^!/) { absent[nabsent++] = substr($0, 2); next }
             patterns[npatterns++] = $0
             next
         }
@@ -106,6 +108,13 @@ check_patterns() {
                     if (lines[j] ~ patterns[i]) { found = 1; position = j + 1; break }
                 if (found) print "ok: " patterns[i]
                 else { print "FAIL: no line matches (after the previous match): " patterns[i]; failures++ }
+            }
+            for (i = 0; i < nabsent; i++) {
+                found = 0
+                for (j = 0; j < nlines; j++)
+                    if (lines[j] ~ absent[i]) { found = 1; break }
+                if (found) { print "FAIL: a line matches what must not appear: " absent[i]; failures++ }
+                else print "ok: no line matches " absent[i]
             }
         }' "$EXPECT" "$1" >"$WORK/check"
     cat "$WORK/check"
