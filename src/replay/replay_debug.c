@@ -573,8 +573,8 @@ static long t_readlink(void *ctx, pid_t pid, const char *path, char *buf, size_t
 
 /* The debugged process ended: gdb sees the exit. */
 static bool process_exited(struct replayer *r, int *code) {
-  if (r->ev.kind != EV_EXIT || r->ev.tid != r->dbg->pid || task_of(r, r->ev.tid))
-    return false;
+  if (r->ev.kind != EV_EXIT || task_of(r, r->ev.tid))
+    return false; /* its last thread, whichever it is, ended in this event */
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i]->rec_pid == r->dbg->pid)
       return false;
@@ -639,7 +639,8 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
     int code;
     if (process_exited(r, &code)) {
       memset(stop, 0, sizeof *stop);
-      stop->pid = stop->tid = r->ev.tid;
+      stop->pid = d->pid;
+      stop->tid = r->ev.tid;
       stop->kind = WIFSIGNALED(code) ? GDB_STOP_KILLED : GDB_STOP_EXITED;
       stop->signo = WIFSIGNALED(code) ? WTERMSIG(code) : 0;
       stop->exit_code = WIFEXITED(code) ? WEXITSTATUS(code) : 0;
@@ -651,6 +652,12 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
       break;
     }
     struct rptask *x = task_of(r, r->ev.tid);
+    if (x && x->rec_pid == d->pid && r->ev.kind == EV_SIGNAL && r->ev.signo > 0 &&
+        r->ev.signo < GDB_NSIG && !d->filter.pass[r->ev.signo]) {
+      /* stopped at its delivery: continuing delivers it */
+      fill_stop(stop, GDB_STOP_SIGNAL, x, r->ev.signo);
+      break;
+    }
     if (x && x->rec_pid == d->pid && r->ev.kind == EV_EXEC) {
       /* a new program in the debugged process: gdb loads its symbols */
       fill_stop(stop, GDB_STOP_EXEC, x, SIGTRAP);

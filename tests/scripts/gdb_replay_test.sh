@@ -156,7 +156,12 @@ replay_under_gdb() {
     shift
     run_with_commands timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx >"$output" 2>&1
     status=$?
-    [ "$status" -ne 124 ] || fail "deja replay $* under gdb did not finish within 120 s"
+    if [ "$status" -eq 124 ]; then
+        fail "deja replay $* under gdb did not finish within 120 s"
+    elif [ "$status" -ne 0 ]; then
+        fail "deja replay $* under gdb exited with status $status, expected 0"
+        show_output "gdb output" "$output"
+    fi
 }
 
 case "$MODE" in

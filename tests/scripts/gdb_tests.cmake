@@ -34,11 +34,12 @@ function(deja_gdb_test name program)
 endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
-        calls process_info)
+        calls process_info crash crash_thread abort sigusr1)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
 target_link_libraries(gdb_program_spin_preempted PRIVATE pthread)
+target_link_libraries(gdb_program_crash_thread PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -70,3 +71,10 @@ deja_gdb_test(library library MODE library
   LIBRARY $<TARGET_FILE:gdb_library_v1> REPLACEMENT $<TARGET_FILE:gdb_library_v2>)
 # info proc / info inferiors: the recorded pid and command line
 deja_gdb_test(process_info process_info MODE twice)
+# gdb stops at every recorded signal before its delivery (a crash at the faulting
+# instruction, in any thread) and honours `handle ... nostop`
+deja_gdb_test(crash crash EXIT 139)
+deja_gdb_test(crash_thread crash_thread EXIT 139)
+deja_gdb_test(abort abort EXIT 134)
+deja_gdb_test(sigusr1 sigusr1)
+deja_gdb_test(sigusr1_nostop sigusr1)
