@@ -186,7 +186,7 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
       return -errno;
     int64_t result = (int64_t)t->regs.rax;
     struct user_regs_struct back = saved;
-    back.rip -= 2;
+    regs_back_over_syscall(&back);
     back.rax = saved.orig_rax;
     if (task_set_regs(t, &back) < 0 || run_to_syscall_stop(t, STOP_SYSCALL_ENTRY) < 0)
       return -errno;
