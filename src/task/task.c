@@ -86,7 +86,7 @@ char *task_read_str(struct task *t, uint64_t addr, size_t max) {
   size_t len = 0;
   while (len < max) {
     /* Read up to the end of the page so a string near unmapped memory still works. */
-    size_t chunk = 4096 - ((addr + len) & 4095);
+    size_t chunk = PAGE_BYTES - ((addr + len) & (PAGE_BYTES - 1));
     if (chunk > max - len)
       chunk = max - len;
     ssize_t n = pread(t->mem_fd, s + len, chunk, (off_t)(addr + len));
