@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "replay/replayer_internal.h"
+#include "replay/replay_engine.h"
 
 #ifndef CLONE_PARENT
 #define CLONE_PARENT 0x00008000
@@ -115,8 +115,8 @@ static pid_t inject_fork(struct rptask *x) {
   return child;
 }
 
-struct diversion *diversion_start(struct replayer *r, struct rptask *x) {
-  (void)r;
+struct diversion *diversion_start(struct replay_engine *e, struct rptask *x) {
+  (void)e;
   static uint8_t xsave[1 << 16]; /* the whole area, whatever the CPU has */
   long xlen = task_get_xstate(&x->t, xsave, sizeof xsave);
   pid_t child = inject_fork(x);

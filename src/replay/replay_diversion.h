@@ -11,7 +11,7 @@
 
 #include "task/task.h"
 
-struct replayer;
+struct replay_engine;
 struct rptask;
 
 struct diversion {
@@ -24,7 +24,7 @@ struct diversion {
 
 /* Forks the process of X, which is stopped for the debugger, into a stopped copy whose
  * thread has X's registers. NULL on failure (message printed). */
-struct diversion *diversion_start(struct replayer *r, struct rptask *x);
+struct diversion *diversion_start(struct replay_engine *e, struct rptask *x);
 /* Kills the copy and waits for it to go. */
 void diversion_end(struct diversion *dv);
 /* Resumes the copy with ptrace request REQ (PTRACE_CONT or PTRACE_SINGLESTEP) delivering

@@ -15,16 +15,16 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "replay/replayer_internal.h"
+#include "replay/replay_engine.h"
 
 #define MAX_LIBS 512
 #define MAPS_MAX (4 << 20)
 
 /* The processes' tasks share the recorded pid; any of them shows its memory. */
-static struct rptask *process_task(struct replayer *r, pid_t rec_pid) {
-  for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->rec_pid == rec_pid)
-      return r->tasks[i];
+static struct rptask *process_task(struct replay_engine *e, pid_t rec_pid) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->rec_pid == rec_pid)
+      return e->tasks[i];
   return NULL;
 }
 
@@ -165,11 +165,11 @@ static bool link_map_lookup(struct rptask *x, const char *name, const char *file
 
 /* A preserved copy of a file named like PATH (files/BASENAME-dev-inode-size-mtime) that
  * X's process maps: how the dynamic linker is found before the link map exists. */
-static bool mapped_by_basename(struct replayer *r, struct rptask *x, const char *path, char *out,
-                               size_t outlen) {
+static bool mapped_by_basename(struct replay_engine *e, struct rptask *x, const char *path,
+                               char *out, size_t outlen) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
-  char maps[64], *prefix = xasprintf("%s/files/%s-", r->o->trace_dir, base);
+  char maps[64], *prefix = xasprintf("%s/files/%s-", e->o->trace_dir, base);
   snprintf(maps, sizeof maps, "/proc/%d/maps", x->t.tid);
   FILE *f = fopen(maps, "re");
   bool found = false;
@@ -195,8 +195,8 @@ static bool mapped_by_basename(struct replayer *r, struct rptask *x, const char 
 }
 
 /* PATH is inside the trace's files/ directory. */
-static bool in_trace_files(struct replayer *r, const char *path) {
-  char *dir = xasprintf("%s/files/", r->o->trace_dir);
+static bool in_trace_files(struct replay_engine *e, const char *path) {
+  char *dir = xasprintf("%s/files/", e->o->trace_dir);
   char real_dir[PATH_MAX], real_path[PATH_MAX];
   bool in = realpath(dir, real_dir) && realpath(path, real_path) &&
             !strncmp(real_path, real_dir, strlen(real_dir)) && real_path[strlen(real_dir)] == '/';
@@ -246,10 +246,10 @@ static int maps_file(struct rptask *x) {
 }
 
 /* /proc/PID/WHAT (also /proc/PID/task/TID/WHAT) of a replayed process. */
-static int proc_file(struct replayer *r, const char *path) {
+static int proc_file(struct replay_engine *e, const char *path) {
   char *end;
   long pid = strtol(path + 6, &end, 10);
-  struct rptask *x = pid > 0 && *end == '/' ? process_task(r, (pid_t)pid) : NULL;
+  struct rptask *x = pid > 0 && *end == '/' ? process_task(e, (pid_t)pid) : NULL;
   if (!x)
     return -ENOENT;
   const char *what = end + 1;
@@ -266,15 +266,15 @@ static int proc_file(struct replayer *r, const char *path) {
   return -ENOENT; /* not recorded */
 }
 
-int replay_gdb_open_file(struct replayer *r, struct rptask *x, const char *path) {
+int replay_gdb_open_file(struct replay_engine *e, struct rptask *x, const char *path) {
   char file[PATH_MAX];
   if (!strncmp(path, "/proc/", 6))
-    return proc_file(r, path);
+    return proc_file(e, path);
   const char *open_path = path;
-  if (in_trace_files(r, path)) {
+  if (in_trace_files(e, path)) {
     open_path = path;
   } else if (x && (link_map_lookup(x, path, NULL, file, sizeof file) ||
-                   mapped_by_basename(r, x, path, file, sizeof file))) {
+                   mapped_by_basename(e, x, path, file, sizeof file))) {
     open_path = file;
   }
   /* Anything else the recording did not map (separate debug info, gdb scripts): the
@@ -283,12 +283,12 @@ int replay_gdb_open_file(struct replayer *r, struct rptask *x, const char *path)
   return fd < 0 ? -errno : fd;
 }
 
-long replay_gdb_readlink(struct replayer *r, struct rptask *x, const char *path, char *buf,
+long replay_gdb_readlink(struct replay_engine *e, struct rptask *x, const char *path, char *buf,
                          size_t len) {
   (void)x;
   char *end;
   long pid = strncmp(path, "/proc/", 6) ? 0 : strtol(path + 6, &end, 10);
-  struct rptask *p = pid > 0 ? process_task(r, (pid_t)pid) : NULL;
+  struct rptask *p = pid > 0 ? process_task(e, (pid_t)pid) : NULL;
   if (!p)
     return -ENOENT;
   if (strcmp(end, "/exe"))

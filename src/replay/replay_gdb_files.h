@@ -7,14 +7,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-struct replayer;
+struct replay_engine;
 struct rptask;
 
 /* Opens PATH as process X (a task of it) sees it, read-only. Returns a host descriptor,
  * or -errno. */
-int replay_gdb_open_file(struct replayer *r, struct rptask *x, const char *path);
+int replay_gdb_open_file(struct replay_engine *e, struct rptask *x, const char *path);
 /* readlink(PATH) as process X sees it: length written to BUF, or -errno. */
-long replay_gdb_readlink(struct replayer *r, struct rptask *x, const char *path, char *buf,
+long replay_gdb_readlink(struct replay_engine *e, struct rptask *x, const char *path, char *buf,
                          size_t len);
 
 #endif
