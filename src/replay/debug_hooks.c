@@ -227,6 +227,17 @@ static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len)
   }
 }
 
+static bool syscall_entry(void *ctx, struct rptask *x, struct replay_stop *out) {
+  struct replay_debug *d = ctx;
+  long nr = (long)x->t.regs.orig_rax;
+  if (x->rec_pid != d->pid || !d->catch_syscalls ||
+      !(d->catch_any_syscall || (nr >= 0 && nr < DEBUG_NSYSCALLS && d->catch_syscall[nr])))
+    return false;
+  fill_stop(out, RSTOP_SYSCALL, x);
+  out->addr = (uint64_t)nr;
+  return true;
+}
+
 void debug_hooks_init(struct replay_debug *d, pid_t pid) {
   memset(d, 0, sizeof *d);
   d->pid = pid;
@@ -237,6 +248,7 @@ void debug_hooks_init(struct replay_debug *d, pid_t pid) {
       .disarm = disarm,
       .note_write = note_write,
       .observes = observes,
+      .syscall_entry = syscall_entry,
   };
 }
 

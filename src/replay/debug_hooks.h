@@ -14,6 +14,7 @@
 
 #define DEBUG_MAX_BPS 256
 #define DEBUG_MAX_WPS 4
+#define DEBUG_NSYSCALLS 512
 
 struct debug_watch {
   uint64_t addr;
@@ -34,6 +35,9 @@ struct replay_debug {
   int nbps;
   struct debug_watch wps[DEBUG_MAX_WPS];
   int nwps;
+  /* catch syscall: stop at the entry of these calls (any: all of them) */
+  bool catch_syscalls, catch_any_syscall;
+  bool catch_syscall[DEBUG_NSYSCALLS];
   bool stepping;  /* a single step of step_tid is asked for */
   pid_t step_tid; /* recorded tid */
   /* A watchpoint replay's own write triggered (a skipped call's results): reported

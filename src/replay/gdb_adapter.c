@@ -5,10 +5,15 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/kernel_abi.h"
+
+#ifndef CLONE_VFORK
+#define CLONE_VFORK 0x00004000
+#endif
 #include "replay/replay_gdb_files.h"
 
 static void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x,
@@ -119,7 +124,11 @@ static void t_current_stop(void *ctx, struct gdb_stop *stop) {
 }
 
 static void t_set_filter(void *ctx, const struct gdb_stop_filter *filter) {
-  ((struct gdb_adapter *)ctx)->filter = *filter;
+  struct gdb_adapter *a = ctx;
+  a->filter = *filter;
+  a->dbg.catch_syscalls = filter->catch_syscalls;
+  a->dbg.catch_any_syscall = filter->any_syscall;
+  memcpy(a->dbg.catch_syscall, filter->syscalls, sizeof a->dbg.catch_syscall);
 }
 
 static int t_open_file(void *ctx, pid_t pid, const char *path) {
@@ -159,7 +168,48 @@ static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
     g->kind = GDB_STOP_SIGNAL;
     g->signo = SIGINT;
     break;
+  case RSTOP_SYSCALL:
+    g->kind = GDB_STOP_SYSCALL_ENTRY;
+    g->syscall_no = (int)r->addr;
+    break;
   }
+}
+
+/* GDB_STOP_FORK or GDB_STOP_VFORK when EV (replayed by X) made a process, else 0. */
+static enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x) {
+  long nr = (long)ev->regs.orig_rax;
+  uint64_t flags = ev->regs.rdi;
+  if (ev->result <= 0 || (ev->flags & EVF_NEW_THREAD))
+    return 0;
+  if (nr == SYS_clone3 && task_read_mem(&x->t, ev->regs.rdi, &flags, sizeof flags) < 0)
+    return 0;
+  if (nr == SYS_vfork || ((nr == SYS_clone || nr == SYS_clone3) && (flags & CLONE_VFORK)))
+    return GDB_STOP_VFORK;
+  return nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3 ? GDB_STOP_FORK : 0;
+}
+
+/* After system call event EV of X in the debugged process: a fork gdb follows, or the
+ * return catch syscall asked for. */
+static bool syscall_stop(struct gdb_adapter *a, const struct event *ev, struct rptask *x,
+                         struct gdb_stop *stop) {
+  enum gdb_stop_kind fk = fork_kind(ev, x);
+  if (fk && (fk == GDB_STOP_FORK ? a->filter.fork_events : a->filter.vfork_events)) {
+    stop_at(stop, fk, x, SIGTRAP);
+    stop->child_pid = stop->child_tid = (pid_t)ev->result;
+    if (fk == GDB_STOP_VFORK) {
+      a->vfork_parent = x->rec_tid;
+      a->vfork_child = (pid_t)ev->result;
+    }
+    return true;
+  }
+  long nr = (long)ev->regs.orig_rax;
+  /* no return to show: exit, or a clone whose parent returns later */
+  if (!a->filter.catch_syscalls || x->exiting || x->fix_result ||
+      !(a->filter.any_syscall || (nr >= 0 && nr < GDB_NSYSCALLS && a->filter.syscalls[nr])))
+    return false;
+  stop_at(stop, GDB_STOP_SYSCALL_RETURN, x, SIGTRAP);
+  stop->syscall_no = (int)nr;
+  return true;
 }
 
 /* After a replay step: whether gdb must see a stop now (filled into STOP). */
@@ -191,6 +241,16 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
     return true;
   }
   struct rptask *x = engine_task(&a->s->e, res->rec_tid);
+  if (a->vfork_child && res->rec_tid == a->vfork_child &&
+      (res->kind == EV_EXEC || res->kind == EV_EXIT)) {
+    /* the vfork child let go of the parent's memory: the parent runs on */
+    stop_at(stop, GDB_STOP_VFORK_DONE, engine_task(&a->s->e, a->vfork_parent), SIGTRAP);
+    a->vfork_child = a->vfork_parent = 0;
+    if (stop->tid)
+      return true;
+  }
+  if (x && x->rec_pid == d->pid && res->kind == EV_SYSCALL && syscall_stop(a, a->s->e.ev, x, stop))
+    return true;
   int signo = res->kind == EV_SIGNAL ? a->s->e.ev->signo : 0;
   if (x && x->rec_pid == d->pid && signo > 0 && signo < GDB_NSIG && !a->filter.pass[signo]) {
     /* stopped at its delivery: continuing delivers it */

@@ -12,9 +12,10 @@
 struct gdb_adapter {
   struct replay_session *s;
   struct replay_debug dbg;
-  struct gdb_stop last;          /* the stop gdb was told about */
-  bool exited;                   /* the debugged process is gone: nothing to resume */
-  struct gdb_stop_filter filter; /* which stops gdb wants (signals, system calls, forks) */
+  struct gdb_stop last;            /* the stop gdb was told about */
+  bool exited;                     /* the debugged process is gone: nothing to resume */
+  struct gdb_stop_filter filter;   /* which stops gdb wants (signals, system calls, forks) */
+  pid_t vfork_parent, vfork_child; /* a vfork gdb saw: vforkdone when the child execs or ends */
   /* gdb's inferior calls (gdb_calls.c): gdb reads the thread's siginfo before it writes
    * the call's registers and stack (call_armed); the first write forks the diversion,
    * where everything runs until gdb writes the siginfo back. */

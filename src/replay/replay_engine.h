@@ -55,6 +55,7 @@ enum replay_stop_kind {
   RSTOP_WATCHPOINT, /* a watchpoint on `addr` (watch_type: 2 write, 3 read, 4 access) */
   RSTOP_STEP,       /* a single step ended */
   RSTOP_INTERRUPT,  /* the debugger interrupted the program (Ctrl-C) */
+  RSTOP_SYSCALL,    /* the task is at the entry of system call number `addr` (catch syscall) */
 };
 
 struct replay_stop {
@@ -89,6 +90,9 @@ struct replay_hooks {
   /* True when X's stretch of user code must run for real (a breakpoint, watchpoint or
    * step could trigger in it) instead of being restored from a state point. */
   bool (*observes)(void *ctx, struct rptask *x);
+  /* X reached the entry of the event's system call (checked): true when the observer
+   * must see it (*out filled); the event goes on from there. May be NULL. */
+  bool (*syscall_entry)(void *ctx, struct rptask *x, struct replay_stop *out);
 };
 
 extern const struct replay_hooks replay_autopilot_hooks;

@@ -287,9 +287,12 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
     return diverge(e, "expected system call %s, found %s", syscall_name((long)e->ev->regs.orig_rax),
                    stop_desc(st, buf, sizeof buf));
   rc = expect_regs(e, x, &e->ev->regs);
-  if (rc == 0)
-    x->at_entry = true;
-  return rc;
+  if (rc)
+    return rc;
+  x->at_entry = true;
+  if (e->hooks->syscall_entry && e->hooks->syscall_entry(e->hooks->ctx, x, &e->stop))
+    return REPLAY_STOPPED; /* going on finds it at the entry */
+  return 0;
 }
 
 static int syscall_complete(struct replay_engine *e, struct rptask *x, const struct stop *st) {

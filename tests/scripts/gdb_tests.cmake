@@ -34,7 +34,7 @@ function(deja_gdb_test name program)
 endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
-        calls process_info crash crash_thread abort sigusr1)
+        calls process_info crash crash_thread abort sigusr1 syscalls forks)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -72,9 +72,11 @@ deja_gdb_test(library library MODE library
 # info proc / info inferiors: the recorded pid and command line
 deja_gdb_test(process_info process_info MODE twice)
 # gdb stops at every recorded signal before its delivery (a crash at the faulting
-# instruction, in any thread) and honours `handle ... nostop`
+# instruction, in any thread), honours `handle ... nostop`; catch syscall/fork/vfork/exec
 deja_gdb_test(crash crash EXIT 139)
 deja_gdb_test(crash_thread crash_thread EXIT 139)
 deja_gdb_test(abort abort EXIT 134)
 deja_gdb_test(sigusr1 sigusr1)
 deja_gdb_test(sigusr1_nostop sigusr1)
+deja_gdb_test(syscalls syscalls MODE twice)
+deja_gdb_test(forks forks)
