@@ -3,8 +3,12 @@
  * replay itself never changes. gdb reads the thread's siginfo before it sets a call up
  * and writes it back when the call is over (gdb's infcall protocol); the first register
  * or memory write in between forks the diversion, and gdb's registers, memory reads and
- * resumes go to it until the siginfo comes back. Writes at any other time are refused,
- * except writes of what is there already (gdb putting things back). */
+ * resumes go to it until the siginfo comes back. The diversion then idles until gdb
+ * resumes: an expression may make several calls (gdb mallocs a string argument, writes
+ * it, then calls the function), and those must happen in the same copy. While it idles
+ * gdb reads the replay again, its writes go to the copy, and a resume that is not
+ * another call ends it. Writes at any other time are refused, except writes of what is
+ * there already (gdb putting things back). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -18,15 +22,20 @@
 
 #define CALL_TIMEOUT_MS 10000
 
+/* A diversion gdb is in a call of (not idle). */
+static struct diversion *calling(struct gdb_adapter *a) {
+  return a->dv && a->dv->calls > 0 ? a->dv : NULL;
+}
+
 struct task *gdb_calls_task(struct gdb_adapter *a, pid_t tid) {
-  if (a->dv && tid == a->dv->rec_tid)
+  if (calling(a) && tid == a->dv->rec_tid)
     return &a->dv->t;
   struct rptask *x = engine_task(&a->s->e, tid);
   return x ? &x->t : NULL;
 }
 
 int gdb_calls_mem_fd(struct gdb_adapter *a, struct rptask *x) {
-  return a->dv && x->rec_pid == a->dv->rec_pid ? a->dv->t.mem_fd : x->t.mem_fd;
+  return calling(a) && x->rec_pid == a->dv->rec_pid ? a->dv->t.mem_fd : x->t.mem_fd;
 }
 
 void gdb_calls_end(struct gdb_adapter *a) {
@@ -41,8 +50,11 @@ static struct diversion *diversion_for_write(struct gdb_adapter *a, pid_t tid) {
   if (a->dv) {
     if (a->dv->rec_tid != tid)
       return NULL;
-    a->call_setup |= a->call_armed; /* another call: it runs in the diversion */
-    a->call_armed = false;
+    if (a->call_armed) { /* another call (after one, or nested in one that stopped) */
+      a->dv->calls++;
+      a->call_setup = true;
+      a->call_armed = false;
+    }
     return a->dv;
   }
   struct rptask *x = engine_task(&a->s->e, tid);
@@ -101,9 +113,7 @@ long gdb_calls_siginfo(void *ctx, pid_t tid, void *buf, size_t len) {
   siginfo_t si;
   if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
     memset(&si, 0, sizeof si); /* not stopped by a signal */
-  if (a->dv)
-    a->dv->calls++;     /* a call nested in one that stopped */
-  a->call_armed = true; /* gdb saves it before an inferior call */
+  a->call_armed = true;        /* gdb saves it before an inferior call; a write starts the call */
   size_t n = len < sizeof si ? len : sizeof si;
   memcpy(buf, &si, n);
   return (long)n;
@@ -115,8 +125,8 @@ int gdb_calls_set_siginfo(void *ctx, pid_t tid, const void *buf, size_t len) {
   if (!a->dv)
     return -1;
   a->call_armed = a->call_setup = false;
-  if (--a->dv->calls <= 0)
-    gdb_calls_end(a); /* gdb restores the thread after its call: back to the replay */
+  if (a->dv->calls > 0)
+    a->dv->calls--; /* at 0 gdb restores the thread after its call: it reads the replay */
   return 0;
 }
 
@@ -168,6 +178,13 @@ static void run_diversion(struct gdb_adapter *a, enum gdb_resume_action action,
     dv->finished = timed_out;
     return;
   }
+  if (st.sig == SIGSEGV && task_get_regs(&dv->t) == 0 &&
+      debug_is_breakpoint(&a->dbg, dv->t.regs.rip)) {
+    /* gdb's call dummy on the stack, which cannot execute: the call returned */
+    stop->kind = GDB_STOP_SWBREAK;
+    stop->signo = SIGTRAP;
+    return;
+  }
   if (st.sig == SIGTRAP && task_get_regs(&dv->t) == 0) {
     siginfo_t si;
     memset(&si, 0, sizeof si);
@@ -192,8 +209,8 @@ static void run_diversion(struct gdb_adapter *a, enum gdb_resume_action action,
 bool gdb_calls_resume(struct gdb_adapter *a, enum gdb_resume_action action, struct gdb_stop *stop,
                       bool (*interrupted)(void *arg), void *arg) {
   a->call_armed = false;
-  if (a->dv && a->dv->finished && !a->call_setup)
-    gdb_calls_end(a); /* after a call that went wrong: the replay goes on */
+  if (a->dv && (a->dv->finished || !a->dv->calls) && !a->call_setup)
+    gdb_calls_end(a); /* after gdb's calls (or one that went wrong): the replay goes on */
   a->call_setup = false;
   if (!a->dv)
     return false;
