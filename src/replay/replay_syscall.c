@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "replay/replay_output.h"
 #include "replay/replayer_internal.h"
 #include "syscalls/syscall_table.h"
 #include "task/exec_image.h"
@@ -29,20 +30,6 @@
 
 #define ERESTARTSYS 512
 #define ERESTART_RESTARTBLOCK 516
-
-static void reproduce_output(struct replayer *r) {
-  if (r->o->quiet || !r->ev.out_to)
-    return;
-  int fd = r->ev.out_to == OUT_TO_STDERR ? 2 : 1;
-  for (uint32_t done = 0; done < r->ev.out_len;) {
-    ssize_t n = write(fd, r->ev.out_data + done, r->ev.out_len - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return;
-    done += (uint32_t)n;
-  }
-}
 
 /* Copies S to the program's stack below the red zone and injects a call using it as
  * argument STR_ARG; the stack bytes are restored afterwards. */
@@ -245,9 +232,7 @@ static int emulate(struct replayer *r, struct rptask *x) {
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
   int rc = write_back_memory(r, x);
-  if (rc == 0)
-    reproduce_output(r);
-  return rc;
+  return rc ? rc : replay_output(r, x);
 }
 
 /* clone, fork, vfork, clone3 run for real; the new task gets the recorded tid wherever
