@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Records one program with deja, replays it, and checks that the replay is faithful.
 #
-# usage: rr_test.sh --deja PATH [--exit STATUS] [--differ] [--repeat N] [--stdin FILE]
+# usage: rr_test.sh --deja PATH --trace-edit PATH [--exit STATUS] [--differ] [--repeat N] [--stdin FILE]
 #                   [--record-arg ARG]... -- PROGRAM [ARG...]
 #
+#   --trace-edit PATH  the trace-rewriting test helper (tests/tools/trace_edit.c)
 #   --exit STATUS      exit status the recording must report (default 0)
 #   --differ           record twice and require different stdout: the program prints
 #                      live values (time, random) that must not be frozen during record
@@ -27,10 +28,13 @@
 # same program stderr), replay -a -q (status 0, no stdout), dump (events numbered from 1,
 # the first an exec of the program's first process, its exit status at its last event,
 # the recorded output as many bytes as the program wrote), ps (the first process with the
-# command line and exit status, every other one a child of a listed process).
+# command line and exit status, every other one a child of a listed process), and the
+# first recording, with an output byte or a system call result altered, replays to a
+# divergence (follows_trace.sh: the replay runs the program from the trace).
 set -u
 
 deja=""
+trace_edit=""
 expected_exit=0
 differ=0
 repeat=1
@@ -42,6 +46,7 @@ record_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --deja) deja="$2"; shift 2 ;;
+    --trace-edit) trace_edit="$2"; shift 2 ;;
     --exit) expected_exit="$2"; shift 2 ;;
     --differ) differ=1; shift ;;
     --repeat) repeat="$2"; shift 2 ;;
@@ -54,8 +59,8 @@ while [ $# -gt 0 ]; do
     *) echo "rr_test.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-if [ -z "$deja" ] || [ $# -eq 0 ]; then
-  echo "usage: rr_test.sh --deja PATH [--exit N] [--differ] [--repeat N] [--stdin FILE] [--record-arg ARG]... -- PROGRAM [ARG...]" >&2
+if [ -z "$deja" ] || [ -z "$trace_edit" ] || [ $# -eq 0 ]; then
+  echo "usage: rr_test.sh --deja PATH --trace-edit PATH [--exit N] [--differ] [--repeat N] [--stdin FILE] [--record-arg ARG]... -- PROGRAM [ARG...]" >&2
   exit 2
 fi
 if ! [[ "$repeat" =~ ^[1-9][0-9]*$ ]]; then
@@ -285,6 +290,10 @@ for ((run = 1; run <= recordings; run++)); do
   record_once "t$run" "$@"
   check_recording "t$run"
   check_replay "t$run" "$@"
+  if [ $run -eq 1 ]; then
+    sh "$(dirname "$0")/follows_trace.sh" "$deja" "$trace_edit" "$tmp/t1" >"$tmp/follows" 2>&1 ||
+      { cat "$tmp/follows" >&2; fail "replay of t1 does not follow the trace"; }
+  fi
   if [ $vary -gt 0 ] && [ $run -ge 2 ]; then
     if ! cmp -s "$tmp/t1.out" "$tmp/t$run.out"; then
       varied="recording $run printed other output than the first"
@@ -294,7 +303,7 @@ for ((run = 1; run <= recordings; run++)); do
     [ -n "$varied" ] && break
   fi
 done
-summary="recorded with status $expected_exit, replayed faithfully ($(wc -l <"$tmp/t1.dump") events)"
+summary="recorded with status $expected_exit, replayed faithfully and follows the trace ($(wc -l <"$tmp/t1.dump") events)"
 if [ $recordings -gt 1 ]; then
   summary="$summary; $recordings recordings, each replayed faithfully"
 fi

@@ -52,5 +52,6 @@ for n, total in sorted(results):
 # A racy program recorded until it fails replays that failure every time.
 add_test(NAME racy_until_fail
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/racy_until_fail_test.sh
-                 $<TARGET_FILE:deja> $<TARGET_FILE:mt_race_window>)
+                 $<TARGET_FILE:deja> $<TARGET_FILE:trace_edit>
+                 $<TARGET_FILE:mt_race_window>)
 set_tests_properties(racy_until_fail PROPERTIES TIMEOUT 300)

@@ -8,6 +8,10 @@
  *                                              event's recorded registers
  *   trace_edit TRACE print-output [-q]         write each event's recorded output to
  *                                              stdout/stderr (nothing with -q)
+ *   trace_edit TRACE run [-q]                  run the recorded program for real (its first
+ *                                              exec's argv and environment; output to
+ *                                              /dev/null with -q), as a fake replay that
+ *                                              applies none of the recorded results
  *
  * EVENT is an event number as `deja dump` prints it. The edited stream replaces
  * TRACE/events. Exit status 0, or 1 with a message naming what is wrong. */
@@ -28,7 +32,7 @@ static const char *prog = "trace_edit";
 static int usage(void) {
   fprintf(stderr,
           "usage: %s TRACE EVENT result VALUE | TRACE EVENT output OFFSET |\n"
-          "       %s TRACE EVENT reg NAME VALUE | TRACE print-output [-q]\n",
+          "       %s TRACE EVENT reg NAME VALUE | TRACE print-output [-q] | TRACE run [-q]\n",
           prog, prog);
   return 2;
 }
@@ -46,8 +50,9 @@ static unsigned long long *reg_field(struct user_regs_struct *regs, const char *
   if (strcmp(name, #n) == 0)                                                                       \
     return &regs->n;
   REG(rip)
-  REG(rsp) REG(rbp) REG(rax) REG(rbx) REG(rcx) REG(rdx) REG(rsi) REG(rdi) REG(r8) REG(r9) REG(r10)
-      REG(r11) REG(r12) REG(r13) REG(r14) REG(r15) REG(eflags)
+  REG(rsp)
+  REG(rbp) REG(rax) REG(rbx) REG(rcx) REG(rdx) REG(rsi) REG(rdi) REG(r8) REG(r9) REG(r10) REG(r11)
+      REG(r12) REG(r13) REG(r14) REG(r15) REG(eflags)
 #undef REG
           return NULL;
 }
@@ -122,6 +127,35 @@ static int print_output(struct trace_reader *rd, const char *path, bool quiet) {
   }
   event_free(&ev);
   return rc;
+}
+
+/* Runs the program of the trace's first exec event with its recorded argv and envp (not
+ * the trace's preserved copy: the program must find its own files). Returns only on
+ * failure. */
+static int run_program(struct trace_reader *rd, const char *path, bool quiet) {
+  struct event ev;
+  event_init(&ev);
+  char err[512];
+  const void *rec;
+  size_t len;
+  if (trace_reader_next(rd, &rec, &len) <= 0 || event_decode(&ev, rec, len, err, sizeof err) < 0 ||
+      ev.kind != EV_EXEC || ev.argc == 0) {
+    fprintf(stderr, "%s: %s does not start with an exec event\n", prog, path);
+    return 1;
+  }
+  char **v = calloc(ev.argc + ev.envc + 2, sizeof *v);
+  const char *s = ev.strings;
+  for (uint32_t i = 0, k = 0; i < ev.argc + ev.envc; i++, k++) {
+    if (i == ev.argc)
+      k++; /* the NULL ending argv */
+    v[k] = strdup(s);
+    s += strlen(s) + 1;
+  }
+  if (quiet && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
+    return 1;
+  execvpe(v[0], v, v + ev.argc + 1);
+  fprintf(stderr, "%s: cannot run %s: %s\n", prog, v[0], strerror(errno));
+  return 127;
 }
 
 static int rewrite(struct trace_reader *rd, const char *path, struct edit *e) {
@@ -200,8 +234,8 @@ int main(int argc, char **argv) {
   char *path = malloc(strlen(argv[1]) + sizeof "/" TRACE_EVENTS_FILE);
   sprintf(path, "%s/" TRACE_EVENTS_FILE, argv[1]);
   struct edit e = {0};
-  bool print = strcmp(argv[2], "print-output") == 0;
-  if (print) {
+  bool print = strcmp(argv[2], "print-output") == 0, run = strcmp(argv[2], "run") == 0;
+  if (print || run) {
     if (argc > 4 || (argc == 4 && strcmp(argv[3], "-q") != 0))
       return usage();
   } else {
@@ -228,7 +262,9 @@ int main(int argc, char **argv) {
     free(path);
     return 1;
   }
-  int rc = print ? print_output(rd, path, argc == 4) : rewrite(rd, path, &e);
+  int rc = print ? print_output(rd, path, argc == 4)
+           : run ? run_program(rd, path, argc == 4)
+                 : rewrite(rd, path, &e);
   trace_reader_close(rd);
   free(path);
   return rc;
