@@ -21,7 +21,7 @@ finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; 
 "$deja" record -o "$tmp/t" "$prog" >"$tmp/record.out" 2>"$tmp/record.err" ||
   { bad "recording $prog failed: $(cat "$tmp/record.err")"; finish; }
 "$deja" dump "$tmp/t" >"$tmp/dump" || { bad "deja dump of the recording failed"; finish; }
-"$deja" replay -a "$tmp/t" >"$tmp/replay.out" 2>"$tmp/replay.err"
+timeout 300 "$deja" replay -a "$tmp/t" >"$tmp/replay.out" 2>"$tmp/replay.err"
 status=$?
 if [ "$status" -eq 0 ] && cmp -s "$tmp/record.out" "$tmp/replay.out"; then
   ok "the unaltered trace replays (status 0, same output)"

@@ -29,7 +29,7 @@ wait "$deja_pid"
 status=$?
 [ "$status" = 143 ] || fail "deja record exited $status, expected 143 (128+SIGTERM); stderr: $(cat "$tmp/err")"
 
-"$deja" replay -a "$tmp/t" >"$tmp/rout" 2>"$tmp/rerr"
+timeout 120 "$deja" replay -a "$tmp/t" >"$tmp/rout" 2>"$tmp/rerr"
 status=$?
 [ "$status" = 0 ] || fail "replay exited $status; stderr: $(cat "$tmp/rerr")"
 cmp -s "$tmp/out" "$tmp/rout" || fail "replay output differs: $(diff "$tmp/out" "$tmp/rout" | head -n 10)"

@@ -23,7 +23,7 @@ while :; do
 done
 echo "the race showed in recording $try: $(cat "$tmp/out")"
 for i in 1 2 3; do
-  "$deja" replay -a "$tmp/t" >"$tmp/rout" 2>"$tmp/rerr"
+  timeout 300 "$deja" replay -a "$tmp/t" >"$tmp/rout" 2>"$tmp/rerr"
   status=$?
   [ "$status" = 0 ] || { echo "FAIL: replay $i exited $status:"; cat "$tmp/rerr"; exit 1; }
   cmp -s "$tmp/out" "$tmp/rout" || { echo "FAIL: replay $i printed $(cat "$tmp/rout")"; exit 1; }
