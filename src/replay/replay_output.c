@@ -13,7 +13,7 @@
 
 #include "common/log.h"
 #include "replay/replay_output.h"
-#include "replay/replayer_internal.h"
+#include "replay/replay_engine.h"
 #include "syscalls/syscall_table.h"
 
 #define MAX_IOVECS 1024 /* as many as the recorder reads (IOV_MAX) */
@@ -56,30 +56,30 @@ static void write_all(int fd, const uint8_t *data, uint32_t len) {
   }
 }
 
-int replay_output(struct replayer *r, struct rptask *x) {
-  if (!r->ev.out_to)
+int replay_output(struct replay_engine *e, struct rptask *x) {
+  if (!e->ev->out_to)
     return 0;
-  long nr = (long)r->ev.regs.orig_rax;
-  const char *stream = r->ev.out_to == OUT_TO_STDERR ? "stderr" : "stdout";
+  long nr = (long)e->ev->regs.orig_rax;
+  const char *stream = e->ev->out_to == OUT_TO_STDERR ? "stderr" : "stdout";
   int fd = (int)x->t.regs.rdi;
-  uint32_t len = r->ev.out_len;
+  uint32_t len = e->ev->out_len;
   uint8_t *got = xmalloc(len ? len : 1);
   char why[256];
   int rc = 0;
   if (gather(x, nr, &x->t.regs, got, len, why, sizeof why) < 0) {
-    rc = diverge(r, "%s to descriptor %d (the recording's %s): %s", syscall_name(nr), fd, stream,
+    rc = diverge(e, "%s to descriptor %d (the recording's %s): %s", syscall_name(nr), fd, stream,
                  why);
   } else {
     uint32_t i = 0;
-    while (i < len && got[i] == r->ev.out_data[i])
+    while (i < len && got[i] == e->ev->out_data[i])
       i++;
     if (i < len)
-      rc = diverge(r,
+      rc = diverge(e,
                    "%s to descriptor %d (the recording's %s) differs from the recorded output "
                    "at byte %u of %u: the replayed program wrote 0x%02x, the recording 0x%02x",
-                   syscall_name(nr), fd, stream, i, len, got[i], r->ev.out_data[i]);
-    else if (!r->o->quiet)
-      write_all(r->ev.out_to == OUT_TO_STDERR ? 2 : 1, got, len);
+                   syscall_name(nr), fd, stream, i, len, got[i], e->ev->out_data[i]);
+    else if (!e->o->quiet)
+      write_all(e->ev->out_to == OUT_TO_STDERR ? 2 : 1, got, len);
   }
   free(got);
   return rc;
