@@ -10,10 +10,10 @@
 #include "check.h"
 
 #ifdef DIV_OTHER
-#define ROUNDS 31000000L
+#define ROUNDS 101000000L
 #define GREETING "another build of div_target"
 #else
-#define ROUNDS 30000000L
+#define ROUNDS 100000000L
 #define GREETING "div_target"
 #endif
 
