@@ -17,6 +17,7 @@
  * TRACE/events. Exit status 0, or 1 with a message naming what is wrong. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +47,33 @@ static int parse_u64(const char *s, uint64_t *v) {
 
 /* The address of register NAME in REGS, or NULL. */
 static unsigned long long *reg_field(struct user_regs_struct *regs, const char *name) {
-#define REG(n)                                                                                     \
-  if (strcmp(name, #n) == 0)                                                                       \
-    return &regs->n;
-  REG(rip)
-  REG(rsp)
-  REG(rbp) REG(rax) REG(rbx) REG(rcx) REG(rdx) REG(rsi) REG(rdi) REG(r8) REG(r9) REG(r10) REG(r11)
-      REG(r12) REG(r13) REG(r14) REG(r15) REG(eflags)
-#undef REG
-          return NULL;
+  static const struct {
+    const char *name;
+    size_t offset;
+  } names[] = {
+      {"rip", offsetof(struct user_regs_struct, rip)},
+      {"rsp", offsetof(struct user_regs_struct, rsp)},
+      {"rbp", offsetof(struct user_regs_struct, rbp)},
+      {"rax", offsetof(struct user_regs_struct, rax)},
+      {"rbx", offsetof(struct user_regs_struct, rbx)},
+      {"rcx", offsetof(struct user_regs_struct, rcx)},
+      {"rdx", offsetof(struct user_regs_struct, rdx)},
+      {"rsi", offsetof(struct user_regs_struct, rsi)},
+      {"rdi", offsetof(struct user_regs_struct, rdi)},
+      {"r8", offsetof(struct user_regs_struct, r8)},
+      {"r9", offsetof(struct user_regs_struct, r9)},
+      {"r10", offsetof(struct user_regs_struct, r10)},
+      {"r11", offsetof(struct user_regs_struct, r11)},
+      {"r12", offsetof(struct user_regs_struct, r12)},
+      {"r13", offsetof(struct user_regs_struct, r13)},
+      {"r14", offsetof(struct user_regs_struct, r14)},
+      {"r15", offsetof(struct user_regs_struct, r15)},
+      {"eflags", offsetof(struct user_regs_struct, eflags)},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i].name) == 0)
+      return (unsigned long long *)((char *)regs + names[i].offset);
+  return NULL;
 }
 
 struct edit {
