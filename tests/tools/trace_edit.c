@@ -250,8 +250,6 @@ static int rewrite(struct trace_reader *rd, const char *path, struct edit *e) {
 int main(int argc, char **argv) {
   if (argc < 3)
     return usage();
-  char *path = malloc(strlen(argv[1]) + sizeof "/" TRACE_EVENTS_FILE);
-  sprintf(path, "%s/" TRACE_EVENTS_FILE, argv[1]);
   struct edit e = {0};
   bool print = strcmp(argv[2], "print-output") == 0, run = strcmp(argv[2], "run") == 0;
   if (print || run) {
@@ -274,6 +272,8 @@ int main(int argc, char **argv) {
       return usage();
     }
   }
+  char *path = malloc(strlen(argv[1]) + sizeof "/" TRACE_EVENTS_FILE);
+  sprintf(path, "%s/" TRACE_EVENTS_FILE, argv[1]);
   char err[512];
   struct trace_reader *rd = trace_reader_open(path, 1, err, sizeof err);
   if (!rd) {
