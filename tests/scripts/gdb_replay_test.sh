@@ -56,6 +56,8 @@ DEJA_TRACE_DIR=$WORK/traces
 export DEJA_TRACE_DIR
 mkdir -p "$DEJA_TRACE_DIR"
 TRACE=$WORK/trace
+# gdb gives up on a packet after 2 s by default, which a loaded test machine can exceed.
+REMOTE_TIMEOUT=60
 passed=0
 failed=0
 
@@ -138,7 +140,8 @@ run_with_commands() {
 replay_under_gdb() {
     output=$1
     shift
-    run_with_commands timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx >"$output" 2>&1
+    run_with_commands timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx \
+        -iex "set remotetimeout $REMOTE_TIMEOUT" >"$output" 2>&1
     status=$?
     if [ "$status" -eq 124 ]; then
         fail "deja replay $* under gdb did not finish within 120 s"
@@ -242,7 +245,7 @@ server)
         show_output "deja replay -s output" "$WORK/server.out"
         finish
     fi
-    run_with_commands timeout 120 gdb -batch -nx "$exe" \
+    run_with_commands timeout 120 gdb -batch -nx -iex "set remotetimeout $REMOTE_TIMEOUT" "$exe" \
         -ex "target extended-remote 127.0.0.1:$port" >"$WORK/gdb.out" 2>&1
     check_patterns "$WORK/gdb.out"
     exited=0
