@@ -2,7 +2,7 @@
 # Checks that `deja replay` replays the program from the trace rather than printing the
 # trace or re-running the program: two altered copies of TRACE (valid, checksums right)
 # must replay to a divergence (status 3) naming the altered event or a later one.
-#   output  one byte of the first recorded output changed: a replay that prints the
+#   output  the last byte of the first recorded output changed: a replay that prints the
 #           trace's output instead of the program's would print it and succeed
 #   result  a system call result changed (the first openat's descriptor, else the first
 #           output write's byte count, else the first brk's address): a replay that does
@@ -44,9 +44,11 @@ altered() {
   fi
 }
 
-ev=$(awk '/ output to std(out|err) \(/ { print $1; exit }' "$work/dump")
-if [ -n "$ev" ]; then
-  altered output "$ev" 1 output 0
+# The last byte of the first output (for writev, in its last buffer).
+set -- $(awk '/ output to std(out|err) \(/ { n = $0; sub(/.* output to std(out|err) \(/, "", n)
+                print $1, n - 1; exit }' "$work/dump")
+if [ $# -eq 2 ]; then
+  altered output "$1" 1 output "$2"
 else
   echo "ok: no recorded output to alter"
 fi
