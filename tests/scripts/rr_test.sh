@@ -179,7 +179,7 @@ check_ps() {
   problem=$(CMD="$*" awk -F '\t' -v root="$root" -v want_exit="$want_exit" '
     BEGIN { cmd = ENVIRON["CMD"]; gsub(/\n/, "\\n", cmd); gsub(/\t/, "\\t", cmd) }
     NR == 1 {
-      if ($0 != "PID\tPPID\tEXIT\tCMD") { print "the header is \"" $0 "\""; exit }
+      if ($0 != "PID\tPPID\tEXIT\tCMD") { print "the header is \"" $0 "\""; bad = 1; exit }
       next
     }
     NR == 2 {
@@ -192,7 +192,7 @@ check_ps() {
     NR > 2 && !($2 in pids) { print "process " $1 " has parent " $2 ", which is not listed"; exit }
     NR > 2 && $3 == "none" { print "process " $1 " has no exit status"; exit }
     { pids[$1] = 1 }
-    END { if (NR < 2) print "no process line" }' "$tmp/$name.ps")
+    END { if (!bad && NR < 2) print "no process line" }' "$tmp/$name.ps")
   if [ -z "$problem" ] && [ -n "$ps_file" ]; then
     problem=$(awk -F '\t' '
       NR == FNR {
@@ -206,14 +206,15 @@ check_ps() {
         k = FNR - 1; row[$1] = k
         line = $0; sub(/^[^\t]*\t[^\t]*\t[^\t]*\t/, "", line)
         p = $2 == "--" ? "--" : row[$2]
-        if (k > n) { print "process line " k " is not expected: " $0; exit }
+        if (k > n) { print "process line " k " is not expected: " $0; bad = 1; exit }
         if (p != parent[k] || $3 != status[k] || line !~ pattern[k]) {
           print "process line " k " is \"" $0 "\", expected parent line " parent[k] \
                 ", exit " status[k] ", command matching " pattern[k]
+          bad = 1
           exit
         }
       }
-      END { if (FNR - 1 < n) print "ps lists " FNR - 1 " processes, expected " n }' \
+      END { if (!bad && FNR - 1 < n) print "ps lists " FNR - 1 " processes, expected " n }' \
       "$ps_file" "$tmp/$name.ps")
   fi
   if [ -n "$problem" ]; then
