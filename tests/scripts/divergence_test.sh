@@ -8,6 +8,7 @@
 #   state   a state point's registers altered (rip; the last state point of a thread
 #           before it runs on, since a later state point would overwrite it)
 # The unaltered trace must replay with status 0 first, so the divergences are the edits'.
+# The output case is replayed under gdb too: `deja replay` must exit 3 there as well.
 # usage: divergence_test.sh DEJA TRACE_EDIT PROGRAM OTHER_BUILD
 set -u
 deja=$1 edit=$2 prog=$3 other=$4
@@ -76,6 +77,14 @@ cp -a "$tmp/t" "$tmp/output"
 if [ -n "$ev" ] && "$edit" "$tmp/output" "$ev" output 4; then
   expect_divergence output "$ev" \
     "at event $ev .*descriptor 1 .*differs from the recorded output at byte 4 "
+  timeout 120 "$deja" replay "$tmp/output" -- -batch -nx -iex "set remotetimeout 60" \
+    -ex continue >"$tmp/gdb.out" 2>&1
+  status=$?
+  if [ "$status" -eq 3 ] && grep -q "^deja: replay diverged at event $ev " "$tmp/gdb.out"; then
+    ok "output under gdb: deja replay exited with status 3, divergence at event $ev"
+  else
+    bad "output under gdb: deja replay exited with status $status, expected 3 and a divergence at event $ev: $(tail -n 5 "$tmp/gdb.out")"
+  fi
 else
   bad "output: no output event to alter, or trace_edit failed"
 fi
