@@ -8,8 +8,8 @@
 #include "check.h"
 
 static void put(int fd, int how, const char *a, const char *b, const char *c) {
-  struct iovec iov[4] = {{(void *)a, strlen(a)}, {(void *)"", 0}, {(void *)b, strlen(b)},
-                         {(void *)c, strlen(c)}};
+  struct iovec iov[4] = {
+      {(void *)a, strlen(a)}, {(void *)"", 0}, {(void *)b, strlen(b)}, {(void *)c, strlen(c)}};
   size_t total = iov[0].iov_len + iov[2].iov_len + iov[3].iov_len;
   off_t at = lseek(fd, 0, SEEK_CUR);
   ssize_t n;
