@@ -22,6 +22,7 @@ struct gdb_adapter {
   bool call_armed;
   bool call_setup; /* gdb wrote into the diversion since the last resume: a call starts */
   struct diversion *dv;
+  int failed; /* the replay failed (diverged: 3): deja replay's exit status */
 };
 
 /* Attaches to S, which is stopped with FIRST the task gdb sees first; fills T. */
