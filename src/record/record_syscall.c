@@ -153,6 +153,15 @@ static void forget_remapped(struct rtask *x, long nr, int64_t result) {
   }
 }
 
+/* Preserves what an mmap of a file can read: its mapped range for a private mapping; the
+ * whole file (sparsely) for a shared one, whose copy replay keeps up to date. */
+static int preserve_mapped(struct recorder *r, const struct user_regs_struct *e, const char *src,
+                           const char *orig, char *file, size_t filelen, char *why, size_t whylen) {
+  bool shared = ((int)e->r10 & (MAP_SHARED | MAP_PRIVATE)) != MAP_PRIVATE;
+  uint64_t off = shared ? 0 : e->r9, len = shared ? 0 : e->rsi;
+  return trace_files_preserve(r->files, src, orig, off, len, file, filelen, why, whylen);
+}
+
 int record_syscall_exit(struct recorder *r, struct rtask *x) {
   if (!x->in_syscall)
     return 0; /* exit of a call made before recording started */
@@ -202,8 +211,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     struct stat st;
     if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
       ev.flags |= EVF_DEV_ZERO; /* zero-filled memory, like an anonymous mapping */
-    } else if (trace_files_preserve(r->o->trace_dir, src, orig, file, sizeof file, why,
-                                    sizeof why) < 0) {
+    } else if (preserve_mapped(r, e, src, orig, file, sizeof file, why, sizeof why) < 0) {
       event_free(&ev);
       return recorder_abort(r, why);
     }
@@ -269,7 +277,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   snprintf(exe, sizeof exe, "/proc/%d/exe", x->t.tid);
   ssize_t l = readlink(exe, orig, sizeof orig - 1);
   orig[l > 0 ? l : 0] = 0;
-  if (trace_files_preserve(r->o->trace_dir, exe, orig, file, sizeof file, why, sizeof why) < 0)
+  if (trace_files_preserve(r->files, exe, orig, 0, 0, file, sizeof file, why, sizeof why) < 0)
     return recorder_abort(r, why);
   struct event ev;
   event_init(&ev);
@@ -277,7 +285,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   char interp[512] = "", interp_file[512] = "";
   uint64_t maps[16][4];
   int nmaps = proc_file_mappings(x->t.tid, orig, interp, sizeof interp, maps, 16);
-  if (nmaps > 0 && trace_files_preserve(r->o->trace_dir, interp, interp, interp_file,
+  if (nmaps > 0 && trace_files_preserve(r->files, interp, interp, 0, 0, interp_file,
                                         sizeof interp_file, why, sizeof why) < 0)
     return recorder_abort(r, why);
   ev.interp = interp_file;

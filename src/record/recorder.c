@@ -562,6 +562,7 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot create %s: %s", files, strerror(errno));
     goto out;
   }
+  r.files = trace_files_new(o->trace_dir);
   r.w = trace_writer_open(events, 1, DEJA_VERSION, err, sizeof err);
   if (!r.w) {
     deja_msg("%s", err);
@@ -601,6 +602,7 @@ out:
   tbuf_free(&r.rec);
   tbuf_free(&r.data);
   tbuf_free(&r.addrs);
+  trace_files_free(r.files);
   free(files);
   free(events);
   free(path);

@@ -13,6 +13,7 @@
 #include "task/task.h"
 #include "trace/trace_buf.h"
 #include "trace/trace_event.h"
+#include "trace/trace_files.h"
 #include "trace/trace_stream.h"
 
 /* A recorded process: what its threads share. */
@@ -58,6 +59,7 @@ struct rtask {
 struct recorder {
   const struct record_options *o;
   struct trace_writer *w;
+  struct trace_files *files; /* the preserved files */
   struct tbuf rec, data, addrs;
   uint64_t events;
   struct stat out_st[3];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "trace/trace_files.h"
 #include "replay/replayer_internal.h"
 #include "syscalls/syscall_table.h"
 #include "task/exec_image.h"
@@ -92,19 +93,14 @@ static int finish_executed(struct replayer *r, struct rptask *x, const char *nam
   return write_back_memory(r, x);
 }
 
-/* A preserved file the trace names but does not hold: the trace is incomplete (exit 1),
- * not a divergence. */
+/* A preserved file the trace names but does not hold, or holds damaged: the trace is
+ * incomplete (exit 1), not a divergence. */
 static int missing_file(struct replayer *r, const char *name) {
-  char *path = xasprintf("%s/files/%s", r->o->trace_dir, name);
-  int rc = 0;
-  if (access(path, R_OK) < 0) {
-    deja_msg(
-        "%s: a file the program mapped is missing from the trace (%s); the trace is incomplete",
-        path, strerror(errno));
-    rc = REPLAY_BAD_TRACE;
-  }
-  free(path);
-  return rc;
+  char err[1024];
+  if (trace_files_check(r->o->trace_dir, name, err, sizeof err) == 0)
+    return 0;
+  deja_msg("%s", err);
+  return REPLAY_BAD_TRACE;
 }
 
 /* The file a MAP_SHARED mapping maps in replay: a writable copy of the preserved file,
@@ -507,6 +503,9 @@ int replay_exec(struct replayer *r, struct rptask *x) {
   if (task_get_regs(&x->t) < 0 ||
       (x->t.regs.orig_rax != SYS_execve && x->t.regs.orig_rax != SYS_execveat))
     return diverge(r, "expected execve, found %s", stop_desc(&st, buf, sizeof buf));
+  int missing = missing_file(r, r->ev.file);
+  if (missing)
+    return missing;
   /* Lay out path, argv and envp below the red zone; the old image is discarded anyway. */
   char *path = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
   uint32_t nptr = r->ev.argc + r->ev.envc + 2;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "trace/trace_files.h"
 #include "common/remove_tree.h"
 #include "replay/regs_compare.h"
 #include "replay/replayer_internal.h"
@@ -374,6 +375,11 @@ static char **exec_vectors(const struct event *ev, char ***envp) {
 }
 
 static int start_program(struct replayer *r) {
+  char check[1024];
+  if (trace_files_check(r->o->trace_dir, r->ev.file, check, sizeof check) < 0) {
+    deja_msg("%s", check);
+    return REPLAY_BAD_TRACE;
+  }
   char *path = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
   if (access(path, X_OK) < 0) {
     deja_msg("%s: the preserved program is missing or not executable (%s); the trace is incomplete",
