@@ -1,11 +1,13 @@
-/* `deja pack [TRACE]`: traces already hold a copy of every mapped file (under files/), so
- * packing only checks that TRACE is a trace. */
+/* `deja pack [TRACE]`: a trace's preserved files (under files/) may be hard links into the
+ * content store it shares with the other traces of its directory; packing gives the trace
+ * its own copies, so it can be moved or archived alone. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
+#include "trace/trace_store.h"
 
 int cmd_pack(int argc, char **argv) {
   if (argc > 2) {
@@ -19,7 +21,13 @@ int cmd_pack(int argc, char **argv) {
     fprintf(stderr, "deja: %s\n", err);
     return 1;
   }
-  fprintf(stderr, "deja: trace %s is already self-contained\n", trace);
+  int rc = 0;
+  if (trace_store_unshare(trace, err, sizeof err) < 0) {
+    fprintf(stderr, "deja: %s; the trace %s still replays where it is\n", err, trace);
+    rc = 1;
+  } else {
+    fprintf(stderr, "deja: trace %s is self-contained\n", trace);
+  }
   free(trace);
-  return 0;
+  return rc;
 }

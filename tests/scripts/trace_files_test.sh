@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Preserved files and the content store (issue 11).
+#
+# usage: trace_files_test.sh DEJA PROGRAMS_DIR CASE
+#   sparse   huge sparse files, a memfd and a deleted file mapped: small trace, replays
+#   store    ten recordings share their files (disk use of ten / one <= 1.5); rm and pack
+#            keep the store consistent; traces replay after the others are removed
+#   rebuilt  a trace replays after its program was overwritten in place (same inode)
+#   damaged  a missing or corrupt preserved file: replay exits 1 naming the file
+set -u
+deja=${1:?usage: trace_files_test.sh DEJA PROGRAMS_DIR CASE}
+programs=${2:?}
+case_name=${3:?}
+
+tmp=$(mktemp -d /tmp/deja-files-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export DEJA_TRACE_DIR="$tmp/traces"
+mkdir -p "$DEJA_TRACE_DIR"
+store="$DEJA_TRACE_DIR/.deja-store"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# record NAME PROGRAM [ARG...]: records into the trace directory as NAME; NAME.out kept.
+record() {
+  local name=$1
+  shift
+  "$deja" record -o "$DEJA_TRACE_DIR/$name" -- "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" ||
+    { cat "$tmp/$name.err" >&2; fail "recording $name of $* failed"; }
+}
+
+# replays NAME: replay -a succeeds with the recorded output.
+replays() {
+  local name=$1 status
+  "$deja" replay -a "$DEJA_TRACE_DIR/$name" >"$tmp/$name.rout" 2>"$tmp/$name.rerr"
+  status=$?
+  [ $status -eq 0 ] || { cat "$tmp/$name.rerr" >&2; fail "replay of $name exited with $status"; }
+  cmp -s "$tmp/$name.out" "$tmp/$name.rout" || fail "replay of $name printed other output"
+}
+
+kib() { du -sk "$@" | awk '{s += $1} END {print s}'; }
+
+case $case_name in
+sparse)
+  record t "$programs/sparse_map"
+  replays t
+  # Every preserved file of 1 GiB or more must use (almost) no disk.
+  found=0
+  for f in "$DEJA_TRACE_DIR"/t/files/*; do
+    size=$(stat -c %s "$f")
+    if [ "$size" -ge 1073741824 ]; then
+      found=$((found + 1))
+      used=$(kib "$f")
+      [ "$used" -le 64 ] || fail "$f: a ${size}-byte sparse file uses $used KiB of disk"
+    fi
+  done
+  [ $found -eq 2 ] || fail "expected 2 huge preserved files (sparse file, memfd), found $found"
+  ls "$DEJA_TRACE_DIR"/t/files/ | grep -q '^deleted' || fail "the deleted file was not preserved"
+  total=$(kib "$DEJA_TRACE_DIR/t")
+  [ "$total" -le 8192 ] || fail "the trace uses $total KiB"
+  echo "PASS: sparse mappings: trace uses $total KiB"
+  ;;
+store)
+  prog=/usr/bin/python3
+  [ -x $prog ] || prog=$programs/hello
+  args=()
+  [ $prog = /usr/bin/python3 ] && args=(-c pass)
+  record one $prog "${args[@]}"
+  one=$(kib "$DEJA_TRACE_DIR/one")
+  for i in 2 3 4 5 6 7 8 9 10; do
+    record "r$i" $prog "${args[@]}"
+  done
+  ten=$(kib "$DEJA_TRACE_DIR")
+  ratio=$(awk -v a="$ten" -v b="$one" 'BEGIN {printf "%.2f", a / b}')
+  awk -v r="$ratio" 'BEGIN {exit !(r <= 1.5)}' ||
+    fail "ten recordings use $ten KiB, one $one KiB: ratio $ratio > 1.5"
+  [ -d "$store" ] || fail "no content store at $store"
+  for f in "$DEJA_TRACE_DIR"/one/files/*; do
+    [ "$(stat -c %h "$f")" -eq 11 ] || fail "$f has $(stat -c %h "$f") links, expected 11"
+  done
+  # rm: the others keep replaying; the store keeps what they use.
+  for i in 2 3 4 5 6 7 8 9; do
+    "$deja" rm "r$i" 2>"$tmp/rm.err" || { cat "$tmp/rm.err" >&2; fail "rm r$i failed"; }
+  done
+  for f in "$DEJA_TRACE_DIR"/one/files/*; do
+    [ "$(stat -c %h "$f")" -eq 3 ] || fail "after rm, $f has $(stat -c %h "$f") links, expected 3"
+  done
+  replays one
+  replays r10
+  # pack: the trace gets its own copies and still replays, moved elsewhere.
+  "$deja" pack one 2>"$tmp/pack.err" || { cat "$tmp/pack.err" >&2; fail "pack failed"; }
+  grep -q "self-contained" "$tmp/pack.err" || fail "pack did not say the trace is self-contained"
+  for f in "$DEJA_TRACE_DIR"/one/files/*; do
+    [ "$(stat -c %h "$f")" -eq 1 ] || fail "after pack, $f has $(stat -c %h "$f") links"
+  done
+  for f in "$DEJA_TRACE_DIR"/r10/files/*; do
+    [ "$(stat -c %h "$f")" -eq 2 ] || fail "after pack, $f has $(stat -c %h "$f") links, expected 2"
+  done
+  mkdir "$tmp/elsewhere" && mv "$DEJA_TRACE_DIR/one" "$tmp/elsewhere/one"
+  DEJA_TRACE_DIR="$tmp/elsewhere" replays one
+  replays r10
+  "$deja" rm r10 2>"$tmp/rm.err" || { cat "$tmp/rm.err" >&2; fail "rm r10 failed"; }
+  [ ! -e "$store" ] || fail "the content store is left after its last trace was removed: $(ls -a "$store")"
+  echo "PASS: ten recordings use $ten KiB, one $one KiB (ratio $ratio); rm and pack keep the store consistent"
+  ;;
+rebuilt)
+  cp "$programs/sparse_map" "$tmp/prog"
+  record t "$tmp/prog"
+  # Overwritten in place: same inode, another program's bytes.
+  ino=$(stat -c %i "$tmp/prog")
+  cat "$programs/hello" >"$tmp/prog"
+  [ "$(stat -c %i "$tmp/prog")" = "$ino" ] || fail "the program was not rewritten in place"
+  replays t
+  echo "PASS: the trace replays after its program was rebuilt in place"
+  ;;
+damaged)
+  record t "$programs/hello"
+  libc=$(ls "$DEJA_TRACE_DIR"/t/files/ | grep '^libc')
+  # Corrupt the store's entry (the trace's file is the same inode).
+  entry="$store/${libc##*-}"
+  [ -f "$entry" ] || fail "no store entry $entry"
+  printf 'XX' | dd of="$entry" bs=1 seek=100 conv=notrunc status=none
+  "$deja" replay -a "$DEJA_TRACE_DIR/t" >/dev/null 2>"$tmp/err"
+  status=$?
+  [ $status -eq 1 ] || { cat "$tmp/err" >&2; fail "replay with a corrupt file exited $status, not 1"; }
+  grep -q "files/$libc.*corrupt.*incomplete" "$tmp/err" || { cat "$tmp/err" >&2; fail "no message naming the corrupt file"; }
+  rm -f "$entry" "$DEJA_TRACE_DIR/t/files/$libc"
+  "$deja" replay -a "$DEJA_TRACE_DIR/t" >/dev/null 2>"$tmp/err"
+  status=$?
+  [ $status -eq 1 ] || { cat "$tmp/err" >&2; fail "replay with a missing file exited $status, not 1"; }
+  grep -q "files/$libc.*missing.*incomplete" "$tmp/err" || { cat "$tmp/err" >&2; fail "no message naming the missing file"; }
+  echo "PASS: a corrupt or missing preserved file makes an incomplete trace (exit 1, named)"
+  ;;
+*) fail "unknown case $case_name" ;;
+esac
