@@ -1,6 +1,7 @@
 /* Recording system calls: entry checks, the memory the kernel wrote, output to the
  * terminal, preserved files, process creation and exec. */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "record/recorder_internal.h"
 #include "syscalls/syscall_table.h"
 #include "task/exec_image.h"
+#include "task/proc_maps.h"
 #include "trace/trace_files.h"
 
 #define MAX_REGIONS 256
@@ -98,15 +100,32 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   return 0;
 }
 
-/* Reads the regions the kernel wrote into r->data and adds them to EV. Returns 0, or -1
- * with a message in WHY. */
-static int capture_regions(struct recorder *r, struct rtask *x, const struct syscall_desc *d,
-                           int64_t result, struct event *ev, char *why, size_t whylen) {
+/* Memory a call wrote, when larger than this in all, is streamed from the program into
+ * the trace instead of being gathered first: deja's memory stays bounded. */
+#define STREAM_OVER (1u << 20)
+
+struct written {
+  struct mem_region reg[MAX_REGIONS];
+  int n;
+  bool stream; /* too large to gather: read while writing the event */
+};
+
+/* True when [ADDR, ADDR+LEN) lies in mappings of task TID (so /proc/PID/mem reads it). */
+static bool range_mapped(pid_t tid, uint64_t addr, uint64_t len) {
+  struct proc_mapping m;
+  for (uint64_t at = addr; at < addr + len; at = m.end)
+    if (proc_mapping_find(tid, at, &m) < 0 || m.end <= at)
+      return false;
+  return true;
+}
+
+/* Finds the regions the kernel wrote. Returns 0, or -1 with a message in WHY. */
+static int find_written(struct recorder *r, struct rtask *x, const struct syscall_desc *d,
+                        int64_t result, struct written *w, char *why, size_t whylen) {
   uint64_t args[6];
   for (int i = 0; i < 6; i++)
     args[i] = regs_arg(&x->entry, i);
-  struct mem_region reg[MAX_REGIONS];
-  int n = syscall_written_regions(d, args, result, mem_reader, &x->t, reg, MAX_REGIONS);
+  int n = syscall_written_regions(d, args, result, mem_reader, &x->t, w->reg, MAX_REGIONS);
   if (n < 0) {
     snprintf(why, whylen, "system call %s in task %d at event %" PRIu64 ": %s", d->name, x->t.tid,
              r->events + 1,
@@ -114,25 +133,82 @@ static int capture_regions(struct recorder *r, struct rtask *x, const struct sys
                      : "cannot read the program's memory to find what the call wrote");
     return -1;
   }
+  uint64_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += w->reg[i].len;
+  w->n = n;
+  w->stream = total > STREAM_OVER;
+  if (w->stream) { /* keep what the kernel could have written (as capture_regions does) */
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+      if (range_mapped(x->t.tid, w->reg[i].addr, w->reg[i].len))
+        w->reg[kept++] = w->reg[i];
+    w->n = kept;
+  }
+  for (int i = 0; i < w->n; i++)
+    page_hashes_forget(x->proc->pages, w->reg[i].addr, w->reg[i].len);
+  return 0;
+}
+
+/* Reads the regions the kernel wrote into r->data and adds them to EV (unless they are
+ * to be streamed). */
+static void capture_regions(struct recorder *r, struct rtask *x, struct written *w,
+                            struct event *ev) {
+  if (w->stream)
+    return;
   size_t offs[MAX_REGIONS];
   int kept = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < w->n; i++) {
     /* A region the kernel could not have written (a bad pointer in a failed call) is
      * unreadable here too: nothing to record. */
     size_t before = r->data.len;
-    if (task_read_mem(&x->t, reg[i].addr, tbuf_grow(&r->data, reg[i].len), reg[i].len) < 0) {
+    struct mem_region g = w->reg[i];
+    if (task_read_mem(&x->t, g.addr, tbuf_grow(&r->data, g.len), g.len) < 0) {
       r->data.len = before;
       continue;
     }
     offs[kept] = before;
-    reg[kept++] = reg[i];
+    w->reg[kept++] = g;
   }
+  w->n = kept;
   /* Pointers into r->data are taken only now: tbuf_grow may have moved it. */
-  for (int i = 0; i < kept; i++) {
-    event_add_mem(ev, reg[i].addr, r->data.data + offs[i], (uint32_t)reg[i].len);
-    page_hashes_forget(x->proc->pages, reg[i].addr, reg[i].len);
+  for (int i = 0; i < kept; i++)
+    event_add_mem(ev, w->reg[i].addr, r->data.data + offs[i], (uint32_t)w->reg[i].len);
+}
+
+/* Writes a syscall event whose memory regions W are read from the program piece by piece
+ * straight into the trace. Returns 0, or -1 with a message in WHY. */
+static int emit_streamed(struct recorder *r, struct rtask *x, const struct event *ev,
+                         const struct written *w, char *why, size_t whylen) {
+  if (recorder_emit_enters(r, x) < 0)
+    return snprintf(why, whylen, "cannot write the trace"), -1;
+  static uint8_t piece[1 << 20];
+  struct trace_writer *tw = r->w;
+  event_encode_syscall_head(ev, (uint32_t)w->n, &r->rec);
+  int rc = trace_writer_begin(tw) < 0 || trace_writer_put(tw, r->rec.data, r->rec.len) < 0 ? -1 : 0;
+  for (int i = 0; i < w->n && rc == 0; i++) {
+    event_encode_mem_header(&r->rec, w->reg[i].addr, (uint32_t)w->reg[i].len);
+    rc = trace_writer_put(tw, r->rec.data, r->rec.len);
+    for (uint64_t at = 0; at < w->reg[i].len && rc == 0; at += sizeof piece) {
+      size_t n = w->reg[i].len - at < sizeof piece ? (size_t)(w->reg[i].len - at) : sizeof piece;
+      if (task_read_mem(&x->t, w->reg[i].addr + at, piece, n) < 0) {
+        trace_writer_cancel(tw);
+        return snprintf(why, whylen,
+                        "task %d at event %" PRIu64 ": cannot read the %" PRIu64
+                        " bytes a system call wrote at 0x%" PRIx64 ": %s",
+                        x->t.tid, r->events + 1, w->reg[i].len, w->reg[i].addr, strerror(errno)),
+               -1;
+      }
+      rc = trace_writer_put(tw, piece, n);
+    }
   }
-  return 0;
+  if (rc == 0) {
+    event_encode_syscall_tail(ev, &r->rec);
+    rc = trace_writer_put(tw, r->rec.data, r->rec.len) < 0 || trace_writer_end(tw) < 0 ? -1 : 0;
+  }
+  if (rc < 0)
+    return snprintf(why, whylen, "cannot write the trace: %s", trace_writer_error(tw)), -1;
+  return recorder_event_written(r) < 0 ? (snprintf(why, whylen, "cannot write the trace"), -1) : 0;
 }
 
 /* Address-space changes replay makes by itself: the pages' next content must be saved
@@ -197,10 +273,12 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   }
   uint32_t out_len = (uint32_t)r->data.len; /* the output comes first in r->data */
   char why[512];
-  if (capture_regions(r, x, d, result, &ev, why, sizeof why) < 0) {
+  struct written w;
+  if (find_written(r, x, d, result, &w, why, sizeof why) < 0) {
     event_free(&ev);
     return recorder_abort(r, why);
   }
+  capture_regions(r, x, &w, &ev);
   forget_remapped(x, nr, result);
   char file[512] = "";
   if (nr == SYS_mmap && result >= 0 && !((int)e->r10 & MAP_ANONYMOUS) && (int)e->r8 >= 0) {
@@ -221,9 +299,12 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     ev.out_data = r->data.data;
     ev.out_len = out_len;
   }
-  int rc = recorder_emit(r, x, &ev); /* still in_syscall: its entry may need a marker */
+  /* still in_syscall: its entry may need a marker */
+  int rc = w.stream ? emit_streamed(r, x, &ev, &w, why, sizeof why) : recorder_emit(r, x, &ev);
   x->in_syscall = false;
   event_free(&ev);
+  if (rc < 0 && w.stream)
+    return recorder_abort(r, why);
   return rc < 0 ? 70 : 0;
 }
 
@@ -251,11 +332,14 @@ int record_clone(struct recorder *r, struct rtask *x) {
     ev.flags |= EVF_NEW_THREAD;
   tbuf_reset(&r->data);
   char why[512];
-  if (capture_regions(r, x, syscall_table_lookup((long)x->entry.orig_rax), (int64_t)child, &ev, why,
-                      sizeof why) < 0) {
+  struct written w;
+  if (find_written(r, x, syscall_table_lookup((long)x->entry.orig_rax), (int64_t)child, &w, why,
+                   sizeof why) < 0) {
     event_free(&ev);
     return recorder_abort(r, why);
   }
+  w.stream = false; /* a few small regions */
+  capture_regions(r, x, &w, &ev);
   int rc = recorder_emit(r, x, &ev);
   event_free(&ev);
   x->clone_done = true;

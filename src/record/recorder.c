@@ -70,6 +70,10 @@ static int write_event(struct recorder *r, const struct event *ev) {
     deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
     return -1;
   }
+  return recorder_event_written(r);
+}
+
+int recorder_event_written(struct recorder *r) {
   r->events++;
   if (elapsed_ns(&r->last_flush) > FLUSH_INTERVAL_NS) {
     clock_gettime(CLOCK_MONOTONIC, &r->last_flush);
@@ -86,6 +90,12 @@ static int write_event(struct recorder *r, const struct event *ev) {
  * inside calls not yet in the trace, every such entry (X's too) is written first as
  * EV_ENTER, oldest first. */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
+  if (recorder_emit_enters(r, x) < 0)
+    return -1;
+  return write_event(r, ev);
+}
+
+int recorder_emit_enters(struct recorder *r, struct rtask *x) {
   bool others = false;
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *y = r->tasks[i];
@@ -112,7 +122,7 @@ int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
   }
   if (x && x->in_syscall)
     x->entry_emitted = true;
-  return write_event(r, ev);
+  return 0;
 }
 
 static void kill_all(struct recorder *r) {
@@ -533,6 +543,19 @@ static int start_tracing(struct recorder *r, pid_t pid) {
   return rc;
 }
 
+/* deja's own peak resident memory (VmHWM), for DEJA_STATS. */
+static long peak_rss_kb(void) {
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return kb;
+}
+
 int record_run(const struct record_options *o) {
   char *path = record_find_program(o->argv[0]);
   if (!path) {
@@ -586,8 +609,10 @@ int record_run(const struct record_options *o) {
       status = exit_status_of(r.root_status);
   }
   if (getenv("DEJA_STATS"))
-    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points (%.3f s)", r.events,
-             r.state_points, r.state_point_ns / 1e9);
+    deja_msg("stats: %" PRIu64 " events, %" PRIu64
+             " state points (%.3f s, %.1f MB saved), deja's peak memory %ld kB",
+             r.events, r.state_points, r.state_point_ns / 1e9, r.state_point_bytes / 1e6,
+             peak_rss_kb());
 out:
   forward_pid = 0;
   if (r.w && trace_writer_close(r.w) < 0) {

@@ -77,11 +77,16 @@ struct recorder {
   int root_status;
   uint64_t state_points;
   int64_t state_point_ns;
+  uint64_t state_point_bytes; /* pages saved by state points */
   unsigned chaos_seed;
 };
 
 /* recorder.c */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev);
+/* recorder_emit in parts, for an event streamed into the trace: the EV_ENTER events due
+ * before X's event, then (once the event is written) the count and periodic flush. */
+int recorder_emit_enters(struct recorder *r, struct rtask *x);
+int recorder_event_written(struct recorder *r);
 int recorder_abort(struct recorder *r, const char *why);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
 int64_t elapsed_ns(const struct timespec *since);

@@ -61,20 +61,65 @@ static bool get_mem(struct tcur *c, struct event *ev) {
   return c->ok;
 }
 
-void event_encode(const struct event *ev, struct tbuf *b) {
+/* A state event's pages: (u64 address, blob) each, then STATE_PAGES_END. */
+#define STATE_PAGES_END UINT64_MAX
+
+static void put_head(const struct event *ev, struct tbuf *b) {
   tbuf_reset(b);
   tbuf_put_u8(b, (uint8_t)ev->kind);
   tbuf_put_u32(b, (uint32_t)ev->tid);
   put_regs(b, &ev->regs);
+}
+
+void event_encode_state_head(const struct event *ev, struct tbuf *b) {
+  put_head(ev, b);
+  tbuf_put_blob(b, ev->xsave, ev->xsave_len);
+}
+
+void event_encode_state_page(struct tbuf *b, uint64_t addr, uint32_t len) {
+  tbuf_reset(b);
+  tbuf_put_u64(b, addr);
+  tbuf_put_u32(b, len);
+}
+
+void event_encode_state_end(struct tbuf *b) {
+  tbuf_reset(b);
+  tbuf_put_u64(b, STATE_PAGES_END);
+}
+
+void event_encode_syscall_head(const struct event *ev, uint32_t nmem, struct tbuf *b) {
+  put_head(ev, b);
+  tbuf_put_u64(b, (uint64_t)ev->result);
+  tbuf_put_u32(b, nmem);
+}
+
+void event_encode_mem_header(struct tbuf *b, uint64_t addr, uint32_t len) {
+  tbuf_reset(b);
+  tbuf_put_u64(b, addr);
+  tbuf_put_u32(b, len);
+}
+
+/* Everything of a syscall event after its memory regions. */
+static void put_syscall_tail(const struct event *ev, struct tbuf *b) {
+  tbuf_put_u8(b, (uint8_t)ev->out_to);
+  if (ev->out_to)
+    tbuf_put_blob(b, ev->out_data, ev->out_len);
+  put_cstr(b, ev->file);
+  tbuf_put_u32(b, ev->flags);
+}
+
+void event_encode_syscall_tail(const struct event *ev, struct tbuf *b) {
+  tbuf_reset(b);
+  put_syscall_tail(ev, b);
+}
+
+void event_encode(const struct event *ev, struct tbuf *b) {
+  put_head(ev, b);
   switch (ev->kind) {
   case EV_SYSCALL:
     tbuf_put_u64(b, (uint64_t)ev->result);
     put_mem(b, ev);
-    tbuf_put_u8(b, (uint8_t)ev->out_to);
-    if (ev->out_to)
-      tbuf_put_blob(b, ev->out_data, ev->out_len);
-    put_cstr(b, ev->file);
-    tbuf_put_u32(b, ev->flags);
+    put_syscall_tail(ev, b);
     break;
   case EV_INSN:
     put_regs(b, &ev->regs_after);
@@ -100,7 +145,11 @@ void event_encode(const struct event *ev, struct tbuf *b) {
   case EV_ENTER: break;
   case EV_STATE:
     tbuf_put_blob(b, ev->xsave, ev->xsave_len);
-    put_mem(b, ev);
+    for (uint32_t i = 0; i < ev->nmem; i++) {
+      tbuf_put_u64(b, ev->mem[i].addr);
+      tbuf_put_blob(b, ev->mem[i].data, ev->mem[i].len);
+    }
+    tbuf_put_u64(b, STATE_PAGES_END);
     break;
   }
 }
@@ -185,8 +234,16 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   case EV_ENTER: break;
   case EV_STATE:
     ev->xsave = tcur_blob(&c, &ev->xsave_len);
-    if (!get_mem(&c, ev))
-      return seterr(err, errlen, "state event has malformed memory pages");
+    for (;;) {
+      uint64_t addr = tcur_u64(&c);
+      if (!c.ok || addr == STATE_PAGES_END)
+        break;
+      uint32_t l;
+      const uint8_t *d = tcur_blob(&c, &l);
+      if (!d)
+        return seterr(err, errlen, "state event has malformed memory pages");
+      event_add_mem(ev, addr, d, l);
+    }
     break;
   default: return seterr(err, errlen, "unknown event kind %u", ev->kind);
   }

@@ -84,6 +84,19 @@ void event_add_mem(struct event *ev, uint64_t addr, const uint8_t *data, uint32_
 
 /* Serialises EV into B (reset first). */
 void event_encode(const struct event *ev, struct tbuf *b);
+/* A state event streamed in pieces (its pages may not fit in memory at once): the head
+ * (EV with its registers and xsave area, no pages), then for each page the header from
+ * event_encode_state_page followed by LEN bytes, then event_encode_state_end. Each
+ * resets B. The result decodes like event_encode's. */
+void event_encode_state_head(const struct event *ev, struct tbuf *b);
+void event_encode_state_page(struct tbuf *b, uint64_t addr, uint32_t len);
+void event_encode_state_end(struct tbuf *b);
+/* A syscall event streamed in pieces (for results too large to hold twice): the head
+ * (EV without its memory, which will have NMEM regions), then for each region the header
+ * from event_encode_mem_header followed by LEN bytes, then the tail. Each resets B. */
+void event_encode_syscall_head(const struct event *ev, uint32_t nmem, struct tbuf *b);
+void event_encode_mem_header(struct tbuf *b, uint64_t addr, uint32_t len);
+void event_encode_syscall_tail(const struct event *ev, struct tbuf *b);
 /* Parses a record; returns 0, or -1 when it is malformed (message in ERR). */
 int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen);
 

@@ -1,9 +1,13 @@
 # Traces at any size and traces that cost little disk (issue 11). Included from
 # tests/CMakeLists.txt.
-foreach(case sparse store rebuilt damaged)
-  add_test(NAME trace_files_${case}
-    COMMAND ${DEJA_TEST_SCRIPTS}/trace_files_test.sh $<TARGET_FILE:deja> ${DEJA_TEST_PROGRAMS_DIR}
+foreach(case sparse store rebuilt damaged big_heap)
+  add_test(NAME traces_${case}
+    COMMAND ${DEJA_TEST_SCRIPTS}/traces_test.sh $<TARGET_FILE:deja> ${DEJA_TEST_PROGRAMS_DIR}
             ${case})
-  set_tests_properties(trace_files_${case} PROPERTIES TIMEOUT 300)
+  set_tests_properties(traces_${case} PROPERTIES TIMEOUT 300)
 endforeach()
 deja_rr_program_test(sparse_map)
+# State points larger than a trace chunk (64 MiB): a preempted thread of a process with
+# 80 MiB of written heap. traces_test.sh big_heap also checks that state points of
+# that size were recorded (traces_big_heap).
+deja_rr_program_test(big_heap_preempt TIMEOUT 300)

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Preserved files and the content store (issue 11).
+# Traces at any size and traces that cost little disk (issue 11).
 #
-# usage: trace_files_test.sh DEJA PROGRAMS_DIR CASE
+# usage: traces_test.sh DEJA PROGRAMS_DIR CASE
 #   sparse   huge sparse files, a memfd and a deleted file mapped: small trace, replays
 #   store    ten recordings share their files (disk use of ten / one <= 1.5); rm and pack
 #            keep the store consistent; traces replay after the others are removed
 #   rebuilt  a trace replays after its program was overwritten in place (same inode)
 #   damaged  a missing or corrupt preserved file: replay exits 1 naming the file
+#   big_heap state points larger than a trace chunk (64 MiB), recorded with bounded memory
 set -u
-deja=${1:?usage: trace_files_test.sh DEJA PROGRAMS_DIR CASE}
+deja=${1:?usage: traces_test.sh DEJA PROGRAMS_DIR CASE}
 programs=${2:?}
 case_name=${3:?}
 
@@ -132,6 +133,22 @@ damaged)
   [ $status -eq 1 ] || { cat "$tmp/err" >&2; fail "replay with a missing file exited $status, not 1"; }
   grep -q "files/$libc.*missing.*incomplete" "$tmp/err" || { cat "$tmp/err" >&2; fail "no message naming the missing file"; }
   echo "PASS: a corrupt or missing preserved file makes an incomplete trace (exit 1, named)"
+  ;;
+big_heap)
+  # Preemption depends on timing: up to three recordings to get a state point of the heap.
+  for attempt in 1 2 3; do
+    rm -rf "$DEJA_TRACE_DIR/t"
+    DEJA_STATS=1 record t "$programs/big_heap_preempt" 80
+    biggest=$("$deja" dump "$DEJA_TRACE_DIR/t" | sed -n 's/.* state at .*, \([0-9]*\) changed page.*/\1/p' |
+      sort -n | tail -n 1)
+    [ "${biggest:-0}" -ge 16384 ] && break
+  done
+  [ "${biggest:-0}" -ge 16384 ] || fail "no state point of 64 MiB or more in three recordings (largest: ${biggest:-none} pages)"
+  peak=$(sed -n "s/.*deja's peak memory \([0-9]*\) kB.*/\1/p" "$tmp/t.err")
+  [ -n "$peak" ] || { cat "$tmp/t.err" >&2; fail "no stats line from DEJA_STATS=1"; }
+  [ "$peak" -le 102400 ] || fail "deja used $peak kB while recording 80 MiB state points"
+  replays t
+  echo "PASS: a state point of $biggest pages recorded (deja's peak memory $peak kB) and replayed"
   ;;
 *) fail "unknown case $case_name" ;;
 esac
