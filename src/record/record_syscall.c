@@ -10,7 +10,6 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -42,9 +41,8 @@ static uint32_t output_stream(struct recorder *r, struct rtask *x, int fd) {
   return m[1] ? OUT_TO_STDOUT : m[2] ? OUT_TO_STDERR : OUT_TO_NONE;
 }
 
-/* Appends the bytes a write-family call sent, read back from the program. */
-static int gather_output(struct recorder *r, struct rtask *x, long nr,
-                         const struct user_regs_struct *e, int64_t result) {
+int record_gather_written(struct recorder *r, struct rtask *x, long nr,
+                          const struct user_regs_struct *e, int64_t result) {
   if (nr == SYS_write || nr == SYS_pwrite64)
     return task_read_mem(&x->t, e->rsi, tbuf_grow(&r->data, (size_t)result), (size_t)result);
   uint64_t left = (uint64_t)result; /* writev, pwritev, pwritev2 */
@@ -229,15 +227,6 @@ static void forget_remapped(struct rtask *x, long nr, int64_t result) {
   }
 }
 
-/* Preserves what an mmap of a file can read: its mapped range for a private mapping; the
- * whole file (sparsely) for a shared one, whose copy replay keeps up to date. */
-static int preserve_mapped(struct recorder *r, const struct user_regs_struct *e, const char *src,
-                           const char *orig, char *file, size_t filelen, char *why, size_t whylen) {
-  bool shared = ((int)e->r10 & (MAP_SHARED | MAP_PRIVATE)) != MAP_PRIVATE;
-  uint64_t off = shared ? 0 : e->r9, len = shared ? 0 : e->rsi;
-  return trace_files_preserve(r->files, src, orig, off, len, file, filelen, why, whylen);
-}
-
 int record_syscall_exit(struct recorder *r, struct rtask *x) {
   if (!x->in_syscall)
     return 0; /* exit of a call made before recording started */
@@ -266,12 +255,15 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   if (result > 0 && (nr == SYS_write || nr == SYS_writev || nr == SYS_pwrite64 ||
                      nr == SYS_pwritev || nr == SYS_pwritev2)) {
     ev.out_to = output_stream(r, x, (int)e->rdi);
-    if (ev.out_to && gather_output(r, x, nr, e, result) < 0)
+    if (ev.out_to && record_gather_written(r, x, nr, e, result) < 0)
       ev.out_to = OUT_TO_NONE;
     if (!ev.out_to)
       tbuf_reset(&r->data);
   }
-  uint32_t out_len = (uint32_t)r->data.len; /* the output comes first in r->data */
+  char file[512] = "";
+  if (!ev.out_to)
+    record_file_change(r, x, &ev, file, sizeof file);
+  uint32_t out_len = (uint32_t)r->data.len; /* output or file data come first in r->data */
   char why[512];
   struct written w;
   if (find_written(r, x, d, result, &w, why, sizeof why) < 0) {
@@ -280,24 +272,18 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   }
   capture_regions(r, x, &w, &ev);
   forget_remapped(x, nr, result);
-  char file[512] = "";
-  if (nr == SYS_mmap && result >= 0 && !((int)e->r10 & MAP_ANONYMOUS) && (int)e->r8 >= 0) {
-    char src[64], orig[512];
-    snprintf(src, sizeof src, "/proc/%d/fd/%d", x->t.tid, (int)e->r8);
-    ssize_t l = readlink(src, orig, sizeof orig - 1);
-    orig[l > 0 ? l : 0] = 0;
-    struct stat st;
-    if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
-      ev.flags |= EVF_DEV_ZERO; /* zero-filled memory, like an anonymous mapping */
-    } else if (preserve_mapped(r, e, src, orig, file, sizeof file, why, sizeof why) < 0) {
-      event_free(&ev);
-      return recorder_abort(r, why);
-    }
+  if ((nr == SYS_mmap && record_mmap_file(r, x, &ev, file, sizeof file, why, sizeof why) < 0) ||
+      (nr == SYS_mremap && record_mremap_file(r, x, &ev, file, sizeof file, why, sizeof why) < 0)) {
+    event_free(&ev);
+    return recorder_abort(r, why);
   }
   ev.file = file;
   if (ev.out_to) {
     ev.out_data = r->data.data;
     ev.out_len = out_len;
+  } else if (ev.flags & EVF_FILE_CHANGE) {
+    ev.fdata = r->data.data;
+    ev.fdata_len = out_len;
   }
   /* still in_syscall: its entry may need a marker */
   int rc = w.stream ? emit_streamed(r, x, &ev, &w, why, sizeof why) : recorder_emit(r, x, &ev);

@@ -97,6 +97,24 @@ int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
 
+/* Appends to r->data the bytes a write-family call (write, writev, pwrite64, pwritev,
+ * pwritev2) of X wrote, read back from the program. Returns 0 or -1. */
+int record_gather_written(struct recorder *r, struct rtask *x, long nr,
+                          const struct user_regs_struct *e, int64_t result);
+
+/* record_files.c: each fills FILE (the preserved file's name) when the call needs one. */
+/* After an mmap of a file; returns 0, or -1 with a message in WHY. */
+int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                     size_t filelen, char *why, size_t whylen);
+/* For a call that changed a file some recorded process maps MAP_SHARED (write family,
+ * ftruncate, fallocate, truncate, open with O_TRUNC): marks EV with EVF_FILE_CHANGE and
+ * gathers the bytes written into r->data, which must be empty. */
+void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                        size_t filelen);
+/* After an mremap that grew a private file mapping: preserves the grown range (EVF_FILE_REMAP). */
+int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                       size_t filelen, char *why, size_t whylen);
+
 /* record_signal.c */
 /* Returns the signal to deliver on resume (0: none or held back), or -1 after a failure. */
 int record_signal(struct recorder *r, struct rtask *x, int sig);

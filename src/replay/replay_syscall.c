@@ -103,45 +103,6 @@ static int missing_file(struct replayer *r, const char *name) {
   return REPLAY_BAD_TRACE;
 }
 
-/* The file a MAP_SHARED mapping maps in replay: a writable copy of the preserved file,
- * one per file for the whole replay, so processes sharing it see each other's writes
- * (the trace's own copy is never written). NULL on failure (reported). */
-static char *shared_copy(struct replayer *r) {
-  if (!r->shared_dir) {
-    const char *tmp = getenv("TMPDIR");
-    r->shared_dir = xasprintf("%s/deja-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(r->shared_dir)) {
-      deja_msg("cannot create a directory for shared file mappings (%s): %s", r->shared_dir,
-               strerror(errno));
-      free(r->shared_dir);
-      r->shared_dir = NULL;
-      return NULL;
-    }
-  }
-  char *copy = xasprintf("%s/%s", r->shared_dir, r->ev.file);
-  if (access(copy, F_OK) == 0)
-    return copy;
-  char *src = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
-  int in = open(src, O_RDONLY | O_CLOEXEC),
-      out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  char buf[1 << 16];
-  ssize_t n = 0;
-  while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-    if (write(out, buf, (size_t)n) != n)
-      n = -1;
-  if (in < 0 || out < 0 || n < 0) {
-    deja_msg("cannot copy %s for a shared mapping: %s", src, strerror(errno));
-    free(copy);
-    copy = NULL;
-  }
-  if (in >= 0)
-    close(in);
-  if (out >= 0)
-    close(out);
-  free(src);
-  return copy;
-}
-
 static int replay_mmap(struct replayer *r, struct rptask *x) {
   struct user_regs_struct regs = x->t.regs;
   int fd = -1;
@@ -150,7 +111,8 @@ static int replay_mmap(struct replayer *r, struct rptask *x) {
     int missing = missing_file(r, r->ev.file);
     if (missing)
       return missing;
-    char *path = shared ? shared_copy(r) : xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
+    char *path = shared ? replay_shared_copy(r, r->ev.file)
+                        : xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
     if (!path)
       return diverge(r, "cannot prepare the shared file mapping of %s", r->ev.file);
     uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0};
@@ -186,6 +148,40 @@ static int replay_mmap(struct replayer *r, struct rptask *x) {
       return diverge(r, "cannot close the preserved file's descriptor %d", fd);
   }
   return rc;
+}
+
+/* After an mremap that grew a private file mapping (EVF_FILE_REMAP): the preserved file
+ * it maps holds only the range the recording's mapping could read, so the grown part maps
+ * the trace's copy of the grown range instead. */
+static int remap_file_tail(struct replayer *r, struct rptask *x) {
+  uint64_t old_len = (r->ev.regs.rsi + 4095) & ~4095ull,
+           new_len = (r->ev.regs.rdx + 4095) & ~4095ull;
+  uint64_t at = (uint64_t)r->ev.result;
+  struct proc_mapping m;
+  int missing = missing_file(r, r->ev.file);
+  if (missing)
+    return missing;
+  if (proc_mapping_find(x->t.tid, at, &m) < 0)
+    return diverge(r, "mremap left no mapping at 0x%" PRIx64, at);
+  char *path = xasprintf("%s/files/%s", r->o->trace_dir, r->ev.file);
+  uint64_t insn = x->t.regs.rip - 2;
+  uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, O_RDONLY | O_CLOEXEC, 0, 0, 0};
+  bool ok;
+  int64_t fd = inject_with_string(x, false, insn, SYS_openat, args, 1, path, &ok);
+  free(path);
+  if (!ok || fd < 0)
+    return diverge(r, "cannot open the preserved file %s in the program", r->ev.file);
+  uint64_t margs[6] = {at + old_len,     new_len - old_len,
+                       (uint64_t)m.prot, MAP_PRIVATE | MAP_FIXED,
+                       (uint64_t)fd,     r->ev.file_off + old_len};
+  int64_t res = task_inject_syscall(&x->t, false, insn, SYS_mmap, margs, &ok);
+  uint64_t cargs[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
+  bool closed;
+  task_inject_syscall(&x->t, false, insn, SYS_close, cargs, &closed);
+  if (!ok || res != (int64_t)(at + old_len))
+    return diverge(r, "cannot map the grown part of the file mapping at 0x%" PRIx64 ": %s",
+                   at + old_len, strerror((int)-res));
+  return 0;
 }
 
 int replay_reenter(struct replayer *r, struct rptask *x) {
@@ -346,6 +342,11 @@ int replay_syscall(struct replayer *r, struct rptask *x) {
     if (rc)
       return rc;
   }
+  if (r->ev.flags & EVF_FILE_CHANGE) { /* a file mapped MAP_SHARED changed */
+    int rc = replay_file_change(r);
+    if (rc)
+      return rc;
+  }
   switch (nr) {
   case SYS_exit:
   case SYS_exit_group:
@@ -366,7 +367,12 @@ int replay_syscall(struct replayer *r, struct rptask *x) {
       if (task_set_regs(&x->t, &x->t.regs) < 0)
         return -1;
     }
-    return finish_executed(r, x, "mremap", true);
+    {
+      int rc = finish_executed(r, x, "mremap", true);
+      if (rc == 0 && (r->ev.flags & EVF_FILE_REMAP))
+        rc = remap_file_tail(r, x);
+      return rc;
+    }
   case SYS_rt_sigaction:
   case SYS_rt_sigprocmask:
   case SYS_sigaltstack:

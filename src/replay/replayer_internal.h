@@ -105,6 +105,12 @@ int replay_state(struct replayer *r, struct rptask *x);
 int next_injected_signal(struct replayer *r, struct rptask *x);
 void queue_signal(struct rptask *x, int signo);
 
+/* replay_files.c: MAP_SHARED file mappings. The writable copy of preserved file NAME
+ * that replay's shared mappings of it map (malloc'ed path; NULL after a message). */
+char *replay_shared_copy(struct replayer *r, const char *name);
+/* Applies an EVF_FILE_CHANGE event's change to the file's shared copy. */
+int replay_file_change(struct replayer *r);
+
 #endif
 
 /* replay_debug.c: hooks the replay engine calls when a debugger is attached. */

@@ -106,6 +106,11 @@ static void put_syscall_tail(const struct event *ev, struct tbuf *b) {
     tbuf_put_blob(b, ev->out_data, ev->out_len);
   put_cstr(b, ev->file);
   tbuf_put_u32(b, ev->flags);
+  if (ev->flags & (EVF_FILE_CHANGE | EVF_FILE_REMAP)) {
+    tbuf_put_u64(b, ev->file_size);
+    tbuf_put_u64(b, ev->file_off);
+    tbuf_put_blob(b, ev->fdata, ev->fdata_len);
+  }
 }
 
 void event_encode_syscall_tail(const struct event *ev, struct tbuf *b) {
@@ -187,6 +192,16 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
       ev->out_data = tcur_blob(&c, &ev->out_len);
     ev->file = get_cstr(&c);
     ev->flags = tcur_u32(&c);
+    ev->fdata = NULL;
+    ev->fdata_len = 0;
+    ev->file_size = ev->file_off = 0;
+    if (ev->flags & (EVF_FILE_CHANGE | EVF_FILE_REMAP)) {
+      ev->file_size = tcur_u64(&c);
+      ev->file_off = tcur_u64(&c);
+      ev->fdata = tcur_blob(&c, &ev->fdata_len);
+      if (!ev->file[0])
+        c.ok = false;
+    }
     break;
   }
   case EV_INSN:

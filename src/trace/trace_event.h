@@ -29,6 +29,12 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* EV_SYSCALL flags */
 #define EVF_NEW_THREAD 1u /* a clone that created a thread (not a process) */
 #define EVF_DEV_ZERO 2u   /* an mmap of /dev/zero: replayed as an anonymous mapping */
+#define EVF_FILE_CHANGE                                                                            \
+  4u /* the call changed a file mapped MAP_SHARED (file: its shared
+                              copy's name): size now file_size, fdata written at file_off */
+#define EVF_FILE_REMAP                                                                             \
+  8u /* an mremap grew a private file mapping: the grown part maps
+                              file (preserved) from file_off + the old length */
 
 struct event_mem {
   uint64_t addr;
@@ -51,6 +57,9 @@ struct event {
   uint32_t out_len;
   const char *file; /* EV_SYSCALL mmap / EV_EXEC: preserved file name under files/, or "" */
   uint32_t flags;   /* EV_SYSCALL: EVF_* */
+  uint64_t file_size, file_off; /* EVF_FILE_CHANGE, EVF_FILE_REMAP */
+  const uint8_t *fdata;         /* EVF_FILE_CHANGE: bytes written to the file */
+  uint32_t fdata_len;
   /* EV_INSN */
   struct user_regs_struct regs_after;
   uint32_t insn_len;

@@ -26,10 +26,19 @@ struct preserved {
   char name[128];
 };
 
+/* A file mapped MAP_SHARED, and the name of its shared copy in replay. */
+struct shared_file {
+  dev_t dev;
+  ino_t ino;
+  char name[128];
+};
+
 struct trace_files {
   char *trace_dir, *store;
   struct preserved *v;
   size_t n, cap;
+  struct shared_file *shared;
+  size_t nshared;
   unsigned tmp_seq;
 };
 
@@ -46,6 +55,7 @@ void trace_files_free(struct trace_files *tf) {
   free(tf->trace_dir);
   free(tf->store);
   free(tf->v);
+  free(tf->shared);
   free(tf);
 }
 
@@ -206,6 +216,36 @@ int trace_files_preserve(struct trace_files *tf, const char *src_path, const cha
                              .lo = lo,
                              .hi = hi};
   snprintf(same->name, sizeof same->name, "%s", name);
+  return 0;
+}
+
+const char *trace_files_shared_name(const struct trace_files *tf, dev_t dev, ino_t ino) {
+  for (size_t i = 0; i < tf->nshared; i++)
+    if (tf->shared[i].dev == dev && tf->shared[i].ino == ino)
+      return tf->shared[i].name;
+  return NULL;
+}
+
+bool trace_files_any_shared(const struct trace_files *tf) { return tf->nshared > 0; }
+
+int trace_files_preserve_shared(struct trace_files *tf, const char *src_path, const char *orig_name,
+                                char *name, size_t namelen, char *err, size_t errlen) {
+  struct stat st;
+  if (stat(src_path, &st) < 0)
+    return seterr(err, errlen, "cannot stat %s (%s) to preserve it: %s", orig_name, src_path,
+                  strerror(errno));
+  const char *known = trace_files_shared_name(tf, st.st_dev, st.st_ino);
+  if (known) {
+    snprintf(name, namelen, "%s", known);
+    return 0;
+  }
+  if (trace_files_preserve(tf, src_path, orig_name, 0, 0, name, namelen, err, errlen) < 0)
+    return -1;
+  tf->shared = xrealloc(tf->shared, (tf->nshared + 1) * sizeof *tf->shared);
+  struct shared_file *f = &tf->shared[tf->nshared++];
+  f->dev = st.st_dev;
+  f->ino = st.st_ino;
+  snprintf(f->name, sizeof f->name, "%s", name);
   return 0;
 }
 

@@ -8,8 +8,10 @@
 #ifndef DEJA_TRACE_FILES_H
 #define DEJA_TRACE_FILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct trace_files;
 
@@ -25,6 +27,18 @@ void trace_files_free(struct trace_files *tf);
 int trace_files_preserve(struct trace_files *tf, const char *src_path, const char *orig_name,
                          uint64_t off, uint64_t len, char *name, size_t namelen, char *err,
                          size_t errlen);
+
+/* For a MAP_SHARED mapping: the first time a file is mapped shared it is preserved whole
+ * (sparsely); later shared mappings of it get the same NAME, because replay keeps one
+ * writable copy per NAME for all shared mappings of the file and applies to it the
+ * changes recorded since (trace_files_shared_name). Returns 0, or -1 with ERR. */
+int trace_files_preserve_shared(struct trace_files *tf, const char *src_path, const char *orig_name,
+                                char *name, size_t namelen, char *err, size_t errlen);
+/* The name of the shared copy of file (DEV, INO), or NULL when no recorded process has
+ * mapped it MAP_SHARED. */
+const char *trace_files_shared_name(const struct trace_files *tf, dev_t dev, ino_t ino);
+/* True once any file was mapped MAP_SHARED (calls that write files are then checked). */
+bool trace_files_any_shared(const struct trace_files *tf);
 
 /* Checks that TRACE_DIR/files/NAME is there and holds the content its name's hash says.
  * Returns 0, or -1 with a message in ERR ("...; the trace is incomplete"). */

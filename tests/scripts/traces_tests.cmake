@@ -11,3 +11,8 @@ deja_rr_program_test(sparse_map)
 # 80 MiB of written heap. traces_test.sh big_heap also checks that state points of
 # that size were recorded (traces_big_heap).
 deja_rr_program_test(big_heap_preempt TIMEOUT 300)
+# Files shared between processes, written through the file and the mapping, growing and
+# shrinking under mappings, mremap over files, madvise and mlock.
+foreach(program shared_file_grow shared_file_procs mremap_file)
+  deja_rr_program_test(${program})
+endforeach()
