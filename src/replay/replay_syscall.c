@@ -310,6 +310,14 @@ static bool runs_for_real(long nr, const struct syscall_desc *d, int64_t result)
   return d->replay == SC_EXECUTE;
 }
 
+/* A successful change of the program's own resource limits runs for real: the stack
+ * limit decides where the stack stops growing, others how far mmap and brk may go. */
+static bool sets_own_limit(const struct event *ev) {
+  long nr = (long)ev->regs.orig_rax;
+  return ev->result == 0 &&
+         (nr == SYS_setrlimit || (nr == SYS_prlimit64 && ev->regs.rdi == 0 && ev->regs.rdx));
+}
+
 int replay_enter(struct replayer *r, struct rptask *x) {
   struct stop st;
   char buf[256];
@@ -337,7 +345,7 @@ int replay_syscall(struct replayer *r, struct rptask *x) {
   const struct syscall_desc *d = syscall_table_lookup(nr);
   if (!d)
     return diverge(r, "system call number %ld is unknown to this deja", nr);
-  if (runs_for_real(nr, d, r->ev.result)) {
+  if (runs_for_real(nr, d, r->ev.result) || sets_own_limit(&r->ev)) {
     int rc = replay_reenter(r, x);
     if (rc)
       return rc;
@@ -377,6 +385,11 @@ int replay_syscall(struct replayer *r, struct rptask *x) {
   case SYS_rt_sigprocmask:
   case SYS_sigaltstack:
     return finish_executed(r, x, d->name, true); /* the kernel keeps the program's signal state */
+  case SYS_setrlimit:
+  case SYS_prlimit64:
+    if (sets_own_limit(&r->ev))
+      return finish_executed(r, x, d->name, true);
+    break;
   case SYS_rt_sigreturn:
     return finish_executed(r, x, d->name, false); /* restores every register from the frame */
   case SYS_rt_sigsuspend: {

@@ -16,3 +16,6 @@ deja_rr_program_test(big_heap_preempt TIMEOUT 300)
 foreach(program shared_file_grow shared_file_procs mremap_file)
   deja_rr_program_test(${program})
 endforeach()
+# The stack grows to the same limit in replay (setrlimit runs for real): an overflowing
+# recursion faults at the same depth, address and stack pointer.
+deja_rr_program_test(stack_growth)
