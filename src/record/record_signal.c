@@ -136,7 +136,7 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   /* The pages are streamed: a state point of any size holds one chunk in memory. */
   event_encode_state_head(&ev, &r->rec);
   if (trace_writer_begin(r->w) < 0 || trace_writer_put(r->w, r->rec.data, r->rec.len) < 0) {
-    deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+    recorder_write_failed(r);
     return 70;
   }
   long pages = page_hashes_changed(x->proc->pages, x->t.tid, x->t.mem_fd, put_page, r);
@@ -149,7 +149,7 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   }
   event_encode_state_end(&r->rec);
   if (trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 || trace_writer_end(r->w) < 0) {
-    deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+    recorder_write_failed(r);
     return 70;
   }
   int rc = recorder_event_written(r);

@@ -64,10 +64,20 @@ char *record_find_program(const char *program) {
   return NULL;
 }
 
+void recorder_write_failed(struct recorder *r) {
+  int e = errno;
+  deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+  if (e == ENOSPC || e == EDQUOT)
+    deja_msg("the disk is full: free some space (`deja rm' deletes old traces); the trace up to "
+             "event %" PRIu64 " replays",
+             r->events);
+  errno = e;
+}
+
 static int write_event(struct recorder *r, const struct event *ev) {
   event_encode(ev, &r->rec);
   if (trace_writer_append(r->w, r->rec.data, r->rec.len) < 0) {
-    deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+    recorder_write_failed(r);
     return -1;
   }
   return recorder_event_written(r);
@@ -78,7 +88,7 @@ int recorder_event_written(struct recorder *r) {
   if (elapsed_ns(&r->last_flush) > FLUSH_INTERVAL_NS) {
     clock_gettime(CLOCK_MONOTONIC, &r->last_flush);
     if (trace_writer_flush(r->w) < 0) {
-      deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+      recorder_write_failed(r);
       return -1;
     }
   }

@@ -88,6 +88,8 @@ int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev);
 int recorder_emit_enters(struct recorder *r, struct rtask *x);
 int recorder_event_written(struct recorder *r);
 int recorder_abort(struct recorder *r, const char *why);
+/* Says that writing the trace failed (and what to do when the disk is full). */
+void recorder_write_failed(struct recorder *r);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
 int64_t elapsed_ns(const struct timespec *since);
 

@@ -184,8 +184,14 @@ static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_le
   }
   fill_chunk_header(w->chunk.data, (uint32_t)compressed, (uint32_t)raw_len, nrec,
                     w->chunk.data + CHUNK_HEADER_LEN);
-  if (write_all(w->fd, w->chunk.data, w->chunk.len) < 0)
-    return writer_fail(w, errno, "cannot write trace chunk");
+  if (write_all(w->fd, w->chunk.data, w->chunk.len) < 0) {
+    /* Cut off what was written of this chunk (the disk may be full): the file then ends
+     * after its last complete chunk and replays up to there. */
+    int e = errno;
+    if (ftruncate(w->fd, (off_t)w->bytes_written) == 0)
+      lseek(w->fd, (off_t)w->bytes_written, SEEK_SET);
+    return writer_fail(w, e, "cannot write trace chunk");
+  }
   w->bytes_written += w->chunk.len;
   return 0;
 }

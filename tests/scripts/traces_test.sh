@@ -8,10 +8,20 @@
 #   rebuilt  a trace replays after its program was overwritten in place (same inode)
 #   damaged  a missing or corrupt preserved file: replay exits 1 naming the file
 #   big_heap state points larger than a trace chunk (64 MiB), recorded with bounded memory
+#   disk_full the disk fills up while recording: a message, exit 70, the trace replays
+#            (a small tmpfs in a private mount namespace: unshare -m, or -rm when not root)
 set -u
 deja=${1:?usage: traces_test.sh DEJA PROGRAMS_DIR CASE}
 programs=${2:?}
 case_name=${3:?}
+
+# disk_full runs in a private mount namespace, where it may mount a small tmpfs.
+if [ "$case_name" = disk_full ] && [ "${DEJA_IN_NAMESPACE:-}" != 1 ]; then
+  ns=(-m)
+  [ "$(id -u)" -eq 0 ] || ns=(-r -m)
+  command -v unshare >/dev/null || { echo "FAIL: unshare (util-linux) is needed" >&2; exit 1; }
+  DEJA_IN_NAMESPACE=1 exec unshare "${ns[@]}" "$0" "$deja" "$programs" disk_full
+fi
 
 tmp=$(mktemp -d /tmp/deja-files-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -149,6 +159,22 @@ big_heap)
   [ "$peak" -le 102400 ] || fail "deja used $peak kB while recording 80 MiB state points"
   replays t
   echo "PASS: a state point of $biggest pages recorded (deja's peak memory $peak kB) and replayed"
+  ;;
+disk_full)
+  small="$tmp/small"
+  mkdir "$small"
+  mount -t tmpfs -o size=4000k tmpfs "$small" || fail "cannot mount a small tmpfs at $small"
+  # 6.4 MB of random bytes read by dd: more than fits.
+  "$deja" record -o "$small/t" dd if=/dev/urandom of=/dev/null bs=64k count=100 >/dev/null 2>"$tmp/err"
+  status=$?
+  [ $status -eq 70 ] || { cat "$tmp/err" >&2; fail "recording onto a full disk exited $status, not 70"; }
+  grep -q "^deja: the disk is full.*the trace up to event [0-9]* replays" "$tmp/err" ||
+    { cat "$tmp/err" >&2; fail "no message saying the disk is full"; }
+  "$deja" replay -a -q "$small/t" 2>"$tmp/rerr"
+  status=$?
+  [ $status -eq 0 ] || { cat "$tmp/rerr" >&2; fail "the trace of a full disk does not replay (status $status)"; }
+  umount "$small"
+  echo "PASS: a full disk stops the recording with a message and exit 70; the trace replays"
   ;;
 *) fail "unknown case $case_name" ;;
 esac
