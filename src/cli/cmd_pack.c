@@ -7,26 +7,28 @@
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
+#include "common/log.h"
 #include "trace/trace_store.h"
 
 int cmd_pack(int argc, char **argv) {
   if (argc > 2) {
-    fprintf(stderr, "deja: pack takes at most one TRACE\n\n");
+    deja_msg("pack takes at most one TRACE");
+    fputc('\n', stderr);
     print_usage(stderr, "pack");
     return 1;
   }
   char err[PATH_MAX + 128];
   char *trace = trace_dir_resolve(argc == 2 ? argv[1] : NULL, err, sizeof(err));
   if (!trace) {
-    fprintf(stderr, "deja: %s\n", err);
+    deja_msg("%s", err);
     return 1;
   }
   int rc = 0;
   if (trace_store_unshare(trace, err, sizeof err) < 0) {
-    fprintf(stderr, "deja: %s; the trace %s still replays where it is\n", err, trace);
+    deja_msg("%s; the trace %s still replays where it is", err, trace);
     rc = 1;
   } else {
-    fprintf(stderr, "deja: trace %s is self-contained\n", trace);
+    deja_msg("trace %s is self-contained", trace);
   }
   free(trace);
   return rc;

@@ -140,7 +140,8 @@ void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, c
     ev->file_off = e->r10;
   else
     ev->file_off = pos - (uint64_t)ev->result;
-  if (record_gather_written(r, x, nr, e, ev->result) < 0)
+  bool iov = nr != SYS_write && nr != SYS_pwrite64;
+  if (record_gather_written(r, x, iov, ev->result) < 0)
     tbuf_reset(&r->data);
 }
 

@@ -107,8 +107,9 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
 /* Streams one changed page of a state point into the trace. */
 static int put_page(void *ctx, uint64_t addr, const uint8_t *page) {
   struct recorder *r = ctx;
-  event_encode_state_page(&r->rec, addr, 4096);
-  if (trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 || trace_writer_put(r->w, page, 4096) < 0)
+  event_encode_state_page(&r->rec, addr, PAGE_BYTES);
+  if (trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 ||
+      trace_writer_put(r->w, page, PAGE_BYTES) < 0)
     return -1;
   return 0;
 }
@@ -132,12 +133,12 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   ev.xsave = xsave;
   ev.xsave_len = (uint32_t)xlen;
   if (recorder_emit_enters(r, x) < 0)
-    return 70;
+    return RECORD_DEJA_FAILED;
   /* The pages are streamed: a state point of any size holds one chunk in memory. */
   event_encode_state_head(&ev, &r->rec);
   if (trace_writer_begin(r->w) < 0 || trace_writer_put(r->w, r->rec.data, r->rec.len) < 0) {
     recorder_write_failed(r);
-    return 70;
+    return RECORD_DEJA_FAILED;
   }
   long pages = page_hashes_changed(x->proc->pages, x->t.tid, x->t.mem_fd, put_page, r);
   if (pages < 0) {
@@ -150,13 +151,13 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   event_encode_state_end(&r->rec);
   if (trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 || trace_writer_end(r->w) < 0) {
     recorder_write_failed(r);
-    return 70;
+    return RECORD_DEJA_FAILED;
   }
   int rc = recorder_event_written(r);
   x->at_boundary = true;
   x->boundary_regs = x->t.regs;
   r->state_points++;
   r->state_point_ns += elapsed_ns(&start);
-  r->state_point_bytes += (uint64_t)pages * 4096;
-  return rc < 0 ? 70 : 0;
+  r->state_point_bytes += (uint64_t)pages * PAGE_BYTES;
+  return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }

@@ -93,16 +93,16 @@ void recorder_write_failed(struct recorder *r);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
 int64_t elapsed_ns(const struct timespec *since);
 
-/* record_syscall.c: each returns 0, or the exit status (70) after aborting. */
+/* record_syscall.c: each returns 0, or RECORD_DEJA_FAILED after aborting. */
 int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
 
-/* Appends to r->data the bytes a write-family call (write, writev, pwrite64, pwritev,
- * pwritev2) of X wrote, read back from the program. Returns 0 or -1. */
-int record_gather_written(struct recorder *r, struct rtask *x, long nr,
-                          const struct user_regs_struct *e, int64_t result);
+/* Appends to r->data the RESULT bytes a write-family call of X wrote, read back from the
+ * program: one buffer (write, pwrite64) or, with IOV, iovecs (writev, pwritev, pwritev2).
+ * Returns 0 or -1. */
+int record_gather_written(struct recorder *r, struct rtask *x, bool iov, int64_t result);
 
 /* record_files.c: each fills FILE (the preserved file's name) when the call needs one. */
 /* After an mmap of a file; returns 0, or -1 with a message in WHY. */
@@ -122,7 +122,7 @@ int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, ch
 int record_signal(struct recorder *r, struct rtask *x, int sig);
 void record_resend_held(struct rtask *x);
 /* At a PTRACE_INTERRUPT stop: records a state point unless nothing ran since the last
- * boundary. Returns 0 or 70. */
+ * boundary. Returns 0 or RECORD_DEJA_FAILED. */
 int record_state_point(struct recorder *r, struct rtask *x);
 bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b);
 
