@@ -52,6 +52,8 @@ struct trace_files *trace_files_new(const char *trace_dir) {
 void trace_files_free(struct trace_files *tf) {
   if (!tf)
     return;
+  char err[512];
+  (void)trace_store_collect(tf->store, err, sizeof err); /* best effort */
   free(tf->trace_dir);
   free(tf->store);
   free(tf->v);
@@ -99,40 +101,35 @@ static int link_from_store(struct trace_files *tf, int in, uint64_t lo, uint64_t
                            const char *base, char *hex, char *name, size_t namelen) {
   if (mkdir(tf->store, 0700) < 0 && errno != EEXIST)
     return -1;
-  for (int attempt = 0; attempt < 3; attempt++) {
-    snprintf(name, namelen, "%s-%s", base, hex);
-    char *entry = xasprintf("%s/%s", tf->store, hex);
-    char *dst = xasprintf("%s/files/%s", tf->trace_dir, name);
-    int rc = link(entry, dst);
-    int e = errno;
-    free(dst);
-    if (rc == 0 || e == EEXIST) {
-      free(entry);
-      return 0;
-    }
-    if (e != ENOENT) { /* another file system, too many links, no permission */
-      free(entry);
-      return -1;
-    }
-    /* Not stored yet (or collected by a concurrent `deja rm` just now): store it. */
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, ".tmp-%d-%u", (int)getpid(), tf->tmp_seq++);
-    if (write_copy(in, tf->store, tmp, lo, hi, size, hex) < 0) {
-      free(entry);
-      return -1;
-    }
-    char *tmp_path = xasprintf("%s/%s", tf->store, tmp);
-    free(entry);
-    entry = xasprintf("%s/%s", tf->store, hex); /* the copy's hash: the file may have changed */
-    rc = link(tmp_path, entry);
-    e = errno;
-    unlink(tmp_path);
-    free(tmp_path);
-    free(entry);
-    if (rc < 0 && e != EEXIST)
-      return -1;
-  }
-  return -1;
+  snprintf(name, namelen, "%s-%s", base, hex);
+  char *entry = xasprintf("%s/%s", tf->store, hex);
+  char *dst = xasprintf("%s/files/%s", tf->trace_dir, name);
+  int rc = link(entry, dst);
+  int e = errno;
+  free(entry);
+  free(dst);
+  if (rc == 0 || e == EEXIST)
+    return 0;
+  if (e != ENOENT) /* another file system, too many links, no permission */
+    return -1;
+  /* Not stored yet: the copy is linked into the trace first, then into the store, so a
+   * concurrent `deja rm` never sees it unused. */
+  char tmp[64];
+  snprintf(tmp, sizeof tmp, ".tmp-%d-%u", (int)getpid(), tf->tmp_seq++);
+  if (write_copy(in, tf->store, tmp, lo, hi, size, hex) < 0)
+    return -1;
+  snprintf(name, namelen, "%s-%s", base, hex); /* the copy's hash: the file may have changed */
+  char *tmp_path = xasprintf("%s/%s", tf->store, tmp);
+  dst = xasprintf("%s/files/%s", tf->trace_dir, name);
+  entry = xasprintf("%s/%s", tf->store, hex);
+  rc = link(tmp_path, dst) == 0 || errno == EEXIST ? 0 : -1;
+  if (rc == 0)
+    (void)link(tmp_path, entry); /* another recorder may have stored it meanwhile */
+  unlink(tmp_path);
+  free(tmp_path);
+  free(dst);
+  free(entry);
+  return rc;
 }
 
 int trace_files_preserve(struct trace_files *tf, const char *src_path, const char *orig_name,

@@ -17,6 +17,8 @@ struct trace_files;
 
 /* The preserved files of one recording into TRACE_DIR (files/ must exist). */
 struct trace_files *trace_files_new(const char *trace_dir);
+/* Ends the recording's use of the store: also removes the entries no trace uses any more
+ * (left by traces deleted without `deja rm`). */
 void trace_files_free(struct trace_files *tf);
 
 /* Preserves bytes [OFF, OFF+LEN) of the file open at SRC_PATH (/proc/PID/fd/N or

@@ -112,6 +112,13 @@ store)
   mkdir "$tmp/elsewhere" && mv "$DEJA_TRACE_DIR/one" "$tmp/elsewhere/one"
   DEJA_TRACE_DIR="$tmp/elsewhere" replays one
   replays r10
+  # A trace deleted without deja rm: the next recording removes what only it used.
+  record gone "$programs/sparse_map"
+  rm -rf "$DEJA_TRACE_DIR/gone"
+  record hello "$programs/hello"
+  unused=$(find "$store" -type f -links 1 | wc -l)
+  [ "$unused" -eq 0 ] || fail "$unused unused store entries left after a recording"
+  "$deja" rm hello 2>"$tmp/rm.err" || { cat "$tmp/rm.err" >&2; fail "rm hello failed"; }
   "$deja" rm r10 2>"$tmp/rm.err" || { cat "$tmp/rm.err" >&2; fail "rm r10 failed"; }
   [ ! -e "$store" ] || fail "the content store is left after its last trace was removed: $(ls -a "$store")"
   echo "PASS: ten recordings use $ten KiB, one $one KiB (ratio $ratio); rm and pack keep the store consistent"
