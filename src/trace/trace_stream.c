@@ -634,6 +634,10 @@ static int load_chunk(struct trace_reader *r) {
 int trace_reader_next(struct trace_reader *r, const void **rec, size_t *len) {
   *rec = NULL;
   *len = 0;
+  if (r->assembled.cap > CHUNK_MAX_RAW) { /* the last record was huge: give its memory back */
+    tbuf_free(&r->assembled);
+    tbuf_init(&r->assembled);
+  }
   for (;;) {
     while (r->records_left == 0) {
       if (r->state == FAILED)
