@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -407,6 +408,10 @@ int record_exec(struct recorder *r, struct rtask *x) {
   ev.interp = interp_file;
   ev.interp_maps = (const uint8_t *)maps;
   ev.interp_count = nmaps > 0 ? (uint32_t)nmaps : 0;
+  struct rlimit stack_lim = {RLIM_INFINITY, RLIM_INFINITY};
+  prlimit(x->t.tid, RLIMIT_STACK, NULL, &stack_lim);
+  ev.stack_rlim_cur = stack_lim.rlim_cur;
+  ev.stack_rlim_max = stack_lim.rlim_max;
   char *strings;
   if (exec_image_prepare(&x->t, &strings, &ev.strings_len, &ev.argc, &ev.envc, why, sizeof why) < 0)
     return recorder_abort(r, why);

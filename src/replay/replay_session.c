@@ -56,6 +56,16 @@ static int start_program(struct replay_session *s) {
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core); /* a replayed crash must not write a core file */
+    /* The recorded stack limit: where the stack stops growing and the mmap layout. */
+    struct rlimit stack = {s->e.ev->stack_rlim_cur, s->e.ev->stack_rlim_max};
+    if (setrlimit(RLIMIT_STACK, &stack) < 0) {
+      struct rlimit now;
+      getrlimit(RLIMIT_STACK, &now); /* a hard limit cannot be raised: the soft one may */
+      stack.rlim_max = now.rlim_max;
+      if (stack.rlim_cur > now.rlim_max)
+        stack.rlim_cur = now.rlim_max;
+      setrlimit(RLIMIT_STACK, &stack);
+    }
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
       dup2(null, 0);

@@ -145,6 +145,8 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     put_cstr(b, ev->interp);
     tbuf_put_blob(b, ev->interp_maps, ev->interp_count * 32);
     put_mem(b, ev);
+    tbuf_put_u64(b, ev->stack_rlim_cur);
+    tbuf_put_u64(b, ev->stack_rlim_max);
     break;
   case EV_ABORT: put_cstr(b, ev->message); break;
   case EV_ENTER: break;
@@ -235,6 +237,8 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
       c.ok = false;
     if (c.ok && !get_mem(&c, ev))
       c.ok = false;
+    ev->stack_rlim_cur = tcur_u64(&c);
+    ev->stack_rlim_max = tcur_u64(&c);
     if (c.ok) {
       /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
       uint32_t count = 0;

@@ -74,6 +74,9 @@ struct event {
   uint32_t stack_len;
   const char *strings; /* argv then envp, each NUL-terminated */
   uint32_t strings_len, argc, envc;
+  /* RLIMIT_STACK of the new image (soft, hard): it decides how far the stack grows and
+   * where the kernel places mappings, so replay starts the program with it */
+  uint64_t stack_rlim_cur, stack_rlim_max;
   /* the program interpreter the kernel mapped (preserved file name, or ""), and its
    * mappings: interp_count entries of 4 u64s (start, end, file offset, PROT_*); the
    * content of its writable ones is in mem (the kernel zeroed their bss part) */

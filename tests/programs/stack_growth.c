@@ -1,6 +1,8 @@
 /* The main stack grows page by page down to its limit; a recursion that overflows it
  * faults at the same depth and address in record and replay (the handler runs on an
- * alternate stack and prints how deep it got, the fault address and the stack pointer). */
+ * alternate stack and prints how deep it got, the fault address and the stack pointer).
+ * The limit is set to 4 MiB by the program, or with the argument "inherit" left as the
+ * recorder's (replay must start the program with the recorded one). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +36,10 @@ __attribute__((noinline)) static long recurse(long d) {
   return recurse(d + 1) + frame[(d + 1) % sizeof frame];
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   struct rlimit lim = {4 << 20, 4 << 20}; /* a 4 MiB stack: overflows quickly */
-  CHECK(setrlimit(RLIMIT_STACK, &lim) == 0);
+  if (argc < 2 || strcmp(argv[1], "inherit") != 0)
+    CHECK(setrlimit(RLIMIT_STACK, &lim) == 0);
   static char alt[64 * 1024];
   stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
   CHECK(sigaltstack(&ss, NULL) == 0);

@@ -8,6 +8,8 @@
 #   rebuilt  a trace replays after its program was overwritten in place (same inode)
 #   damaged  a missing or corrupt preserved file: replay exits 1 naming the file
 #   big_heap state points larger than a trace chunk (64 MiB), recorded with bounded memory
+#   stack_limit a trace replays under another stack limit (ulimit -s) than it was recorded
+#            with: the recorded limit applies (stack growth, mmap layout)
 #   disk_full the disk fills up while recording: a message, exit 70, the trace replays
 #            (a small tmpfs in a private mount namespace: unshare -m, or -rm when not root)
 set -u
@@ -166,6 +168,13 @@ big_heap)
   [ "$peak" -le 102400 ] || fail "deja used $peak kB while recording 80 MiB state points"
   replays t
   echo "PASS: a state point of $biggest pages recorded (deja's peak memory $peak kB) and replayed"
+  ;;
+stack_limit)
+  (ulimit -s 8192 && record t "$programs/stack_growth" inherit)
+  for limit in 16384 unlimited; do
+    (ulimit -s $limit && replays t) || fail "replay under ulimit -s $limit"
+  done
+  echo "PASS: a trace recorded with an 8 MiB stack replays the same under ulimit -s 16384 and unlimited"
   ;;
 disk_full)
   small="$tmp/small"
