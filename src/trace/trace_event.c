@@ -172,6 +172,15 @@ static const char *get_cstr(struct tcur *c) {
   return (const char *)p;
 }
 
+/* A preserved file's name is used in paths (files/NAME, replay's shared copies): it must
+ * name a file inside that directory. */
+static const char *get_file_name(struct tcur *c) {
+  const char *name = get_cstr(c);
+  if (strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    c->ok = false;
+  return name;
+}
+
 int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen) {
   struct tcur c;
   tcur_init(&c, rec, len);
@@ -192,7 +201,7 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
       return seterr(err, errlen, "bad output stream %u", ev->out_to);
     if (ev->out_to)
       ev->out_data = tcur_blob(&c, &ev->out_len);
-    ev->file = get_cstr(&c);
+    ev->file = get_file_name(&c);
     ev->flags = tcur_u32(&c);
     ev->fdata = NULL;
     ev->fdata_len = 0;
@@ -223,13 +232,13 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
     break;
   case EV_EXIT: ev->status = (int32_t)tcur_u32(&c); break;
   case EV_EXEC: {
-    ev->file = get_cstr(&c);
+    ev->file = get_file_name(&c);
     ev->stack_addr = tcur_u64(&c);
     ev->stack = tcur_blob(&c, &ev->stack_len);
     ev->argc = tcur_u32(&c);
     ev->envc = tcur_u32(&c);
     ev->strings = (const char *)tcur_blob(&c, &ev->strings_len);
-    ev->interp = get_cstr(&c);
+    ev->interp = get_file_name(&c);
     uint32_t maps_len;
     ev->interp_maps = tcur_blob(&c, &maps_len);
     ev->interp_count = maps_len / 32;
