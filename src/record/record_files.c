@@ -76,6 +76,17 @@ static int stat_task_path(struct rtask *x, uint64_t addr, struct stat *st) {
   return rc;
 }
 
+/* Reads back the LEN bytes a call wrote at OFF of the file SRC into r->data. */
+static int read_back(struct recorder *r, const char *src, uint64_t off, uint64_t len) {
+  int fd = open(src, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  uint8_t *dst = tbuf_grow(&r->data, len);
+  ssize_t got = pread(fd, dst, len, (off_t)off);
+  close(fd);
+  return got == (ssize_t)len ? 0 : -1;
+}
+
 void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, char *file,
                         size_t filelen) {
   if (!trace_files_any_shared(r->files) || ev->result < 0)
@@ -84,15 +95,23 @@ void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, c
   long nr = (long)e->orig_rax;
   int fd = -1;
   bool writes = false;
+  uint64_t off_ptr = 0; /* where the call updated the output offset (copy_file_range, splice) */
+  int64_t at = -1;      /* the explicit output offset (pwrite family) */
   struct stat st;
   switch (nr) {
   case SYS_write:
   case SYS_writev:
+  case SYS_sendfile: fd = (int)e->rdi; break;
   case SYS_pwrite64:
   case SYS_pwritev:
   case SYS_pwritev2:
     fd = (int)e->rdi;
-    writes = ev->result > 0;
+    at = (int64_t)e->r10; /* -1 (pwritev2): the file position */
+    break;
+  case SYS_copy_file_range:
+  case SYS_splice:
+    fd = (int)e->rdx;
+    off_ptr = e->r10;
     break;
   case SYS_ftruncate:
   case SYS_fallocate: fd = (int)e->rdi; break;
@@ -113,8 +132,18 @@ void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, c
     break;
   default: return;
   }
+  switch (nr) {
+  case SYS_write:
+  case SYS_writev:
+  case SYS_sendfile:
+  case SYS_pwrite64:
+  case SYS_pwritev:
+  case SYS_pwritev2:
+  case SYS_copy_file_range:
+  case SYS_splice: writes = ev->result > 0; break;
+  }
+  char src[64];
   if (fd >= 0) {
-    char src[64];
     snprintf(src, sizeof src, "/proc/%d/fd/%d", x->t.tid, fd);
     if (stat(src, &st) < 0)
       return;
@@ -128,20 +157,22 @@ void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, c
   ev->file_size = (uint64_t)st.st_size;
   if (!writes)
     return;
-  uint64_t pos = 0;
+  /* Where the bytes went: the call's offset, else the file position it advanced. */
+  uint64_t pos = 0, end_off;
   unsigned flags = 0;
-  bool at_pos =
-      nr == SYS_pwrite64 || nr == SYS_pwritev || (nr == SYS_pwritev2 && (int64_t)e->r10 != -1);
   if (!fd_position(x->t.tid, fd, &pos, &flags))
     flags = 0;
   if (flags & O_APPEND)
     ev->file_off = (uint64_t)st.st_size - (uint64_t)ev->result;
-  else if (at_pos)
-    ev->file_off = e->r10;
+  else if (at >= 0)
+    ev->file_off = (uint64_t)at;
+  else if (off_ptr && task_read_mem(&x->t, off_ptr, &end_off, sizeof end_off) == 0)
+    ev->file_off = end_off - (uint64_t)ev->result;
   else
     ev->file_off = pos - (uint64_t)ev->result;
-  bool iov = nr != SYS_write && nr != SYS_pwrite64;
-  if (record_gather_written(r, x, iov, ev->result) < 0)
+  /* The file holds what was written (no other task ran since): read it back, which works
+   * for data from the program's memory and from another file alike. */
+  if (read_back(r, src, ev->file_off, (uint64_t)ev->result) < 0)
     tbuf_reset(&r->data);
 }
 

@@ -109,8 +109,9 @@ int record_gather_written(struct recorder *r, struct rtask *x, bool iov, int64_t
 int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
                      size_t filelen, char *why, size_t whylen);
 /* For a call that changed a file some recorded process maps MAP_SHARED (write family,
- * ftruncate, fallocate, truncate, open with O_TRUNC): marks EV with EVF_FILE_CHANGE and
- * gathers the bytes written into r->data, which must be empty. */
+ * sendfile, copy_file_range, splice, ftruncate, fallocate, truncate, open with O_TRUNC):
+ * marks EV with EVF_FILE_CHANGE and reads the bytes written back into r->data, which must
+ * be empty. */
 void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, char *file,
                         size_t filelen);
 /* After an mremap that grew a private file mapping: preserves the grown range (EVF_FILE_REMAP). */
