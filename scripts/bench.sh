@@ -73,7 +73,7 @@ for name in "${workloads[@]}"; do
     fi
 
     events=$("$deja" dump "$trace" | wc -l)
-    trace_bytes=$(du -sb "$trace" | cut -f1)
+    trace_bytes=$(du -sB1 "$trace" | cut -f1)
     events_bytes=$(stat -c %s "$trace/events" 2>/dev/null || echo 0)
     states=$("$deja" dump "$trace" | grep -c ' state' || true)
     restore=$(sed -n 's/.*state points restored in \([0-9.]*\) s.*/\1/p' "$DEJA_TRACE_DIR/last-stderr" | tail -n 1)
@@ -120,7 +120,7 @@ else
 fi
 
 echo
-echo "times: best of $runs wall-clock runs; trace bytes: du -b of the trace directory;"
+echo "times: best of $runs wall-clock runs; trace bytes: disk used by the trace directory (du);"
 echo "bytes/event: size of the trace's events file divided by the number of events."
 if [ -z "$cpu_record_ratio" ]; then
     echo "goal: record/native <= $cpu_goal for cpu-bound: NOT met (the cpu workload did not run)"
