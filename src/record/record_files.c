@@ -3,6 +3,7 @@
  * mapped MAP_SHARED, which replay applies to its shared copy of the file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -155,6 +156,15 @@ void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, c
   ev->flags |= EVF_FILE_CHANGE;
   snprintf(file, filelen, "%s", name);
   ev->file_size = (uint64_t)st.st_size;
+  /* fallocate punching a hole or zeroing a range changes content, not the size. */
+  if (nr == SYS_fallocate && (e->rsi & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) &&
+      e->rdx < (uint64_t)st.st_size) {
+    ev->file_off = e->rdx;
+    uint64_t n = (uint64_t)st.st_size - e->rdx < e->r10 ? (uint64_t)st.st_size - e->rdx : e->r10;
+    if (read_back(r, src, ev->file_off, n) < 0)
+      tbuf_reset(&r->data);
+    return;
+  }
   if (!writes)
     return;
   /* Where the bytes went: the call's offset, else the file position it advanced. */

@@ -1,7 +1,8 @@
 /* A file that grows and shrinks under a MAP_SHARED mapping and is written through both
- * the file (pwrite, write) and the mapping: every read sees what the other wrote, and a
- * page past the end of the shrunk file raises SIGBUS. */
+ * the file (pwrite, write, fallocate punching a hole) and the mapping: every read sees
+ * what the other wrote, and a page past the end of the shrunk file raises SIGBUS. */
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +44,8 @@ int main(void) {
   CHECK(lseek(fd, 7 * PAGE, SEEK_SET) == 7 * PAGE);
   CHECK(write(fd, "written by write", 16) == 16);
   printf("write seen through the mapping: %.16s\n", (const char *)map + 7 * PAGE);
+  CHECK(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 7 * PAGE, PAGE) == 0);
+  printf("after punching a hole: %d\n", map[7 * PAGE]);
 
   struct sigaction action = {.sa_handler = on_bus};
   sigemptyset(&action.sa_mask);
