@@ -26,10 +26,12 @@ struct preserved {
   char name[128];
 };
 
-/* A file mapped MAP_SHARED, and the name of its shared copy in replay. */
+/* A file mapped MAP_SHARED, and the name of its shared copy in replay. It is held open
+ * for the whole recording, so its inode number cannot be reused by another file. */
 struct shared_file {
   dev_t dev;
   ino_t ino;
+  int fd;
   char name[128];
 };
 
@@ -57,6 +59,8 @@ void trace_files_free(struct trace_files *tf) {
   free(tf->trace_dir);
   free(tf->store);
   free(tf->v);
+  for (size_t i = 0; i < tf->nshared; i++)
+    close(tf->shared[i].fd);
   free(tf->shared);
   free(tf);
 }
@@ -238,10 +242,14 @@ int trace_files_preserve_shared(struct trace_files *tf, const char *src_path, co
   }
   if (trace_files_preserve(tf, src_path, orig_name, 0, 0, name, namelen, err, errlen) < 0)
     return -1;
+  int fd = open(src_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0; /* not remembered: a later shared mapping gets a copy of its own */
   tf->shared = xrealloc(tf->shared, (tf->nshared + 1) * sizeof *tf->shared);
   struct shared_file *f = &tf->shared[tf->nshared++];
   f->dev = st.st_dev;
   f->ino = st.st_ino;
+  f->fd = fd;
   snprintf(f->name, sizeof f->name, "%s", name);
   return 0;
 }

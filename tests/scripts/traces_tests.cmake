@@ -13,7 +13,7 @@ deja_rr_program_test(sparse_map)
 deja_rr_program_test(big_heap_preempt TIMEOUT 300)
 # Files shared between processes, written through the file and the mapping, growing and
 # shrinking under mappings, mremap over files, madvise and mlock.
-foreach(program shared_file_grow shared_file_procs mremap_file)
+foreach(program shared_file_grow shared_file_procs shared_file_reuse mremap_file)
   deja_rr_program_test(${program})
 endforeach()
 # The stack grows to the same limit in replay (setrlimit runs for real): an overflowing
