@@ -39,9 +39,7 @@ char *replay_shared_copy(struct replay_engine *e, const char *name) {
   int in = open(src, O_RDONLY | O_CLOEXEC);
   int out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   off_t size = in >= 0 ? lseek(in, 0, SEEK_END) : -1;
-  char hex[FILE_HASH_HEX_LEN + 1];
-  if (in < 0 || out < 0 || size < 0 ||
-      file_content_copy(in, out, 0, (uint64_t)size, (uint64_t)size, hex) < 0) {
+  if (in < 0 || out < 0 || size < 0 || file_content_clone(in, out, (uint64_t)size) < 0) {
     deja_msg("cannot copy %s for a shared mapping: %s", src, strerror(errno));
     unlink(copy);
     free(copy);

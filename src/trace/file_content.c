@@ -137,6 +137,24 @@ int file_content_copy(int in, int out, uint64_t lo, uint64_t hi, uint64_t size, 
   return walk(in, out, lo, hi, size, hex);
 }
 
+int file_content_clone(int in, int out, uint64_t size) {
+  uint64_t pos = 0, start, end;
+  while (next_data(in, pos, size, &start, &end)) {
+    loff_t from = (loff_t)start, to = (loff_t)start;
+    while ((uint64_t)from < end) {
+      ssize_t n = copy_file_range(in, &from, out, &to, (size_t)(end - (uint64_t)from), 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) { /* not supported between these files: copy in user space */
+        char hex[FILE_HASH_HEX_LEN + 1];
+        return ftruncate(out, 0) < 0 ? -1 : file_content_copy(in, out, 0, size, size, hex);
+      }
+    }
+    pos = end;
+  }
+  return ftruncate(out, (off_t)size);
+}
+
 const char *file_content_hash_of_name(const char *name) {
   size_t n = strlen(name);
   if (n < FILE_HASH_HEX_LEN + 1 || name[n - FILE_HASH_HEX_LEN - 1] != '-')

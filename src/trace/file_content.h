@@ -21,6 +21,11 @@ int file_content_hash(int fd, uint64_t lo, uint64_t hi, uint64_t size, char *hex
  * Returns 0, or -1 with errno set. */
 int file_content_copy(int in, int out, uint64_t lo, uint64_t hi, uint64_t size, char *hex);
 
+/* Copies the whole of IN (SIZE bytes) into OUT (an empty file), data regions only, with
+ * copy_file_range (in the kernel; a reflink on file systems that share blocks), else as
+ * file_content_copy does. Returns 0, or -1 with errno set. */
+int file_content_clone(int in, int out, uint64_t size);
+
 /* The hash at the end of a preserved file's name ("NAME-<32 hex>"), or NULL. */
 const char *file_content_hash_of_name(const char *name);
 

@@ -57,10 +57,8 @@ static int unshare_one(int dir, const char *files, const char *name, const struc
   int in = openat(dir, name, O_RDONLY | O_CLOEXEC);
   unlinkat(dir, tmp, 0);
   int out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st->st_mode & 07777);
-  char hex[FILE_HASH_HEX_LEN + 1];
   int rc = 0;
-  if (in < 0 || out < 0 ||
-      file_content_copy(in, out, 0, (uint64_t)st->st_size, (uint64_t)st->st_size, hex) < 0 ||
+  if (in < 0 || out < 0 || file_content_clone(in, out, (uint64_t)st->st_size) < 0 ||
       fsync(out) < 0 || renameat(dir, tmp, dir, name) < 0) {
     rc = seterr(err, errlen, "cannot copy %s/%s out of the content store: %s", files, name,
                 strerror(errno));
