@@ -95,6 +95,7 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
     return recorder_emit(r, x, &ev) < 0 ? 70 : 0;
   }
   }
+  record_rewrite_entry(r, x);
   return 0;
 }
 
@@ -162,6 +163,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     x->in_syscall = false;
     return 0; /* recorded at its clone event */
   }
+  record_rewrite_exit(r, x);
   const struct user_regs_struct *e = &x->entry;
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;
