@@ -30,7 +30,7 @@ uint64_t chaos_random(struct chaos *c) {
   return z ^ (z >> 31);
 }
 
-uint64_t chaos_below(struct chaos *c, uint64_t n) { return chaos_random(c) % n; }
+uint64_t chaos_below(struct chaos *c, uint64_t n) { return n ? chaos_random(c) % n : 0; }
 
 static double chaos_frac(struct chaos *c) {
   return (double)(chaos_random(c) >> 11) / (double)(1ull << 53);
@@ -66,7 +66,7 @@ uint64_t chaos_mmap_address(struct chaos *c, uint64_t len) {
   /* [1 TiB, 80 TiB): below a position-independent program (0x555555554000 without ASLR)
    * and its heap, far below the libraries and the stack at the top. */
   const uint64_t lo = 1ull << 40, hi = 80ull << 40;
-  if (len >= hi - lo)
+  if (len + 4096 > hi - lo)
     return 0;
   uint64_t pages = (hi - lo - len) >> 12;
   return lo + (chaos_below(c, pages) << 12);

@@ -50,7 +50,7 @@ struct chaos {
 };
 
 uint64_t chaos_random(struct chaos *c);
-/* Uniform in [0, n) (n > 0). */
+/* Uniform in [0, n) (0 when n is 0). */
 uint64_t chaos_below(struct chaos *c, uint64_t n);
 
 void chaos_init(struct chaos *c, uint64_t seed, int64_t now);
