@@ -2,15 +2,18 @@
  * and how it applies to the recorder's tasks. See chaos.h. */
 #include "record/chaos.h"
 
+#include <inttypes.h>
 #include <linux/futex.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 
+#include "common/log.h"
 #include "record/recorder_internal.h"
 
 #define MS 1000000LL
@@ -80,7 +83,7 @@ void chaos_init(struct chaos *c, uint64_t seed, int64_t now) {
   c->rng = seed;
   c->started = now;
   c->prio_refresh_at = now + (int64_t)chaos_below(c, PRIO_REFRESH_MAX_NS);
-  c->cooldown_end = now;
+  c->log = getenv("DEJA_CHAOS_LOG") != NULL;
   c->next_duration = chaos_duration(c);
   if (chaos_below(c, 100) < START_AT_ONCE_PERCENT) {
     c->next_timed = now;
@@ -89,6 +92,8 @@ void chaos_init(struct chaos *c, uint64_t seed, int64_t now) {
     c->next_timed = now + (int64_t)exp(lo + chaos_frac(c) * (hi - lo));
   }
 }
+
+static int64_t since(const struct chaos *c, int64_t now) { return (now - c->started) / 1000000; }
 
 static void start_interval(struct chaos *c, int64_t now, int64_t duration) {
   if (!c->in_interval) {
@@ -101,30 +106,48 @@ static void start_interval(struct chaos *c, int64_t now, int64_t duration) {
   if (now + duration > c->iv_end)
     c->iv_end = now + duration;
   c->iv_cap = now + MAX_INTERVAL_NS + INTERVAL_MARGIN_NS;
+  if (c->log)
+    deja_msg("chaos: %" PRId64 " ms: high-priority-only until %" PRId64 " ms", since(c, now),
+             since(c, c->iv_end));
+}
+
+/* Intervals of each kind (started by time, started at an event) take at most a fifth of
+ * the run time: one may start while the time spent in those before is at most a fifth of
+ * the time since the start. Separate budgets: an early interval started by time does not
+ * use up the chance of one at the first interesting event. */
+static int64_t budget_time(const struct chaos *c, bool at_event) {
+  return c->started + 5 * c->spent[at_event];
 }
 
 void chaos_advance(struct chaos *c, int64_t now) {
   if (c->in_interval && ((now >= c->iv_end && !c->waiting_for) || now >= c->iv_cap)) {
-    int64_t len = now - c->iv_start;
     c->in_interval = false;
     c->waiting_for = 0;
-    c->cooldown_end = now + 4 * len;
+    c->spent[c->iv_at_event] += now - c->iv_start;
     c->next_duration = chaos_duration(c);
-    c->next_timed = c->cooldown_end + (int64_t)chaos_below(c, (uint64_t)(4 * c->next_duration));
+    int64_t from = budget_time(c, false) > now ? budget_time(c, false) : now;
+    c->next_timed = from + (int64_t)chaos_below(c, (uint64_t)(4 * c->next_duration));
     c->candidates = 0;
+    if (c->log)
+      deja_msg("chaos: %" PRId64 " ms: interval over", since(c, now));
   }
-  if (!c->in_interval && now >= c->next_timed && now >= c->cooldown_end)
+  if (!c->in_interval && now >= c->next_timed && now >= budget_time(c, false)) {
+    c->iv_at_event = false;
     start_interval(c, now, c->next_duration);
+  }
 }
 
 /* The k-th event since the last interval starts one with probability 1/(k+1): the first
- * events are likely, later ones still have a chance (P(k) = 1/(k(k+1))). */
+ * events are likely, later ones still have a chance (P(k) = 1/(k(k+1))). An event during
+ * an interval started by time can take it over (a victim, a new D from now); one started
+ * at an event keeps its victim. */
 bool chaos_event_starts_interval(struct chaos *c, int64_t now) {
-  if (now < c->cooldown_end)
+  if (c->in_interval ? c->iv_at_event : now < budget_time(c, true))
     return false;
   c->candidates++;
   if (chaos_below(c, (uint64_t)c->candidates + 1) != 0)
     return false;
+  c->iv_at_event = true;
   start_interval(c, now, chaos_duration(c));
   c->anchored++;
   return true;
@@ -140,6 +163,9 @@ void chaos_extend(struct chaos *c, pid_t tid, int64_t deadline) {
   if (deadline + INTERVAL_MARGIN_NS > c->iv_end) {
     c->iv_end = deadline + INTERVAL_MARGIN_NS;
     c->waiting_for = tid;
+    if (c->log)
+      deja_msg("chaos: interval lasts until task %d's timed wait ends at %" PRId64 " ms", tid,
+               since(c, c->iv_end));
   }
 }
 
@@ -151,7 +177,7 @@ void chaos_task_ran(struct chaos *c, pid_t tid) {
 int64_t chaos_next_change(const struct chaos *c) {
   if (c->in_interval)
     return c->waiting_for ? c->iv_cap : c->iv_end;
-  return c->next_timed > c->cooldown_end ? c->next_timed : c->cooldown_end;
+  return c->next_timed > budget_time(c, false) ? c->next_timed : budget_time(c, false);
 }
 
 /* ---- applied to the recorder's tasks ---------------------------------------------- */
@@ -251,10 +277,14 @@ void chaos_task_blocked(struct recorder *r, struct rtask *x) {
 
 /* An interval started at an event of READY while RUNNING ran: one of the two becomes the
  * victim (low), every other task high. */
-static void pick_victim(struct recorder *r, struct rtask *ready, struct rtask *running) {
+static void pick_victim(struct recorder *r, struct rtask *ready, struct rtask *running,
+                        bool is_new) {
   struct rtask *victim = running && running != ready && chaos_below(&r->chaos, 2) ? running : ready;
   for (int i = 0; i < r->ntasks; i++)
     r->tasks[i]->ct.prio = r->tasks[i] == victim ? CHAOS_LOW : CHAOS_HIGH;
+  if (r->chaos.log)
+    deja_msg("chaos: task %d %s; victim: task %d", ready->t.tid,
+             is_new ? "is new" : "is back from a blocking call", victim->t.tid);
   extend_for_blocked(r);
 }
 
@@ -277,10 +307,14 @@ void chaos_tick(struct recorder *r) {
     struct rtask *y = r->tasks[i];
     if (y->state != T_READY || (y->ct.seen && !y->ct.woke))
       continue;
+    bool is_new = !y->ct.seen;
     y->ct.seen = true;
     y->ct.woke = false;
+    if (c->log)
+      deja_msg("chaos: %" PRId64 " ms: event %d: task %d %s", since(c, now), c->candidates + 1,
+               y->t.tid, is_new ? "is new" : "is back from a blocking call");
     if (chaos_event_starts_interval(c, now))
-      pick_victim(r, y, r->cur);
+      pick_victim(r, y, r->cur, is_new);
   }
 }
 

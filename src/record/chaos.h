@@ -12,8 +12,8 @@
  *   one task (the one that became ready or the one that was running) is made the victim.
  *   An interval lasts past D until the timed waits other tasks block in have expired and
  *   those tasks have run (up to 2 s): a victim is kept off the CPU exactly as long as a
- *   timeout elsewhere needs. After an interval of length L, none starts for 4 L: at most
- *   a fifth of the run time.
+ *   timeout elsewhere needs. Intervals started by time, and those started at events,
+ *   each take at most a fifth of the run time.
  * - Random time slices; random addresses for mmap without an address; a random number of
  *   CPUs (1-8) reported to the program (record_cpus.c). */
 #ifndef DEJA_RECORD_CHAOS_H
@@ -42,11 +42,13 @@ struct chaos {
   bool in_interval;
   int64_t iv_start, iv_end, iv_cap;
   pid_t waiting_for;     /* a task whose timed wait the interval lasts for, until it ran */
-  int64_t cooldown_end;  /* no interval starts before */
+  bool iv_at_event;      /* the interval was started (or taken over) at an event */
+  int64_t spent[2];      /* in finished intervals started by time, at events */
   int64_t next_timed;    /* the next interval started by time */
   int64_t next_duration; /* its D */
   int candidates;        /* scheduling events since the last interval */
-  uint64_t intervals, anchored, idle_ns;
+  uint64_t intervals, anchored;
+  bool log; /* DEJA_CHAOS_LOG: say what chaos mode decides */
 };
 
 uint64_t chaos_random(struct chaos *c);

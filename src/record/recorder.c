@@ -33,13 +33,29 @@
 #define SETTLE_NS 2000000L /* chaos: how long a stop waits for woken tasks to stop too */
 
 static volatile pid_t forward_pid;
+static volatile sig_atomic_t signal_received;
 
 /* SIGINT/SIGTERM/SIGHUP sent to deja itself go on to the program. A terminal's Ctrl-C
  * (si_code SI_KERNEL) already reaches the program through its process group. */
 static void forward_signal(int sig, siginfo_t *si, void *uc) {
   (void)uc;
+  signal_received = sig;
   if (forward_pid > 0 && si->si_code != SI_KERNEL)
     kill(forward_pid, sig);
+}
+
+void record_catch_signals(void) {
+  struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+int record_signal_received(void) {
+  int sig = signal_received;
+  signal_received = 0;
+  return sig;
 }
 
 int64_t elapsed_ns(const struct timespec *since) {
@@ -398,8 +414,8 @@ static void on_timeout(struct recorder *r) {
   if (c && c->state == T_IN_KERNEL && c->entry.orig_rax != SYS_execve &&
       c->entry.orig_rax != SYS_execveat && elapsed_ns(&c->entered) >= BLOCKED_AFTER_NS) {
     r->cur = NULL; /* blocked in the kernel: let another task run */
-    if (r->o->chaos)
-      chaos_task_blocked(r, c);
+    if (r->o->chaos && !task_runnable(c->t.tid))
+      chaos_task_blocked(r, c); /* asleep in the kernel, not just slow */
   }
 }
 
@@ -704,11 +720,7 @@ int record_run(const struct record_options *o) {
     goto out;
   }
   forward_pid = pid;
-  struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  record_catch_signals();
   status = start_tracing(&r, pid);
   if (status == 0 && r.ntasks) {
     status = record_loop(&r, &chld);
