@@ -43,7 +43,7 @@ static int record_once(char **prog, char **env, const char *output, bool chaos, 
   *dir_out = trace_dir_create(prog[0], output, err, sizeof err);
   if (!*dir_out) {
     deja_msg("%s", err);
-    return 70;
+    return RECORD_DEJA_FAILED;
   }
   deja_msg("Saving execution to trace directory `%s'.", *dir_out);
   struct record_options o = {.argv = prog, .env = env, .trace_dir = *dir_out, .chaos = chaos};
@@ -87,7 +87,7 @@ static int record_until_failure(char **prog, char **env, const char *output, boo
       break;
     }
     if (status != 0) {
-      if (dir && status == 70)
+      if (dir && status == RECORD_DEJA_FAILED)
         deja_msg("deja itself failed in run %ld; that run's trace is kept: %s", run, dir);
       else if (dir)
         deja_msg("the program failed in run %ld (exit status %d); %ld run%s passed before "
@@ -99,7 +99,7 @@ static int record_until_failure(char **prog, char **env, const char *output, boo
     int rc = discard_run(dir, output, old_latest);
     free(dir);
     if (rc) {
-      status = 70;
+      status = RECORD_DEJA_FAILED;
       break;
     }
   }
@@ -122,7 +122,7 @@ int cmd_record(int argc, char **argv) {
   bool chaos = false;
   long until = 0; /* runs at most; 0: record once */
   char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
-  int nsets = 0, c, status = 70;
+  int nsets = 0, c, status = RECORD_DEJA_FAILED;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "+o:nh", longopts, NULL)) != -1) {

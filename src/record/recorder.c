@@ -157,7 +157,7 @@ int recorder_abort(struct recorder *r, const char *why) {
   write_event(r, &ev);
   kill_all(r);
   r->ntasks = 0;
-  return 70;
+  return RECORD_DEJA_FAILED;
 }
 
 static struct rtask *find_task(struct recorder *r, pid_t tid) {
@@ -360,7 +360,7 @@ static int settle(struct recorder *r, struct rtask *x) {
 }
 
 /* After a stop of X was handled: X goes on if it is the running task, else waits.
- * Returns 0, or 70 when deja failed. */
+ * Returns 0, or RECORD_DEJA_FAILED. */
 static int continue_task(struct recorder *r, struct rtask *x) {
   if (x == r->cur && r->o->chaos) {
     int rc = settle(r, x);
@@ -452,7 +452,7 @@ static int exit_status_of(int wstatus) {
     return WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus))
     return 128 + WTERMSIG(wstatus);
-  return 70;
+  return RECORD_DEJA_FAILED;
 }
 
 static int emit_exit(struct recorder *r, struct rtask *x, int status) {
@@ -466,7 +466,7 @@ static int emit_exit(struct recorder *r, struct rtask *x, int status) {
   ev.kind = EV_EXIT;
   ev.tid = x->t.tid;
   ev.status = status;
-  int rc = recorder_emit(r, x, &ev) < 0 ? 70 : 0;
+  int rc = recorder_emit(r, x, &ev) < 0 ? RECORD_DEJA_FAILED : 0;
   x->in_syscall = false;
   return rc;
 }
@@ -561,7 +561,7 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   case STOP_SIGNAL: {
     int sig = record_signal(r, x, st->sig);
     if (sig < 0)
-      return 70;
+      return RECORD_DEJA_FAILED;
     x->deliver = sig;
     x->at_boundary = false;
     return continue_task(r, x);
@@ -624,7 +624,7 @@ static pid_t spawn(const struct record_options *o, const char *path, const sigse
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   raise(SIGSTOP);
   execve(path, o->argv, o->env);
-  fprintf(stderr, "deja: cannot run `%s': %s\n", path, strerror(errno));
+  deja_msg("cannot run `%s': %s", path, strerror(errno));
   _exit(127);
 }
 
@@ -641,14 +641,14 @@ static int start_tracing(struct recorder *r, pid_t pid) {
              "seccomp)?",
              strerror(errno));
     kill(pid, SIGKILL);
-    return 70;
+    return RECORD_DEJA_FAILED;
   }
   kill(pid, SIGCONT);
   struct task t = {.tid = pid, .mem_fd = -1};
   for (;;) {
     struct stop st;
     if (task_wait(&t, &st) < 0)
-      return 70;
+      return RECORD_DEJA_FAILED;
     if (st.kind == STOP_EXITED)
       return exit_status_of(st.status);
     if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXEC)
@@ -695,7 +695,7 @@ int record_run(const struct record_options *o) {
   char err[512];
   char *files = xasprintf("%s/files", o->trace_dir);
   char *events = xasprintf("%s/events", o->trace_dir);
-  int status = 70;
+  int status = RECORD_DEJA_FAILED;
   cpu_set_t cpus;
   int cpu = cpu_pin_self(&cpus); /* the program inherits it */
   /* One CPU, or 1-8 at random under --chaos, the same for the whole recording. */
@@ -738,7 +738,7 @@ out:
   forward_pid = 0;
   if (r.w && trace_writer_close(r.w) < 0) {
     deja_msg("cannot finish the trace %s", events);
-    status = 70;
+    status = RECORD_DEJA_FAILED;
   }
   while (r.ntasks)
     remove_task(&r, r.tasks[0]);
