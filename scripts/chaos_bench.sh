@@ -28,7 +28,7 @@ workloads=(
     "chaos_starve_worker 2" "chaos_starve_worker 20" "chaos_starve_worker 100"
     "chaos_starve_worker 500"
     "chaos_starve_main 5" "chaos_starve_main 20" "chaos_starve_main 100" "chaos_starve_main 500"
-    "chaos_starve_lone 20" "chaos_starve_lone 150" "chaos_starve_lone 500 1000"
+    "chaos_starve_lone 50" "chaos_starve_lone 150" "chaos_starve_lone 500 1000"
     "chaos_wakeup_race futex" "chaos_wakeup_race pipe"
     "chaos_core_count" "chaos_mmap_adjacent"
 )

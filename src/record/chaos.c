@@ -111,27 +111,25 @@ static void start_interval(struct chaos *c, int64_t now, int64_t duration) {
              since(c, c->iv_end));
 }
 
-/* Intervals of each kind (started by time, started at an event) take at most a fifth of
- * the run time: one may start while the time spent in those before is at most a fifth of
- * the time since the start. Separate budgets: an early interval started by time does not
- * use up the chance of one at the first interesting event. */
-static int64_t budget_time(const struct chaos *c, bool at_event) {
-  return c->started + 5 * c->spent[at_event];
-}
+/* Intervals take at most about a fifth of the run time: one may start while the time spent
+ * in those before is at most a fifth of the time since the start. The first one at a
+ * scheduling event may start anyway: an early interval started by time must not use up
+ * the chance of one at the first interesting event. */
+static int64_t budget_time(const struct chaos *c) { return c->started + 5 * c->spent; }
 
 void chaos_advance(struct chaos *c, int64_t now) {
   if (c->in_interval && ((now >= c->iv_end && !c->waiting_for) || now >= c->iv_cap)) {
     c->in_interval = false;
     c->waiting_for = 0;
-    c->spent[c->iv_at_event] += now - c->iv_start;
+    c->spent += now - c->iv_start;
     c->next_duration = chaos_duration(c);
-    int64_t from = budget_time(c, false) > now ? budget_time(c, false) : now;
+    int64_t from = budget_time(c) > now ? budget_time(c) : now;
     c->next_timed = from + (int64_t)chaos_below(c, (uint64_t)(4 * c->next_duration));
     c->candidates = 0;
     if (c->log)
       deja_msg("chaos: %" PRId64 " ms: interval over", since(c, now));
   }
-  if (!c->in_interval && now >= c->next_timed && now >= budget_time(c, false)) {
+  if (!c->in_interval && now >= c->next_timed && now >= budget_time(c)) {
     c->iv_at_event = false;
     start_interval(c, now, c->next_duration);
   }
@@ -142,7 +140,7 @@ void chaos_advance(struct chaos *c, int64_t now) {
  * an interval started by time can take it over (a victim, a new D from now); one started
  * at an event keeps its victim. */
 bool chaos_event_starts_interval(struct chaos *c, int64_t now) {
-  if (c->in_interval ? c->iv_at_event : now < budget_time(c, true))
+  if ((c->in_interval && c->iv_at_event) || (c->anchored && now < budget_time(c)))
     return false;
   c->candidates++;
   if (chaos_below(c, (uint64_t)c->candidates + 1) != 0)
@@ -177,7 +175,7 @@ void chaos_task_ran(struct chaos *c, pid_t tid) {
 int64_t chaos_next_change(const struct chaos *c) {
   if (c->in_interval)
     return c->waiting_for ? c->iv_cap : c->iv_end;
-  return c->next_timed > budget_time(c, false) ? c->next_timed : budget_time(c, false);
+  return c->next_timed > budget_time(c) ? c->next_timed : budget_time(c);
 }
 
 /* ---- applied to the recorder's tasks ---------------------------------------------- */

@@ -12,8 +12,8 @@
  *   one task (the one that became ready or the one that was running) is made the victim.
  *   An interval lasts past D until the timed waits other tasks block in have expired and
  *   those tasks have run (up to 2 s): a victim is kept off the CPU exactly as long as a
- *   timeout elsewhere needs. Intervals started by time, and those started at events,
- *   each take at most a fifth of the run time.
+ *   timeout elsewhere needs. Intervals take at most about a fifth of the run time (the
+ *   first one at an event may start whatever the time spent before).
  * - Random time slices; random addresses for mmap without an address; a random number of
  *   CPUs (1-8) reported to the program (record_cpus.c). */
 #ifndef DEJA_RECORD_CHAOS_H
@@ -43,7 +43,7 @@ struct chaos {
   int64_t iv_start, iv_end, iv_cap;
   pid_t waiting_for;     /* a task whose timed wait the interval lasts for, until it ran */
   bool iv_at_event;      /* the interval was started (or taken over) at an event */
-  int64_t spent[2];      /* in finished intervals started by time, at events */
+  int64_t spent;         /* in finished intervals */
   int64_t next_timed;    /* the next interval started by time */
   int64_t next_duration; /* its D */
   int candidates;        /* scheduling events since the last interval */
