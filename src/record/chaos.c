@@ -21,7 +21,7 @@
 #define MAX_INTERVAL_NS (2048 * MS) /* an interval never lasts longer (plus the margin) */
 #define INTERVAL_MARGIN_NS (2 * MS) /* past a timed wait's deadline */
 #define START_AT_ONCE_PERCENT 20    /* the first interval right at the start */
-#define PRIO_REFRESH_MAX_NS (10000 * MS)
+#define PRIO_REFRESH_MAX_NS (2000 * MS)
 #define LOW_PERCENT 10      /* a task is low priority */
 #define MAIN_LOW_PERCENT 30 /* a main thread is (many programs are main-thread-only) */
 
@@ -286,19 +286,27 @@ static void pick_victim(struct recorder *r, struct rtask *ready, struct rtask *r
   extend_for_blocked(r);
 }
 
+/* New random priorities for every task. */
+static void refresh_priorities(struct recorder *r, int64_t now) {
+  struct chaos *c = &r->chaos;
+  c->prio_refresh_at = now + (int64_t)chaos_below(c, PRIO_REFRESH_MAX_NS);
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *y = r->tasks[i];
+    y->ct.prio = chaos_random_priority(c, y->t.tid == y->proc->pid);
+  }
+}
+
 void chaos_tick(struct recorder *r) {
   struct chaos *c = &r->chaos;
   int64_t now = monotonic_ns(CLOCK_MONOTONIC);
-  if (now >= c->prio_refresh_at) {
-    c->prio_refresh_at = now + (int64_t)chaos_below(c, PRIO_REFRESH_MAX_NS);
-    for (int i = 0; i < r->ntasks; i++) {
-      struct rtask *y = r->tasks[i];
-      y->ct.prio = chaos_random_priority(c, y->t.tid == y->proc->pid);
-    }
-  }
-  bool was = c->in_interval;
+  bool was = c->in_interval, was_at_event = c->iv_at_event;
   int64_t was_start = c->iv_start;
   chaos_advance(c, now);
+  /* An interval started at an event keeps its victim to its end; then (as at random times)
+   * every task gets a new priority, so no victim stays low for long. */
+  bool event_interval = c->in_interval && c->iv_at_event;
+  if ((was && was_at_event && !c->in_interval) || (now >= c->prio_refresh_at && !event_interval))
+    refresh_priorities(r, now);
   if (c->in_interval && (!was || c->iv_start != was_start))
     extend_for_blocked(r);
   for (int i = 0; i < r->ntasks; i++) {

@@ -3,8 +3,8 @@
  * scheduling choice or a system call result, so the trace replays as faithfully as any.
  *
  * - Every task has a priority, high or low, random at its creation and refreshed at
- *   random times (the main thread of a process is more often low). A low task runs only
- *   when no high one can.
+ *   random times, at most 2 s apart (the main thread of a process is more often low). A
+ *   low task runs only when no high one can.
  * - High-priority-only intervals: for a duration D (1 ms, 2 ms, 4 ms ... 2 s, long ones
  *   more likely) low tasks do not run at all, even when nothing else can, and neither does
  *   a lone task: the CPU idles. They start at random times (sometimes right at the start),

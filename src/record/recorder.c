@@ -352,8 +352,10 @@ static int settle(struct recorder *r, struct rtask *x) {
     }
     if (handled)
       continue;
-    if (!pending || elapsed_ns(&start) > SETTLE_NS)
+    if (!pending || elapsed_ns(&start) > SETTLE_NS) {
+      r->settle_ns += elapsed_ns(&start);
       return 0;
+    }
     struct timespec ts = {0, 100000};
     sigtimedwait(&chld_set, NULL, &ts); /* deja sleeps: they run (same CPU) */
   }
@@ -732,8 +734,9 @@ int record_run(const struct record_options *o) {
              r.state_points, r.state_point_ns / 1e9);
   if (getenv("DEJA_STATS") && o->chaos)
     deja_msg("chaos: seed %#" PRIx64 ", %d CPUs, %" PRIu64 " high-priority-only intervals (%" PRIu64
-             " at scheduling events)",
-             seed, r.cpus.count, r.chaos.intervals, r.chaos.anchored);
+             " at scheduling events, %.3f s), %.3f s waiting for woken tasks",
+             seed, r.cpus.count, r.chaos.intervals, r.chaos.anchored, r.chaos.spent / 1e9,
+             r.settle_ns / 1e9);
 out:
   forward_pid = 0;
   if (r.w && trace_writer_close(r.w) < 0) {

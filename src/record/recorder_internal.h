@@ -99,6 +99,7 @@ struct recorder {
   uint64_t state_points;
   int64_t state_point_ns;
   struct chaos chaos;
+  int64_t settle_ns;    /* chaos: waiting for woken tasks' stops */
   struct cpu_view cpus; /* what the program is told about the CPUs */
 };
 
