@@ -226,10 +226,13 @@ static int64_t call_deadline(struct rtask *x) {
     }
     break;
   case SYS_poll:
-  case SYS_epoll_wait:
-  case SYS_epoll_pwait:
     if ((int)e->rdx >= 0)
       rel = (int64_t)(int)e->rdx * MS;
+    break;
+  case SYS_epoll_wait:
+  case SYS_epoll_pwait:
+    if ((int)e->r10 >= 0)
+      rel = (int64_t)(int)e->r10 * MS;
     break;
   case SYS_ppoll:
   case SYS_pselect6:
