@@ -5,8 +5,9 @@
  * looks: sched_getaffinity's mask, /sys/devices/system/cpu/{online,possible,present}
  * (sysconf(_SC_NPROCESSORS_ONLN/CONF) read these) and /proc/cpuinfo. Opening one of those
  * files opens a copy made at the start instead (a sealed memfd of deja's, through
- * /proc/DEJA/fd/N); the path is written below the program's stack red zone for the call
- * and the bytes there restored afterwards. sched_setaffinity does nothing and succeeds,
+ * /proc/DEJA/fd/N; not for a program that changed its uid, which could not open it); the
+ * path is written below the program's stack red zone for the call and the bytes there
+ * restored afterwards. sched_setaffinity does nothing and succeeds,
  * as with rr: the program cannot move off deja's CPU. The results are recorded like any
  * other, so replay shows the same CPUs.
  *
@@ -164,6 +165,25 @@ static void set_arg(struct rtask *x, int arg, uint64_t value) {
   regs_set_arg(&x->t.regs, arg, value);
 }
 
+/* Whether task TID may open deja's /proc/DEJA/fd/N: it has deja's file system uid (a
+ * program that changed its uid sees the real file instead). */
+static bool same_fsuid(pid_t tid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", tid);
+  FILE *f = fopen(path, "re");
+  if (!f)
+    return false;
+  unsigned ruid, euid, suid, fsuid;
+  bool same = false;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Uid: %u %u %u %u", &ruid, &euid, &suid, &fsuid) == 4) {
+      same = fsuid == (unsigned)geteuid();
+      break;
+    }
+  fclose(f);
+  return same;
+}
+
 /* openat/open of a file that lists CPUs: the path becomes /proc/DEJA/fd/N. */
 static void rewrite_path(struct recorder *r, struct rtask *x, int arg) {
   char *path = task_read_str(&x->t, regs_arg(&x->t.regs, arg), 64);
@@ -174,7 +194,7 @@ static void rewrite_path(struct recorder *r, struct rtask *x, int arg) {
     if (!strcmp(path, cpu_files[i].path))
       file = i;
   free(path);
-  if (file < 0 || r->cpus.files[file] < 0)
+  if (file < 0 || r->cpus.files[file] < 0 || !same_fsuid(x->t.tid))
     return;
   struct syscall_rewrite *w = &x->rw;
   char repl[64];
