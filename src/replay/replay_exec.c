@@ -149,6 +149,9 @@ static int exec_complete(struct replay_engine *e, struct rptask *x, const struct
   if (task_get_regs(&x->t) < 0 ||
       (x->t.regs.orig_rax != SYS_execve && x->t.regs.orig_rax != SYS_execveat))
     return diverge(e, "expected execve, found %s", stop_desc(&st, buf, sizeof buf));
+  int missing = missing_file(e, e->ev->file);
+  if (missing)
+    return missing;
   /* Lay out path, argv and envp below the red zone; the old image is discarded anyway. */
   char *path = xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
   uint32_t nptr = e->ev->argc + e->ev->envc + 2;
