@@ -173,7 +173,7 @@ static bool link_map_file(struct rptask *x, const char *name, char *out, size_t 
   return found;
 }
 
-/* A preserved copy of a file named like PATH (files/BASENAME-dev-inode-size-mtime) that
+/* A preserved copy of a file named like PATH (files/BASENAME-<hash>) that
  * X's process maps: how the dynamic linker is found before the link map exists. */
 static bool mapped_by_basename(struct replay_engine *e, struct rptask *x, const char *path,
                                char *out, size_t outlen) {
@@ -190,10 +190,9 @@ static bool mapped_by_basename(struct replay_engine *e, struct rptask *x, const 
       continue;
     name[strcspn(name, "\n")] = '\0';
     const char *rest = name + strlen(prefix);
-    unsigned long a, b, c, d;
-    char tail;
-    if (!strncmp(name, prefix, strlen(prefix)) &&
-        sscanf(rest, "%lx-%lx-%lx-%lx%c", &a, &b, &c, &d, &tail) == 4) {
+    /* the rest of the name says which copy: a content hash (hex digits, dashes) */
+    if (!strncmp(name, prefix, strlen(prefix)) && *rest &&
+        strspn(rest, "0123456789abcdef-") == strlen(rest)) {
       snprintf(out, outlen, "%s", name);
       found = true;
     }
