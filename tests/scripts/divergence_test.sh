@@ -53,13 +53,14 @@ expect_divergence() {
   fi
 }
 
-# exe: the preserved executable replaced by another build of the same source.
-exe=$(awk '$3 == "exec" { print $4; exit }' "$tmp/dump")
+# exe: the preserved executable replaced by another build of the same source (a preserved
+# file of its own: overwriting the trace's copy would make it corrupt, exit 1).
+ev=$(awk '$3 == "exec" { print $1; exit }' "$tmp/dump")
 cp -a "$tmp/t" "$tmp/exe"
-if [ -n "$exe" ] && [ -f "$tmp/exe/files/$exe" ] && cp "$other" "$tmp/exe/files/$exe"; then
+if [ -n "$ev" ] && "$edit" "$tmp/exe" "$ev" file "$other"; then
   expect_divergence exe 1
 else
-  bad "exe: cannot find the preserved executable '$exe' in the trace"
+  bad "exe: no exec event to alter, or trace_edit failed"
 fi
 
 # result: getppid's result altered.
