@@ -168,6 +168,7 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
              syscall_name(nr), nr, x->t.tid, r->events + 1);
     return recorder_abort(r, why);
   }
+  record_rewrite_entry(r, x); /* record_cpus.c */
   if (d->hook && record_hooks[d->hook].entry)
     return record_hooks[d->hook].entry(r, x);
   return 0;
@@ -293,6 +294,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     x->in_syscall = false;
     return 0; /* recorded at its clone event */
   }
+  record_rewrite_exit(r, x);
   const struct user_regs_struct *e = &x->entry;
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;

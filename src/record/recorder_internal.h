@@ -2,12 +2,14 @@
 #ifndef DEJA_RECORD_RECORDER_INTERNAL_H
 #define DEJA_RECORD_RECORDER_INTERNAL_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "record/chaos.h"
 #include "record/page_hashes.h"
 #include "record/recorder.h"
 #include "task/task.h"
@@ -15,6 +17,25 @@
 #include "trace/trace_event.h"
 #include "trace/trace_files.h"
 #include "trace/trace_stream.h"
+
+#define CPU_VIEW_FILES 4
+
+/* What the program is told about the CPUs (record_cpus.c). */
+struct cpu_view {
+  int count;
+  cpu_set_t set;
+  int files[CPU_VIEW_FILES]; /* memfds with the contents of the files that list CPUs */
+};
+
+/* A system call argument deja changed at entry, put back at exit. */
+struct syscall_rewrite {
+  int kind;
+  int arg; /* the argument register changed, and its value */
+  uint64_t value;
+  uint64_t mem; /* program memory overwritten (a path), and its content */
+  size_t len;
+  uint8_t saved[64];
+};
 
 /* A recorded process: what its threads share. */
 struct rproc {
@@ -54,6 +75,8 @@ struct rtask {
   int nheld;
   bool interrupting; /* PTRACE_INTERRUPT sent */
   bool exit_emitted;
+  struct chaos_task ct;
+  struct syscall_rewrite rw;
 };
 
 struct recorder {
@@ -78,7 +101,9 @@ struct recorder {
   uint64_t state_points;
   int64_t state_point_ns;
   uint64_t state_point_bytes; /* pages saved by state points */
-  unsigned chaos_seed;
+  struct chaos chaos;
+  int64_t settle_ns;    /* chaos: waiting for woken tasks' stops */
+  struct cpu_view cpus; /* what the program is told about the CPUs */
 };
 
 /* recorder.c */
@@ -92,6 +117,23 @@ int recorder_abort(struct recorder *r, const char *why);
 void recorder_write_failed(struct recorder *r);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
 int64_t elapsed_ns(const struct timespec *since);
+
+/* chaos.c: chaos mode applied to the tasks (see chaos.h) */
+void chaos_task_init(struct recorder *r, struct rtask *x);
+/* Refreshes priorities, starts and ends intervals, and treats tasks that became ready
+ * (new, or back from a call that blocked) as scheduling events. */
+void chaos_tick(struct recorder *r);
+/* X released the CPU inside a system call that blocks. */
+void chaos_task_blocked(struct recorder *r, struct rtask *x);
+int64_t chaos_now(void);
+
+/* record_cpus.c: the CPUs the program is told about (sched_getaffinity, the files that
+ * list them) and chaos mode's mmap addresses; system call arguments changed at entry are
+ * put back at exit, so the program and the trace see its own. */
+void record_cpus_init(struct recorder *r, int pinned_cpu, int count);
+void record_cpus_free(struct recorder *r);
+void record_rewrite_entry(struct recorder *r, struct rtask *x);
+void record_rewrite_exit(struct recorder *r, struct rtask *x);
 
 /* record_syscall.c: each returns 0, or RECORD_DEJA_FAILED after aborting. */
 int record_syscall_entry(struct recorder *r, struct rtask *x);

@@ -150,6 +150,8 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   memcpy(c->exe, x->exe, sizeof c->exe);
   memcpy(c->auxv, x->auxv, sizeof c->auxv);
   c->auxv_len = x->auxv_len;
+  memcpy(c->cmdline, x->cmdline, x->cmdline_len);
+  c->cmdline_len = x->cmdline_len;
   int32_t rec_tid = (int32_t)ev->result;
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(e, "cannot write the recorded tid into the new task");
@@ -249,9 +251,12 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
     return diverge(e, "expected system call %s, found %s", syscall_name((long)e->ev->regs.orig_rax),
                    stop_desc(st, buf, sizeof buf));
   rc = expect_regs(e, x, &e->ev->regs);
-  if (rc == 0)
-    x->at_entry = true;
-  return rc;
+  if (rc)
+    return rc;
+  x->at_entry = true;
+  if (e->hooks->syscall_entry && e->hooks->syscall_entry(e->hooks->ctx, x, &e->stop))
+    return REPLAY_STOPPED; /* going on finds it at the entry */
+  return 0;
 }
 
 static int syscall_complete(struct replay_engine *e, struct rptask *x, const struct stop *st) {
