@@ -139,8 +139,9 @@ static const char pack_usage[] =
     "Usage: deja pack [TRACE]\n"
     "\n"
     "Makes TRACE (default: the latest trace) self-contained, so it can be moved to\n"
-    "another machine and replayed there. deja traces already hold a copy of every file\n"
-    "mapped during the recording, so this only checks the trace.\n"
+    "another machine and replayed there. A trace holds a copy of every file mapped\n"
+    "during the recording, but shares them with the other traces of its directory\n"
+    "(hard links into DIR/.deja-store); pack gives it copies of its own.\n"
     "\n"
     "Exit status: 0, or 1 for usage errors and unreadable traces.\n";
 

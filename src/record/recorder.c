@@ -82,17 +82,31 @@ char *record_find_program(const char *program) {
   return NULL;
 }
 
+void recorder_write_failed(struct recorder *r) {
+  int e = errno;
+  deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+  if (e == ENOSPC || e == EDQUOT)
+    deja_msg("the disk is full: free some space (`deja rm' deletes old traces); the trace up to "
+             "event %" PRIu64 " replays",
+             r->events);
+  errno = e;
+}
+
 static int write_event(struct recorder *r, const struct event *ev) {
   event_encode(ev, &r->rec);
   if (trace_writer_append(r->w, r->rec.data, r->rec.len) < 0) {
-    deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+    recorder_write_failed(r);
     return -1;
   }
+  return recorder_event_written(r);
+}
+
+int recorder_event_written(struct recorder *r) {
   r->events++;
   if (elapsed_ns(&r->last_flush) > FLUSH_INTERVAL_NS) {
     clock_gettime(CLOCK_MONOTONIC, &r->last_flush);
     if (trace_writer_flush(r->w) < 0) {
-      deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+      recorder_write_failed(r);
       return -1;
     }
   }
@@ -104,6 +118,12 @@ static int write_event(struct recorder *r, const struct event *ev) {
  * inside calls not yet in the trace, every such entry (X's too) is written first as
  * EV_ENTER, oldest first. */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
+  if (recorder_emit_enters(r, x) < 0)
+    return -1;
+  return write_event(r, ev);
+}
+
+int recorder_emit_enters(struct recorder *r, struct rtask *x) {
   bool others = false;
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *y = r->tasks[i];
@@ -130,7 +150,7 @@ int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
   }
   if (x && x->in_syscall)
     x->entry_emitted = true;
-  return write_event(r, ev);
+  return 0;
 }
 
 static void kill_all(struct recorder *r) {
@@ -673,6 +693,19 @@ static int start_tracing(struct recorder *r, pid_t pid) {
   return rc;
 }
 
+/* deja's own peak resident memory (VmHWM), for DEJA_STATS. */
+static long peak_rss_kb(void) {
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return kb;
+}
+
 int record_run(const struct record_options *o) {
   char *path = record_find_program(o->argv[0]);
   if (!path) {
@@ -711,6 +744,7 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot create %s: %s", files, strerror(errno));
     goto out;
   }
+  r.files = trace_files_new(o->trace_dir);
   r.w = trace_writer_open(events, 1, DEJA_VERSION, err, sizeof err);
   if (!r.w) {
     deja_msg("%s", err);
@@ -730,8 +764,10 @@ int record_run(const struct record_options *o) {
       status = exit_status_of(r.root_status);
   }
   if (getenv("DEJA_STATS"))
-    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points (%.3f s)", r.events,
-             r.state_points, r.state_point_ns / 1e9);
+    deja_msg("stats: %" PRIu64 " events, %" PRIu64
+             " state points (%.3f s, %.1f MB saved), deja's peak memory %ld kB",
+             r.events, r.state_points, r.state_point_ns / 1e9, r.state_point_bytes / 1e6,
+             peak_rss_kb());
   if (getenv("DEJA_STATS") && o->chaos)
     deja_msg("chaos: seed %#" PRIx64 ", %d CPUs, %" PRIu64 " high-priority-only intervals (%" PRIu64
              " at scheduling events, %.3f s), %.3f s waiting for woken tasks",
@@ -752,6 +788,7 @@ out:
   tbuf_free(&r.rec);
   tbuf_free(&r.data);
   tbuf_free(&r.addrs);
+  trace_files_free(r.files);
   free(files);
   free(events);
   free(path);

@@ -15,6 +15,7 @@
 #include "task/task.h"
 #include "trace/trace_buf.h"
 #include "trace/trace_event.h"
+#include "trace/trace_files.h"
 #include "trace/trace_stream.h"
 
 #define CPU_VIEW_FILES 4
@@ -81,6 +82,7 @@ struct rtask {
 struct recorder {
   const struct record_options *o;
   struct trace_writer *w;
+  struct trace_files *files; /* the preserved files */
   struct tbuf rec, data, addrs;
   uint64_t events;
   struct stat out_st[3];
@@ -98,6 +100,7 @@ struct recorder {
   int root_status;
   uint64_t state_points;
   int64_t state_point_ns;
+  uint64_t state_point_bytes; /* pages saved by state points */
   struct chaos chaos;
   int64_t settle_ns;    /* chaos: waiting for woken tasks' stops */
   struct cpu_view cpus; /* what the program is told about the CPUs */
@@ -105,7 +108,13 @@ struct recorder {
 
 /* recorder.c */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev);
+/* recorder_emit in parts, for an event streamed into the trace: the EV_ENTER events due
+ * before X's event, then (once the event is written) the count and periodic flush. */
+int recorder_emit_enters(struct recorder *r, struct rtask *x);
+int recorder_event_written(struct recorder *r);
 int recorder_abort(struct recorder *r, const char *why);
+/* Says that writing the trace failed (and what to do when the disk is full). */
+void recorder_write_failed(struct recorder *r);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
 int64_t elapsed_ns(const struct timespec *since);
 
@@ -131,6 +140,25 @@ int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
+
+/* Appends to r->data the RESULT bytes a write-family call of X wrote, read back from the
+ * program: one buffer (write, pwrite64) or, with IOV, iovecs (writev, pwritev, pwritev2).
+ * Returns 0 or -1. */
+int record_gather_written(struct recorder *r, struct rtask *x, bool iov, int64_t result);
+
+/* record_files.c: each fills FILE (the preserved file's name) when the call needs one. */
+/* After an mmap of a file; returns 0, or -1 with a message in WHY. */
+int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                     size_t filelen, char *why, size_t whylen);
+/* For a call that changed a file some recorded process maps MAP_SHARED (write family,
+ * sendfile, copy_file_range, splice, ftruncate, fallocate, truncate, open with O_TRUNC):
+ * marks EV with EVF_FILE_CHANGE and reads the bytes written back into r->data, which must
+ * be empty. */
+void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                        size_t filelen);
+/* After an mremap that grew a private file mapping: preserves the grown range (EVF_FILE_REMAP). */
+int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                       size_t filelen, char *why, size_t whylen);
 
 /* record_signal.c */
 /* Returns the signal to deliver on resume (0: none or held back), or -1 after a failure. */
