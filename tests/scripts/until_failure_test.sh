@@ -53,6 +53,8 @@ grep -q "no run failed in 4 runs; no trace is kept" "$tmp/pass.err" || fail "no 
 [ -z "$(find "$DEJA_TRACE_DIR/.deja-store" -type f -links 1 2>/dev/null)" ] ||
   fail "preserved files only the deleted runs used were left in the content store"
 [ "$(readlink "$DEJA_TRACE_DIR/latest-trace")" = "$first" ] || fail "latest-trace was not restored"
+find "$DEJA_TRACE_DIR" -path '*/.deja-store/*' -type f -links 1 | grep -q . &&
+  fail "the content store keeps files of deleted runs"
 echo "never fails: 4 runs, exit 0, nothing kept, latest-trace restored"
 
 # -o DIR: removed after passing runs, kept for the failing one.
