@@ -9,7 +9,6 @@
 #include "cli/trace_dir.h"
 #include "common/log.h"
 #include "common/remove_tree.h"
-#include "trace/trace_store.h"
 #include "record/recorder.h"
 #include "trace/trace_store.h"
 
@@ -64,12 +63,6 @@ static int discard_run(char *dir, const char *output, const char *old_latest, ch
     deja_msg("cannot delete the trace of a finished run: %s", err);
     rc = -1;
   }
-  char *store = trace_store_dir(dir); /* the preserved files only that run used */
-  if (rc == 0 && trace_store_collect(store, err, sizeof err) != 0) {
-    deja_msg("%s", err);
-    rc = -1;
-  }
-  free(store);
   if (!output && trace_dir_restore_latest(old_latest, err, sizeof err) != 0) {
     deja_msg("%s", err);
     rc = -1;
