@@ -66,10 +66,17 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   const struct syscall_desc *d = syscall_table_lookup(nr);
   x->entry = x->t.regs;
   x->in_syscall = true;
-  x->refused = x->entry_emitted = x->clone_done = false;
+  x->entry_emitted = x->clone_done = false;
   x->entry_seq = ++r->seq;
-  char why[256];
-  if (!d || d->replay == SC_UNSUPPORTED) {
+  x->refused = record_refusal(r, x, nr);
+  if (x->refused) {
+    x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips it; its exit sets the errno */
+    if (task_set_regs(&x->t, &x->t.regs) < 0)
+      return recorder_abort(r, "cannot refuse a system call");
+    return 0;
+  }
+  if (d->replay == SC_UNSUPPORTED) {
+    char why[256];
     snprintf(why, sizeof why,
              "unsupported system call %s (number %ld) in task %d at event %" PRIu64
              "; please report it with the program that made it",
@@ -77,12 +84,6 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, why);
   }
   switch (nr) {
-  case SYS_rseq: /* refused: glibc then does without restartable sequences */
-    x->refused = true;
-    x->t.regs.orig_rax = (uint64_t)-1;
-    if (task_set_regs(&x->t, &x->t.regs) < 0)
-      return recorder_abort(r, "cannot refuse rseq");
-    break;
   case SYS_exit:
   case SYS_exit_group: {
     /* No exit stop follows: the event is written now. */
@@ -166,7 +167,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;
   if (x->refused) {
-    result = -ENOSYS;
+    result = -x->refused;
     x->t.regs.rax = (uint64_t)result;
     task_set_regs(&x->t, &x->t.regs);
   }

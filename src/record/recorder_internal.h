@@ -41,7 +41,8 @@ struct rtask {
   enum rtask_state state;
   bool first_stop_seen, announced; /* T_NEW until both */
   /* the system call in progress */
-  bool in_syscall, refused, entry_emitted, clone_done;
+  bool in_syscall, entry_emitted, clone_done;
+  int refused; /* the errno a call refused at its entry returns (0: it runs) */
   uint64_t entry_seq;
   struct user_regs_struct entry;
   struct timespec entered;
@@ -89,6 +90,9 @@ int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
+
+/* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
+int record_refusal(struct recorder *r, struct rtask *x, long nr);
 
 /* record_signal.c */
 /* Returns the signal to deliver on resume (0: none or held back), or -1 after a failure. */

@@ -49,6 +49,8 @@ enum syscall_out_kind {
   OUT_NODEMASK,             /* get_mempolicy: node bitmap of args[size_arg] - 1 bits, in longs */
   OUT_MMSGHDR_SENT,         /* sendmmsg: msg_len of the first result struct mmsghdr at ptr_arg */
   OUT_CLONE,                /* clone/clone3 in the parent: parent tid and pidfd words */
+  OUT_SPECIAL,              /* per call, by command: SysV IPC control, msgrcv, ptrace,
+                               keyctl, quotactl, sysfs, ... (syscall_regions_special.c) */
 };
 
 struct syscall_out {

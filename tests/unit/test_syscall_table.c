@@ -65,7 +65,7 @@ static void test_lookup_by_number_and_name(void **state) {
   assert_int_equal(syscall_table_lookup(SYS_execve)->replay, SC_SPECIAL);
   assert_int_equal(syscall_table_lookup(SYS_prctl)->replay, SC_SPECIAL);
   assert_int_equal(syscall_table_lookup(SYS_set_robust_list)->replay, SC_EXECUTE);
-  assert_int_equal(syscall_table_lookup(SYS_ptrace)->replay, SC_UNSUPPORTED);
+  assert_int_equal(syscall_table_lookup(SYS_ptrace)->replay, SC_EMULATE);
   assert_int_equal(syscall_table_lookup(SYS_io_uring_setup)->replay, SC_UNSUPPORTED);
   assert_int_equal(syscall_table_lookup(SYS_ioctl)->replay, SC_EMULATE);
 

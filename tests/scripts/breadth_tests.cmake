@@ -1,0 +1,5 @@
+# Breadth (issue 10): the system calls and process behaviours ordinary programs use.
+# Included from tests/CMakeLists.txt, which defines deja_rr_test; programs are built from
+# tests/programs/br_*.c.
+deja_rr_program_test(br_unknown_syscall DIFFER)
+deja_rr_program_test(br_rare_calls DIFFER)
