@@ -108,6 +108,8 @@ static int capture_regions(struct recorder *r, struct rtask *x, const struct sys
     args[i] = regs_arg(&x->entry, i);
   struct mem_region reg[MAX_REGIONS];
   int n = syscall_written_regions(d, args, result, mem_reader, &x->t, reg, MAX_REGIONS);
+  if (n >= 0 && n < MAX_REGIONS && d && d->nr == SYS_shmat && result >= 0)
+    n += record_shmat_contents(x, result, &reg[n]);
   if (n < 0) {
     snprintf(why, whylen, "system call %s in task %d at event %" PRIu64 ": %s", d->name, x->t.tid,
              r->events + 1,
@@ -150,7 +152,8 @@ static void forget_remapped(struct rtask *x, long nr, int64_t result) {
     page_hashes_forget(x->proc->pages, e->rdi, e->rsi);
     page_hashes_forget(x->proc->pages, (uint64_t)result, e->rdx);
     break;
-  case SYS_brk: page_hashes_clear(x->proc->pages); break;
+  case SYS_brk:
+  case SYS_shmdt: page_hashes_clear(x->proc->pages); break;
   }
 }
 

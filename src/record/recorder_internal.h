@@ -10,6 +10,7 @@
 
 #include "record/page_hashes.h"
 #include "record/recorder.h"
+#include "syscalls/syscall_table.h"
 #include "task/task.h"
 #include "trace/trace_buf.h"
 #include "trace/trace_event.h"
@@ -90,6 +91,10 @@ int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
+
+/* record_sysv_shm.c: the region shmat mapped at RESULT, whose content the event carries
+ * (the segment may hold data from before); 1, or 0 when it cannot be found. */
+int record_shmat_contents(struct rtask *x, int64_t result, struct mem_region *out);
 
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);

@@ -313,7 +313,8 @@ static bool runs_for_real(long nr, const struct syscall_desc *d, int64_t result)
   case SYS_clone3:
   case SYS_fork:
   case SYS_vfork:
-  case SYS_mmap: return result >= 0;
+  case SYS_mmap:
+  case SYS_shmat: return result >= 0;
   }
   return d->replay == SC_EXECUTE;
 }
@@ -363,6 +364,7 @@ int replay_syscall(struct replayer *r, struct rptask *x) {
   case SYS_fork:
   case SYS_vfork: return replay_clone(r, x);
   case SYS_mmap: return r->ev.result < 0 ? emulate(r, x) : replay_mmap(r, x);
+  case SYS_shmat: return r->ev.result < 0 ? emulate(r, x) : replay_shmat(r, x);
   case SYS_mremap:
     if (r->ev.result >= 0 && (uint64_t)r->ev.result != x->t.regs.rdi) {
       x->t.regs.r10 |= MREMAP_MAYMOVE | MREMAP_FIXED;

@@ -97,6 +97,9 @@ int replay_apply_exec(struct replayer *r, struct rptask *x);
  * call again traced, so that it runs when resumed. 0 or non-zero. */
 int replay_reenter(struct replayer *r, struct rptask *x);
 
+/* replay_sysv_shm.c: shmat that attached a segment (recorded result >= 0). */
+int replay_shmat(struct replayer *r, struct rptask *x);
+
 /* replay_signal.c */
 int replay_insn(struct replayer *r, struct rptask *x);
 int replay_signal(struct replayer *r, struct rptask *x);

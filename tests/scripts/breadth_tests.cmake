@@ -3,3 +3,5 @@
 # tests/programs/br_*.c.
 deja_rr_program_test(br_unknown_syscall DIFFER)
 deja_rr_program_test(br_rare_calls DIFFER)
+deja_rr_program_test(br_sysv_shm DIFFER)
+deja_rr_program_test(br_sysv_sem_msg DIFFER)
