@@ -429,6 +429,11 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     x->at_boundary = true;
     x->boundary_regs = x->t.regs;
     record_resend_held(x);
+    if (x->entry.orig_rax == SYS_sched_yield && x == r->cur && any_ready(r, x)) {
+      x->state = T_READY; /* sched_yield: the next ready task runs */
+      r->cur = NULL;
+      return 0;
+    }
     continue_task(r, x);
     return 0;
   case STOP_SIGNAL: {
