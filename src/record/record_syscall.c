@@ -326,7 +326,8 @@ int record_exec(struct recorder *r, struct rtask *x) {
     off += (int)l;
   }
   ev.kind = EV_EXEC;
-  ev.tid = x->t.tid;
+  ev.tid = x->exec_former_tid ? x->exec_former_tid : x->t.tid; /* replay finds it by that */
+  x->exec_former_tid = 0;
   ev.regs = x->t.regs;
   ev.file = file;
   ev.stack_addr = x->t.regs.rsp;

@@ -192,7 +192,7 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
   return x;
 }
 
-static void remove_task(struct recorder *r, struct rtask *x) {
+void recorder_remove_task(struct recorder *r, struct rtask *x) {
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
       r->tasks[i] = r->tasks[--r->ntasks];
@@ -351,6 +351,7 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
       clock_gettime(CLOCK_MONOTONIC, &x->entered);
     return rc;
   case PTRACE_EVENT_EXEC:
+    x = record_exec_takeover(r, x);
     rc = record_exec(r, x);
     if (rc == 0)
       continue_task(r, x);
@@ -358,12 +359,15 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   case PTRACE_EVENT_EXIT: {
     unsigned long status = 0;
     ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
+    bool by_exec = record_killed_by_exec(r, x, (int)status);
+    x->exit_emitted |= by_exec;
     rc = emit_exit(r, x, (int)status);
     x->state = T_EXITING;
     if (r->cur == x)
       r->cur = NULL;
     task_resume(&x->t, PTRACE_CONT, 0);
-    task_wait_dead(x->t.tid);
+    if (!by_exec) /* the main thread killed by an exec lives on as the exec'ing one */
+      task_wait_dead(x->t.tid);
     return rc;
   }
   default: continue_task(r, x); return 0;
@@ -411,7 +415,7 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   switch (st->kind) {
   case STOP_EXITED:
     rc = emit_exit(r, x, st->status);
-    remove_task(r, x);
+    recorder_remove_task(r, x);
     return rc;
   case STOP_SYSCALL_ENTRY:
     rc = record_syscall_entry(r, x);
@@ -599,7 +603,7 @@ out:
     status = 70;
   }
   while (r.ntasks)
-    remove_task(&r, r.tasks[0]);
+    recorder_remove_task(&r, r.tasks[0]);
   free(r.tasks);
   sigprocmask(SIG_SETMASK, &old, NULL);
   sched_setaffinity(0, sizeof cpus, &cpus);

@@ -55,6 +55,7 @@ struct rtask {
   int nheld;
   bool interrupting; /* PTRACE_INTERRUPT sent */
   bool exit_emitted;
+  pid_t exec_former_tid; /* at an exec from another thread: its tid before (see below) */
 };
 
 struct recorder {
@@ -84,6 +85,7 @@ struct recorder {
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev);
 int recorder_abort(struct recorder *r, const char *why);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
+void recorder_remove_task(struct recorder *r, struct rtask *x);
 int64_t elapsed_ns(const struct timespec *since);
 
 /* record_syscall.c: each returns 0, or the exit status (70) after aborting. */
@@ -95,6 +97,13 @@ int record_exec(struct recorder *r, struct rtask *x);
 /* record_sysv_shm.c: the region shmat mapped at RESULT, whose content the event carries
  * (the segment may hold data from before); 1, or 0 when it cannot be found. */
 int record_shmat_contents(struct rtask *x, int64_t result, struct mem_region *out);
+
+/* record_exec_thread.c: execve from a thread other than the main one. */
+/* At PTRACE_EVENT_EXIT: whether X was killed by a sibling's execve (no exit event). */
+bool record_killed_by_exec(struct recorder *r, struct rtask *x, int status);
+/* At PTRACE_EVENT_EXEC on X: the task that called execve, now with X's tid (X, the old
+ * main thread, is removed); X itself when it exec'd. */
+struct rtask *record_exec_takeover(struct recorder *r, struct rtask *x);
 
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);

@@ -534,8 +534,11 @@ int replay_exec(struct replayer *r, struct rptask *x) {
     regs.rdi = strs + r->ev.strings_len;
     regs.rsi = base;
     regs.rdx = base + (r->ev.argc + 1) * 8;
-    if (task_set_regs(&x->t, &regs) < 0 || run_task(r, x, &st) < 0)
+    bool in_thread = x->rec_tid != x->rec_pid;
+    if (task_set_regs(&x->t, &regs) < 0)
       rc = -1;
+    else if (in_thread ? (rc = replay_exec_in_thread(r, x, &st)) != 0 : run_task(r, x, &st) < 0)
+      rc = rc ? rc : -1;
     else if (st.kind != STOP_EVENT || st.event != PTRACE_EVENT_EXEC)
       rc = diverge(r, "execve of the preserved %s failed; found %s", path,
                    stop_desc(&st, buf, sizeof buf));

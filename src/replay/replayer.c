@@ -162,7 +162,7 @@ static struct rptask *find_task(struct replayer *r, pid_t rec_tid) {
   return NULL;
 }
 
-static void remove_task(struct replayer *r, struct rptask *x) {
+void replay_remove_task(struct replayer *r, struct rptask *x) {
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
       r->tasks[i] = r->tasks[--r->ntasks];
@@ -357,7 +357,7 @@ static int replay_exit(struct replayer *r, struct rptask *x) {
     return diverge(r, "expected %s, found %s", stop_desc(&w, want, sizeof want),
                    stop_desc(&got, buf, sizeof buf));
   }
-  remove_task(r, x);
+  replay_remove_task(r, x);
   return 0;
 }
 
@@ -418,7 +418,7 @@ static int start_program(struct replayer *r) {
     if (task_wait(&x->t, &st) < 0)
       return REPLAY_BAD_TRACE;
     if (st.kind == STOP_EXITED) {
-      remove_task(r, x);
+      replay_remove_task(r, x);
       return diverge(r, "the preserved program could not be started");
     }
     if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXEC)
@@ -525,7 +525,7 @@ void replay_close(struct replayer *r) {
   for (int i = 0; i < r->ntasks; i++)
     kill(r->tasks[i]->t.tid, SIGKILL);
   while (r->ntasks)
-    remove_task(r, r->tasks[0]);
+    replay_remove_task(r, r->tasks[0]);
   /* Reap every task, letting killed ones through their exit stops. */
   int status;
   pid_t p;

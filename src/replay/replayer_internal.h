@@ -97,6 +97,11 @@ int replay_apply_exec(struct replayer *r, struct rptask *x);
  * call again traced, so that it runs when resumed. 0 or non-zero. */
 int replay_reenter(struct replayer *r, struct rptask *x);
 
+/* replay_exec_thread.c: runs the execve of X, a thread other than the main one, to its
+ * exec stop (in *EXEC); X then has the main thread's tids. 0 or non-zero. */
+int replay_exec_in_thread(struct replayer *r, struct rptask *x, struct stop *exec);
+void replay_remove_task(struct replayer *r, struct rptask *x);
+
 /* replay_sysv_shm.c: shmat that attached a segment (recorded result >= 0). */
 int replay_shmat(struct replayer *r, struct rptask *x);
 

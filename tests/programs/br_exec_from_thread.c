@@ -1,0 +1,64 @@
+/* A thread other than the main one calls execve while the main thread sleeps in a
+   system call, another thread spins in user code and a third waits in read: the other
+   threads vanish and the new image runs under the process's pid. With an argument, this is the new image: it prints its pid check and a random
+   number. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static char *self;
+static volatile unsigned long spins;
+static int pipe_fds[2];
+
+static void *spinner(void *arg) {
+  (void)arg;
+  while (spins != ~0ul)
+    spins++;
+  return NULL;
+}
+
+static void *reader(void *arg) {
+  (void)arg;
+  char c;
+  return (void *)(long)read(pipe_fds[0], &c, 1);
+}
+static char pidbuf[32];
+
+static void *execer(void *arg) {
+  (void)arg;
+  printf("thread %s the main thread, about to exec\n",
+         syscall(SYS_gettid) == getpid() ? "is" : "is not");
+  fflush(stdout);
+  char *argv[] = {self, pidbuf, NULL};
+  execv(self, argv);
+  perror("execv");
+  exit(98);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) {
+    unsigned v;
+    CHECK(getrandom(&v, sizeof v, 0) == sizeof v);
+    printf("new image: same pid %s, tid == pid %s, random %08x\n",
+           atoi(argv[1]) == getpid() ? "yes" : "no", syscall(SYS_gettid) == getpid() ? "yes" : "no",
+           v);
+    return 0;
+  }
+  self = argv[0];
+  snprintf(pidbuf, sizeof pidbuf, "%d", getpid());
+  CHECK(pipe(pipe_fds) == 0);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, spinner, NULL) == 0);
+  CHECK(pthread_create(&t, NULL, reader, NULL) == 0);
+  while (spins < 1000000)
+    ;
+  CHECK(pthread_create(&t, NULL, execer, NULL) == 0);
+  for (;;)
+    pause(); /* never returns: the exec ends this thread */
+}
