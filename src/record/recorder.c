@@ -374,7 +374,7 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   }
 }
 
-static int on_group_stop(struct recorder *r, struct rtask *x) {
+static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   if (x->state == T_NEW) {
     x->first_stop_seen = true;
     x->at_boundary = task_get_regs(&x->t) == 0;
@@ -404,7 +404,9 @@ static int on_group_stop(struct recorder *r, struct rtask *x) {
       r->cur = NULL;
     return 0;
   }
-  continue_task(r, x); /* a group stop (SIGSTOP & co.): the program goes on */
+  if (record_group_stop(r, x, sig))
+    return 0; /* stopped by SIGSTOP & co. until a SIGCONT */
+  continue_task(r, x);
   return 0;
 }
 
@@ -450,7 +452,7 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     return 0;
   }
   case STOP_EVENT: return on_event_stop(r, x, st->event);
-  case STOP_GROUP: return on_group_stop(r, x);
+  case STOP_GROUP: return on_group_stop(r, x, st->sig);
   }
   return 0;
 }

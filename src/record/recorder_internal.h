@@ -29,6 +29,7 @@ enum rtask_state {
   T_RUNNING,   /* the one task running user code */
   T_IN_KERNEL, /* resumed into a system call */
   T_EXITING,   /* past its exit event */
+  T_STOPPED,   /* in a group stop (SIGSTOP & co.), held with PTRACE_LISTEN until SIGCONT */
 };
 
 struct held_signal {
@@ -104,6 +105,10 @@ bool record_killed_by_exec(struct recorder *r, struct rtask *x, int status);
 /* At PTRACE_EVENT_EXEC on X: the task that called execve, now with X's tid (X, the old
  * main thread, is removed); X itself when it exec'd. */
 struct rtask *record_exec_takeover(struct recorder *r, struct rtask *x);
+
+/* record_stop.c: at a group stop of X with SIG: true when X stays stopped (SIGSTOP,
+ * SIGTSTP, SIGTTIN, SIGTTOU), false when it goes on (the end of a stop: SIGCONT came). */
+bool record_group_stop(struct recorder *r, struct rtask *x, int sig);
 
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);
