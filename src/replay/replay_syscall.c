@@ -379,6 +379,15 @@ int replay_syscall(struct replayer *r, struct rptask *x) {
     return finish_executed(r, x, d->name, true); /* the kernel keeps the program's signal state */
   case SYS_rt_sigreturn:
     return finish_executed(r, x, d->name, false); /* restores every register from the frame */
+  case SYS_ppoll:
+  case SYS_pselect6:
+  case SYS_epoll_pwait:
+  case SYS_epoll_pwait2: {
+    int rc = replay_masked_wait(r, x);
+    if (rc != 1)
+      return rc;
+    break;
+  }
   case SYS_rt_sigsuspend: {
     /* Runs for real so its temporary mask applies; the signal that ended it is sent
      * first, so it returns at once. */

@@ -102,6 +102,10 @@ int replay_reenter(struct replayer *r, struct rptask *x);
 int replay_exec_in_thread(struct replayer *r, struct rptask *x, struct stop *exec);
 void replay_remove_task(struct replayer *r, struct rptask *x);
 
+/* replay_masked_wait.c: ppoll & co. with a temporary mask ended by a signal; 1 when the
+ * call is not such a one (replay it as usual), else 0 or non-zero. */
+int replay_masked_wait(struct replayer *r, struct rptask *x);
+
 /* replay_sysv_shm.c: shmat that attached a segment (recorded result >= 0). */
 int replay_shmat(struct replayer *r, struct rptask *x);
 
