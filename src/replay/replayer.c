@@ -318,7 +318,8 @@ static int replay_exit(struct replayer *r, struct rptask *x) {
       return diverge(r, "cannot resume the task to its exit: %s", strerror(errno));
     if (task_wait(&x->t, &st) < 0)
       return -1;
-    while (st.kind == STOP_GROUP ||
+    /* A task stopped inside a call (skipped under PTRACE_SYSEMU) passes its exit first. */
+    while (st.kind == STOP_GROUP || st.kind == STOP_SYSCALL_EXIT ||
            (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL))) {
       if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 && errno != ESRCH)
         return -1;
