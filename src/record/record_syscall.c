@@ -197,6 +197,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, why);
   }
   forget_remapped(x, nr, result);
+  record_seccomp_exit(x, d, &ev);
   char file[512] = "";
   if (nr == SYS_mmap && result >= 0 && !((int)e->r10 & MAP_ANONYMOUS) && (int)e->r8 >= 0) {
     char src[64], orig[512];
@@ -245,6 +246,8 @@ int record_clone(struct recorder *r, struct rtask *x) {
   ev.result = (int64_t)child;
   if (c->proc == x->proc)
     ev.flags |= EVF_NEW_THREAD;
+  else
+    c->proc->seccomp = x->proc->seccomp; /* filters are inherited */
   tbuf_reset(&r->data);
   char why[512];
   if (capture_regions(r, x, syscall_table_lookup((long)x->entry.orig_rax), (int64_t)child, &ev, why,

@@ -20,6 +20,7 @@
 struct rproc {
   pid_t pid;
   struct page_hashes *pages; /* for state points */
+  bool seccomp;              /* the program installed a seccomp filter */
   int refs;
 };
 
@@ -109,6 +110,10 @@ struct rtask *record_exec_takeover(struct recorder *r, struct rtask *x);
 /* record_stop.c: at a group stop of X with SIG: true when X stays stopped (SIGSTOP,
  * SIGTSTP, SIGTTIN, SIGTTOU), false when it goes on (the end of a stop: SIGCONT came). */
 bool record_group_stop(struct recorder *r, struct rtask *x, int sig);
+
+/* record_seccomp.c: after call D of X (event EV, result set): notes filters installed,
+ * and flags failed calls replay would execute (EVF_NOT_RUN) once a filter is there. */
+void record_seccomp_exit(struct rtask *x, const struct syscall_desc *d, struct event *ev);
 
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);

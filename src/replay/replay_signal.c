@@ -87,7 +87,9 @@ int replay_signal(struct replayer *r, struct rptask *x) {
     return replay_bus_error(r, x, &si);
   struct stop st;
   char buf[256];
-  bool sync = signal_is_synchronous(r->ev.signo, r->ev.siginfo);
+  /* A seccomp filter's SIGSYS (RET_TRAP) is sent by replay: the filter is not installed. */
+  bool sync = signal_is_synchronous(r->ev.signo, r->ev.siginfo) &&
+              !(r->ev.signo == SIGSYS && si.si_code == 1 /* SYS_SECCOMP */);
   if (!sync)
     queue_signal(x, r->ev.signo);
   if (run_task(r, x, &st) < 0)

@@ -295,6 +295,8 @@ int write_back_memory(struct replayer *r, struct rptask *x) {
 static int replay_exit(struct replayer *r, struct rptask *x) {
   struct stop st;
   char buf[256], want[256];
+  if (replay_seccomp_kill(r, x) < 0)
+    return -1;
   if (x->exiting) {
     if (task_wait(&x->t, &st) < 0)
       return -1;

@@ -106,6 +106,10 @@ void replay_remove_task(struct replayer *r, struct rptask *x);
  * call is not such a one (replay it as usual), else 0 or non-zero. */
 int replay_masked_wait(struct replayer *r, struct rptask *x);
 
+/* replay_seccomp.c: at X's exit event, a death by SIGSYS without a signal event (a
+ * seccomp filter's RET_KILL) is made to happen; X is then exiting. 0 or -1. */
+int replay_seccomp_kill(struct replayer *r, struct rptask *x);
+
 /* replay_sysv_shm.c: shmat that attached a segment (recorded result >= 0). */
 int replay_shmat(struct replayer *r, struct rptask *x);
 

@@ -29,6 +29,9 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* EV_SYSCALL flags */
 #define EVF_NEW_THREAD 1u /* a clone that created a thread (not a process) */
 #define EVF_DEV_ZERO 2u   /* an mmap of /dev/zero: replayed as an anonymous mapping */
+#define EVF_NOT_RUN                                                                                \
+  4u /* a call replay executes that failed without effect (a seccomp filter's
+                          errno): replay skips it */
 
 struct event_mem {
   uint64_t addr;
