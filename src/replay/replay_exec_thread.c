@@ -6,11 +6,11 @@
 #include <sys/ptrace.h>
 
 #include "common/log.h"
-#include "replay/replayer_internal.h"
+#include "replay/replay_special.h"
 
 /* Lets Y (killed by the exec) go; returns once it is gone, or for the main thread once
  * the exec stop arrived on its tid (then *EXEC holds it). 0 or -1. */
-static int let_die(struct replayer *r, struct rptask *y, bool leader, struct stop *exec) {
+static int let_die(struct replay_engine *e, struct rptask *y, bool leader, struct stop *exec) {
   for (;;) {
     struct stop st;
     if (task_wait(&y->t, &st) < 0)
@@ -22,35 +22,35 @@ static int let_die(struct replayer *r, struct rptask *y, bool leader, struct sto
       return 1;
     }
     if (task_resume(&y->t, PTRACE_CONT, 0) < 0 && errno != ESRCH)
-      return diverge(r, "cannot let task %d end during another thread's execve", y->rec_tid);
+      return diverge(e, "cannot let task %d end during another thread's execve", y->rec_tid);
   }
 }
 
-int replay_exec_in_thread(struct replayer *r, struct rptask *x, struct stop *exec) {
+int replay_exec_in_thread(struct replay_engine *e, struct rptask *x, struct stop *exec) {
   if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0)
     return -1;
   x->at_sysentry = false;
-  for (int i = 0; i < r->ntasks;) {
-    struct rptask *y = r->tasks[i];
+  for (int i = 0; i < e->ntasks;) {
+    struct rptask *y = e->tasks[i];
     if (y == x || y->pid != x->pid || y->t.tid == x->pid) {
       i++;
       continue;
     }
-    if (let_die(r, y, false, exec) != 0)
+    if (let_die(e, y, false, exec) != 0)
       return REPLAY_DIVERGED;
-    replay_remove_task(r, y); /* the list changed: scan it again */
+    engine_remove_task(e, y); /* the list changed: scan it again */
     i = 0;
   }
   struct rptask *leader = NULL;
-  for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i] != x && r->tasks[i]->t.tid == x->pid)
-      leader = r->tasks[i];
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i] != x && e->tasks[i]->t.tid == x->pid)
+      leader = e->tasks[i];
   struct rptask gone = {.t = {.tid = x->pid, .mem_fd = -1}, .rec_tid = x->rec_pid};
-  int rc = let_die(r, leader ? leader : &gone, true, exec);
+  int rc = let_die(e, leader ? leader : &gone, true, exec);
   if (leader)
-    replay_remove_task(r, leader);
+    engine_remove_task(e, leader);
   if (rc != 1)
-    return rc < 0 ? rc : diverge(r, "the exec stop of task %d did not come", x->rec_tid);
+    return rc < 0 ? rc : diverge(e, "the exec stop of task %d did not come", x->rec_tid);
   task_close(&x->t);
   x->t.tid = x->pid;
   x->rec_tid = x->rec_pid;

@@ -8,10 +8,8 @@
 #include <errno.h>
 #include <sys/syscall.h>
 
-#include "replay/replayer_internal.h"
-
-#define ERESTARTSYS 512
-#define ERESTART_RESTARTBLOCK 516
+#include "common/kernel_abi.h"
+#include "replay/replay_special.h"
 
 /* The temporary mask's address in the recorded call, 0 when it has none. */
 static uint64_t mask_arg(struct rptask *x, const struct user_regs_struct *e) {
@@ -29,14 +27,15 @@ static uint64_t mask_arg(struct rptask *x, const struct user_regs_struct *e) {
   }
 }
 
-int replay_masked_wait(struct replayer *r, struct rptask *x) {
-  int64_t res = r->ev.result;
-  bool interrupted = res == -EINTR || (res <= -ERESTARTSYS && res >= -ERESTART_RESTARTBLOCK);
-  uint64_t mask = interrupted ? mask_arg(x, &r->ev.regs) : 0;
-  int sig = mask ? next_injected_signal(r, x) : 0;
+int replay_masked_wait(struct replay_engine *e, struct rptask *x, const struct syscall_desc *d) {
+  (void)d;
+  int64_t res = e->ev->result;
+  bool interrupted = res == -EINTR || IS_ERESTART(res);
+  uint64_t mask = interrupted ? mask_arg(x, &e->ev->regs) : 0;
+  int sig = mask ? next_injected_signal(e, x) : 0;
   if (!sig)
-    return 1; /* replayed like any other call */
-  int rc = replay_reenter(r, x);
+    return replay_emulate(e, x); /* skipped like any other call */
+  int rc = replay_reenter(e, x);
   if (rc)
     return rc;
   struct user_regs_struct regs = x->t.regs;
@@ -48,18 +47,18 @@ int replay_masked_wait(struct replayer *r, struct rptask *x) {
   queue_signal(x, sig);
   struct stop st;
   char buf[256];
-  if (run_task(r, x, &st) < 0)
+  if (run_task(e, x, &st, false) < 0)
     return -1;
   if (st.kind != STOP_SYSCALL_EXIT || task_get_regs(&x->t) < 0)
-    return diverge(r, "the wait with a temporary signal mask did not return; found %s",
+    return diverge(e, "the wait with a temporary signal mask did not return; found %s",
                    stop_desc(&st, buf, sizeof buf));
   struct user_regs_struct back = x->t.regs;
   for (int i = 0; i < 6; i++)
-    regs_set_arg(&back, i, regs_arg(&r->ev.regs, i));
-  back.orig_rax = r->ev.regs.orig_rax; /* the kernel's signal delivery handles the restart */
+    regs_set_arg(&back, i, regs_arg(&e->ev->regs, i));
+  back.orig_rax = e->ev->regs.orig_rax; /* the kernel's signal delivery handles the restart */
   back.rax = (uint64_t)res;
   if (task_set_regs(&x->t, &back) < 0)
     return -1;
-  x->restart_pending = res <= -ERESTARTSYS && res >= -ERESTART_RESTARTBLOCK;
-  return write_back_memory(r, x);
+  x->restart_pending = IS_ERESTART(res);
+  return write_back_memory(e, x);
 }

@@ -8,10 +8,10 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "replay/replayer_internal.h"
+#include "replay/replay_special.h"
 
-int replay_seccomp_kill(struct replayer *r, struct rptask *x) {
-  int st = r->ev.status;
+int replay_seccomp_kill(struct replay_engine *e, struct rptask *x) {
+  int st = e->ev->status;
   if (x->exiting || x->sig || !x->gadget || !WIFSIGNALED(st) || WTERMSIG(st) != SIGSYS)
     return 0;
   if (task_get_regs(&x->t) < 0)
@@ -30,7 +30,7 @@ int replay_seccomp_kill(struct replayer *r, struct rptask *x) {
     task_write_mem(&x->t, at, saved, sizeof saved);
   }
   if (!ok)
-    return diverge(r, "cannot make task %d die of SIGSYS as its seccomp filter made it",
+    return diverge(e, "cannot make task %d die of SIGSYS as its seccomp filter made it",
                    x->rec_tid);
   syscall(SYS_tgkill, x->pid, x->t.tid, SIGSYS);
   struct stop s;
@@ -39,7 +39,7 @@ int replay_seccomp_kill(struct replayer *r, struct rptask *x) {
       return -1;
   } while (s.kind != STOP_SIGNAL && s.kind != STOP_EXITED && s.kind != STOP_EVENT);
   if (s.kind != STOP_SIGNAL || s.sig != SIGSYS)
-    return diverge(r, "task %d did not receive the SIGSYS of its seccomp filter", x->rec_tid);
+    return diverge(e, "task %d did not receive the SIGSYS of its seccomp filter", x->rec_tid);
   x->exiting = true; /* dies delivering it (replay_exit waits for that) */
   return task_resume(&x->t, PTRACE_CONT, SIGSYS) < 0 ? -1 : 0;
 }

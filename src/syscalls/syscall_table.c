@@ -99,7 +99,7 @@ _Static_assert(sizeof(struct utsname) == 6 * 65, "struct utsname differs from th
 /* Replay modes, short so the table stays one line per call. */
 #define EMU SC_EMULATE
 #define EXE SC_EXECUTE
-#define SPC SC_SPECIAL
+#define EXE_OK SC_EXECUTE_IF_OK
 #define UNS SC_UNSUPPORTED
 
 /* Written regions: { kind, ptr_arg, size_arg, size }. */
@@ -127,16 +127,21 @@ _Static_assert(sizeof(struct utsname) == 6 * 65, "struct utsname differs from th
 #define WR_CLONE { OUT_CLONE, 0, 1, 0 }
 #define WR_SPECIAL { OUT_SPECIAL, 0, 0, 0 }
 
+/* A call: name, replay mode, meaningful arguments, written regions. */
 #define SC(name_, mode_, nargs_, ...)                                                     \
   [__NR_##name_] = { .nr = __NR_##name_, .name = #name_, .replay = mode_,                 \
                      .nargs = nargs_, .out = { __VA_ARGS__ } }
-/* Numbers no x86-64 kernel assigns (335..423): the kernel answers -ENOSYS, which replay
- * can return from the trace like any other result. */
-#define GAP(n) [n] = { .nr = n, .name = "syscall_" #n, .replay = SC_EMULATE, .nargs = 0 }
+/* A call that needs a hook (enum syscall_hook) besides its mode. */
+#define SCH(name_, mode_, hook_, nargs_, ...)                                             \
+  [__NR_##name_] = { .nr = __NR_##name_, .name = #name_, .replay = mode_,                 \
+                     .hook = SCH_##hook_, .nargs = nargs_, .out = { __VA_ARGS__ } }
+/* Numbers no x86-64 kernel assigns: the kernel answers -ENOSYS, which replay returns
+ * from the trace like any other result (the lookup fills in number and name). */
+#define UNASSIGNED(first, last) [first ... last] = { .nr = -1, .replay = SC_EMULATE }
 
 static const struct syscall_desc table[] = {
   SC(read, EMU, 3, WR_RESULT(1)),
-  SC(write, EMU, 3),
+  SCH(write, EMU, write, 3),
   SC(open, EMU, 3),
   SC(close, EMU, 1),
   SC(stat, EMU, 2, WR_FIXED(1, sizeof(struct stat))),
@@ -144,29 +149,29 @@ static const struct syscall_desc table[] = {
   SC(lstat, EMU, 2, WR_FIXED(1, sizeof(struct stat))),
   SC(poll, EMU, 3, WR_POLLFD(0, 1)),
   SC(lseek, EMU, 3),
-  SC(mmap, EXE, 6),
+  SCH(mmap, EXE_OK, mmap, 6),
   SC(mprotect, EXE, 3),
-  SC(munmap, EXE, 2),
-  SC(brk, EXE, 1),
-  SC(rt_sigaction, SPC, 4, WR_FIXED(2, KERNEL_SIGACTION_SIZE)),
-  SC(rt_sigprocmask, SPC, 4, WR_ARG(2, 3, 1)),
-  SC(rt_sigreturn, SPC, 0),
+  SCH(munmap, EXE, unmap, 2),
+  SCH(brk, EXE, brk, 1),
+  SC(rt_sigaction, EXE, 4, WR_FIXED(2, KERNEL_SIGACTION_SIZE)),
+  SC(rt_sigprocmask, EXE, 4, WR_ARG(2, 3, 1)),
+  SCH(rt_sigreturn, EXE, sigreturn, 0),
   SC(ioctl, EMU, 3, WR_IOCTL),
   SC(pread64, EMU, 4, WR_RESULT(1)),
-  SC(pwrite64, EMU, 4),
+  SCH(pwrite64, EMU, write, 4),
   SC(readv, EMU, 3, WR_IOVEC(1, 2)),
-  SC(writev, EMU, 3),
+  SCH(writev, EMU, writev, 3),
   SC(access, EMU, 2),
   SC(pipe, EMU, 1, WR_FIXED(0, 8)),
   SC(select, EMU, 5, WR_FDSET(1), WR_FDSET(2), WR_FDSET(3), WR_ALWAYS(4, TIMEVAL)),
   SC(sched_yield, EMU, 0),
-  SC(mremap, EXE, 5),
+  SCH(mremap, EXE, mremap, 5),
   SC(msync, EMU, 3),
   SC(mincore, EMU, 3, WR_PAGES(2, 1)),
-  SC(madvise, EXE, 3),
+  SCH(madvise, EXE, unmap, 3),
   SC(shmget, EMU, 3),
-  SC(shmat, SPC, 3),
-  SC(shmctl, SPC, 3, WR_SPECIAL),
+  SCH(shmat, EXE_OK, shmat, 3),
+  SC(shmctl, EMU, 3, WR_SPECIAL),
   SC(dup, EMU, 1),
   SC(dup2, EMU, 2),
   SC(pause, EMU, 0),
@@ -191,18 +196,18 @@ static const struct syscall_desc table[] = {
   SC(socketpair, EMU, 4, WR_FIXED(3, 8)),
   SC(setsockopt, EMU, 5),
   SC(getsockopt, EMU, 5, WR_SOCKLEN(3, 4, SOCKOPT_CAP)),
-  SC(clone, SPC, 5, WR_CLONE),
-  SC(fork, SPC, 0),
-  SC(vfork, SPC, 0),
-  SC(execve, SPC, 3),
-  SC(exit, SPC, 1),
-  SC(wait4, SPC, 4, WR_FIXED(1, 4), WR_FIXED(3, sizeof(struct rusage))),
-  SC(kill, SPC, 2),
+  SCH(clone, EXE_OK, clone, 5, WR_CLONE),
+  SCH(fork, EXE_OK, clone, 0),
+  SCH(vfork, EXE_OK, clone, 0),
+  SC(execve, EMU, 3),
+  SCH(exit, EXE, exit, 1),
+  SC(wait4, EMU, 4, WR_FIXED(1, 4), WR_FIXED(3, sizeof(struct rusage))),
+  SC(kill, EMU, 2),
   SC(uname, EMU, 1, WR_FIXED(0, sizeof(struct utsname))),
   SC(semget, EMU, 3),
   SC(semop, EMU, 3),
   SC(semctl, EMU, 4, WR_SPECIAL),
-  SC(shmdt, EXE, 1),
+  SCH(shmdt, EXE, brk, 1),
   SC(msgget, EMU, 2),
   SC(msgsnd, EMU, 4),
   SC(msgrcv, EMU, 5, WR_SPECIAL),
@@ -264,10 +269,10 @@ static const struct syscall_desc table[] = {
   SC(capset, EMU, 2),
   SC(rt_sigpending, EMU, 2, WR_ARG(0, 1, 1)),
   SC(rt_sigtimedwait, EMU, 4, WR_FIXED(1, sizeof(siginfo_t))),
-  SC(rt_sigqueueinfo, SPC, 3),
+  SC(rt_sigqueueinfo, EMU, 3),
   /* Swaps the signal mask while it waits, like rt_sigprocmask. */
-  SC(rt_sigsuspend, SPC, 2),
-  SC(sigaltstack, SPC, 2, WR_FIXED(1, sizeof(stack_t))),
+  SCH(rt_sigsuspend, EXE, sigsuspend, 2),
+  SC(sigaltstack, EXE, 2, WR_FIXED(1, sizeof(stack_t))),
   SC(utime, EMU, 2),
   SC(mknod, EMU, 3),
   SC(uselib, EMU, 1),
@@ -293,7 +298,7 @@ static const struct syscall_desc table[] = {
   SC(modify_ldt, EXE, 3),
   SC(pivot_root, EMU, 2),
   SC(_sysctl, EMU, 1),
-  SC(prctl, SPC, 5, WR_PRCTL),
+  SC(prctl, EMU, 5, WR_PRCTL),
   /* Executed: ARCH_GET_FS and friends write their answer themselves during replay. */
   SC(arch_prctl, EXE, 2),
   SC(adjtimex, EMU, 1, WR_FIXED(0, TIMEX_SIZE)),
@@ -309,8 +314,8 @@ static const struct syscall_desc table[] = {
   SC(reboot, EMU, 4),
   SC(sethostname, EMU, 2),
   SC(setdomainname, EMU, 2),
-  SC(iopl, SPC, 1),
-  SC(ioperm, SPC, 3),
+  SCH(iopl, EMU, refuse, 1),
+  SCH(ioperm, EMU, refuse, 3),
   /* create_module .. security, vserver, epoll_*_old: never implemented on x86-64
    * (always -ENOSYS), so the recorded result is all there is. */
   SC(create_module, EMU, 2),
@@ -339,13 +344,13 @@ static const struct syscall_desc table[] = {
   SC(removexattr, EMU, 2),
   SC(lremovexattr, EMU, 2),
   SC(fremovexattr, EMU, 2),
-  SC(tkill, SPC, 2),
+  SC(tkill, EMU, 2),
   SC(time, EMU, 1, WR_FIXED(0, 8)),
   SC(futex, EMU, 6, WR_FUTEX),
   SC(sched_setaffinity, EMU, 3),
   SC(sched_getaffinity, EMU, 3, WR_RESULT(2)),
   SC(set_thread_area, EXE, 1),
-  SC(io_setup, SPC, 2),
+  SCH(io_setup, EMU, refuse, 2),
   SC(io_destroy, EMU, 1),
   SC(io_getevents, EMU, 5),
   SC(io_submit, EMU, 3),
@@ -358,8 +363,8 @@ static const struct syscall_desc table[] = {
   SC(remap_file_pages, EXE, 5),
   SC(getdents64, EMU, 3, WR_DENTS(1)),
   /* The kernel keeps the address and uses it at thread exit. */
-  SC(set_tid_address, EXE, 1),
-  SC(restart_syscall, SPC, 0),
+  SCH(set_tid_address, EXE, tid_result, 1),
+  SC(restart_syscall, EMU, 0),
   SC(semtimedop, EMU, 4),
   SC(fadvise64, EMU, 4),
   SC(timer_create, EMU, 3, WR_FIXED(2, 4)),
@@ -371,10 +376,10 @@ static const struct syscall_desc table[] = {
   SC(clock_gettime, EMU, 2, WR_FIXED(1, TIMESPEC)),
   SC(clock_getres, EMU, 2, WR_FIXED(1, TIMESPEC)),
   SC(clock_nanosleep, EMU, 4, WR_INTR(3, TIMESPEC)),
-  SC(exit_group, SPC, 1),
+  SCH(exit_group, EXE, exit, 1),
   SC(epoll_wait, EMU, 4, WR_EPOLL(1)),
   SC(epoll_ctl, EMU, 4),
-  SC(tgkill, SPC, 3),
+  SC(tgkill, EMU, 3),
   SC(utimes, EMU, 2),
   SC(vserver, EMU, 5),
   SC(mbind, EMU, 6),
@@ -387,7 +392,7 @@ static const struct syscall_desc table[] = {
   SC(mq_notify, EMU, 2),
   SC(mq_getsetattr, EMU, 3, WR_FIXED(2, 64)),
   SC(kexec_load, EMU, 4),
-  SC(waitid, SPC, 5, WR_FIXED(2, sizeof(siginfo_t)), WR_FIXED(4, sizeof(struct rusage))),
+  SC(waitid, EMU, 5, WR_FIXED(2, sizeof(siginfo_t)), WR_FIXED(4, sizeof(struct rusage))),
   SC(add_key, EMU, 5),
   SC(request_key, EMU, 4),
   SC(keyctl, EMU, 5, WR_SPECIAL),
@@ -410,8 +415,8 @@ static const struct syscall_desc table[] = {
   SC(readlinkat, EMU, 4, WR_MIN_RESULT(2, 3, 1)),
   SC(fchmodat, EMU, 3),
   SC(faccessat, EMU, 3),
-  SC(pselect6, EMU, 6, WR_FDSET(1), WR_FDSET(2), WR_FDSET(3), WR_ALWAYS(4, TIMESPEC)),
-  SC(ppoll, EMU, 5, WR_POLLFD(0, 1), WR_ALWAYS(2, TIMESPEC)),
+  SCH(pselect6, EMU, masked_wait, 6, WR_FDSET(1), WR_FDSET(2), WR_FDSET(3), WR_ALWAYS(4, TIMESPEC)),
+  SCH(ppoll, EMU, masked_wait, 5, WR_POLLFD(0, 1), WR_ALWAYS(2, TIMESPEC)),
   SC(unshare, EMU, 1),
   /* The kernel keeps the list head and walks it at thread exit. */
   SC(set_robust_list, EXE, 2),
@@ -422,7 +427,7 @@ static const struct syscall_desc table[] = {
   SC(vmsplice, EMU, 4, WR_IOVEC(1, 2)),
   SC(move_pages, EMU, 6, WR_ARG(4, 1, 4)),
   SC(utimensat, EMU, 4),
-  SC(epoll_pwait, EMU, 6, WR_EPOLL(1)),
+  SCH(epoll_pwait, EMU, masked_wait, 6, WR_EPOLL(1)),
   SC(signalfd, EMU, 3),
   SC(timerfd_create, EMU, 2),
   SC(eventfd, EMU, 1),
@@ -437,8 +442,8 @@ static const struct syscall_desc table[] = {
   SC(pipe2, EMU, 2, WR_FIXED(0, 8)),
   SC(inotify_init1, EMU, 1),
   SC(preadv, EMU, 5, WR_IOVEC(1, 2)),
-  SC(pwritev, EMU, 5),
-  SC(rt_tgsigqueueinfo, SPC, 4),
+  SCH(pwritev, EMU, writev, 5),
+  SC(rt_tgsigqueueinfo, EMU, 4),
   SC(perf_event_open, EMU, 5),
   SC(recvmmsg, EMU, 5, WR_MMSGHDR(1, 2), WR_FIXED(4, TIMESPEC)),
   SC(fanotify_init, EMU, 2),
@@ -452,44 +457,33 @@ static const struct syscall_desc table[] = {
   SC(setns, EMU, 2),
   SC(getcpu, EMU, 3, WR_FIXED(0, 4), WR_FIXED(1, 4)),
   SC(process_vm_readv, EMU, 6, WR_IOVEC(1, 2)),
-  SC(process_vm_writev, SPC, 6, WR_IOVEC(3, 4)),
+  SCH(process_vm_writev, EMU, refuse, 6, WR_IOVEC(3, 4)),
   SC(kcmp, EMU, 5),
   SC(finit_module, EMU, 3),
   SC(sched_setattr, EMU, 3),
   SC(sched_getattr, EMU, 4, WR_ARG(1, 2, 1)),
   SC(renameat2, EMU, 5),
-  SC(seccomp, SPC, 3),
+  SC(seccomp, EMU, 3),
   SC(getrandom, EMU, 3, WR_RESULT(0)),
   SC(memfd_create, EMU, 2),
   SC(kexec_file_load, EMU, 5),
-  SC(bpf, SPC, 3),
-  SC(execveat, SPC, 5),
-  SC(userfaultfd, SPC, 1),
+  SCH(bpf, EMU, refuse, 3),
+  SC(execveat, EMU, 5),
+  SCH(userfaultfd, EMU, refuse, 1),
   SC(membarrier, EMU, 3),
   SC(mlock2, EMU, 3),
   SC(copy_file_range, EMU, 6, WR_FIXED(1, 8), WR_FIXED(3, 8)),
   SC(preadv2, EMU, 6, WR_IOVEC(1, 2)),
-  SC(pwritev2, EMU, 6),
+  SCH(pwritev2, EMU, writev, 6),
   /* Protection keys change the address space and the PKRU register. */
   SC(pkey_mprotect, EXE, 4),
   SC(pkey_alloc, EXE, 2),
   SC(pkey_free, EXE, 1),
   SC(statx, EMU, 5, WR_FIXED(4, sizeof(struct statx))),
   SC(io_pgetevents, EMU, 6),
-  SC(rseq, SPC, 4),
-  GAP(335), GAP(336), GAP(337), GAP(338), GAP(339), GAP(340), GAP(341), GAP(342),
-  GAP(343), GAP(344), GAP(345), GAP(346), GAP(347), GAP(348), GAP(349), GAP(350),
-  GAP(351), GAP(352), GAP(353), GAP(354), GAP(355), GAP(356), GAP(357), GAP(358),
-  GAP(359), GAP(360), GAP(361), GAP(362), GAP(363), GAP(364), GAP(365), GAP(366),
-  GAP(367), GAP(368), GAP(369), GAP(370), GAP(371), GAP(372), GAP(373), GAP(374),
-  GAP(375), GAP(376), GAP(377), GAP(378), GAP(379), GAP(380), GAP(381), GAP(382),
-  GAP(383), GAP(384), GAP(385), GAP(386), GAP(387), GAP(388), GAP(389), GAP(390),
-  GAP(391), GAP(392), GAP(393), GAP(394), GAP(395), GAP(396), GAP(397), GAP(398),
-  GAP(399), GAP(400), GAP(401), GAP(402), GAP(403), GAP(404), GAP(405), GAP(406),
-  GAP(407), GAP(408), GAP(409), GAP(410), GAP(411), GAP(412), GAP(413), GAP(414),
-  GAP(415), GAP(416), GAP(417), GAP(418), GAP(419), GAP(420), GAP(421), GAP(422),
-  GAP(423),
-  SC(pidfd_send_signal, SPC, 4),
+  SCH(rseq, EMU, rseq, 4),
+  UNASSIGNED(335, 423),
+  SC(pidfd_send_signal, EMU, 4),
   SC(io_uring_setup, UNS, 2),
   SC(io_uring_enter, EMU, 6),
   SC(io_uring_register, EMU, 4),
@@ -500,25 +494,25 @@ static const struct syscall_desc table[] = {
   SC(fsmount, EMU, 3),
   SC(fspick, EMU, 3),
   SC(pidfd_open, EMU, 2),
-  SC(clone3, SPC, 2, WR_CLONE),
+  SCH(clone3, EXE_OK, clone, 2, WR_CLONE),
   SC(close_range, EMU, 3),
   SC(openat2, EMU, 4),
   SC(pidfd_getfd, EMU, 3),
   SC(faccessat2, EMU, 4),
   SC(process_madvise, EMU, 5),
-  SC(epoll_pwait2, EMU, 6, WR_EPOLL(1)),
+  SCH(epoll_pwait2, EMU, masked_wait, 6, WR_EPOLL(1)),
   SC(mount_setattr, EMU, 5),
   SC(quotactl_fd, EMU, 4, WR_SPECIAL),
   SC(landlock_create_ruleset, EMU, 3),
   SC(landlock_add_rule, EMU, 4),
   SC(landlock_restrict_self, EMU, 2),
-  SC(memfd_secret, SPC, 1),
+  SCH(memfd_secret, EMU, refuse, 1),
   SC(process_mrelease, EMU, 2),
   SC(futex_waitv, EMU, 5),
   SC(set_mempolicy_home_node, EMU, 4),
   SC(cachestat, EMU, 4, WR_FIXED(2, 40)),
   SC(fchmodat2, EMU, 4),
-  SC(map_shadow_stack, SPC, 3),
+  SCH(map_shadow_stack, EMU, refuse, 3),
   SC(futex_wake, EMU, 4),
   SC(futex_wait, EMU, 6),
   SC(futex_requeue, EMU, 4),
@@ -541,7 +535,18 @@ static const struct syscall_desc table[] = {
 #define TABLE_SIZE ((long)(sizeof(table) / sizeof(table[0])))
 
 const struct syscall_desc *syscall_table_lookup(long nr) {
-  if (nr < 0 || nr >= TABLE_SIZE || table[nr].name == NULL)
+  if (nr < 0 || nr >= TABLE_SIZE)
+    return NULL;
+  if (table[nr].nr == -1) {
+    static __thread struct syscall_desc unassigned;
+    static __thread char name[32];
+    unassigned = table[nr];
+    unassigned.nr = (int)nr;
+    snprintf(name, sizeof name, "syscall_%ld", nr);
+    unassigned.name = name;
+    return &unassigned;
+  }
+  if (table[nr].name == NULL)
     return NULL;
   return &table[nr];
 }
@@ -559,7 +564,7 @@ long syscall_number(const char *name) {
   if (name == NULL)
     return -1;
   for (long nr = 0; nr < TABLE_SIZE; nr++)
-    if (table[nr].name && strcmp(table[nr].name, name) == 0)
+    if (table[nr].nr != -1 && table[nr].name && strcmp(table[nr].name, name) == 0)
       return nr;
   /* Accept the "syscall_N" spelling syscall_name() gives unknown numbers. */
   if (strncmp(name, "syscall_", 8) == 0 && name[8] >= '0' && name[8] <= '9') {
