@@ -1,6 +1,7 @@
 /* Recording system calls: entry checks, the memory the kernel wrote, output to the
  * terminal, preserved files, process creation and exec. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,71 @@ static int gather_output(struct recorder *r, struct rtask *x, struct exit_info *
   return 0;
 }
 
+/* The file position of the program's FD after the call, -1 when unknown. */
+static int64_t fd_position(struct rtask *x, int fd) {
+  char path[64], line[128];
+  snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", x->t.tid, fd);
+  FILE *f = fopen(path, "re");
+  long long pos = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "pos: %lld", &pos) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return pos;
+}
+
+/* Reads the RESULT bytes the call moved through FD (a regular file, at the offset word
+ * at OFF_PTR or its file position) back from that file. 0, or -1 when it cannot. */
+static int read_moved(struct recorder *r, struct rtask *x, int fd, uint64_t off_ptr,
+                      int64_t result) {
+  char path[64];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", x->t.tid, fd);
+  if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+    return -1;
+  int64_t end = -1;
+  if (off_ptr && task_read_mem(&x->t, off_ptr, &end, sizeof end) < 0)
+    return -1;
+  if (!off_ptr)
+    end = fd_position(x, fd);
+  int f = end >= result ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+  if (f < 0)
+    return -1;
+  size_t before = r->data.len;
+  ssize_t n = pread(f, tbuf_grow(&r->data, (size_t)result), (size_t)result, end - result);
+  close(f);
+  if (n != result) {
+    r->data.len = before;
+    return -1;
+  }
+  return 0;
+}
+
+/* sendfile, splice and copy_file_range to deja's stdout/stderr: the bytes are read back
+ * from the output when it is a file, else from the input file they came from. */
+static int output_copy(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  const struct user_regs_struct *e = &x->entry;
+  int in_fd, out_fd;
+  uint64_t in_off, out_off = 0;
+  if (e->orig_rax == SYS_sendfile) { /* out_fd, in_fd, offset */
+    out_fd = (int)e->rdi;
+    in_fd = (int)e->rsi;
+    in_off = e->rdx;
+  } else { /* fd_in, off_in, fd_out, off_out, ... */
+    in_fd = (int)e->rdi;
+    in_off = e->rsi;
+    out_fd = (int)e->rdx;
+    out_off = e->r10;
+  }
+  if (in->result <= 0 || !(in->ev->out_to = output_stream(r, x, out_fd)))
+    return 0;
+  if (read_moved(r, x, out_fd, out_off, in->result) < 0 &&
+      read_moved(r, x, in_fd, in_off, in->result) < 0)
+    in->ev->out_to = OUT_TO_NONE; /* from a pipe to a terminal: the bytes are gone */
+  return 0;
+}
+
 static int output_write(struct recorder *r, struct rtask *x, struct exit_info *in) {
   return gather_output(r, x, in, false);
 }
@@ -158,11 +224,11 @@ static const struct {
   int (*entry)(struct recorder *r, struct rtask *x);
   int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
 } record_hooks[SCH_COUNT] = {
-    [SCH_rseq] = {.entry = refuse_call},      [SCH_exit] = {.entry = record_exit_now},
-    [SCH_refuse] = {.entry = refuse_call},    [SCH_write] = {.exit = output_write},
-    [SCH_writev] = {.exit = output_writev},   [SCH_unmap] = {.exit = forget_unmapped},
-    [SCH_mremap] = {.exit = forget_remapped}, [SCH_brk] = {.exit = forget_heap},
-    [SCH_mmap] = {.exit = preserve_mapped},
+    [SCH_rseq] = {.entry = refuse_call},     [SCH_exit] = {.entry = record_exit_now},
+    [SCH_refuse] = {.entry = refuse_call},   [SCH_copy_out] = {.exit = output_copy},
+    [SCH_write] = {.exit = output_write},    [SCH_writev] = {.exit = output_writev},
+    [SCH_unmap] = {.exit = forget_unmapped}, [SCH_mremap] = {.exit = forget_remapped},
+    [SCH_brk] = {.exit = forget_heap},       [SCH_mmap] = {.exit = preserve_mapped},
 };
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {

@@ -180,7 +180,7 @@ static const struct syscall_desc table[] = {
   SC(alarm, EMU, 1),
   SC(setitimer, EMU, 3, WR_FIXED(2, sizeof(struct itimerval))),
   SC(getpid, EMU, 0),
-  SC(sendfile, EMU, 4, WR_FIXED(2, 8)),
+  SCH(sendfile, EMU, copy_out, 4, WR_FIXED(2, 8)),
   SC(socket, EMU, 3),
   SC(connect, EMU, 3),
   SC(accept, EMU, 3, WR_SOCKLEN(1, 2, SOCKADDR_CAP)),
@@ -421,7 +421,7 @@ static const struct syscall_desc table[] = {
   /* The kernel keeps the list head and walks it at thread exit. */
   SC(set_robust_list, EXE, 2),
   SC(get_robust_list, EMU, 3, WR_FIXED(1, 8), WR_FIXED(2, 8)),
-  SC(splice, EMU, 6, WR_FIXED(1, 8), WR_FIXED(3, 8)),
+  SCH(splice, EMU, copy_out, 6, WR_FIXED(1, 8), WR_FIXED(3, 8)),
   SC(tee, EMU, 4),
   SC(sync_file_range, EMU, 4),
   SC(vmsplice, EMU, 4, WR_IOVEC(1, 2)),
@@ -472,7 +472,7 @@ static const struct syscall_desc table[] = {
   SCH(userfaultfd, EMU, refuse, 1),
   SC(membarrier, EMU, 3),
   SC(mlock2, EMU, 3),
-  SC(copy_file_range, EMU, 6, WR_FIXED(1, 8), WR_FIXED(3, 8)),
+  SCH(copy_file_range, EMU, copy_out, 6, WR_FIXED(1, 8), WR_FIXED(3, 8)),
   SC(preadv2, EMU, 6, WR_IOVEC(1, 2)),
   SCH(pwritev2, EMU, writev, 6),
   /* Protection keys change the address space and the PKRU register. */

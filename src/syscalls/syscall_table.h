@@ -33,6 +33,7 @@ enum syscall_replay {
   X(rseq)        /* record: refused with ENOSYS */                                                 \
   X(write)       /* record: output to deja's stdout/stderr (buffer, result bytes) */               \
   X(writev)      /* record: output to deja's stdout/stderr (iovecs) */                             \
+  X(copy_out)    /* record: what sendfile/splice/copy_file_range sent to deja's stdout/stderr */   \
   X(refuse)      /* record: may be refused with an errno (record_refuse.c) */                      \
   X(shmat)       /* record: the segment's content; replay: attaches a segment like it */           \
   X(masked_wait) /* replay: skipped, or run as rt_sigsuspend when a signal its temporary          \
