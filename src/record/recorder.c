@@ -416,6 +416,8 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     x->at_boundary = false;
   switch (st->kind) {
   case STOP_EXITED:
+    if (x->t.tid == r->root)
+      r->root_status = st->status; /* the whole process's: its last thread may end it */
     rc = emit_exit(r, x, st->status);
     recorder_remove_task(r, x);
     return rc;

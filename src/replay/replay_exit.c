@@ -12,15 +12,17 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
   (void)at;
   struct stop st;
   char buf[256], want[256];
-  int k = replay_seccomp_kill(e, x);
+  int k = replay_group_death(e, x);
+  if (!k)
+    k = replay_seccomp_kill(e, x);
   if (k)
     return k;
   if (x->exiting) {
-    if (task_wait(&x->t, &st) < 0)
+    if (replay_wait_exit(e, x, &st) < 0)
       return -1;
     while (st.kind == STOP_SIGNAL || st.kind == STOP_GROUP) {
       task_resume(&x->t, PTRACE_CONT, 0);
-      if (task_wait(&x->t, &st) < 0)
+      if (replay_wait_exit(e, x, &st) < 0)
         return -1;
     }
   } else {
@@ -36,14 +38,14 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
     x->sig = 0;
     if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0 && errno != ESRCH)
       return diverge(e, "cannot resume the task to its exit: %s", strerror(errno));
-    if (task_wait(&x->t, &st) < 0)
+    if (replay_wait_exit(e, x, &st) < 0)
       return -1;
     /* A task stopped inside a call (skipped under PTRACE_SYSEMU) passes its exit first. */
     while (st.kind == STOP_GROUP || st.kind == STOP_SYSCALL_EXIT ||
            (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL))) {
       if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 && errno != ESRCH)
         return -1;
-      if (task_wait(&x->t, &st) < 0)
+      if (replay_wait_exit(e, x, &st) < 0)
         return -1;
     }
   }

@@ -22,4 +22,12 @@ int replay_exec_in_thread(struct replay_engine *e, struct rptask *x, struct stop
  * seccomp filter's RET_KILL) is made to happen; X is then exiting. 0 or non-zero. */
 int replay_seccomp_kill(struct replay_engine *e, struct rptask *x);
 
+/* replay_exit_wait.c: waits for X's next stop on its way out; a main thread that is a
+ * zombie already (its other threads still to end) counts as exited with the recorded
+ * status. 0 or -1. */
+int replay_wait_exit(struct replay_engine *e, struct rptask *x, struct stop *st);
+/* At the exit event of X killed by a signal another thread of its process is about to
+ * receive (recorded before that thread's exit): that signal is delivered first. */
+int replay_group_death(struct replay_engine *e, struct rptask *x);
+
 #endif
