@@ -409,6 +409,12 @@ int record_exec(struct recorder *r, struct rtask *x) {
   ev.interp = interp_file;
   ev.interp_maps = (const uint8_t *)maps;
   ev.interp_count = nmaps > 0 ? (uint32_t)nmaps : 0;
+  if (x->t.regs.cs == 0x23) { /* the 32-bit user code segment */
+    snprintf(why, sizeof why,
+             "task %d executed %.400s, a 32-bit program; deja records x86-64 programs only",
+             x->t.tid, orig);
+    return recorder_abort(r, why);
+  }
   char *strings;
   if (exec_image_prepare(&x->t, &strings, &ev.strings_len, &ev.argc, &ev.envc, why, sizeof why) < 0)
     return recorder_abort(r, why);
