@@ -29,6 +29,7 @@
 #define BLOCKED_AFTER_NS 200000L     /* a system call still running after this has blocked */
 #define SLICE_MIN_NS 5000000L
 #define SLICE_MAX_NS 100000000L
+#define STUCK_CHECK_NS 1000000000L /* how often an idle recorder checks it is not stuck */
 
 static volatile pid_t forward_pid;
 
@@ -460,6 +461,7 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
 }
 
 static int record_loop(struct recorder *r, const sigset_t *chld) {
+  int stuck_checks = 0;
   for (;;) {
     if (!r->ntasks)
       return 0;
@@ -467,9 +469,23 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
       schedule(r);
     pid_t tid;
     int status;
-    int w = wait_any(wait_budget(r), chld, &tid, &status);
+    /* Waits without a deadline look every second for a recording that cannot go on. */
+    int64_t budget = wait_budget(r);
+    bool idle = budget < 0 || budget > STUCK_CHECK_NS;
+    int w = wait_any(idle ? STUCK_CHECK_NS : budget, chld, &tid, &status);
     if (w < 0)
       return 0;
+    if (w == 0 && idle) {
+      if (!record_stuck(r)) {
+        stuck_checks = 0;
+      } else if (++stuck_checks == 3) {
+        return recorder_abort(r, "the recording can no longer make progress: every task of the "
+                                 "program waits for deja (a deja bug; please report it with "
+                                 "the program)");
+      }
+      continue;
+    }
+    stuck_checks = 0;
     if (w == 0) {
       on_timeout(r);
       continue;

@@ -115,6 +115,9 @@ bool record_group_stop(struct recorder *r, struct rtask *x, int sig);
  * and flags failed calls replay would execute (EVF_NOT_RUN) once a filter is there. */
 void record_seccomp_exit(struct rtask *x, const struct syscall_desc *d, struct event *ev);
 
+/* record_progress.c: true when every task waits in a ptrace stop deja will never end. */
+bool record_stuck(struct recorder *r);
+
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);
 
