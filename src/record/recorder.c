@@ -582,7 +582,7 @@ int record_run(const struct record_options *o) {
   char *events = xasprintf("%s/events", o->trace_dir);
   int status = RECORD_DEJA_FAILED;
   cpu_set_t cpus;
-  cpu_pin_self(&cpus); /* the program inherits it */
+  int cpu = cpu_pin_self(&cpus); /* the program inherits it */
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -613,6 +613,8 @@ int record_run(const struct record_options *o) {
     if (status == 0)
       status = exit_status_of(r.root_status);
   }
+  if (r.warned_cpuid && cpu >= 0 && cpu_bind_note(o->trace_dir, cpu) < 0)
+    status = RECORD_DEJA_FAILED; /* cpuid ran natively: replay must run on this CPU */
   if (getenv("DEJA_STATS"))
     deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points (%.3f s)", r.events,
              r.state_points, r.state_point_ns / 1e9);

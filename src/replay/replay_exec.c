@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "replay/replay_calls.h"
 #include "replay/replay_handlers.h"
+#include "task/cpu_pin.h"
 #include "replay/replay_special.h"
 #include "task/exec_image.h"
 #include "task/proc_maps.h"
@@ -90,7 +91,7 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
     return diverge(e, "execve did not return; found %s", stop_desc(&st, buf, sizeof buf));
   if (task_open_mem(&x->t) < 0)
     return diverge(e, "cannot open the memory of task %d: %s", x->t.tid, strerror(errno));
-  if (exec_image_enable_cpuid_faulting(&x->t) < 0)
+  if (!cpu_bind_cpuid_native() && exec_image_enable_cpuid_faulting(&x->t) < 0)
     return diverge(e, "cannot turn on cpuid faulting");
   if (task_get_regs(&x->t) < 0)
     return -1;
