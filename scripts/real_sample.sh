@@ -6,7 +6,8 @@ set -u
 deja=$(readlink -f "$1")
 filter=${2:-}
 work=$(mktemp -d /tmp/deja-sample.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trace="$work.trace"
+trap 'rm -rf "$work" "$trace"' EXIT
 cd "$work" || exit 2
 printf 'pear 3\napple 1\nfig 2\nbanana 5\n' >in.txt
 printf 'all:\n\t@echo built $$((6*7))\n' >Makefile
@@ -127,21 +128,41 @@ programs=(
   "bc <<< '2^64'"
   "stdbuf -oL echo buffered"
   "script -qc 'echo tty' /dev/null"
+  "printf 'int main(void){return 3;}' > t.c && gcc -O1 -o t t.c && ./t; echo \$?"
+  "printf '#include <stdio.h>\\nint main(void){puts(\"hi\");}' > h.c && clang -o h h.c && ./h"
+  "g++ --version | head -1"
+  "git init -q g && cd g && git -c user.email=a@b -c user.name=n commit -q --allow-empty -m m && git log --format=%s"
+  "sqlite3 :memory: 'select 6*7'"
+  "openssl sha256 in.txt"
+  "openssl rand -hex 8 | wc -c"
+  "xz -c in.txt | xz -dc"
+  "zstd -q -c in.txt | zstd -dc"
+  "bzip2 -c in.txt | bzip2 -dc"
+  "jq -n '[1,2,3] | add'"
+  "echo 'puts [expr 6*7]' | tclsh"
+  "node -e 'console.log([1,2,3].map(x => x * 2).join(\",\"))'"
+  "node -e 'setTimeout(() => console.log(\"timer\"), 10)'"
+  "node -e 'require(\"child_process\").exec(\"echo child\", (e, o) => process.stdout.write(o))'"
+  "java -version 2>&1 | head -1"
+  "strace -f -o /dev/null true"
+  "gdb -batch -ex 'print 6*7'"
+  "valgrind -q true"
+  "rustc --version"
 )
 pass=0 total=0
 for p in "${programs[@]}"; do
   if [ -n "$filter" ] && [[ "$p" != *"$filter"* ]]; then continue; fi
   total=$((total + 1))
-  rm -rf t
+  rm -rf "$trace"
   sh -c "$p" </dev/null >want.out 2>/dev/null
   want=$?
-  timeout 120 "$deja" record -o t -- sh -c "$p" </dev/null >rec.out 2>rec.err
+  timeout 120 "$deja" record -o "$trace" -- sh -c "$p" </dev/null >rec.out 2>rec.err
   got=$?
   verdict=ok
   if [ $got -ne $want ]; then
     verdict="record exit $got (want $want): $(grep '^deja' rec.err | grep -v Saving | head -1)"
   else
-    timeout 120 "$deja" replay -a t </dev/null >rep.out 2>rep.err
+    timeout 120 "$deja" replay -a "$trace" </dev/null >rep.out 2>rep.err
     rs=$?
     if [ $rs -ne 0 ]; then
       verdict="replay exit $rs: $(grep '^deja' rep.err | head -1)"

@@ -14,6 +14,7 @@
 #include "replay/replay_calls.h"
 #include "replay/replay_handlers.h"
 #include "task/cpu_pin.h"
+#include "task/vdso_patch.h"
 #include "replay/replay_special.h"
 #include "task/exec_image.h"
 #include "task/proc_maps.h"
@@ -118,6 +119,8 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
     return diverge(e, "cannot write the recorded initial stack: %s", strerror(errno));
   snprintf(x->exe, sizeof x->exe, "%s/files/%s", e->o->trace_dir, e->ev->file);
   save_auxv(x, e->ev->stack, e->ev->stack_len);
+  if (vdso_patch_from_auxv(&x->t, x->auxv, x->auxv_len) < 0)
+    return diverge(e, "the program's vDSO is not where it was recorded (another kernel?)");
   return task_set_regs(&x->t, &e->ev->regs) < 0 ? -1 : 0;
 }
 

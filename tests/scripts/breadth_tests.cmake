@@ -20,3 +20,4 @@ deja_rr_test(br_thread_deaths_leader COMMAND $<TARGET_FILE:br_thread_deaths> lea
 add_test(NAME br_cpu_bind COMMAND sh ${DEJA_TEST_SCRIPTS}/cpu_bind_test.sh $<TARGET_FILE:deja>
          $<TARGET_FILE:br_cpuid_apic>)
 set_tests_properties(br_cpu_bind PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+deja_rr_program_test(br_vdso_lookup DIFFER)
