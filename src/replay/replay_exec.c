@@ -168,7 +168,8 @@ static int exec_complete(struct replay_engine *e, struct rptask *x, const struct
     regs.rdi = strs + e->ev->strings_len;
     regs.rsi = base;
     regs.rdx = base + (e->ev->argc + 1) * 8;
-    bool in_thread = x->rec_tid != x->rec_pid; /* execve from a thread: see replay_exec_thread.c */
+    /* Other threads die first: see replay_exec_thread.c. */
+    bool in_thread = replay_exec_kills_threads(e, x);
     if (task_set_regs(&x->t, &regs) < 0)
       rc = -1;
     else if (in_thread ? (rc = replay_exec_in_thread(e, x, &st)) != 0

@@ -1,6 +1,7 @@
-/* Replaying execve from a thread other than the main one (see record_exec_thread.c): the
- * execve runs, the kernel kills the process's other threads, and the exec stop comes on
- * the main thread's tid, which the exec'ing task takes (and the recorded main tid too). */
+/* Replaying execve in a process with other threads, or from a thread other than the main
+ * one (see record_exec_thread.c): the execve runs, the kernel kills the process's other
+ * threads (each let through its exit stop here), and the exec stop comes on the main
+ * thread's tid, which the exec'ing task takes (and the recorded main tid too). */
 #include <errno.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -24,6 +25,13 @@ static int let_die(struct replay_engine *e, struct rptask *y, bool leader, struc
     if (task_resume(&y->t, PTRACE_CONT, 0) < 0 && errno != ESRCH)
       return diverge(e, "cannot let task %d end during another thread's execve", y->rec_tid);
   }
+}
+
+bool replay_exec_kills_threads(struct replay_engine *e, struct rptask *x) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i] != x && e->tasks[i]->pid == x->pid)
+      return true;
+  return x->rec_tid != x->rec_pid;
 }
 
 int replay_exec_in_thread(struct replay_engine *e, struct rptask *x, struct stop *exec) {

@@ -17,6 +17,9 @@ int replay_masked_wait(struct replay_engine *e, struct rptask *x, const struct s
 /* replay_exec_thread.c: runs the execve of X, a thread other than the main one, to its
  * exec stop (in *EXEC); X then has the main thread's tids. 0 or non-zero. */
 int replay_exec_in_thread(struct replay_engine *e, struct rptask *x, struct stop *exec);
+/* Whether the execve of X ends other threads (or X is not the main thread): then it is
+ * run with replay_exec_in_thread. */
+bool replay_exec_kills_threads(struct replay_engine *e, struct rptask *x);
 
 /* replay_seccomp.c: at X's exit event, a death by SIGSYS without a signal event (a
  * seccomp filter's RET_KILL) is made to happen; X is then exiting. 0 or non-zero. */

@@ -1,8 +1,10 @@
 /* A thread other than the main one calls execve while the main thread sleeps in a
    system call, another thread spins in user code and a third waits in read: the other
-   threads vanish and the new image runs under the process's pid. With an argument, this is the new image: it prints its pid check and a random
+   threads vanish and the new image runs under the process's pid. With the argument
+   `main`, the main thread execs while the others run. With an argument, this is the new image: it prints its pid check and a random
    number. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,8 @@ static void *execer(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1) {
+  bool from_main = argc > 1 && strcmp(argv[1], "main") == 0;
+  if (argc > 1 && !from_main) {
     unsigned v;
     CHECK(getrandom(&v, sizeof v, 0) == sizeof v);
     printf("new image: same pid %s, tid == pid %s, random %08x\n",
@@ -58,6 +61,8 @@ int main(int argc, char **argv) {
   CHECK(pthread_create(&t, NULL, reader, NULL) == 0);
   while (spins < 1000000)
     ;
+  if (from_main) /* the main thread execs; the others end */
+    execer(NULL);
   CHECK(pthread_create(&t, NULL, execer, NULL) == 0);
   for (;;)
     pause(); /* never returns: the exec ends this thread */
