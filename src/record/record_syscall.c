@@ -365,6 +365,9 @@ int record_clone(struct recorder *r, struct rtask *x) {
   ev.result = (int64_t)child;
   if (c->proc == x->proc)
     ev.flags |= EVF_NEW_THREAD;
+  pid_t seen = record_pid_seen_by(x->t.tid, (pid_t)child);
+  if (seen > 0 && seen != (pid_t)child && seen < (1 << (32 - EVF_NS_PID_SHIFT)))
+    ev.flags |= EVF_NS_PID | (uint32_t)seen << EVF_NS_PID_SHIFT;
   else
     c->proc->seccomp = x->proc->seccomp; /* filters are inherited */
   tbuf_reset(&r->data);

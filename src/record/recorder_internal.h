@@ -118,6 +118,10 @@ void record_seccomp_exit(struct rtask *x, const struct syscall_desc *d, struct e
 /* record_progress.c: true when every task waits in a ptrace stop deja will never end. */
 bool record_stuck(struct recorder *r);
 
+/* record_ns_pid.c: the pid under which task VIEWER sees task TID (PID namespaces), or
+ * -1 when it cannot be told. */
+pid_t record_pid_seen_by(pid_t viewer, pid_t tid);
+
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);
 

@@ -204,7 +204,7 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(e, "cannot write the recorded tid into the new task");
   x->fix_result = true;
-  x->result = ev->result;
+  x->result = (ev->flags & EVF_NS_PID) ? (int64_t)(ev->flags >> EVF_NS_PID_SHIFT) : ev->result;
   return write_back_memory(e, x);
 }
 

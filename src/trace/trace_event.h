@@ -32,6 +32,10 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 #define EVF_NOT_RUN                                                                                \
   4u /* a call replay executes that failed without effect (a seccomp filter's
                           errno): replay skips it */
+/* A clone whose caller sees the new task under another pid (a PID namespace): that pid is
+ * in the flags' bits 8-31 (the result stays the task's id in the trace). */
+#define EVF_NS_PID 8u
+#define EVF_NS_PID_SHIFT 8
 
 struct event_mem {
   uint64_t addr;

@@ -22,3 +22,4 @@ add_test(NAME br_cpu_bind COMMAND sh ${DEJA_TEST_SCRIPTS}/cpu_bind_test.sh $<TAR
 set_tests_properties(br_cpu_bind PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 deja_rr_program_test(br_vdso_lookup DIFFER)
 deja_rr_test(br_exec_from_main COMMAND $<TARGET_FILE:br_exec_from_thread> main DIFFER REPEAT 3)
+deja_rr_program_test(br_namespaces DIFFER)
