@@ -71,8 +71,11 @@ static int replay_mmap(struct replay_engine *e, struct rptask *x) {
     int missing = missing_file(e, e->ev->file);
     if (missing)
       return missing;
-    char *path = shared ? replay_shared_copy(e, e->ev->file)
-                        : xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
+    /* A private mapping of a file the program may write maps the working copy too, so it
+     * sees the file's changes in the pages it has not written itself. */
+    char *path = shared || (e->ev->flags & EVF_SHARED_COPY)
+                     ? replay_shared_copy(e, e->ev->file)
+                     : xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
     if (!path)
       return diverge(e, "cannot prepare the shared file mapping of %s", e->ev->file);
     uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0};
