@@ -119,7 +119,7 @@ int replay_open(struct replay_session *s, const struct replay_options *o,
   s->e.o = o;
   s->e.hooks = hooks ? hooks : &replay_autopilot_hooks;
   s->events_path = xasprintf("%s/events", o->trace_dir);
-  cpu_pin_self(&s->cpus); /* the replayed program inherits it */
+  cpu_bind_replay(o->trace_dir, &s->cpus); /* the replayed program inherits it */
   s->e.cur = trace_cursor_open(s->events_path);
   if (!s->e.cur)
     return REPLAY_BAD_TRACE;

@@ -38,6 +38,13 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* A private mmap of a file the program may write (or maps shared): it maps replay's
  * working copy of the file, so it sees the file's later changes where it wrote nothing. */
 #define EVF_SHARED_COPY 16u
+/* A call replay executes that failed without effect (a seccomp filter's errno): replay
+ * skips it. */
+#define EVF_NOT_RUN 64u
+/* A clone whose caller sees the new task under another pid (a PID namespace): that pid is
+ * in the flags' bits 8-31 (the result stays the task's id in the trace). */
+#define EVF_NS_PID 128u
+#define EVF_NS_PID_SHIFT 8
 
 struct event_mem {
   uint64_t addr;
