@@ -21,13 +21,29 @@ static bool is_user_bp(const struct replay_debug *d, uint64_t addr) {
   return false;
 }
 
-static bool is_bp(const struct replay_debug *d, uint64_t addr) {
-  return is_user_bp(d, addr) || (d->internal_bp && d->internal_bp == addr);
+static bool target_bp_of(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
+  return d->target.on && !d->target.watch && d->target.tid == x->rec_tid && d->target.addr == addr;
+}
+
+static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
+  return is_user_bp(d, addr) || (d->internal_bp && d->internal_bp == addr) ||
+         target_bp_of(d, x, addr);
 }
 
 static bool observes(void *ctx, struct rptask *x) {
   struct replay_debug *d = ctx;
-  return x->rec_pid == d->pid && (d->nbps || d->nwps || d->stepping);
+  return x->rec_pid == d->pid && (d->nbps || d->nwps || d->stepping || d->target.on);
+}
+
+/* The debug register slot of the target watchpoint (added after the user's), or -1. */
+static int target_slot(const struct replay_debug *d) {
+  if (!d->target.on || !d->target.watch)
+    return -1;
+  for (int i = 0; i < d->nwps; i++)
+    if (d->wps[i].addr == d->target.addr && d->wps[i].len == d->target.len &&
+        d->wps[i].type == d->target.type)
+      return i;
+  return d->nwps < DEBUG_MAX_WPS ? d->nwps : -1;
 }
 
 static void insert(struct replay_debug *d, struct rptask *x, uint64_t addr) {
@@ -42,12 +58,16 @@ static void insert(struct replay_debug *d, struct rptask *x, uint64_t addr) {
 
 static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   unsigned long dr7 = 0;
-  for (int i = 0; i < d->nwps; i++) {
+  int slot = target_slot(d), n = slot == d->nwps ? d->nwps + 1 : d->nwps;
+  for (int i = 0; i < n; i++) {
     static const unsigned len_bits[9] = {0, 0, 1, 0, 3, 0, 0, 0, 2};
-    unsigned rw = d->wps[i].type == 2 ? 1 : 3; /* x86 has no read-only watchpoints */
-    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(i), (void *)d->wps[i].addr);
+    struct debug_watch w =
+        i < d->nwps ? d->wps[i]
+                    : (struct debug_watch){d->target.addr, d->target.len, d->target.type};
+    unsigned rw = w.type == 2 ? 1 : 3; /* x86 has no read-only watchpoints */
+    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(i), (void *)w.addr);
     dr7 |= (1ul << (2 * i)) | ((unsigned long)rw << (16 + 4 * i)) |
-           ((unsigned long)len_bits[d->wps[i].len] << (18 + 4 * i));
+           ((unsigned long)len_bits[w.len] << (18 + 4 * i));
   }
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7);
 }
@@ -64,12 +84,14 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   task_read_mem(&x->t, rip, code, 2);
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
-  bool on_bp = is_bp(d, rip);
+  bool on_bp = is_bp(d, x, rip);
   for (int i = 0; i < d->nbps; i++)
     if (d->bps[i] != rip)
       insert(d, x, d->bps[i]);
   if (d->internal_bp && d->internal_bp != rip)
     insert(d, x, d->internal_bp);
+  if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip)
+    insert(d, x, d->target.addr);
   set_watchpoints(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
@@ -122,6 +144,13 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
   unsigned long dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
+  int slot = target_slot(d);
+  if (slot >= 0 && (dr6 & (1ul << slot)) && x->rec_tid == d->target.tid &&
+      ++d->target.count == d->target.n) {
+    fill_stop(out, RSTOP_TARGET, x);
+    d->stepover = false;
+    return HOOK_STOP;
+  }
   for (int i = 0; i < d->nwps; i++) {
     if (!(dr6 & (1ul << i)))
       continue;
@@ -131,9 +160,18 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     d->stepover = false;
     return HOOK_STOP;
   }
+  if (slot >= 0 && (dr6 & (1ul << slot)) && !(dr6 & (DR6_SINGLE_STEP)) && si.si_code != TRAP_TRACE)
+    return HOOK_AGAIN; /* the target's watchpoint, not its n-th trigger yet */
   if (si.si_code == SI_KERNEL && inserted_at_pc) {
     x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
     task_set_regs(&x->t, &x->t.regs);
+    if (target_bp_of(d, x, pc) && ++d->target.count == d->target.n) {
+      fill_stop(out, RSTOP_TARGET, x);
+      out->addr = pc;
+      return HOOK_STOP;
+    }
+    if (!is_user_bp(d, pc) && pc != d->internal_bp)
+      return HOOK_AGAIN; /* the target's breakpoint, not its n-th arrival yet */
     if (pc == d->internal_bp && !is_user_bp(d, pc))
       return HOOK_INTERNAL;
     fill_stop(out, RSTOP_BREAKPOINT, x);

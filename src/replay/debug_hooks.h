@@ -25,6 +25,17 @@ struct debug_inserted {
   uint8_t orig;
 };
 
+/* A position to stop at (for the reverse-execution timeline): task `tid`'s n-th arrival
+ * at `addr` by a breakpoint trap, or n-th trigger of the watchpoint (addr, len, type), in
+ * the stretch of user code it runs next. */
+struct debug_target {
+  bool on, watch;
+  pid_t tid; /* recorded tid */
+  uint64_t addr;
+  int len, type;
+  uint64_t n, count;
+};
+
 struct replay_debug {
   pid_t pid; /* the debugged process (recorded pid): only its tasks are observed */
   uint64_t bps[DEBUG_MAX_BPS];
@@ -39,6 +50,7 @@ struct replay_debug {
   struct replay_stop watch_stop;
   bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */
   void *interrupt_arg;
+  struct debug_target target;
   /* internal state of a resume */
   uint64_t internal_bp;
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];

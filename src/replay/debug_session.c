@@ -87,7 +87,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   }
   struct gdb_adapter *a = xcalloc(1, sizeof *a);
   struct gdb_target t;
-  gdb_adapter_init(a, &s, first, &t);
+  gdb_adapter_init(a, &s, ro, first, &t);
   signal(SIGINT, SIG_IGN); /* Ctrl-C is gdb's: it interrupts the replay through the protocol */
   pid_t gdb = -1;
   if (o->port >= 0) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/kernel_abi.h"
+#include "common/log.h"
 
 static void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x,
                     int signo) {
@@ -139,7 +140,8 @@ static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
     g->watch_type = (enum gdb_watch_type)r->watch_type;
     g->watch_addr = r->addr;
     break;
-  case RSTOP_STEP: g->kind = GDB_STOP_SIGNAL; break;
+  case RSTOP_STEP:
+  case RSTOP_TARGET: g->kind = GDB_STOP_SIGNAL; break;
   case RSTOP_INTERRUPT:
     g->kind = GDB_STOP_SIGNAL;
     g->signo = SIGINT;
@@ -188,15 +190,45 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
   return false;
 }
 
+/* reverse-continue and reverse-stepi, through the timeline. */
+static void resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid,
+                             struct gdb_stop *stop) {
+  char err[512];
+  struct replay_stop hit;
+  pid_t who = tid > 0 ? tid : a->last.tid;
+  int rc = action == GDB_CONTINUE ? timeline_reverse_continue(&a->tl, &hit, err, sizeof err)
+                                  : timeline_reverse_step(&a->tl, who, err, sizeof err);
+  a->exited = false;
+  struct rptask *x = engine_task(&a->s->e, who);
+  if (!x)
+    x = engine_process(&a->s->e, a->dbg.pid);
+  if (rc < 0) {
+    /* The replay is at the start of the history or where the search stopped: usable. */
+    deja_msg("reverse execution failed: %s", err);
+    stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
+  } else if (rc == 0) {
+    stop_at(stop, GDB_STOP_HISTORY_END, x, SIGTRAP);
+    stop->history_begin = true;
+  } else if (action == GDB_CONTINUE) {
+    gdb_stop_of(&hit, stop);
+  } else {
+    stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
+  }
+}
+
 static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
                     struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
   struct gdb_adapter *a = ctx;
   struct replay_debug *d = &a->dbg;
   struct rptask *cur = engine_task(&a->s->e, a->last.tid);
-  if (reverse || a->exited) {
-    /* No history to run backwards through yet; past the end there is nothing either. */
+  if (reverse) {
+    resume_backwards(a, action, tid, stop);
+    a->last = *stop;
+    return 0;
+  }
+  if (a->exited) {
+    /* past the end there is nothing to run */
     stop_at(stop, GDB_STOP_HISTORY_END, cur, cur ? SIGTRAP : 0);
-    stop->history_begin = reverse;
     a->last = *stop;
     return 0;
   }
@@ -213,8 +245,10 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
     }
     struct replay_result res;
     replay_step(a->s, &res);
-    if (stop_after(a, &res, cur, stop))
+    if (stop_after(a, &res, cur, stop)) {
+      timeline_note(&a->tl, &res, action == GDB_STEP);
       break;
+    }
   }
   d->stepping = false;
   d->interrupted = NULL;
@@ -222,12 +256,13 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   return 0;
 }
 
-void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s, struct rptask *first,
-                      struct gdb_target *t) {
+void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
+                      const struct replay_options *o, struct rptask *first, struct gdb_target *t) {
   memset(a, 0, sizeof *a);
   a->s = s;
   debug_hooks_init(&a->dbg, first->rec_pid);
   s->e.hooks = &a->dbg.hooks;
+  timeline_init(&a->tl, s, o, &a->dbg);
   stop_at(&a->last, GDB_STOP_SIGNAL, first, SIGTRAP);
   *t = (struct gdb_target){
       .ctx = a,

@@ -53,6 +53,7 @@ enum replay_stop_kind {
   RSTOP_WATCHPOINT, /* a watchpoint on `addr` (watch_type: 2 write, 3 read, 4 access) */
   RSTOP_STEP,       /* a single step ended */
   RSTOP_INTERRUPT,  /* the debugger interrupted the program (Ctrl-C) */
+  RSTOP_TARGET,     /* the position the reverse-execution timeline asked for was reached */
 };
 
 struct replay_stop {
@@ -102,6 +103,8 @@ struct replay_engine {
   struct replay_stop stop; /* after REPLAY_STOPPED */
   uint64_t internal_bp;    /* an address the natural search for a state point stops at */
   char *shared_dir;        /* writable copies of files mapped MAP_SHARED, one per file */
+  pid_t *dead;             /* tasks that exited and are not reaped yet (zombie leaders) */
+  int ndead, cap_dead;
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */
@@ -126,6 +129,9 @@ struct rptask *engine_process(const struct replay_engine *e, pid_t rec_pid);
 struct rptask *engine_add_task(struct replay_engine *e, pid_t tid, pid_t rec_tid, pid_t pid,
                                pid_t rec_pid);
 void engine_remove_task(struct replay_engine *e, struct rptask *x);
+/* Kills every replayed task and reaps them and the ones that exited (only the replay's
+ * children: a debugger deja started is left alone). */
+void engine_kill_all(struct replay_engine *e);
 
 /* The asynchronous signal X's next event delivers to it, or 0. */
 int next_injected_signal(struct replay_engine *e, struct rptask *x);
