@@ -262,6 +262,13 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   return go_to(tl, &anchor, err, errlen);
 }
 
+static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bps[i] == addr)
+      return true;
+  return false;
+}
+
 int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
   struct tl_pos start = {.event = 1, .kind = TL_BOUNDARY};
   return go_to(tl, &start, err, errlen);
@@ -317,8 +324,34 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     }
   }
   d->target.on = false;
+  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint. */
+  struct tl_pos base = p;
+  for (uint64_t i = 1; i <= p.steps; i++) {
+    base.steps = 0;
+    if (step_once(tl, p.step_tid, &res) < 0)
+      return seterr(err, errlen, "the replay ended stepping to the current position");
+    struct rptask *x = engine_task(&tl->s->e, p.step_tid);
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+      last = base;
+      last.steps = i - 1;
+      last.step_tid = p.step_tid;
+      last_stop = res.stop;
+      found = true;
+    } else if (x && task_get_regs(&x->t) == 0 && is_user_breakpoint(d, x->t.regs.rip)) {
+      last = base;
+      last.steps = i;
+      last.step_tid = p.step_tid;
+      last_stop = (struct replay_stop){.kind = RSTOP_BREAKPOINT,
+                                       .rec_pid = x->rec_pid,
+                                       .rec_tid = x->rec_tid,
+                                       .addr = x->t.regs.rip};
+      found = true;
+    }
+  }
   if (!found)
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
+  if (last.steps)
+    return go_to(tl, &last, err, errlen) < 0 ? -1 : (*hit = last_stop, 1);
   int rc =
       last.kind == TL_TRIGGER ? go_before(tl, &last, err, errlen) : go_to(tl, &last, err, errlen);
   if (rc < 0)
