@@ -30,7 +30,8 @@ function(deja_gdb_test name program)
   set_tests_properties(gdb_${name} PROPERTIES TIMEOUT 300)
 endfunction()
 
-foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted)
+foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
+        reverse)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -47,3 +48,6 @@ deja_gdb_test(spin_preempted spin_preempted)
 deja_gdb_test(goto_event breakpoints MODE goto EXIT 7)
 deja_gdb_test(server stepping MODE server)
 deja_gdb_test(writes_refused writes)
+# reverse execution: reverse-continue onto watchpoints and breakpoints, reverse-stepi,
+# reverse-finish, the start of history, forwards after backwards
+deja_gdb_test(reverse reverse)
