@@ -25,14 +25,38 @@ static bool target_bp_of(const struct replay_debug *d, const struct rptask *x, u
   return d->target.on && !d->target.watch && d->target.tid == x->rec_tid && d->target.addr == addr;
 }
 
-static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
-  return is_user_bp(d, addr) || (d->internal_bp && d->internal_bp == addr) ||
-         target_bp_of(d, x, addr);
+static bool probe_of(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
+  return d->target.on && d->target.probe && d->target.tid == x->rec_tid && d->target.probe == addr;
 }
 
-static bool observes(void *ctx, struct rptask *x) {
+static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
+  return is_user_bp(d, addr) || (d->internal_bp && d->internal_bp == addr) ||
+         target_bp_of(d, x, addr) || probe_of(d, x, addr);
+}
+
+static bool overlaps(const struct event *ev, uint64_t addr, int len) {
+  for (uint32_t i = 0; i < ev->nmem; i++)
+    if (addr < ev->mem[i].addr + ev->mem[i].len && ev->mem[i].addr < addr + (uint64_t)len)
+      return true;
+  return false;
+}
+
+/* Only write watchpoints (and no breakpoint or step): the stretch is observed when the
+ * pages it changed (the state point's) hold a watched address; elsewhere nothing it
+ * writes can trigger one. */
+static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   struct replay_debug *d = ctx;
-  return x->rec_pid == d->pid && (d->nbps || d->nwps || d->stepping || d->target.on);
+  if (x->rec_pid != d->pid)
+    return false;
+  bool bp_target = d->target.on && !d->target.watch;
+  if (d->nbps || d->stepping || bp_target)
+    return true;
+  for (int i = 0; i < d->nwps; i++)
+    if (d->wps[i].type != 2 || overlaps(ev, d->wps[i].addr, d->wps[i].len))
+      return true;
+  if (d->target.on && d->target.watch)
+    return d->target.type != 2 || overlaps(ev, d->target.addr, d->target.len);
+  return false;
 }
 
 /* The debug register slot of the target watchpoint (added after the user's), or -1. */
@@ -92,6 +116,8 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
     insert(d, x, d->internal_bp);
   if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip)
     insert(d, x, d->target.addr);
+  if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
+    insert(d, x, d->target.probe);
   set_watchpoints(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
@@ -165,6 +191,8 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   if (si.si_code == SI_KERNEL && inserted_at_pc) {
     x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
     task_set_regs(&x->t, &x->t.regs);
+    if (probe_of(d, x, pc))
+      d->target.probe_count++;
     if (target_bp_of(d, x, pc) && ++d->target.count == d->target.n) {
       fill_stop(out, RSTOP_TARGET, x);
       out->addr = pc;

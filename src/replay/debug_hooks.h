@@ -34,6 +34,7 @@ struct debug_target {
   uint64_t addr;
   int len, type;
   uint64_t n, count;
+  uint64_t probe, probe_count; /* arrivals of the task at `probe` counted on the way */
 };
 
 struct replay_debug {

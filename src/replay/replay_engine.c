@@ -302,8 +302,8 @@ static void autopilot_note_write(void *ctx, struct rptask *x, uint64_t addr, uin
   (void)ctx, (void)x, (void)addr, (void)len;
 }
 
-static bool autopilot_observes(void *ctx, struct rptask *x) {
-  (void)ctx, (void)x;
+static bool autopilot_observes(void *ctx, struct rptask *x, const struct event *ev) {
+  (void)ctx, (void)x, (void)ev;
   return false;
 }
 

@@ -85,9 +85,9 @@ struct replay_hooks {
                               struct replay_stop *out);
   /* Replay wrote LEN bytes at ADDR into X's process for it (a skipped call's results). */
   void (*note_write)(void *ctx, struct rptask *x, uint64_t addr, uint64_t len);
-  /* True when X's stretch of user code must run for real (a breakpoint, watchpoint or
-   * step could trigger in it) instead of being restored from a state point. */
-  bool (*observes)(void *ctx, struct rptask *x);
+  /* True when X's stretch of user code ending at state point EV must run for real (a
+   * breakpoint, watchpoint or step could trigger in it) instead of being restored. */
+  bool (*observes)(void *ctx, struct rptask *x, const struct event *ev);
 };
 
 extern const struct replay_hooks replay_autopilot_hooks;

@@ -67,6 +67,9 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
   if (watch)
     p.len = watch_len(tl->d, st->addr, st->watch_type);
   p.n = count_hit(tl, res->event, watch, st->rec_tid, st->addr);
+  struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
+  if (x && task_get_regs(&x->t) == 0)
+    p.pc = x->t.regs.rip;
   return p;
 }
 
@@ -172,7 +175,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
                                     .len = p->len,
                                     .type = p->type,
                                     .n = p->n,
-                                    .count = count};
+                                    .count = count,
+                                    .probe = p->kind == TL_TRIGGER ? p->pc : 0};
   struct replay_result res;
   int rc = 0;
   for (;;) {
@@ -192,8 +196,11 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
     d->watch_pending = false;
   }
   d->target.on = false;
-  if (rc == 0)
+  if (rc == 0) {
     set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, p->n);
+    if (d->target.probe)
+      set_count(tl, p->event + 1, false, p->tid, d->target.probe, d->target.probe_count);
+  }
   return rc;
 }
 
@@ -220,6 +227,25 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   anchor.steps = 0;
   if (anchor.n == 0)
     anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  if (p->kind == TL_TRIGGER && p->pc) {
+    /* From the last time the task was at the instruction after the write before P (one
+     * loop iteration back, typically), not from the previous trigger. */
+    struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+    if (go_to(tl, &start, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    struct tl_pos probe = *p;
+    probe.steps = 0;
+    if (run_to_target(tl, &probe, 0, err, errlen) < 0)
+      return -1;
+    uint64_t m = tl->d->target.probe_count;
+    anchor = m ? (struct tl_pos){.event = p->event,
+                                 .kind = TL_ARRIVAL,
+                                 .tid = p->tid,
+                                 .addr = p->pc,
+                                 .n = m}
+               : start;
+  }
   if (go_to(tl, &anchor, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;

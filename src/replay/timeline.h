@@ -28,6 +28,7 @@ struct tl_pos {
   uint64_t addr;
   int len, type;
   uint64_t n;
+  uint64_t pc;    /* TL_TRIGGER: the task's pc there (after the writing instruction) */
   uint64_t steps; /* then this many single steps of step_tid (as gdb's stepi makes them) */
   pid_t step_tid;
 };
