@@ -309,6 +309,10 @@ static void resume(struct server *s, enum gdb_resume_action action, pid_t tid, b
     return reply_error(s);
   s->stop = st;
   s->have_stop = true;
+  /* gdb takes the stopped thread as the one its register and memory packets name next
+   * (it sends no Hg for it): so do we. */
+  if (st.tid > 0)
+    s->g_thread = st.tid;
   format_stop(s, &s->stop, &s->out);
 }
 

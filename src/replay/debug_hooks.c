@@ -80,9 +80,20 @@ static void insert(struct replay_debug *d, struct rptask *x, uint64_t addr) {
   d->ins[d->nins++] = (struct debug_inserted){addr, orig};
 }
 
+/* The debug registers the watchpoints use (the user's, then the target's). */
+static int watch_slots(const struct replay_debug *d) {
+  return target_slot(d) == d->nwps ? d->nwps + 1 : d->nwps;
+}
+
 static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   unsigned long dr7 = 0;
-  int slot = target_slot(d), n = slot == d->nwps ? d->nwps + 1 : d->nwps;
+  int n = watch_slots(d);
+  if (d->target.on && d->target.tid == x->rec_tid)
+    for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++) {
+      /* an execution breakpoint: RW and LEN bits 0 */
+      ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(n + j), (void *)d->target.exec[j]);
+      dr7 |= 1ul << (2 * (n + j));
+    }
   for (int i = 0; i < n; i++) {
     static const unsigned len_bits[9] = {0, 0, 1, 0, 3, 0, 0, 0, 2};
     struct debug_watch w =
@@ -170,7 +181,14 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
   unsigned long dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
-  int slot = target_slot(d);
+  int slot = target_slot(d), n = watch_slots(d);
+  if (d->target.on && d->target.tid == x->rec_tid && !(dr6 & ((1ul << n) - 1)))
+    for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++)
+      if (dr6 & (1ul << (n + j))) {
+        d->target.exec_count[j]++;
+        d->target.exec_last = j;
+        return HOOK_AGAIN; /* about to execute it: the kernel set RF to go on */
+      }
   if (slot >= 0 && (dr6 & (1ul << slot)) && x->rec_tid == d->target.tid &&
       ++d->target.count == d->target.n) {
     fill_stop(out, RSTOP_TARGET, x);

@@ -35,6 +35,12 @@ struct debug_target {
   int len, type;
   uint64_t n, count;
   uint64_t probe, probe_count; /* arrivals of the task at `probe` counted on the way */
+  /* Addresses that may or may not start an instruction: hardware execution breakpoints
+   * in the debug registers the watchpoints leave free (a wrong guess never fires and
+   * changes nothing); their arrivals are counted, and the last one to fire noted. */
+  uint64_t exec[DEBUG_MAX_WPS];
+  uint64_t exec_count[DEBUG_MAX_WPS];
+  int nexec, exec_last;
 };
 
 struct replay_debug {

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -165,8 +166,8 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
 }
 
 /* Replays from the boundary before P's stretch to P's arrival or trigger. */
-static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t count, char *err,
-                         size_t errlen) {
+static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t count,
+                         const uint64_t *exec, int nexec, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   d->target = (struct debug_target){.on = true,
                                     .watch = p->kind == TL_TRIGGER,
@@ -176,7 +177,11 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
                                     .type = p->type,
                                     .n = p->n,
                                     .count = count,
-                                    .probe = p->kind == TL_TRIGGER ? p->pc : 0};
+                                    .probe = p->kind == TL_TRIGGER ? p->pc : 0,
+                                    .nexec = nexec,
+                                    .exec_last = -1};
+  for (int i = 0; i < nexec; i++)
+    d->target.exec[i] = exec[i];
   struct replay_result res;
   int rc = 0;
   for (;;) {
@@ -206,9 +211,13 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
 
 /* Goes to P: from the start of the replay. */
 static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  if (getenv("DEJA_TL_DEBUG"))
+    deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+             " steps %" PRIu64,
+             p->event, p->kind, p->tid, p->addr, p->n, p->steps);
   if (restart(tl, err, errlen) < 0 || run_to_boundary(tl, p->event, err, errlen) < 0)
     return -1;
-  if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, err, errlen) < 0)
+  if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
     return -1;
   struct replay_result res;
   for (uint64_t i = 0; i < p->steps; i++)
@@ -216,6 +225,68 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
       return seterr(err, errlen, "the replay ended stepping to the position");
   tl->cur = *p;
   tl->s->e.o = tl->o; /* from here on the program's output shows again */
+  return 0;
+}
+
+#define MAX_INSN_LEN 15
+
+/* Whether one single step of P's task from here makes P's n-th trigger. */
+static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
+  struct replay_debug *d = tl->d;
+  d->target = (struct debug_target){.on = true,
+                                    .watch = true,
+                                    .tid = p->tid,
+                                    .addr = p->addr,
+                                    .len = p->len,
+                                    .type = p->type,
+                                    .n = p->n,
+                                    .count = p->n - 1};
+  struct replay_result res;
+  bool hit = step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP &&
+             res.stop.kind == RSTOP_TARGET;
+  d->target.on = false;
+  return hit;
+}
+
+/* The position just before the instruction that made trigger P (pc after it: p->pc):
+ * the addresses up to MAX_INSN_LEN bytes before the pc are tried as execution
+ * breakpoints, a few at a time; the last one to fire before the trigger made the write
+ * if a single step from there triggers P. 1: found (*OUT); 0: not found (a write by a
+ * branch, or a rep-prefixed instruction); -1: failed. */
+static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_pos *out,
+                       char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  bool in_user = false;
+  for (int i = 0; i < d->nwps; i++)
+    in_user |= d->wps[i].addr == p->addr && d->wps[i].len == p->len && d->wps[i].type == p->type;
+  int free_slots = DEBUG_MAX_WPS - d->nwps - !in_user;
+  struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+  for (int back = 1; free_slots > 0 && back <= MAX_INSN_LEN; back += free_slots) {
+    uint64_t exec[DEBUG_MAX_WPS];
+    int n = 0;
+    for (; n < free_slots && back + n <= MAX_INSN_LEN; n++)
+      exec[n] = p->pc - (uint64_t)(back + n);
+    if (go_to(tl, &start, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    struct tl_pos at = *p;
+    at.steps = 0;
+    if (run_to_target(tl, &at, 0, exec, n, err, errlen) < 0)
+      return -1;
+    int last = d->target.exec_last;
+    if (last < 0)
+      continue;
+    *out = (struct tl_pos){.event = p->event,
+                           .kind = TL_ARRIVAL,
+                           .tid = p->tid,
+                           .addr = exec[last],
+                           .n = d->target.exec_count[last]};
+    if (go_to(tl, out, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    if (steps_into(tl, p))
+      return 1;
+  }
   return 0;
 }
 
@@ -228,15 +299,19 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   if (anchor.n == 0)
     anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
   if (p->kind == TL_TRIGGER && p->pc) {
-    /* From the last time the task was at the instruction after the write before P (one
-     * loop iteration back, typically), not from the previous trigger. */
+    struct tl_pos w;
+    int rc = find_writer(tl, p, &w, err, errlen);
+    if (rc != 0)
+      return rc < 0 ? -1 : go_to(tl, &w, err, errlen);
+    /* Otherwise from the last time the task was at the instruction after the write
+     * before P (one loop iteration back, typically), not from the previous trigger. */
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
     if (go_to(tl, &start, err, errlen) < 0)
       return -1;
     tl->s->e.o = &tl->quiet;
     struct tl_pos probe = *p;
     probe.steps = 0;
-    if (run_to_target(tl, &probe, 0, err, errlen) < 0)
+    if (run_to_target(tl, &probe, 0, NULL, 0, err, errlen) < 0)
       return -1;
     uint64_t m = tl->d->target.probe_count;
     anchor = m ? (struct tl_pos){.event = p->event,
@@ -350,6 +425,12 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     }
   }
   d->target.on = false;
+  if (getenv("DEJA_TL_DEBUG"))
+    deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+             " steps %" PRIu64 "; last hit: found %d event %" PRIu64 " kind %d tid %d addr %" PRIx64
+             " n %" PRIu64 " pc %" PRIx64,
+             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found, last.event, last.kind, last.tid,
+             last.addr, last.n, last.pc);
   /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint. */
   struct tl_pos base = p;
   for (uint64_t i = 1; i <= p.steps; i++) {
