@@ -1,5 +1,6 @@
 /* The gdb remote protocol server: reads gdb's packets, answers them from a gdb_target and
  * resumes it (see gdb_target.h). All-stop mode, plain thread ids (no multiprocess). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,31 @@ static void cmd_read_register(struct server *s, const char *args) {
       !load_regs(s, general_tid(s)))
     return reply_error(s);
   add_register(s, (int)regno);
+}
+
+/* A replay's past cannot be changed: a register write is refused, except one that
+ * writes the value the register has, and orig_rax = -1 (gdb's `run` and `jump` write it so
+ * that no system call is restarted; the replay decides that itself). */
+static void cmd_write_register(struct server *s, const char *args) {
+  uint64_t regno;
+  uint8_t val[GDB_REG_MAX_SIZE];
+  if (!gdb_parse_hex(&args, &regno) || *args++ != '=' ||
+      regno >= (uint64_t)gdb_reg_count(&s->layout) || !load_regs(s, general_tid(s)) ||
+      !gdb_reg_read(&s->layout, &s->regs, (int)regno, val))
+    return reply_error(s);
+  size_t size = gdb_reg_size(&s->layout, (int)regno);
+  static const char hex[] = "0123456789abcdef";
+  if (strlen(args) != 2 * size)
+    return reply_error(s);
+  if (regno == GDB_REG_ORIG_RAX && strspn(args, "fF") == 2 * size) {
+    gdb_strbuf_adds(&s->out, "OK");
+    return;
+  }
+  for (size_t i = 0; i < size; i++)
+    if (tolower((unsigned char)args[2 * i]) != hex[val[i] >> 4] ||
+        tolower((unsigned char)args[2 * i + 1]) != hex[val[i] & 15])
+      return reply_error(s);
+  gdb_strbuf_adds(&s->out, "OK");
 }
 
 static void cmd_read_memory(struct server *s, const char *args) {
@@ -505,8 +531,8 @@ static enum after_reply dispatch(struct server *s, const char *pkt) {
       cmd_read_registers(s);
     return SEND_REPLY;
   case 'p': cmd_read_register(s, args); return SEND_REPLY;
+  case 'P': cmd_write_register(s, args); return SEND_REPLY;
   case 'G':
-  case 'P':
   case 'M':
   case 'X':
     reply_error(s); /* a replay's past cannot be changed */
@@ -538,7 +564,20 @@ static enum after_reply dispatch(struct server *s, const char *pkt) {
     cmd_vcont(s, pkt + 5);
   else if (starts_with(pkt, "vKill")) {
     gdb_strbuf_adds(&s->out, "OK");
-    return SEND_AND_END;
+    /* a target that can restart stays for gdb's `run` (vRun), or gdb disconnects */
+    return s->t->restart ? SEND_REPLY : SEND_AND_END;
+  } else if (starts_with(pkt, "vRun;") && s->t->restart) {
+    struct gdb_stop st;
+    memset(&st, 0, sizeof(st));
+    if (s->t->restart(s->t->ctx, &st) != 0) {
+      reply_error(s);
+    } else {
+      s->stop = st;
+      s->have_stop = true;
+      if (st.tid > 0)
+        s->g_thread = st.tid;
+      format_stop(s, &s->stop, &s->out);
+    }
   } else if (starts_with(pkt, "qSupported"))
     cmd_supported(s, pkt);
   else if (strcmp(pkt, "QStartNoAckMode") == 0)

@@ -256,6 +256,20 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   return 0;
 }
 
+/* gdb's `run`: the replay from its start. */
+static int t_restart(void *ctx, struct gdb_stop *stop) {
+  struct gdb_adapter *a = ctx;
+  char err[512];
+  if (timeline_restart(&a->tl, err, sizeof err) < 0) {
+    deja_msg("cannot restart the replay: %s", err);
+    return -1;
+  }
+  a->exited = false;
+  stop_at(stop, GDB_STOP_SIGNAL, engine_process(&a->s->e, a->dbg.pid), SIGTRAP);
+  a->last = *stop;
+  return 0;
+}
+
 void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
                       const struct replay_options *o, struct rptask *first, struct gdb_target *t) {
   memset(a, 0, sizeof *a);
@@ -275,6 +289,7 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
       .auxv = t_auxv,
       .monitor = t_monitor,
       .current_stop = t_current_stop,
+      .restart = t_restart,
   };
 }
 

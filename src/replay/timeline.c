@@ -242,8 +242,8 @@ static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
                                     .n = p->n,
                                     .count = p->n - 1};
   struct replay_result res;
-  bool hit = step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP &&
-             res.stop.kind == RSTOP_TARGET;
+  bool hit =
+      step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
   d->target.on = false;
   return hit;
 }
@@ -253,8 +253,8 @@ static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
  * breakpoints, a few at a time; the last one to fire before the trigger made the write
  * if a single step from there triggers P. 1: found (*OUT); 0: not found (a write by a
  * branch, or a rep-prefixed instruction); -1: failed. */
-static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_pos *out,
-                       char *err, size_t errlen) {
+static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_pos *out, char *err,
+                       size_t errlen) {
   struct replay_debug *d = tl->d;
   bool in_user = false;
   for (int i = 0; i < d->nwps; i++)
