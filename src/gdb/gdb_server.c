@@ -567,9 +567,21 @@ static enum after_reply dispatch(struct server *s, const char *pkt) {
     /* a target that can restart stays for gdb's `run` (vRun), or gdb disconnects */
     return s->t->restart ? SEND_REPLY : SEND_AND_END;
   } else if (starts_with(pkt, "vRun;") && s->t->restart) {
+    /* vRun;hex(program)[;hex(arg)...]: the first argument, if any */
+    char arg[256] = "";
+    const char *a = strchr(pkt + 5, ';');
+    if (a) {
+      size_t n = strcspn(a + 1, ";");
+      char hex[2 * sizeof arg];
+      if (n < sizeof hex) {
+        memcpy(hex, a + 1, n);
+        hex[n] = 0;
+        arg[gdb_hex_decode(hex, arg, sizeof arg - 1)] = 0;
+      }
+    }
     struct gdb_stop st;
     memset(&st, 0, sizeof(st));
-    if (s->t->restart(s->t->ctx, &st) != 0) {
+    if (s->t->restart(s->t->ctx, arg, &st) != 0) {
       reply_error(s);
     } else {
       s->stop = st;

@@ -73,9 +73,10 @@ struct gdb_target {
   int (*monitor)(void *ctx, const char *cmd, char *out, size_t len);
   /* The stop the target is at now (for the `?` packet). */
   void (*current_stop)(void *ctx, struct gdb_stop *stop);
-  /* gdb's `run` (vKill then vRun): starts the program again from the beginning and fills
-   * *stop. 0 or -1. NULL: a kill ends the session. */
-  int (*restart)(void *ctx, struct gdb_stop *stop);
+  /* gdb's `run` (vKill then vRun): starts the program again from the beginning (or from
+   * what ARG, run's first argument or "", names) and fills *stop. 0 or -1. NULL: a kill
+   * ends the session. */
+  int (*restart)(void *ctx, const char *arg, struct gdb_stop *stop);
 };
 
 /* Serves the gdb remote protocol on the connected socket FD until gdb detaches, kills or

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,10 +106,38 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
              p->stage == STAGE_DONE ? p->event + 1 : p->event);
     return 0;
   }
+  if (!strcmp(cmd, "checkpoint")) {
+    int id = timeline_checkpoint(&a->tl);
+    if (id < 0)
+      snprintf(out, len, "Too many checkpoints (%d); delete some first.\n", TL_MAX_CHECKPOINTS);
+    else
+      snprintf(out, len, "Checkpoint %d at event %" PRIu64 ".\n", id, a->tl.cur.event + 1);
+    return 0;
+  }
+  if (!strcmp(cmd, "checkpoints")) {
+    size_t n = 0;
+    if (!a->tl.ncps)
+      n += (size_t)snprintf(out, len, "No checkpoints.\n");
+    for (int i = 0; i < a->tl.ncps && n < len; i++)
+      n += (size_t)snprintf(out + n, len - n, "%d  event %" PRIu64 "\n", a->tl.cps[i].id,
+                            a->tl.cps[i].pos.event + 1);
+    return 0;
+  }
+  if (!strncmp(cmd, "delete-checkpoint ", 18)) {
+    char *end;
+    long id = strtol(cmd + 18, &end, 10);
+    if (*end || !timeline_delete_checkpoint(&a->tl, (int)id))
+      snprintf(out, len, "No checkpoint %s.\n", cmd + 18);
+    else
+      snprintf(out, len, "Deleted checkpoint %ld.\n", id);
+    return 0;
+  }
   if (!strcmp(cmd, "help")) {
     snprintf(out, len,
              "deja monitor commands:\n  when  the number of the event replayed last (as `deja "
-             "dump` numbers them)\n");
+             "dump` numbers them)\n  checkpoint  save the current position (gdb: checkpoint)\n"
+             "  checkpoints  list them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
+             "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n");
     return 0;
   }
   return -1;
@@ -256,16 +285,24 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   return 0;
 }
 
-/* gdb's `run`: the replay from its start. */
-static int t_restart(void *ctx, struct gdb_stop *stop) {
+/* gdb's `run`: the replay from its start; `run cN` (what the `restart N` deja defines
+ * for gdb sends): from checkpoint N. */
+static int t_restart(void *ctx, const char *arg, struct gdb_stop *stop) {
   struct gdb_adapter *a = ctx;
   char err[512];
-  if (timeline_restart(&a->tl, err, sizeof err) < 0) {
+  char *end;
+  long id = arg[0] == 'c' ? strtol(arg + 1, &end, 10) : 0;
+  int rc = id > 0 && !*end ? timeline_go_to_checkpoint(&a->tl, (int)id, err, sizeof err)
+                           : timeline_restart(&a->tl, err, sizeof err);
+  if (rc < 0) {
     deja_msg("cannot restart the replay: %s", err);
     return -1;
   }
   a->exited = false;
-  stop_at(stop, GDB_STOP_SIGNAL, engine_process(&a->s->e, a->dbg.pid), SIGTRAP);
+  struct rptask *x = engine_task(&a->s->e, a->tl.cur.tid);
+  if (!x || x->rec_pid != a->dbg.pid)
+    x = engine_process(&a->s->e, a->dbg.pid);
+  stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
   a->last = *stop;
   return 0;
 }

@@ -495,3 +495,33 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errl
   anchor.step_tid = tid;
   return go_to(tl, &anchor, err, errlen) < 0 ? -1 : 1;
 }
+
+int timeline_checkpoint(struct timeline *tl) {
+  if (tl->ncps == TL_MAX_CHECKPOINTS)
+    return -1;
+  tl->cps[tl->ncps] = (struct tl_checkpoint){++tl->last_id, tl->cur};
+  return tl->cps[tl->ncps++].id;
+}
+
+static struct tl_checkpoint *checkpoint_of(struct timeline *tl, int id) {
+  for (int i = 0; i < tl->ncps; i++)
+    if (tl->cps[i].id == id)
+      return &tl->cps[i];
+  return NULL;
+}
+
+int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t errlen) {
+  struct tl_checkpoint *c = checkpoint_of(tl, id);
+  if (!c)
+    return seterr(err, errlen, "no checkpoint %d (see info checkpoints)", id);
+  struct tl_pos p = c->pos;
+  return go_to(tl, &p, err, errlen);
+}
+
+bool timeline_delete_checkpoint(struct timeline *tl, int id) {
+  struct tl_checkpoint *c = checkpoint_of(tl, id);
+  if (!c)
+    return false;
+  *c = tl->cps[--tl->ncps];
+  return true;
+}

@@ -42,6 +42,13 @@ struct tl_count {
 };
 
 #define TL_MAX_COUNTS 64
+#define TL_MAX_CHECKPOINTS 64
+
+/* A position the user saved (gdb's `checkpoint`). */
+struct tl_checkpoint {
+  int id;
+  struct tl_pos pos;
+};
 
 struct timeline {
   struct replay_session *s;
@@ -49,6 +56,8 @@ struct timeline {
   struct replay_options quiet; /* o without the program's output (replays to a position) */
   struct replay_debug *d;
   struct tl_pos cur; /* where the replay is (the last stop gdb saw) */
+  struct tl_checkpoint cps[TL_MAX_CHECKPOINTS];
+  int ncps, last_id;
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
@@ -67,5 +76,11 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
 int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errlen);
 /* Goes back to the start of the replay. 0 or -1. */
 int timeline_restart(struct timeline *tl, char *err, size_t errlen);
+/* Saves the current position; returns its id (1, 2, ...) or -1 when there are too many. */
+int timeline_checkpoint(struct timeline *tl);
+/* Goes to checkpoint ID. 0 or -1. */
+int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t errlen);
+/* Forgets checkpoint ID; false when there is none. */
+bool timeline_delete_checkpoint(struct timeline *tl, int id);
 
 #endif
