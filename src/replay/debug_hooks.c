@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch/x86_writes.h"
+
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
 #define DR6_SINGLE_STEP 0x4000ul
 
@@ -139,6 +141,15 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   return PTRACE_SYSCALL;
 }
 
+/* The instruction X is about to execute writes the target's watched memory. */
+static bool writes_target(const struct replay_debug *d, struct rptask *x) {
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = sizeof code;
+  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
+    len--; /* near the end of a mapping */
+  return x86_insn_writes(code, len, &x->t.regs, d->target.addr, (uint64_t)d->target.len);
+}
+
 static void remove_all(struct replay_debug *d, struct rptask *x) {
   for (int i = d->nins; i-- > 0;)
     task_write_mem(&x->t, d->ins[i].addr, &d->ins[i].orig, 1);
@@ -187,10 +198,16 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
       if (dr6 & (1ul << (n + j))) {
         d->target.exec_count[j]++;
         d->target.exec_last = j;
+        if (d->target.before && d->target.count + 1 == d->target.n && writes_target(d, x)) {
+          fill_stop(out, RSTOP_TARGET, x);
+          out->addr = x->t.regs.rip;
+          return HOOK_STOP;
+        }
         return HOOK_AGAIN; /* about to execute it: the kernel set RF to go on */
       }
   if (slot >= 0 && (dr6 & (1ul << slot)) && x->rec_tid == d->target.tid &&
       ++d->target.count == d->target.n) {
+    d->target.missed = d->target.before;
     fill_stop(out, RSTOP_TARGET, x);
     d->stepover = false;
     return HOOK_STOP;

@@ -41,6 +41,10 @@ struct debug_target {
   uint64_t exec[DEBUG_MAX_WPS];
   uint64_t exec_count[DEBUG_MAX_WPS];
   int nexec, exec_last;
+  /* A watch target: stop just before the n-th trigger instead, at the first of the
+   * `exec` addresses reached after the (n-1)-th that writes the watched memory (their
+   * arrivals are counted from the start); `missed` when the trigger came first. */
+  bool before, missed;
 };
 
 struct replay_debug {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86_writes.h"
 #include "common/log.h"
 
 #define TL_MAX_STEPS 1000000 /* single steps searching for the instruction before a stop */
@@ -71,6 +72,12 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
   struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
   if (x && task_get_regs(&x->t) == 0)
     p.pc = x->t.regs.rip;
+  if (watch && p.pc) {
+    uint8_t code[X86_MAX_INSN_LEN];
+    int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
+    if (task_read_mem(&x->t, p.pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
+      p.nwriters = x86_writers_ending_at(code, p.pc, p.writers, slots);
+  }
   return p;
 }
 
@@ -169,8 +176,9 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
 static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t count,
                          const uint64_t *exec, int nexec, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
+  bool before = p->kind == TL_BEFORE;
   d->target = (struct debug_target){.on = true,
-                                    .watch = p->kind == TL_TRIGGER,
+                                    .watch = p->kind == TL_TRIGGER || before,
                                     .tid = p->tid,
                                     .addr = p->addr,
                                     .len = p->len,
@@ -178,10 +186,11 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
                                     .n = p->n,
                                     .count = count,
                                     .probe = p->kind == TL_TRIGGER ? p->pc : 0,
-                                    .nexec = nexec,
-                                    .exec_last = -1};
-  for (int i = 0; i < nexec; i++)
-    d->target.exec[i] = exec[i];
+                                    .nexec = before ? p->nwriters : nexec,
+                                    .exec_last = -1,
+                                    .before = before};
+  for (int i = 0; i < d->target.nexec; i++)
+    d->target.exec[i] = before ? p->writers[i] : exec[i];
   struct replay_result res;
   int rc = 0;
   for (;;) {
@@ -201,7 +210,13 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
     d->watch_pending = false;
   }
   d->target.on = false;
-  if (rc == 0) {
+  if (rc == 0 && d->target.missed)
+    rc = seterr(err, errlen, "the instruction that made the write was not found");
+  if (rc == 0 && before) {
+    set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
+    set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
+              d->target.exec_count[d->target.exec_last]);
+  } else if (rc == 0) {
     set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, p->n);
     if (d->target.probe)
       set_count(tl, p->event + 1, false, p->tid, d->target.probe, d->target.probe_count);
@@ -224,6 +239,15 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     if (step_once(tl, p->step_tid, &res) < 0)
       return seterr(err, errlen, "the replay ended stepping to the position");
   tl->cur = *p;
+  if (p->kind == TL_BEFORE && !p->steps) {
+    /* it is an arrival at the writing instruction, which any move can name */
+    int j = tl->d->target.exec_last;
+    tl->cur = (struct tl_pos){.event = p->event,
+                              .kind = TL_ARRIVAL,
+                              .tid = p->tid,
+                              .addr = p->writers[j],
+                              .n = tl->d->target.exec_count[j]};
+  }
   tl->s->e.o = tl->o; /* from here on the program's output shows again */
   return 0;
 }
@@ -298,6 +322,13 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   anchor.steps = 0;
   if (anchor.n == 0)
     anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  if (p->kind == TL_TRIGGER && p->nwriters) {
+    struct tl_pos b = *p;
+    b.kind = TL_BEFORE;
+    b.steps = 0;
+    if (go_to(tl, &b, err, errlen) == 0)
+      return 0;
+  }
   if (p->kind == TL_TRIGGER && p->pc) {
     struct tl_pos w;
     int rc = find_writer(tl, p, &w, err, errlen);

@@ -19,6 +19,9 @@ enum tl_kind {
                   in the stretch of user code that ends with event `event` + 1 */
   TL_TRIGGER,  /* just after the n-th trigger of watchpoint (addr, len, type) by task `tid`
                   in that stretch */
+  TL_BEFORE,   /* just before the instruction that makes that trigger: the first of the
+                  `writers` (addresses) the task reaches after the (n-1)-th trigger that
+                  writes the watched memory */
 };
 
 struct tl_pos {
@@ -28,7 +31,9 @@ struct tl_pos {
   uint64_t addr;
   int len, type;
   uint64_t n;
-  uint64_t pc;    /* TL_TRIGGER: the task's pc there (after the writing instruction) */
+  uint64_t pc; /* TL_TRIGGER: the task's pc there (after the writing instruction) */
+  uint64_t writers[DEBUG_MAX_WPS];
+  int nwriters;
   uint64_t steps; /* then this many single steps of step_tid (as gdb's stepi makes them) */
   pid_t step_tid;
 };
