@@ -17,7 +17,8 @@
 
 /* gdb commands deja replay gives gdb: checkpoints as rr has them, through monitor
  * commands, and `restart N` as a restart of the replay from checkpoint N. */
-static const char gdb_commands[] = "define checkpoint\n"
+static const char gdb_commands[] = "set confirm off\n" /* redefining gdb's own commands */
+                                   "define checkpoint\n"
                                    "  monitor checkpoint\n"
                                    "end\n"
                                    "define restart\n"
@@ -30,7 +31,8 @@ static const char gdb_commands[] = "define checkpoint\n"
                                    "end\n"
                                    "define delete checkpoint\n"
                                    "  monitor delete-checkpoint $arg0\n"
-                                   "end\n";
+                                   "end\n"
+                                   "set confirm on\n";
 
 /* Writes gdb_commands to a new file; returns its malloc'ed path, or NULL (reported). */
 static char *write_gdb_commands(void) {
