@@ -475,7 +475,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       last.step_tid = p.step_tid;
       last_stop = res.stop;
       found = true;
-    } else if (x && task_get_regs(&x->t) == 0 && is_user_breakpoint(d, x->t.regs.rip)) {
+    } else if (i < p.steps && x && task_get_regs(&x->t) == 0 &&
+               is_user_breakpoint(d, x->t.regs.rip)) {
       last = base;
       last.steps = i;
       last.step_tid = p.step_tid;

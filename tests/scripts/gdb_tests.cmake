@@ -57,6 +57,7 @@ deja_gdb_test(writes_refused writes)
 # reverse-finish, the start of history, forwards after backwards
 deja_gdb_test(reverse reverse)
 deja_gdb_test(reverse_run reverse)
+deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # the write in another thread (recorded again for each run: the schedule varies)
 deja_gdb_test(reverse_threads threads)
