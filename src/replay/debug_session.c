@@ -158,6 +158,8 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     unlink(commands);
     free(commands);
   }
+  if (rc == 0 && a->failed)
+    rc = a->failed; /* a divergence under gdb fails `deja replay` too */
   gdb_adapter_detach(a);
   replay_close(&s);
   free(a);

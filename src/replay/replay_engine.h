@@ -45,6 +45,8 @@ struct rptask {
   char exe[512];     /* the preserved executable of its process (for gdb) */
   uint8_t auxv[512]; /* its process's recorded auxiliary vector (for gdb) */
   size_t auxv_len;
+  char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
+  size_t cmdline_len;
 };
 
 /* Why a debugger must see a stop. */
@@ -54,6 +56,7 @@ enum replay_stop_kind {
   RSTOP_STEP,       /* a single step ended */
   RSTOP_INTERRUPT,  /* the debugger interrupted the program (Ctrl-C) */
   RSTOP_TARGET,     /* the position the reverse-execution timeline asked for was reached */
+  RSTOP_SYSCALL,    /* the task is at the entry of system call number `addr` (catch syscall) */
 };
 
 struct replay_stop {
@@ -88,6 +91,9 @@ struct replay_hooks {
   /* True when X's stretch of user code ending at state point EV must run for real (a
    * breakpoint, watchpoint or step could trigger in it) instead of being restored. */
   bool (*observes)(void *ctx, struct rptask *x, const struct event *ev);
+  /* X reached the entry of the event's system call (checked): true when the observer
+   * must see it (*out filled); the event goes on from there. May be NULL. */
+  bool (*syscall_entry)(void *ctx, struct rptask *x, struct replay_stop *out);
 };
 
 extern const struct replay_hooks replay_autopilot_hooks;

@@ -1,9 +1,13 @@
 #!/bin/sh
 # Real gdb against a deja replay: records PROGRAM, replays it under gdb running the gdb
 # commands in COMMANDS, and checks that every pattern of EXPECT appears in gdb's output,
-# in order. EXPECT holds one extended regular expression per line, matched against one
-# line of output each; blank lines and lines starting with '#' are ignored, and a line
-# starting with 'avx: ' is checked only on CPUs with AVX.
+# in order, and that deja replay exits with status 0 (a divergence under gdb fails). The
+# patterns check what gdb reads from the replayed process (values, stops, exit codes),
+# not the program's printed output, which deja writes from the trace's events. EXPECT
+# holds one extended regular expression per line, matched against one line of output
+# each; blank lines and lines starting with '#' are ignored, a line starting with
+# 'avx: ' is checked only on CPUs with AVX, and a line starting with '!' is a pattern no
+# line of the output may match.
 # COMMANDS holds one gdb command per line (blank lines and '#' lines ignored); each is
 # given to gdb as its own -ex, so that a command that fails does not stop the rest.
 # Usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands COMMANDS
@@ -15,13 +19,16 @@
 #                `monitor when' must report N or later
 #       server   `deja replay -s PORT' in the background, gdb started here from the
 #                "connect with" line; deja must exit once gdb disconnects
+#       library  PROGRAM and LIBRARY (--library) are copied to a directory of their own
+#                (PROGRAM finds LIBRARY there by its $ORIGIN rpath) and recorded there;
+#                REPLACEMENT (--replacement) is copied over the library before the replay
 set -u
 
 usage() {
-    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server]" >&2
+    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server|library --library LIB --replacement LIB]" >&2
     exit 2
 }
-DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb
+DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT=
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage
     case "$1" in
@@ -31,6 +38,8 @@ while [ $# -gt 0 ]; do
         --expect) EXPECT=$2 ;;
         --exit) EXIT_STATUS=$2 ;;
         --mode) MODE=$2 ;;
+        --library) LIBRARY=$2 ;;
+        --replacement) REPLACEMENT=$2 ;;
         *) usage ;;
     esac
     shift 2
@@ -54,6 +63,8 @@ DEJA_TRACE_DIR=$WORK/traces
 export DEJA_TRACE_DIR
 mkdir -p "$DEJA_TRACE_DIR"
 TRACE=$WORK/trace
+# gdb gives up on a packet after 2 s by default, which a loaded test machine can exceed.
+REMOTE_TIMEOUT=60
 passed=0
 failed=0
 
@@ -88,6 +99,7 @@ check_patterns() {
                 if (!has_avx) { print "skipped (no AVX on this CPU): " $0; next }
                 sub(/^avx: /, "")
             }
+            if ($0 ~ /^!/) { absent[nabsent++] = substr($0, 2); next }
             patterns[npatterns++] = $0
             next
         }
@@ -102,6 +114,13 @@ check_patterns() {
                 if (found) print "ok: " patterns[i]
                 else { print "FAIL: no line matches (after the previous match): " patterns[i]; failures++ }
             }
+            for (i = 0; i < nabsent; i++) {
+                found = 0
+                for (j = 0; j < nlines; j++)
+                    if (lines[j] ~ absent[i]) { found = 1; break }
+                if (found) { print "FAIL: a line matches what must not appear: " absent[i]; failures++ }
+                else print "ok: no line matches " absent[i]
+            }
         }' "$EXPECT" "$1" >"$WORK/check"
     cat "$WORK/check"
     passed=$((passed + $(grep -c '^ok: ' "$WORK/check")))
@@ -111,6 +130,10 @@ check_patterns() {
 }
 
 # --- record ------------------------------------------------------------------------------
+if [ "$MODE" = library ]; then
+    mkdir "$WORK/program" && cp "$PROGRAM" "$LIBRARY" "$WORK/program/" || exit 1
+    PROGRAM=$WORK/program/$(basename "$PROGRAM")
+fi
 "$DEJA" record -o "$TRACE" "$PROGRAM" >"$WORK/record.out" 2>"$WORK/record.err"
 status=$?
 if [ "$status" -eq "$EXIT_STATUS" ]; then
@@ -136,13 +159,26 @@ run_with_commands() {
 replay_under_gdb() {
     output=$1
     shift
-    run_with_commands timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx >"$output" 2>&1
+    run_with_commands timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx \
+        -iex "set remotetimeout $REMOTE_TIMEOUT" >"$output" 2>&1
     status=$?
-    [ "$status" -ne 124 ] || fail "deja replay $* under gdb did not finish within 120 s"
+    if [ "$status" -eq 124 ]; then
+        fail "deja replay $* under gdb did not finish within 120 s"
+    elif [ "$status" -ne 0 ]; then
+        fail "deja replay $* under gdb exited with status $status, expected 0 (3 = divergence)"
+        show_output "gdb and deja output" "$output"
+    else
+        pass "deja replay $* under gdb exited with status 0"
+    fi
 }
 
 case "$MODE" in
 gdb)
+    replay_under_gdb "$WORK/gdb.out"
+    check_patterns "$WORK/gdb.out"
+    ;;
+library)
+    cp "$REPLACEMENT" "$WORK/program/$(basename "$LIBRARY")" || exit 1
     replay_under_gdb "$WORK/gdb.out"
     check_patterns "$WORK/gdb.out"
     ;;
@@ -233,7 +269,7 @@ server)
         show_output "deja replay -s output" "$WORK/server.out"
         finish
     fi
-    run_with_commands timeout 120 gdb -batch -nx "$exe" \
+    run_with_commands timeout 120 gdb -batch -nx -iex "set remotetimeout $REMOTE_TIMEOUT" "$exe" \
         -ex "target extended-remote 127.0.0.1:$port" >"$WORK/gdb.out" 2>&1
     check_patterns "$WORK/gdb.out"
     exited=0
@@ -248,7 +284,12 @@ server)
         wait "$SERVER_PID"
         status=$?
         SERVER_PID=
-        pass "deja replay -s exited (status $status) after gdb disconnected"
+        if [ "$status" -eq 0 ]; then
+            pass "deja replay -s exited with status 0 after gdb disconnected"
+        else
+            fail "deja replay -s exited with status $status after gdb disconnected, expected 0"
+            show_output "deja replay -s output" "$WORK/server.out"
+        fi
     else
         fail "deja replay -s still runs 30 s after gdb disconnected"
         show_output "deja replay -s output" "$WORK/server.out"
