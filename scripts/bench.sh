@@ -129,4 +129,5 @@ elif awk -v r="$cpu_record_ratio" -v g="$cpu_goal" 'BEGIN { exit !(r <= g) }'; t
 else
     echo "goal: record/native <= $cpu_goal for cpu-bound: NOT met ($cpu_record_ratio)"
 fi
+"$repo_dir/scripts/bench_reverse.sh" "$build_dir"
 exit 0
