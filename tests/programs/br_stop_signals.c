@@ -4,6 +4,7 @@
    ticks into a pipe: while the child is stopped no tick arrives (the group stop holds
    every thread). Prints the child's random
    number so recordings differ. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -59,6 +60,14 @@ int main(void) {
   CHECK(pipe2(tick_fds, O_NONBLOCK) == 0);
   pid_t child = fork();
   CHECK(child >= 0);
+  /* The child gets a process group of its own, whose parent (this process) is in another
+   * group of the same session: the group is not orphaned, so SIGTSTP stops it even when
+   * this program runs in an orphaned group (setsid, some test runners), where the kernel
+   * discards SIGTSTP. */
+  if (child == 0)
+    CHECK(setpgid(0, 0) == 0);
+  else
+    CHECK(setpgid(child, child) == 0 || errno == EACCES);
   if (child == 0) {
     pthread_t t;
     CHECK(pthread_create(&t, NULL, ticker, NULL) == 0);
