@@ -44,7 +44,7 @@ int cmd_record(int argc, char **argv) {
       {NULL, 0, NULL, 0},
   };
   const char *output = NULL;
-  bool chaos = false;
+  bool chaos = false, buffer = true;
   char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
   int nsets = 0, c, status = 70;
   optind = 1;
@@ -52,7 +52,7 @@ int cmd_record(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "+o:nh", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': output = optarg; break;
-    case 'n': break; /* every system call already stops the program (no in-process buffer yet) */
+    case 'n': buffer = false; break;
     case 'h': chaos = true; break;
     case 'e':
       if (!strchr(optarg, '=') || optarg[0] == '=') {
@@ -88,7 +88,8 @@ int cmd_record(int argc, char **argv) {
   }
   deja_msg("Saving execution to trace directory `%s'.", dir);
   char **env = build_env(sets, nsets);
-  struct record_options o = {.argv = prog, .env = env, .trace_dir = dir, .chaos = chaos};
+  struct record_options o = {
+      .argv = prog, .env = env, .trace_dir = dir, .chaos = chaos, .syscall_buffer = buffer};
   status = record_run(&o);
   free(env);
   free(dir);

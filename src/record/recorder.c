@@ -22,6 +22,7 @@
 
 #include "common/log.h"
 #include "record/recorder_internal.h"
+#include "record/syscallbuf_record.h"
 #include "task/cpu_pin.h"
 #include "trace/trace_stream.h"
 
@@ -86,6 +87,8 @@ static int write_event(struct recorder *r, const struct event *ev) {
  * inside calls not yet in the trace, every such entry (X's too) is written first as
  * EV_ENTER, oldest first. */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
+  if (syscallbuf_record_before_emit(r, x, ev) < 0)
+    return -1;
   bool others = false;
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *y = r->tasks[i];
@@ -216,7 +219,7 @@ static bool any_ready(struct recorder *r, struct rtask *except) {
 static void resume_running(struct recorder *r, struct rtask *x) {
   int sig = x->deliver;
   x->deliver = 0;
-  if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0)
+  if (task_resume(&x->t, syscallbuf_resume_request(), sig) < 0)
     return; /* gone: its exit status follows */
   x->state = T_RUNNING;
   if (r->cur != x) {
@@ -345,6 +348,8 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   case PTRACE_EVENT_FORK:
   case PTRACE_EVENT_VFORK:
     rc = record_clone(r, x);
+    if (rc == 0)
+      syscallbuf_record_clone(r, x);
     if (rc == 0 && task_resume(&x->t, PTRACE_SYSCALL, 0) == 0)
       x->state = T_IN_KERNEL;
     if (x->state == T_IN_KERNEL)
@@ -414,8 +419,10 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     remove_task(r, x);
     return rc;
   case STOP_SYSCALL_ENTRY:
-    rc = record_syscall_entry(r, x);
-    if (rc)
+    rc = syscallbuf_record_entry(r, x);
+    if (rc == 0)
+      rc = record_syscall_entry(r, x);
+    if (rc && rc != 1)
       return rc;
     if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
       x->state = T_IN_KERNEL;
@@ -486,6 +493,8 @@ static pid_t spawn(const struct record_options *o, const char *path, const sigse
   prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   raise(SIGSTOP);
+  if (syscallbuf_record_on())
+    syscallbuf_install_filter();
   execve(path, o->argv, o->env);
   fprintf(stderr, "deja: cannot run `%s': %s\n", path, strerror(errno));
   _exit(127);
@@ -498,7 +507,8 @@ static int start_tracing(struct recorder *r, pid_t pid) {
   if (waitpid(pid, &ws, WUNTRACED) < 0 || !WIFSTOPPED(ws))
     return 127;
   long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
-              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT;
+              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT |
+              syscallbuf_ptrace_options();
   if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0) {
     deja_msg("cannot trace the program (ptrace: %s); is ptrace allowed here (yama ptrace_scope, "
              "seccomp)?",
@@ -540,6 +550,11 @@ int record_run(const struct record_options *o) {
              strchr(o->argv[0], '/') ? " (no such executable file)" : " in PATH");
     return 127;
   }
+  struct record_options with_buffer = *o;
+  char **env = syscallbuf_record_start(o->syscall_buffer, o->env);
+  if (env)
+    with_buffer.env = env;
+  o = &with_buffer;
   struct recorder r = {.o = o, .slice_ns = 20000000L, .root_status = 0};
   r.chaos_seed = (unsigned)time(NULL) ^ (unsigned)getpid();
   tbuf_init(&r.rec);
@@ -604,5 +619,7 @@ out:
   free(files);
   free(events);
   free(path);
+  free(env);
+  syscallbuf_record_end();
   return status;
 }

@@ -9,6 +9,7 @@ struct record_options {
   char **env;            /* the program's full environment */
   const char *trace_dir; /* created already, empty */
   bool chaos;
+  bool syscall_buffer; /* record common calls in-process (src/preload/); -n turns it off */
 };
 
 /* Exit status as SPEC.md says: the program's own, 128+N when killed by signal N, 70

@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "common/remove_tree.h"
 #include "replay/regs_compare.h"
+#include "replay/replay_syscallbuf.h"
 #include "replay/replayer_internal.h"
 #include "task/cpu_pin.h"
 
@@ -450,6 +451,7 @@ static int replay_event(struct replayer *r) {
   }
   case EV_EXEC: return replay_exec(r, x);
   case EV_EXIT: return replay_exit(r, x);
+  case EV_SBUF: return replay_syscallbuf(r, x);
   }
   return diverge(r, "unexpected %s event", event_kind_name(r->ev.kind));
 }
@@ -460,6 +462,7 @@ int replay_open(struct replayer *r, const struct replay_options *o) {
   event_init(&r->ev);
   event_init(&r->peek);
   tbuf_init(&r->cur_rec);
+  replay_syscallbuf_reset();
 
   r->events_path = xasprintf("%s/events", o->trace_dir);
   cpu_pin_self(&r->cpus); /* the replayed program inherits it */
@@ -511,6 +514,8 @@ int replay_step(struct replayer *r) {
     r->ev_pending = true;
   }
   int rc = replay_event(r);
+  if (rc == 0)
+    rc = replay_syscallbuf_check(r);
   if (rc < 0)
     rc = REPLAY_DIVERGED;
   if (rc == 0)

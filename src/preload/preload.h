@@ -1,0 +1,32 @@
+/* The preload library's internal interface: the buffered call and the traced fallback. */
+#ifndef DEJA_PRELOAD_PRELOAD_H
+#define DEJA_PRELOAD_PRELOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "preload/syscallbuf_abi.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* How many bytes of the output argument the kernel wrote. */
+enum out_kind {
+  OUT_NONE,
+  OUT_RESULT, /* the result counts them (read, readlink, getrandom, getdents64) */
+  OUT_FIXED,  /* all OUTMAX of them when the call returned 0 (stat, clock_gettime) */
+};
+
+/* Runs call NR buffered when the thread has a buffer with room, else traced. The kernel
+ * writes argument OUTARG's memory (at most OUTMAX bytes) into the record, and the
+ * library copies it to the caller. PROBE_SEEKABLE: descriptor a[0] must be seekable (a
+ * file: the call cannot block), else the call is made traced. Returns the raw result
+ * (-errno on failure). */
+long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
+                      bool probe_seekable);
+/* The call made traced, from the library's own `syscall` instruction. Raw result. */
+long preload_traced(long nr, const long a[6]);
+long preload_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+/* A raw result as libc returns it: -1 with errno set on failure. */
+long preload_errno(long ret);
+
+#endif

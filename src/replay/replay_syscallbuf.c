@@ -1,0 +1,215 @@
+/* The replay side of the in-process system call buffer. The library runs the same code
+ * as when recording, but the page's entry returns the result found in the record the
+ * library is about to write, and the kernel's bytes are already there: deja writes a
+ * task's recorded records into its buffer (EV_SBUF) before the task runs the user code
+ * that made them. After the task's next event the records the library wrote are compared
+ * with the recorded ones: a call with another number or other arguments is a divergence
+ * that names it. */
+#include "replay/replay_syscallbuf.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "preload/syscallbuf_abi.h"
+#include "replay/replayer_internal.h"
+#include "syscalls/syscall_table.h"
+
+/* Records written into a task's buffer and not yet checked. */
+struct pending {
+  pid_t rec_tid;
+  uint64_t buf, evno;
+  uint32_t off, len;
+  uint8_t *data;
+};
+
+static struct {
+  struct pending *p;
+  int n, cap;
+} S;
+
+void replay_syscallbuf_reset(void) {
+  for (int i = 0; i < S.n; i++)
+    free(S.p[i].data);
+  free(S.p);
+  memset(&S, 0, sizeof S);
+}
+
+static struct pending *find(pid_t rec_tid) {
+  for (int i = 0; i < S.n; i++)
+    if (S.p[i].rec_tid == rec_tid)
+      return &S.p[i];
+  return NULL;
+}
+
+static void drop(struct pending *p) {
+  free(p->data);
+  *p = S.p[--S.n];
+}
+
+/* Whether LEN bytes at DATA are whole records; their number in *COUNT. */
+static bool records_valid(const uint8_t *data, uint32_t len, uint32_t *count) {
+  uint32_t n = 0;
+  for (uint32_t at = 0; at < len; n++) {
+    struct sbuf_rec rec;
+    if (len - at < sizeof rec)
+      return false;
+    memcpy(&rec, data + at, sizeof rec);
+    if (rec.size < sizeof rec || rec.size % 8 || rec.size > len - at)
+      return false;
+    at += rec.size;
+  }
+  *count = n;
+  return true;
+}
+
+/* The announcing call: skipped with the recorded answer; the page's entry becomes the
+ * replay one. */
+static int replay_announce(struct replayer *r, struct rptask *x) {
+  int rc = x->at_entry ? 0 : replay_enter(r, x);
+  if (rc)
+    return rc;
+  x->at_entry = false;
+  if (x->sysemu_entry) {
+    x->sysemu_entry = false; /* PTRACE_SYSEMU: the kernel skips it by itself */
+    x->at_sysentry = false;
+  } else {
+    struct stop st;
+    char buf[256];
+    x->t.regs.orig_rax = (uint64_t)-1;
+    if (task_set_regs(&x->t, &x->t.regs) < 0 || run_task(r, x, &st) < 0)
+      return -1;
+    if (st.kind != STOP_SYSCALL_EXIT)
+      return diverge(r, "the system call buffer's announcement did not return; found %s",
+                     stop_desc(&st, buf, sizeof buf));
+  }
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  bool refused = r->ev.flags & EVF_SBUF_REFUSED;
+  x->t.regs.rax = refused ? (uint64_t)-ENOSYS : 0;
+  if (task_set_regs(&x->t, &x->t.regs) < 0)
+    return -1;
+  static const uint8_t entry[] = SBUF_ENTRY_REPLAY;
+  if (!refused && task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0)
+    return diverge(r, "cannot write the system call buffer's replay entry at 0x%lx: %s",
+                   SBUF_ENTRY_ADDR, strerror(errno));
+  return 0;
+}
+
+int replay_syscallbuf(struct replayer *r, struct rptask *x) {
+  if (r->ev.flags & EVF_SBUF_INIT)
+    return replay_announce(r, x);
+  uint32_t count;
+  if (r->ev.sbuf_off % 8 || r->ev.sbuf_off > SBUF_CAPACITY ||
+      r->ev.sbuf_len > SBUF_CAPACITY - r->ev.sbuf_off ||
+      !records_valid(r->ev.sbuf_data, r->ev.sbuf_len, &count)) {
+    deja_msg("%s: event %" PRIu64 " (buffered system calls of task %d) is corrupt", r->events_path,
+             r->evno, r->ev.tid);
+    return REPLAY_BAD_TRACE;
+  }
+  struct pending *p = find(x->rec_tid);
+  if (p) {
+    int rc = replay_syscallbuf_check(r);
+    if (rc)
+      return rc;
+  }
+  uint64_t at = r->ev.sbuf + SBUF_DATA_OFF + r->ev.sbuf_off;
+  uint32_t used = r->ev.sbuf_off;
+  if (task_write_mem(&x->t, at, r->ev.sbuf_data, r->ev.sbuf_len) < 0 ||
+      task_write_mem(&x->t, r->ev.sbuf, &used, sizeof used) < 0)
+    return diverge(r, "cannot refill the system call buffer at 0x%" PRIx64 ": %s", r->ev.sbuf,
+                   strerror(errno));
+  if (S.n == S.cap) {
+    S.cap = S.cap ? S.cap * 2 : 16;
+    S.p = xrealloc(S.p, (size_t)S.cap * sizeof *S.p);
+  }
+  p = &S.p[S.n++];
+  *p = (struct pending){x->rec_tid,     r->ev.sbuf,
+                        r->evno,        r->ev.sbuf_off,
+                        r->ev.sbuf_len, xmalloc(r->ev.sbuf_len ? r->ev.sbuf_len : 1)};
+  memcpy(p->data, r->ev.sbuf_data, r->ev.sbuf_len);
+  return 0;
+}
+
+static struct rptask *task_of(struct replayer *r, pid_t rec_tid) {
+  for (int i = 0; i < r->ntasks; i++)
+    if (r->tasks[i]->rec_tid == rec_tid)
+      return r->tasks[i];
+  return NULL;
+}
+
+/* Compares the records the library wrote with the recorded ones. */
+static int check(struct replayer *r, struct rptask *x, const struct pending *p) {
+  uint32_t used;
+  if (task_read_mem(&x->t, p->buf, &used, sizeof used) < 0)
+    return 0; /* the task is on its way out */
+  uint32_t total;
+  records_valid(p->data, p->len, &total);
+  uint32_t i = 0;
+  for (uint32_t at = 0; at < p->len; i++) {
+    struct sbuf_rec want, got;
+    memcpy(&want, p->data + at, sizeof want);
+    if (used < p->off + at + want.size)
+      return diverge(r,
+                     "the task made %u of the %u system calls it recorded in its buffer (event "
+                     "%" PRIu64 "); the next one recorded is %s",
+                     i, total, p->evno, syscall_name(want.nr));
+    if (task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off + at, &got, sizeof got) < 0)
+      return 0;
+    if (got.nr != want.nr || got.hash != want.hash)
+      return diverge(r,
+                     "buffered system call %u of %u (event %" PRIu64
+                     "): recorded %s (arguments hash %08x), replay made %s (arguments hash %08x)",
+                     i + 1, total, p->evno, syscall_name(want.nr), want.hash, syscall_name(got.nr),
+                     got.hash);
+    at += want.size;
+  }
+  if (used > p->off + p->len) {
+    struct sbuf_rec got;
+    memset(&got, 0, sizeof got);
+    task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off + p->len, &got, sizeof got);
+    return diverge(r,
+                   "the task made more system calls in its buffer than the %u recorded (event "
+                   "%" PRIu64 "): the next one is %s",
+                   total, p->evno, syscall_name(got.nr));
+  }
+  return 0;
+}
+
+int replay_syscallbuf_check(struct replayer *r) {
+  struct pending *p = find(r->ev.tid);
+  if (!p || (r->ev.kind == EV_SBUF && p->evno == r->evno))
+    return 0;
+  struct rptask *x = task_of(r, r->ev.tid);
+  int rc = 0;
+  /* A restored state point, a new image or an exit leave nothing to check. */
+  if (x && r->ev.kind != EV_STATE && r->ev.kind != EV_EXEC && r->ev.kind != EV_EXIT)
+    rc = check(r, x, p);
+  drop(p);
+  return rc;
+}
+
+void syscallbuf_describe(const struct event *ev, FILE *f) {
+  if (ev->flags & EVF_SBUF_INIT) {
+    fprintf(f, " buffer at 0x%" PRIx64 " announced%s", ev->sbuf,
+            ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "");
+    return;
+  }
+  uint32_t count = 0;
+  if (!records_valid(ev->sbuf_data, ev->sbuf_len, &count)) {
+    fprintf(f, " (corrupt records)");
+    return;
+  }
+  fprintf(f, " %u call%s:", count, count == 1 ? "" : "s");
+  for (uint32_t at = 0; at < ev->sbuf_len;) {
+    struct sbuf_rec rec;
+    memcpy(&rec, ev->sbuf_data + at, sizeof rec);
+    if (rec.flags & SBUF_REC_PROBE_ONLY)
+      fprintf(f, " %s(traced)", syscall_name(rec.nr));
+    else
+      fprintf(f, " %s=%" PRId64, syscall_name(rec.nr), rec.ret);
+    at += rec.size;
+  }
+}
