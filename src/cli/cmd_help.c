@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/log.h"
 
 static const char overview_usage[] =
     "Usage: deja COMMAND [OPTION...] [ARG...]\n"
@@ -164,7 +165,8 @@ int print_usage(FILE *f, const char *command) {
 
 int cmd_help(int argc, char **argv) {
   if (argc > 2) {
-    fprintf(stderr, "deja: help takes at most one COMMAND\n\n");
+    deja_msg("help takes at most one COMMAND");
+    fputc('\n', stderr);
     print_usage(stderr, "help");
     return 1;
   }
@@ -174,7 +176,8 @@ int cmd_help(int argc, char **argv) {
   else if (command && (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0))
     command = "help";
   if (print_usage(stdout, command) != 0) {
-    fprintf(stderr, "deja: unknown command `%s'\n\n", command);
+    deja_msg("unknown command `%s'", command);
+    fputc('\n', stderr);
     print_usage(stderr, NULL);
     return 1;
   }

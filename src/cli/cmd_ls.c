@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
+#include "common/log.h"
 
 struct trace_entry {
   char *name;
@@ -39,20 +40,21 @@ static int is_trace_entry(int dir_fd, const char *name, struct stat *st) {
 int cmd_ls(int argc, char **argv) {
   (void)argv;
   if (argc > 1) {
-    fprintf(stderr, "deja: ls takes no arguments\n\n");
+    deja_msg("ls takes no arguments");
+    fputc('\n', stderr);
     print_usage(stderr, "ls");
     return 1;
   }
   char *base = trace_dir_base();
   if (!base) {
-    fprintf(stderr, "deja: out of memory\n");
+    deja_msg("out of memory");
     return 1;
   }
   DIR *dir = opendir(base);
   if (!dir) {
     int rc = 0;
     if (errno != ENOENT) {
-      fprintf(stderr, "deja: cannot read the trace directory %s: %s\n", base, strerror(errno));
+      deja_msg("cannot read the trace directory %s: %s", base, strerror(errno));
       rc = 1;
     }
     free(base);
@@ -71,7 +73,7 @@ int cmd_ls(int argc, char **argv) {
       capacity = capacity ? capacity * 2 : 16;
       struct trace_entry *grown = realloc(traces, capacity * sizeof(*traces));
       if (!grown) {
-        fprintf(stderr, "deja: out of memory\n");
+        deja_msg("out of memory");
         rc = 1;
         break;
       }
@@ -80,7 +82,7 @@ int cmd_ls(int argc, char **argv) {
     traces[count].name = strdup(entry->d_name);
     traces[count].mtime = st.st_mtim;
     if (!traces[count].name) {
-      fprintf(stderr, "deja: out of memory\n");
+      deja_msg("out of memory");
       rc = 1;
       break;
     }

@@ -6,20 +6,22 @@
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
+#include "common/log.h"
 
 int cmd_pack(int argc, char **argv) {
   if (argc > 2) {
-    fprintf(stderr, "deja: pack takes at most one TRACE\n\n");
+    deja_msg("pack takes at most one TRACE");
+    fputc('\n', stderr);
     print_usage(stderr, "pack");
     return 1;
   }
   char err[PATH_MAX + 128];
   char *trace = trace_dir_resolve(argc == 2 ? argv[1] : NULL, err, sizeof(err));
   if (!trace) {
-    fprintf(stderr, "deja: %s\n", err);
+    deja_msg("%s", err);
     return 1;
   }
-  fprintf(stderr, "deja: trace %s is already self-contained\n", trace);
+  deja_msg("trace %s is already self-contained", trace);
   free(trace);
   return 0;
 }

@@ -46,7 +46,7 @@ int cmd_record(int argc, char **argv) {
   const char *output = NULL;
   bool chaos = false, buffer = true;
   char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
-  int nsets = 0, c, status = 70;
+  int nsets = 0, c, status = RECORD_DEJA_FAILED;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "+o:nh", longopts, NULL)) != -1) {

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
 #include "common/remove_tree.h"
+#include "common/log.h"
 
 #define LATEST_TRACE_LINK "latest-trace"
 
@@ -21,7 +22,7 @@ static int remove_trace(const char *path) {
   char err[PATH_MAX + 128];
   if (remove_tree(path, err, sizeof err) == 0)
     return 0;
-  fprintf(stderr, "deja: %s\n", err);
+  deja_msg("%s", err);
   return -1;
 }
 
@@ -61,7 +62,7 @@ static int repoint_latest_trace(const char *base, const char *link_path) {
   find_newest_trace(base, newest, sizeof(newest));
   if (newest[0] == '\0') {
     if (unlink(link_path) != 0 && errno != ENOENT) {
-      fprintf(stderr, "deja: cannot remove %s: %s\n", link_path, strerror(errno));
+      deja_msg("cannot remove %s: %s", link_path, strerror(errno));
       return -1;
     }
     return 0;
@@ -70,7 +71,7 @@ static int repoint_latest_trace(const char *base, const char *link_path) {
   snprintf(tmp_path, sizeof(tmp_path), "%s/.%s.%d", base, LATEST_TRACE_LINK, getpid());
   unlink(tmp_path);
   if (symlink(newest, tmp_path) != 0 || rename(tmp_path, link_path) != 0) {
-    fprintf(stderr, "deja: cannot point %s at %s: %s\n", link_path, newest, strerror(errno));
+    deja_msg("cannot point %s at %s: %s", link_path, newest, strerror(errno));
     unlink(tmp_path);
     return -1;
   }
@@ -79,20 +80,21 @@ static int repoint_latest_trace(const char *base, const char *link_path) {
 
 int cmd_rm(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "deja: rm needs exactly one TRACE\n\n");
+    deja_msg("rm needs exactly one TRACE");
+    fputc('\n', stderr);
     print_usage(stderr, "rm");
     return 1;
   }
   char err[PATH_MAX + 128];
   char *trace = trace_dir_resolve(argv[1], err, sizeof(err));
   if (!trace) {
-    fprintf(stderr, "deja: %s; nothing removed\n", err);
+    deja_msg("%s; nothing removed", err);
     return 1;
   }
   char *base = trace_dir_base();
   char *link_path = NULL;
   if (!base || asprintf(&link_path, "%s/%s", base, LATEST_TRACE_LINK) < 0) {
-    fprintf(stderr, "deja: out of memory\n");
+    deja_msg("out of memory");
     free(base);
     free(trace);
     return 1;

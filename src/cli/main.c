@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/log.h"
 
 #ifndef DEJA_VERSION
 #define DEJA_VERSION "unknown"
@@ -58,7 +59,8 @@ static void print_version(void) { printf("deja %s\n", DEJA_VERSION); }
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "deja: no command given\n\n");
+    deja_msg("no command given");
+    fputc('\n', stderr);
     print_usage(stderr, NULL);
     return 1;
   }
@@ -72,7 +74,8 @@ int main(int argc, char **argv) {
 
   const struct command *command = find_command(name);
   if (!command) {
-    fprintf(stderr, "deja: unknown command `%s'\n\n", name);
+    deja_msg("unknown command `%s'", name);
+    fputc('\n', stderr);
     print_usage(stderr, NULL);
     return 1;
   }

@@ -179,7 +179,7 @@ char *trace_dir_create(const char *program, const char *output_dir, char *err, s
   }
   char link_err[PATH_MAX + 64];
   if (point_latest_trace(base, trace_name, link_err, sizeof(link_err)) != 0)
-    fprintf(stderr, "deja: warning: %s\n", link_err); /* the trace itself is fine */
+    deja_msg("warning: %s", link_err); /* the trace itself is fine */
   free(trace_name);
   free(base);
   return path;

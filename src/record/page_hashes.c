@@ -9,9 +9,10 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "common/kernel_abi.h"
 #include "common/log.h"
 
-#define PAGE 4096ull
+#define PAGE PAGE_BYTES
 #define PM_PRESENT (1ull << 63)
 
 /* Open addressing, linear probing; key 0 is free, key 1 a tombstone (page addresses are

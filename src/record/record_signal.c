@@ -134,7 +134,7 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   for (long i = 0; i < pages; i++) {
     uint64_t addr;
     memcpy(&addr, r->addrs.data + i * 8, 8);
-    event_add_mem(&ev, addr, r->data.data + i * 4096, 4096);
+    event_add_mem(&ev, addr, r->data.data + i * PAGE_BYTES, PAGE_BYTES);
   }
   int rc = recorder_emit(r, x, &ev);
   event_free(&ev);
@@ -142,5 +142,5 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   x->boundary_regs = x->t.regs;
   r->state_points++;
   r->state_point_ns += elapsed_ns(&start);
-  return rc < 0 ? 70 : 0;
+  return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }

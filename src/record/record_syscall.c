@@ -40,23 +40,126 @@ static uint32_t output_stream(struct recorder *r, struct rtask *x, int fd) {
   return m[1] ? OUT_TO_STDOUT : m[2] ? OUT_TO_STDERR : OUT_TO_NONE;
 }
 
-/* Appends the bytes a write-family call sent, read back from the program. */
-static int gather_output(struct recorder *r, struct rtask *x, long nr,
-                         const struct user_regs_struct *e, int64_t result) {
-  if (nr == SYS_write || nr == SYS_pwrite64)
-    return task_read_mem(&x->t, e->rsi, tbuf_grow(&r->data, (size_t)result), (size_t)result);
-  uint64_t left = (uint64_t)result; /* writev, pwritev, pwritev2 */
-  for (uint64_t i = 0; i < e->rdx && i < 1024 && left; i++) {
-    struct iovec iov;
-    if (task_read_mem(&x->t, e->rsi + i * sizeof iov, &iov, sizeof iov) < 0)
-      return -1;
-    size_t n = iov.iov_len < left ? iov.iov_len : left;
-    if (task_read_mem(&x->t, (uint64_t)iov.iov_base, tbuf_grow(&r->data, n), n) < 0)
-      return -1;
-    left -= n;
+/* rseq is refused: glibc then does without restartable sequences. */
+static int refuse_rseq(struct recorder *r, struct rtask *x) {
+  x->refused = true;
+  x->t.regs.orig_rax = (uint64_t)-1;
+  if (task_set_regs(&x->t, &x->t.regs) < 0)
+    return recorder_abort(r, "cannot refuse rseq");
+  return 0;
+}
+
+/* exit and exit_group: no exit stop follows, so the event is written at the entry. */
+static int record_exit_now(struct recorder *r, struct rtask *x) {
+  x->in_syscall = false;
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_SYSCALL;
+  ev.tid = x->t.tid;
+  ev.regs = x->entry;
+  return recorder_emit(r, x, &ev) < 0 ? RECORD_DEJA_FAILED : 0;
+}
+
+/* What a hook at a call's exit adds to its event. */
+struct exit_info {
+  struct event *ev;
+  int64_t result;
+  char file[512]; /* the preserved file an mmap maps */
+  char why[512];  /* a failure's message */
+};
+
+/* The bytes a write-family call sent to deja's stdout/stderr, read back from the
+ * program: one buffer (write, pwrite64) or iovecs (writev, pwritev, pwritev2). */
+static int gather_output(struct recorder *r, struct rtask *x, struct exit_info *in, bool iov) {
+  const struct user_regs_struct *e = &x->entry;
+  if (in->result <= 0)
+    return 0;
+  in->ev->out_to = output_stream(r, x, (int)e->rdi);
+  if (!in->ev->out_to)
+    return 0;
+  int rc = 0;
+  if (!iov) {
+    rc = task_read_mem(&x->t, e->rsi, tbuf_grow(&r->data, (size_t)in->result), (size_t)in->result);
+  } else {
+    uint64_t left = (uint64_t)in->result;
+    for (uint64_t i = 0; i < e->rdx && i < 1024 && left && rc == 0; i++) {
+      struct iovec v;
+      rc = task_read_mem(&x->t, e->rsi + i * sizeof v, &v, sizeof v);
+      size_t n = v.iov_len < left ? v.iov_len : left;
+      if (rc == 0)
+        rc = task_read_mem(&x->t, (uint64_t)v.iov_base, tbuf_grow(&r->data, n), n);
+      left -= n;
+    }
+  }
+  if (rc < 0) {
+    in->ev->out_to = OUT_TO_NONE;
+    tbuf_reset(&r->data);
   }
   return 0;
 }
+
+static int output_write(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  return gather_output(r, x, in, false);
+}
+
+static int output_writev(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  return gather_output(r, x, in, true);
+}
+
+/* Address-space changes replay makes by itself: the pages' next content must be saved
+ * at the next state point whatever its hash. */
+static int forget_unmapped(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  (void)r;
+  if (in->result >= 0)
+    page_hashes_forget(x->proc->pages, x->entry.rdi, x->entry.rsi);
+  return 0;
+}
+
+static int forget_remapped(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  if (in->result >= 0)
+    page_hashes_forget(x->proc->pages, (uint64_t)in->result, x->entry.rdx);
+  return forget_unmapped(r, x, in);
+}
+
+static int forget_heap(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  (void)r;
+  if (in->result >= 0)
+    page_hashes_clear(x->proc->pages);
+  return 0;
+}
+
+/* A file mapping: the file is preserved in the trace (or /dev/zero noted). */
+static int preserve_mapped(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  const struct user_regs_struct *e = &x->entry;
+  if (in->result < 0)
+    return 0;
+  page_hashes_forget(x->proc->pages, (uint64_t)in->result, e->rsi);
+  if (((int)e->r10 & MAP_ANONYMOUS) || (int)e->r8 < 0)
+    return 0;
+  char src[64], orig[512];
+  snprintf(src, sizeof src, "/proc/%d/fd/%d", x->t.tid, (int)e->r8);
+  ssize_t l = readlink(src, orig, sizeof orig - 1);
+  orig[l > 0 ? l : 0] = 0;
+  struct stat st;
+  if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
+    in->ev->flags |= EVF_DEV_ZERO; /* zero-filled memory, like an anonymous mapping */
+    return 0;
+  }
+  return trace_files_preserve(r->o->trace_dir, src, orig, in->file, sizeof in->file, in->why,
+                              sizeof in->why);
+}
+
+/* The table's hooks the recorder needs (syscalls/syscall_table.h): at the call's entry,
+ * and at its exit before the written memory is read. */
+static const struct {
+  int (*entry)(struct recorder *r, struct rtask *x);
+  int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
+} record_hooks[SCH_COUNT] = {
+    [SCH_rseq] = {.entry = refuse_rseq},     [SCH_exit] = {.entry = record_exit_now},
+    [SCH_write] = {.exit = output_write},    [SCH_writev] = {.exit = output_writev},
+    [SCH_unmap] = {.exit = forget_unmapped}, [SCH_mremap] = {.exit = forget_remapped},
+    [SCH_brk] = {.exit = forget_heap},       [SCH_mmap] = {.exit = preserve_mapped},
+};
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {
   if (task_get_regs(&x->t) < 0)
@@ -76,25 +179,8 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
              syscall_name(nr), nr, x->t.tid, r->events + 1);
     return recorder_abort(r, why);
   }
-  switch (nr) {
-  case SYS_rseq: /* refused: glibc then does without restartable sequences */
-    x->refused = true;
-    x->t.regs.orig_rax = (uint64_t)-1;
-    if (task_set_regs(&x->t, &x->t.regs) < 0)
-      return recorder_abort(r, "cannot refuse rseq");
-    break;
-  case SYS_exit:
-  case SYS_exit_group: {
-    /* No exit stop follows: the event is written now. */
-    x->in_syscall = false;
-    struct event ev;
-    event_init(&ev);
-    ev.kind = EV_SYSCALL;
-    ev.tid = x->t.tid;
-    ev.regs = x->entry;
-    return recorder_emit(r, x, &ev) < 0 ? 70 : 0;
-  }
-  }
+  if (d->hook && record_hooks[d->hook].entry)
+    return record_hooks[d->hook].entry(r, x);
   return 0;
 }
 
@@ -135,24 +221,6 @@ static int capture_regions(struct recorder *r, struct rtask *x, const struct sys
   return 0;
 }
 
-/* Address-space changes replay makes by itself: the pages' next content must be saved
- * at the next state point whatever its hash. */
-static void forget_remapped(struct rtask *x, long nr, int64_t result) {
-  const struct user_regs_struct *e = &x->entry;
-  if (result < 0)
-    return;
-  switch (nr) {
-  case SYS_mmap: page_hashes_forget(x->proc->pages, (uint64_t)result, e->rsi); break;
-  case SYS_munmap:
-  case SYS_madvise: page_hashes_forget(x->proc->pages, e->rdi, e->rsi); break;
-  case SYS_mremap:
-    page_hashes_forget(x->proc->pages, e->rdi, e->rsi);
-    page_hashes_forget(x->proc->pages, (uint64_t)result, e->rdx);
-    break;
-  case SYS_brk: page_hashes_clear(x->proc->pages); break;
-  }
-}
-
 int record_syscall_exit(struct recorder *r, struct rtask *x) {
   if (!x->in_syscall)
     return 0; /* exit of a call made before recording started */
@@ -178,37 +246,17 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   ev.regs = *e;
   ev.result = result;
   tbuf_reset(&r->data);
-  if (result > 0 && (nr == SYS_write || nr == SYS_writev || nr == SYS_pwrite64 ||
-                     nr == SYS_pwritev || nr == SYS_pwritev2)) {
-    ev.out_to = output_stream(r, x, (int)e->rdi);
-    if (ev.out_to && gather_output(r, x, nr, e, result) < 0)
-      ev.out_to = OUT_TO_NONE;
-    if (!ev.out_to)
-      tbuf_reset(&r->data);
+  struct exit_info in = {.ev = &ev, .result = result};
+  if (d->hook && record_hooks[d->hook].exit && record_hooks[d->hook].exit(r, x, &in) < 0) {
+    event_free(&ev);
+    return recorder_abort(r, in.why);
   }
   uint32_t out_len = (uint32_t)r->data.len; /* the output comes first in r->data */
-  char why[512];
-  if (capture_regions(r, x, d, result, &ev, why, sizeof why) < 0) {
+  if (capture_regions(r, x, d, result, &ev, in.why, sizeof in.why) < 0) {
     event_free(&ev);
-    return recorder_abort(r, why);
+    return recorder_abort(r, in.why);
   }
-  forget_remapped(x, nr, result);
-  char file[512] = "";
-  if (nr == SYS_mmap && result >= 0 && !((int)e->r10 & MAP_ANONYMOUS) && (int)e->r8 >= 0) {
-    char src[64], orig[512];
-    snprintf(src, sizeof src, "/proc/%d/fd/%d", x->t.tid, (int)e->r8);
-    ssize_t l = readlink(src, orig, sizeof orig - 1);
-    orig[l > 0 ? l : 0] = 0;
-    struct stat st;
-    if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
-      ev.flags |= EVF_DEV_ZERO; /* zero-filled memory, like an anonymous mapping */
-    } else if (trace_files_preserve(r->o->trace_dir, src, orig, file, sizeof file, why,
-                                    sizeof why) < 0) {
-      event_free(&ev);
-      return recorder_abort(r, why);
-    }
-  }
-  ev.file = file;
+  ev.file = in.file;
   if (ev.out_to) {
     ev.out_data = r->data.data;
     ev.out_len = out_len;
@@ -216,7 +264,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   int rc = recorder_emit(r, x, &ev); /* still in_syscall: its entry may need a marker */
   x->in_syscall = false;
   event_free(&ev);
-  return rc < 0 ? 70 : 0;
+  return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }
 
 /* At the parent's PTRACE_EVENT_CLONE/FORK/VFORK stop: the call is recorded now (its
@@ -254,7 +302,7 @@ int record_clone(struct recorder *r, struct rtask *x) {
   c->announced = true;
   if (c->first_stop_seen && c->state == T_NEW)
     c->state = T_READY;
-  return rc < 0 ? 70 : 0;
+  return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }
 
 int record_exec(struct recorder *r, struct rtask *x) {
@@ -335,5 +383,5 @@ int record_exec(struct recorder *r, struct rtask *x) {
   free(strings);
   x->at_boundary = true;
   x->boundary_regs = x->t.regs;
-  return rc < 0 ? 70 : 0;
+  return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }

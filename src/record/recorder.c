@@ -142,7 +142,7 @@ int recorder_abort(struct recorder *r, const char *why) {
   write_event(r, &ev);
   kill_all(r);
   r->ntasks = 0;
-  return 70;
+  return RECORD_DEJA_FAILED;
 }
 
 static struct rtask *find_task(struct recorder *r, pid_t tid) {
@@ -322,7 +322,7 @@ static int exit_status_of(int wstatus) {
     return WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus))
     return 128 + WTERMSIG(wstatus);
-  return 70;
+  return RECORD_DEJA_FAILED;
 }
 
 static int emit_exit(struct recorder *r, struct rtask *x, int status) {
@@ -336,7 +336,7 @@ static int emit_exit(struct recorder *r, struct rtask *x, int status) {
   ev.kind = EV_EXIT;
   ev.tid = x->t.tid;
   ev.status = status;
-  int rc = recorder_emit(r, x, &ev) < 0 ? 70 : 0;
+  int rc = recorder_emit(r, x, &ev) < 0 ? RECORD_DEJA_FAILED : 0;
   x->in_syscall = false;
   return rc;
 }
@@ -441,7 +441,7 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   case STOP_SIGNAL: {
     int sig = record_signal(r, x, st->sig);
     if (sig < 0)
-      return 70;
+      return RECORD_DEJA_FAILED;
     x->deliver = sig;
     x->at_boundary = false;
     continue_task(r, x);
@@ -496,7 +496,7 @@ static pid_t spawn(const struct record_options *o, const char *path, const sigse
   if (syscallbuf_record_on())
     syscallbuf_install_filter();
   execve(path, o->argv, o->env);
-  fprintf(stderr, "deja: cannot run `%s': %s\n", path, strerror(errno));
+  deja_msg("cannot run `%s': %s", path, strerror(errno));
   _exit(127);
 }
 
@@ -514,14 +514,14 @@ static int start_tracing(struct recorder *r, pid_t pid) {
              "seccomp)?",
              strerror(errno));
     kill(pid, SIGKILL);
-    return 70;
+    return RECORD_DEJA_FAILED;
   }
   kill(pid, SIGCONT);
   struct task t = {.tid = pid, .mem_fd = -1};
   for (;;) {
     struct stop st;
     if (task_wait(&t, &st) < 0)
-      return 70;
+      return RECORD_DEJA_FAILED;
     if (st.kind == STOP_EXITED)
       return exit_status_of(st.status);
     if (st.kind == STOP_EVENT && st.event == PTRACE_EVENT_EXEC)
@@ -566,7 +566,7 @@ int record_run(const struct record_options *o) {
   char err[512];
   char *files = xasprintf("%s/files", o->trace_dir);
   char *events = xasprintf("%s/events", o->trace_dir);
-  int status = 70;
+  int status = RECORD_DEJA_FAILED;
   cpu_set_t cpus;
   cpu_pin_self(&cpus); /* the program inherits it */
   sigset_t chld, old;
@@ -606,7 +606,7 @@ out:
   forward_pid = 0;
   if (r.w && trace_writer_close(r.w) < 0) {
     deja_msg("cannot finish the trace %s", events);
-    status = 70;
+    status = RECORD_DEJA_FAILED;
   }
   while (r.ntasks)
     remove_task(&r, r.tasks[0]);

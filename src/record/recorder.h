@@ -12,9 +12,12 @@ struct record_options {
   bool syscall_buffer; /* record common calls in-process (src/preload/); -n turns it off */
 };
 
-/* Exit status as SPEC.md says: the program's own, 128+N when killed by signal N, 70
- * when deja failed (the trace up to there stays replayable), 127 when the program
- * cannot be started. */
+/* The exit status of `deja record` when deja itself failed (the trace up to there stays
+ * replayable). */
+#define RECORD_DEJA_FAILED 70
+
+/* Exit status as SPEC.md says: the program's own, 128+N when killed by signal N,
+ * RECORD_DEJA_FAILED when deja failed, 127 when the program cannot be started. */
 int record_run(const struct record_options *opts);
 
 /* The absolute path PROGRAM resolves to through PATH (malloc'ed), or NULL. */

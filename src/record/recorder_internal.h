@@ -84,7 +84,7 @@ int recorder_abort(struct recorder *r, const char *why);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
 int64_t elapsed_ns(const struct timespec *since);
 
-/* record_syscall.c: each returns 0, or the exit status (70) after aborting. */
+/* record_syscall.c: each returns 0, or RECORD_DEJA_FAILED after aborting. */
 int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
@@ -95,7 +95,7 @@ int record_exec(struct recorder *r, struct rtask *x);
 int record_signal(struct recorder *r, struct rtask *x, int sig);
 void record_resend_held(struct rtask *x);
 /* At a PTRACE_INTERRUPT stop: records a state point unless nothing ran since the last
- * boundary. Returns 0 or 70. */
+ * boundary. Returns 0 or RECORD_DEJA_FAILED. */
 int record_state_point(struct recorder *r, struct rtask *x);
 bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b);
 

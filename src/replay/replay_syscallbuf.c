@@ -14,7 +14,7 @@
 
 #include "common/log.h"
 #include "preload/syscallbuf_abi.h"
-#include "replay/replayer_internal.h"
+#include "replay/replay_handlers.h"
 #include "syscalls/syscall_table.h"
 
 /* Records written into a task's buffer and not yet checked. */
@@ -65,12 +65,28 @@ static bool records_valid(const uint8_t *data, uint32_t len, uint32_t *count) {
   return true;
 }
 
-/* The announcing call: skipped with the recorded answer; the page's entry becomes the
- * replay one. */
-static int replay_announce(struct replayer *r, struct rptask *x) {
-  int rc = x->at_entry ? 0 : replay_enter(r, x);
+/* The announcing call: run to its entry... */
+static int announce_run(struct replay_engine *e, struct rptask *x, struct stop *st) {
+  char buf[256];
+  if (!(e->ev->flags & EVF_SBUF_INIT) || x->at_entry)
+    return 0;
+  int rc = run_task(e, x, st, true);
   if (rc)
     return rc;
+  if (st->kind != STOP_SYSCALL_ENTRY)
+    return diverge(e, "expected the system call buffer's announcement, found %s",
+                   stop_desc(st, buf, sizeof buf));
+  rc = expect_regs(e, x, &e->ev->regs);
+  if (rc == 0)
+    x->at_entry = true;
+  return rc;
+}
+
+/* ...skipped with the recorded answer; the page's entry becomes the replay one. */
+static int announce_complete(struct replay_engine *e, struct rptask *x, const struct stop *st0) {
+  (void)st0;
+  if (!(e->ev->flags & EVF_SBUF_INIT))
+    return 0;
   x->at_entry = false;
   if (x->sysemu_entry) {
     x->sysemu_entry = false; /* PTRACE_SYSEMU: the kernel skips it by itself */
@@ -78,70 +94,66 @@ static int replay_announce(struct replayer *r, struct rptask *x) {
   } else {
     struct stop st;
     char buf[256];
+    if (task_get_regs(&x->t) < 0)
+      return -1;
     x->t.regs.orig_rax = (uint64_t)-1;
-    if (task_set_regs(&x->t, &x->t.regs) < 0 || run_task(r, x, &st) < 0)
+    if (task_set_regs(&x->t, &x->t.regs) < 0 || run_task(e, x, &st, false) < 0)
       return -1;
     if (st.kind != STOP_SYSCALL_EXIT)
-      return diverge(r, "the system call buffer's announcement did not return; found %s",
+      return diverge(e, "the system call buffer's announcement did not return; found %s",
                      stop_desc(&st, buf, sizeof buf));
   }
   if (task_get_regs(&x->t) < 0)
     return -1;
-  bool refused = r->ev.flags & EVF_SBUF_REFUSED;
+  bool refused = e->ev->flags & EVF_SBUF_REFUSED;
   x->t.regs.rax = refused ? (uint64_t)-ENOSYS : 0;
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
   static const uint8_t entry[] = SBUF_ENTRY_REPLAY;
   if (!refused && task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0)
-    return diverge(r, "cannot write the system call buffer's replay entry at 0x%lx: %s",
+    return diverge(e, "cannot write the system call buffer's replay entry at 0x%lx: %s",
                    SBUF_ENTRY_ADDR, strerror(errno));
   return 0;
 }
 
-int replay_syscallbuf(struct replayer *r, struct rptask *x) {
-  if (r->ev.flags & EVF_SBUF_INIT)
-    return replay_announce(r, x);
+/* Refills the buffer before the task runs the code that made the calls. */
+static int refill(struct replay_engine *e, struct rptask *x) {
+  if (e->ev->flags & EVF_SBUF_INIT)
+    return 0;
   uint32_t count;
-  if (r->ev.sbuf_off % 8 || r->ev.sbuf_off > SBUF_CAPACITY ||
-      r->ev.sbuf_len > SBUF_CAPACITY - r->ev.sbuf_off ||
-      !records_valid(r->ev.sbuf_data, r->ev.sbuf_len, &count)) {
-    deja_msg("%s: event %" PRIu64 " (buffered system calls of task %d) is corrupt", r->events_path,
-             r->evno, r->ev.tid);
+  if (e->ev->sbuf_off % 8 || e->ev->sbuf_off > SBUF_CAPACITY ||
+      e->ev->sbuf_len > SBUF_CAPACITY - e->ev->sbuf_off ||
+      !records_valid(e->ev->sbuf_data, e->ev->sbuf_len, &count)) {
+    deja_msg("%s/events: event %" PRIu64 " (buffered system calls of task %d) is corrupt",
+             e->o->trace_dir, e->pos.event, e->ev->tid);
     return REPLAY_BAD_TRACE;
   }
   struct pending *p = find(x->rec_tid);
   if (p) {
-    int rc = replay_syscallbuf_check(r);
+    int rc = replay_syscallbuf_check(e);
     if (rc)
       return rc;
   }
-  uint64_t at = r->ev.sbuf + SBUF_DATA_OFF + r->ev.sbuf_off;
-  uint32_t used = r->ev.sbuf_off;
-  if (task_write_mem(&x->t, at, r->ev.sbuf_data, r->ev.sbuf_len) < 0 ||
-      task_write_mem(&x->t, r->ev.sbuf, &used, sizeof used) < 0)
-    return diverge(r, "cannot refill the system call buffer at 0x%" PRIx64 ": %s", r->ev.sbuf,
+  uint64_t at = e->ev->sbuf + SBUF_DATA_OFF + e->ev->sbuf_off;
+  uint32_t used = e->ev->sbuf_off;
+  if (task_write_mem(&x->t, at, e->ev->sbuf_data, e->ev->sbuf_len) < 0 ||
+      task_write_mem(&x->t, e->ev->sbuf, &used, sizeof used) < 0)
+    return diverge(e, "cannot refill the system call buffer at 0x%" PRIx64 ": %s", e->ev->sbuf,
                    strerror(errno));
   if (S.n == S.cap) {
     S.cap = S.cap ? S.cap * 2 : 16;
     S.p = xrealloc(S.p, (size_t)S.cap * sizeof *S.p);
   }
   p = &S.p[S.n++];
-  *p = (struct pending){x->rec_tid,     r->ev.sbuf,
-                        r->evno,        r->ev.sbuf_off,
-                        r->ev.sbuf_len, xmalloc(r->ev.sbuf_len ? r->ev.sbuf_len : 1)};
-  memcpy(p->data, r->ev.sbuf_data, r->ev.sbuf_len);
+  *p = (struct pending){x->rec_tid,      e->ev->sbuf,
+                        e->pos.event,    e->ev->sbuf_off,
+                        e->ev->sbuf_len, xmalloc(e->ev->sbuf_len ? e->ev->sbuf_len : 1)};
+  memcpy(p->data, e->ev->sbuf_data, e->ev->sbuf_len);
   return 0;
 }
 
-static struct rptask *task_of(struct replayer *r, pid_t rec_tid) {
-  for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->rec_tid == rec_tid)
-      return r->tasks[i];
-  return NULL;
-}
-
 /* Compares the records the library wrote with the recorded ones. */
-static int check(struct replayer *r, struct rptask *x, const struct pending *p) {
+static int check(struct replay_engine *e, struct rptask *x, const struct pending *p) {
   uint32_t used;
   if (task_read_mem(&x->t, p->buf, &used, sizeof used) < 0)
     return 0; /* the task is on its way out */
@@ -152,14 +164,14 @@ static int check(struct replayer *r, struct rptask *x, const struct pending *p) 
     struct sbuf_rec want, got;
     memcpy(&want, p->data + at, sizeof want);
     if (used < p->off + at + want.size)
-      return diverge(r,
+      return diverge(e,
                      "the task made %u of the %u system calls it recorded in its buffer (event "
                      "%" PRIu64 "); the next one recorded is %s",
                      i, total, p->evno, syscall_name(want.nr));
     if (task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off + at, &got, sizeof got) < 0)
       return 0;
     if (got.nr != want.nr || got.hash != want.hash)
-      return diverge(r,
+      return diverge(e,
                      "buffered system call %u of %u (event %" PRIu64
                      "): recorded %s (arguments hash %08x), replay made %s (arguments hash %08x)",
                      i + 1, total, p->evno, syscall_name(want.nr), want.hash, syscall_name(got.nr),
@@ -170,7 +182,7 @@ static int check(struct replayer *r, struct rptask *x, const struct pending *p) 
     struct sbuf_rec got;
     memset(&got, 0, sizeof got);
     task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off + p->len, &got, sizeof got);
-    return diverge(r,
+    return diverge(e,
                    "the task made more system calls in its buffer than the %u recorded (event "
                    "%" PRIu64 "): the next one is %s",
                    total, p->evno, syscall_name(got.nr));
@@ -178,18 +190,24 @@ static int check(struct replayer *r, struct rptask *x, const struct pending *p) 
   return 0;
 }
 
-int replay_syscallbuf_check(struct replayer *r) {
-  struct pending *p = find(r->ev.tid);
-  if (!p || (r->ev.kind == EV_SBUF && p->evno == r->evno))
+int replay_syscallbuf_check(struct replay_engine *e) {
+  struct pending *p = find(e->ev->tid);
+  if (!p || (e->ev->kind == EV_SBUF && p->evno == e->pos.event))
     return 0;
-  struct rptask *x = task_of(r, r->ev.tid);
+  struct rptask *x = engine_task(e, e->ev->tid);
   int rc = 0;
   /* A restored state point, a new image or an exit leave nothing to check. */
-  if (x && r->ev.kind != EV_STATE && r->ev.kind != EV_EXEC && r->ev.kind != EV_EXIT)
-    rc = check(r, x, p);
+  if (x && e->ev->kind != EV_STATE && e->ev->kind != EV_EXEC && e->ev->kind != EV_EXIT)
+    rc = check(e, x, p);
   drop(p);
   return rc;
 }
+
+const struct event_handler replay_syscallbuf_handler = {
+    .begin = refill,
+    .run = announce_run,
+    .complete = announce_complete,
+};
 
 void syscallbuf_describe(const struct event *ev, FILE *f) {
   if (ev->flags & EVF_SBUF_INIT) {

@@ -6,15 +6,13 @@
 
 #include <stdio.h>
 
-struct replayer;
-struct rptask;
+struct replay_engine;
 struct event;
 
-/* Replays an EV_SBUF event of X. 0, or a replay error code. */
-int replay_syscallbuf(struct replayer *r, struct rptask *x);
+/* The EV_SBUF handler (replay_handlers.h) is replay_syscallbuf_handler. */
 /* After the current event was replayed: checks the buffered calls its task made since
  * its last EV_SBUF against the recorded ones. 0 or REPLAY_DIVERGED. */
-int replay_syscallbuf_check(struct replayer *r);
+int replay_syscallbuf_check(struct replay_engine *e);
 /* Forgets what a previous replay in this process left. */
 void replay_syscallbuf_reset(void);
 /* One line's worth for `deja dump`: the buffered calls and their results. */

@@ -19,16 +19,10 @@
 #include <linux/prctl.h>
 #include <linux/sockios.h>
 
+#include "common/kernel_abi.h"
+
 #define IOV_CAP 1024 /* IOV_MAX: the kernel refuses longer iovec arrays */
 #define IOV_CHUNK 64 /* iovecs read from the tracee at a time */
-#define PAGE_BYTES 4096
-
-/* Kernel return codes a signal leaves at the syscall-exit stop (before the kernel turns
- * them into -EINTR or a restart). */
-#define ERESTARTSYS 512
-#define ERESTARTNOINTR 513
-#define ERESTARTNOHAND 514
-#define ERESTART_RESTARTBLOCK 516
 
 #ifndef PR_GET_AUXV
 #define PR_GET_AUXV 0x41555856
@@ -302,8 +296,7 @@ static int add_out(struct region_list *l, const struct syscall_desc *d, const st
   case OUT_FIXED: add_region(l, ptr, o->size); break;
   case OUT_ARG: add_region(l, ptr, count * elem_size(o)); break;
   case OUT_RESULT: add_region(l, ptr, res * elem_size(o)); break;
-  case OUT_MIN_ARG_RESULT:
-  case OUT_SYSCTL_STRING: add_region(l, ptr, (res < count ? res : count) * elem_size(o)); break;
+  case OUT_MIN_ARG_RESULT: add_region(l, ptr, (res < count ? res : count) * elem_size(o)); break;
   case OUT_SOCKLEN: {
     uint32_t len;
     if (ptr == 0 || count == 0) /* no buffer: the kernel ignores the length word */

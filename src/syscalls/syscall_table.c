@@ -98,7 +98,7 @@ _Static_assert(sizeof(struct utsname) == 6 * 65, "struct utsname differs from th
 /* Replay modes, short so the table stays one line per call. */
 #define EMU SC_EMULATE
 #define EXE SC_EXECUTE
-#define SPC SC_SPECIAL
+#define EXE_OK SC_EXECUTE_IF_OK
 #define UNS SC_UNSUPPORTED
 
 /* Written regions: { kind, ptr_arg, size_arg, size }. */
@@ -125,16 +125,21 @@ _Static_assert(sizeof(struct utsname) == 6 * 65, "struct utsname differs from th
 #define WR_NODEMASK(p, s) { OUT_NODEMASK, p, s, 0 }
 #define WR_CLONE { OUT_CLONE, 0, 1, 0 }
 
+/* A call: name, replay mode, meaningful arguments, written regions. */
 #define SC(name_, mode_, nargs_, ...)                                                     \
   [__NR_##name_] = { .nr = __NR_##name_, .name = #name_, .replay = mode_,                 \
                      .nargs = nargs_, .out = { __VA_ARGS__ } }
-/* Numbers no x86-64 kernel assigns (335..423): the kernel answers -ENOSYS, which replay
- * can return from the trace like any other result. */
-#define GAP(n) [n] = { .nr = n, .name = "syscall_" #n, .replay = SC_EMULATE, .nargs = 0 }
+/* A call that needs a hook (enum syscall_hook) besides its mode. */
+#define SCH(name_, mode_, hook_, nargs_, ...)                                             \
+  [__NR_##name_] = { .nr = __NR_##name_, .name = #name_, .replay = mode_,                 \
+                     .hook = SCH_##hook_, .nargs = nargs_, .out = { __VA_ARGS__ } }
+/* Numbers no x86-64 kernel assigns: the kernel answers -ENOSYS, which replay returns
+ * from the trace like any other result (the lookup fills in number and name). */
+#define UNASSIGNED(first, last) [first ... last] = { .nr = -1, .replay = SC_EMULATE }
 
 static const struct syscall_desc table[] = {
   SC(read, EMU, 3, WR_RESULT(1)),
-  SC(write, EMU, 3),
+  SCH(write, EMU, write, 3),
   SC(open, EMU, 3),
   SC(close, EMU, 1),
   SC(stat, EMU, 2, WR_FIXED(1, sizeof(struct stat))),
@@ -142,26 +147,26 @@ static const struct syscall_desc table[] = {
   SC(lstat, EMU, 2, WR_FIXED(1, sizeof(struct stat))),
   SC(poll, EMU, 3, WR_POLLFD(0, 1)),
   SC(lseek, EMU, 3),
-  SC(mmap, EXE, 6),
+  SCH(mmap, EXE_OK, mmap, 6),
   SC(mprotect, EXE, 3),
-  SC(munmap, EXE, 2),
-  SC(brk, EXE, 1),
-  SC(rt_sigaction, SPC, 4, WR_FIXED(2, KERNEL_SIGACTION_SIZE)),
-  SC(rt_sigprocmask, SPC, 4, WR_ARG(2, 3, 1)),
-  SC(rt_sigreturn, SPC, 0),
+  SCH(munmap, EXE, unmap, 2),
+  SCH(brk, EXE, brk, 1),
+  SC(rt_sigaction, EXE, 4, WR_FIXED(2, KERNEL_SIGACTION_SIZE)),
+  SC(rt_sigprocmask, EXE, 4, WR_ARG(2, 3, 1)),
+  SCH(rt_sigreturn, EXE, sigreturn, 0),
   SC(ioctl, EMU, 3, WR_IOCTL),
   SC(pread64, EMU, 4, WR_RESULT(1)),
-  SC(pwrite64, EMU, 4),
+  SCH(pwrite64, EMU, write, 4),
   SC(readv, EMU, 3, WR_IOVEC(1, 2)),
-  SC(writev, EMU, 3),
+  SCH(writev, EMU, writev, 3),
   SC(access, EMU, 2),
   SC(pipe, EMU, 1, WR_FIXED(0, 8)),
   SC(select, EMU, 5, WR_FDSET(1), WR_FDSET(2), WR_FDSET(3), WR_ALWAYS(4, TIMEVAL)),
   SC(sched_yield, EMU, 0),
-  SC(mremap, EXE, 5),
+  SCH(mremap, EXE, mremap, 5),
   SC(msync, EMU, 3),
   SC(mincore, EMU, 3, WR_PAGES(2, 1)),
-  SC(madvise, EXE, 3),
+  SCH(madvise, EXE, unmap, 3),
   SC(shmget, UNS, 3),
   SC(shmat, UNS, 3),
   SC(shmctl, UNS, 3),
@@ -189,13 +194,13 @@ static const struct syscall_desc table[] = {
   SC(socketpair, EMU, 4, WR_FIXED(3, 8)),
   SC(setsockopt, EMU, 5),
   SC(getsockopt, EMU, 5, WR_SOCKLEN(3, 4, SOCKOPT_CAP)),
-  SC(clone, SPC, 5, WR_CLONE),
-  SC(fork, SPC, 0),
-  SC(vfork, SPC, 0),
-  SC(execve, SPC, 3),
-  SC(exit, SPC, 1),
-  SC(wait4, SPC, 4, WR_FIXED(1, 4), WR_FIXED(3, sizeof(struct rusage))),
-  SC(kill, SPC, 2),
+  SCH(clone, EXE_OK, clone, 5, WR_CLONE),
+  SCH(fork, EXE_OK, clone, 0),
+  SCH(vfork, EXE_OK, clone, 0),
+  SC(execve, EMU, 3),
+  SCH(exit, EXE, exit, 1),
+  SC(wait4, EMU, 4, WR_FIXED(1, 4), WR_FIXED(3, sizeof(struct rusage))),
+  SC(kill, EMU, 2),
   SC(uname, EMU, 1, WR_FIXED(0, sizeof(struct utsname))),
   SC(semget, UNS, 3),
   SC(semop, UNS, 3),
@@ -262,10 +267,10 @@ static const struct syscall_desc table[] = {
   SC(capset, EMU, 2),
   SC(rt_sigpending, EMU, 2, WR_ARG(0, 1, 1)),
   SC(rt_sigtimedwait, EMU, 4, WR_FIXED(1, sizeof(siginfo_t))),
-  SC(rt_sigqueueinfo, SPC, 3),
+  SC(rt_sigqueueinfo, EMU, 3),
   /* Swaps the signal mask while it waits, like rt_sigprocmask. */
-  SC(rt_sigsuspend, SPC, 2),
-  SC(sigaltstack, SPC, 2, WR_FIXED(1, sizeof(stack_t))),
+  SCH(rt_sigsuspend, EXE, sigsuspend, 2),
+  SC(sigaltstack, EXE, 2, WR_FIXED(1, sizeof(stack_t))),
   SC(utime, EMU, 2),
   SC(mknod, EMU, 3),
   SC(uselib, UNS, 1),
@@ -291,7 +296,7 @@ static const struct syscall_desc table[] = {
   SC(modify_ldt, UNS, 3),
   SC(pivot_root, UNS, 2),
   SC(_sysctl, UNS, 1),
-  SC(prctl, SPC, 5, WR_PRCTL),
+  SC(prctl, EMU, 5, WR_PRCTL),
   /* Executed: ARCH_GET_FS and friends write their answer themselves during replay. */
   SC(arch_prctl, EXE, 2),
   SC(adjtimex, UNS, 1),
@@ -337,7 +342,7 @@ static const struct syscall_desc table[] = {
   SC(removexattr, EMU, 2),
   SC(lremovexattr, EMU, 2),
   SC(fremovexattr, EMU, 2),
-  SC(tkill, SPC, 2),
+  SC(tkill, EMU, 2),
   SC(time, EMU, 1, WR_FIXED(0, 8)),
   SC(futex, EMU, 6, WR_FUTEX),
   SC(sched_setaffinity, EMU, 3),
@@ -356,8 +361,8 @@ static const struct syscall_desc table[] = {
   SC(remap_file_pages, UNS, 5),
   SC(getdents64, EMU, 3, WR_DENTS(1)),
   /* The kernel keeps the address and uses it at thread exit. */
-  SC(set_tid_address, EXE, 1),
-  SC(restart_syscall, SPC, 0),
+  SCH(set_tid_address, EXE, tid_result, 1),
+  SC(restart_syscall, EMU, 0),
   SC(semtimedop, UNS, 4),
   SC(fadvise64, EMU, 4),
   SC(timer_create, EMU, 3, WR_FIXED(2, 4)),
@@ -369,10 +374,10 @@ static const struct syscall_desc table[] = {
   SC(clock_gettime, EMU, 2, WR_FIXED(1, TIMESPEC)),
   SC(clock_getres, EMU, 2, WR_FIXED(1, TIMESPEC)),
   SC(clock_nanosleep, EMU, 4, WR_INTR(3, TIMESPEC)),
-  SC(exit_group, SPC, 1),
+  SCH(exit_group, EXE, exit, 1),
   SC(epoll_wait, EMU, 4, WR_EPOLL(1)),
   SC(epoll_ctl, EMU, 4),
-  SC(tgkill, SPC, 3),
+  SC(tgkill, EMU, 3),
   SC(utimes, EMU, 2),
   SC(vserver, EMU, 5),
   SC(mbind, UNS, 6),
@@ -385,7 +390,7 @@ static const struct syscall_desc table[] = {
   SC(mq_notify, UNS, 2),
   SC(mq_getsetattr, EMU, 3, WR_FIXED(2, 64)),
   SC(kexec_load, UNS, 4),
-  SC(waitid, SPC, 5, WR_FIXED(2, sizeof(siginfo_t)), WR_FIXED(4, sizeof(struct rusage))),
+  SC(waitid, EMU, 5, WR_FIXED(2, sizeof(siginfo_t)), WR_FIXED(4, sizeof(struct rusage))),
   SC(add_key, UNS, 5),
   SC(request_key, UNS, 4),
   SC(keyctl, UNS, 5),
@@ -435,8 +440,8 @@ static const struct syscall_desc table[] = {
   SC(pipe2, EMU, 2, WR_FIXED(0, 8)),
   SC(inotify_init1, EMU, 1),
   SC(preadv, EMU, 5, WR_IOVEC(1, 2)),
-  SC(pwritev, EMU, 5),
-  SC(rt_tgsigqueueinfo, SPC, 4),
+  SCH(pwritev, EMU, writev, 5),
+  SC(rt_tgsigqueueinfo, EMU, 4),
   SC(perf_event_open, UNS, 5),
   SC(recvmmsg, EMU, 5, WR_MMSGHDR(1, 2), WR_FIXED(4, TIMESPEC)),
   SC(fanotify_init, UNS, 2),
@@ -461,33 +466,22 @@ static const struct syscall_desc table[] = {
   SC(memfd_create, EMU, 2),
   SC(kexec_file_load, UNS, 5),
   SC(bpf, UNS, 3),
-  SC(execveat, SPC, 5),
+  SC(execveat, EMU, 5),
   SC(userfaultfd, UNS, 1),
   SC(membarrier, EMU, 3),
   SC(mlock2, EMU, 3),
   SC(copy_file_range, EMU, 6, WR_FIXED(1, 8), WR_FIXED(3, 8)),
   SC(preadv2, EMU, 6, WR_IOVEC(1, 2)),
-  SC(pwritev2, EMU, 6),
+  SCH(pwritev2, EMU, writev, 6),
   /* Protection keys change the address space and the PKRU register. */
   SC(pkey_mprotect, EXE, 4),
   SC(pkey_alloc, EXE, 2),
   SC(pkey_free, EXE, 1),
   SC(statx, EMU, 5, WR_FIXED(4, sizeof(struct statx))),
   SC(io_pgetevents, UNS, 6),
-  SC(rseq, SPC, 4),
-  GAP(335), GAP(336), GAP(337), GAP(338), GAP(339), GAP(340), GAP(341), GAP(342),
-  GAP(343), GAP(344), GAP(345), GAP(346), GAP(347), GAP(348), GAP(349), GAP(350),
-  GAP(351), GAP(352), GAP(353), GAP(354), GAP(355), GAP(356), GAP(357), GAP(358),
-  GAP(359), GAP(360), GAP(361), GAP(362), GAP(363), GAP(364), GAP(365), GAP(366),
-  GAP(367), GAP(368), GAP(369), GAP(370), GAP(371), GAP(372), GAP(373), GAP(374),
-  GAP(375), GAP(376), GAP(377), GAP(378), GAP(379), GAP(380), GAP(381), GAP(382),
-  GAP(383), GAP(384), GAP(385), GAP(386), GAP(387), GAP(388), GAP(389), GAP(390),
-  GAP(391), GAP(392), GAP(393), GAP(394), GAP(395), GAP(396), GAP(397), GAP(398),
-  GAP(399), GAP(400), GAP(401), GAP(402), GAP(403), GAP(404), GAP(405), GAP(406),
-  GAP(407), GAP(408), GAP(409), GAP(410), GAP(411), GAP(412), GAP(413), GAP(414),
-  GAP(415), GAP(416), GAP(417), GAP(418), GAP(419), GAP(420), GAP(421), GAP(422),
-  GAP(423),
-  SC(pidfd_send_signal, SPC, 4),
+  SCH(rseq, EMU, rseq, 4),
+  UNASSIGNED(335, 423),
+  SC(pidfd_send_signal, EMU, 4),
   SC(io_uring_setup, UNS, 2),
   SC(io_uring_enter, UNS, 6),
   SC(io_uring_register, UNS, 4),
@@ -498,7 +492,7 @@ static const struct syscall_desc table[] = {
   SC(fsmount, UNS, 3),
   SC(fspick, UNS, 3),
   SC(pidfd_open, EMU, 2),
-  SC(clone3, SPC, 2, WR_CLONE),
+  SCH(clone3, EXE_OK, clone, 2, WR_CLONE),
   SC(close_range, EMU, 3),
   SC(openat2, EMU, 4),
   SC(pidfd_getfd, EMU, 3),
@@ -539,7 +533,18 @@ static const struct syscall_desc table[] = {
 #define TABLE_SIZE ((long)(sizeof(table) / sizeof(table[0])))
 
 const struct syscall_desc *syscall_table_lookup(long nr) {
-  if (nr < 0 || nr >= TABLE_SIZE || table[nr].name == NULL)
+  if (nr < 0 || nr >= TABLE_SIZE)
+    return NULL;
+  if (table[nr].nr == -1) {
+    static __thread struct syscall_desc unassigned;
+    static __thread char name[32];
+    unassigned = table[nr];
+    unassigned.nr = (int)nr;
+    snprintf(name, sizeof name, "syscall_%ld", nr);
+    unassigned.name = name;
+    return &unassigned;
+  }
+  if (table[nr].name == NULL)
     return NULL;
   return &table[nr];
 }
@@ -557,7 +562,7 @@ long syscall_number(const char *name) {
   if (name == NULL)
     return -1;
   for (long nr = 0; nr < TABLE_SIZE; nr++)
-    if (table[nr].name && strcmp(table[nr].name, name) == 0)
+    if (table[nr].nr != -1 && table[nr].name && strcmp(table[nr].name, name) == 0)
       return nr;
   /* Accept the "syscall_N" spelling syscall_name() gives unknown numbers. */
   if (strncmp(name, "syscall_", 8) == 0 && name[8] >= '0' && name[8] <= '9') {

@@ -8,13 +8,35 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/* How replay treats a call; the recorder records every call but the unsupported ones. */
 enum syscall_replay {
   SC_UNSUPPORTED = 0, /* recording stops with a message naming the call (exit 70) */
   SC_EMULATE,         /* replay does not run it: result and written memory come from the trace */
   SC_EXECUTE,         /* replay runs it too (shapes the address space: mmap, munmap, brk, ...) */
-  SC_SPECIAL,         /* record and replay call functions named after the call (execve, exit,
-                         rseq refusal, ...); the recorder/replayer switch on the number */
+  SC_EXECUTE_IF_OK,   /* replay runs it when it succeeded when recorded; a failure is emulated */
 };
+
+/* Calls whose recording or replay needs more than the table's columns say name a hook:
+ * the recorder and the replayer each map the hooks they need to a function (the other
+ * side treats the call by its mode). A new special call is one row naming a new hook
+ * here, plus the function in record_syscall.c and/or replay_syscall.c. */
+#define SYSCALL_HOOKS(X)                                                                           \
+  X(exit)       /* record: written at the entry (no exit stop); replay: runs, the exit waits */    \
+  X(clone)      /* replay: creates the task, which gets the recorded tid */                        \
+  X(mmap)       /* record: preserves the mapped file; replay: maps the preserved copy */           \
+  X(mremap)     /* replay: moves to the recorded address */                                        \
+  X(unmap)      /* record: the pages' next content is saved at the next state point */             \
+  X(brk)        /* record: as unmap, for the whole heap */                                         \
+  X(sigreturn)  /* replay: restores every register from the frame (none are put back) */           \
+  X(sigsuspend) /* replay: the signal that ends it is sent first */                                \
+  X(tid_result) /* replay: returns the recorded tid, not the replay's */                           \
+  X(rseq)       /* record: refused with ENOSYS */                                                  \
+  X(write)      /* record: output to deja's stdout/stderr (buffer, result bytes) */                \
+  X(writev)     /* record: output to deja's stdout/stderr (iovecs) */
+
+#define SYSCALL_HOOK_ENUM(name) SCH_##name,
+enum syscall_hook { SCH_NONE = 0, SYSCALL_HOOKS(SYSCALL_HOOK_ENUM) SCH_COUNT };
+#undef SYSCALL_HOOK_ENUM
 
 /* How the size of one kernel-written memory region is found. */
 enum syscall_out_kind {
@@ -40,7 +62,6 @@ enum syscall_out_kind {
   OUT_FCNTL,                /* F_GETLK / F_OFD_GETLK write a struct flock at args[2] */
   OUT_PRCTL,                /* per option (PR_GET_NAME 16 bytes, ...) */
   OUT_FUTEX,                /* none, except the words FUTEX_WAKE_OP and the PI operations change */
-  OUT_SYSCTL_STRING,        /* readlink-style: min(bufsiz, result) */
   OUT_FIXED_IF_INTERRUPTED, /* size bytes at ptr_arg, written only when the call was
                         interrupted by a signal (nanosleep's remaining time) */
   OUT_FIXED_ALWAYS,         /* size bytes at ptr_arg, written whatever the result except -EFAULT
@@ -64,11 +85,14 @@ struct syscall_desc {
   int nr;
   const char *name;
   uint8_t replay; /* enum syscall_replay */
+  uint8_t hook;   /* enum syscall_hook */
   uint8_t nargs;  /* for dump: how many arguments are meaningful */
   struct syscall_out out[SYSCALL_MAX_OUT];
 };
 
-/* NULL for numbers the table does not know at all (outside 0..max). */
+/* NULL for numbers the table does not know at all (outside 0..max). Numbers no kernel
+ * assigns get a row emulating them (the kernel answers -ENOSYS); that row is valid until
+ * the next lookup of such a number from the same thread. */
 const struct syscall_desc *syscall_table_lookup(long nr);
 /* "read", or "syscall_123" for unknown numbers (static buffer per call site is fine). */
 const char *syscall_name(long nr);

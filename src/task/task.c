@@ -86,7 +86,7 @@ char *task_read_str(struct task *t, uint64_t addr, size_t max) {
   size_t len = 0;
   while (len < max) {
     /* Read up to the end of the page so a string near unmapped memory still works. */
-    size_t chunk = 4096 - ((addr + len) & 4095);
+    size_t chunk = PAGE_BYTES - ((addr + len) & (PAGE_BYTES - 1));
     if (chunk > max - len)
       chunk = max - len;
     ssize_t n = pread(t->mem_fd, s + len, chunk, (off_t)(addr + len));
@@ -188,7 +188,7 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
       return -errno;
     int64_t result = (int64_t)t->regs.rax;
     struct user_regs_struct back = saved;
-    back.rip -= 2;
+    regs_back_over_syscall(&back);
     back.rax = saved.orig_rax;
     if (task_set_regs(t, &back) < 0 || run_to_syscall_stop(t, STOP_SYSCALL_ENTRY) < 0)
       return -errno;

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "common/kernel_abi.h"
+
 struct task {
   pid_t tid;
   int mem_fd;                   /* /proc/TID/mem, reopened after exec */
@@ -65,6 +67,12 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
  * or gone, so what its exit does to memory (clearing the child tid, futex wake) has
  * happened before anything else runs. */
 void task_wait_dead(pid_t tid);
+
+/* Moves REGS back onto the `syscall` instruction they stopped after (at a system call
+ * entry or exit), so that resuming makes the call again. */
+static inline void regs_back_over_syscall(struct user_regs_struct *r) {
+  r->rip -= SYSCALL_INSN_LEN;
+}
 
 /* Syscall argument accessors on a regs struct. */
 static inline uint64_t regs_arg(const struct user_regs_struct *r, int i) {

@@ -1,13 +1,13 @@
 /* Growable byte buffer for building records, and a bounds-checked cursor for parsing them. */
 #include "trace/trace_buf.h"
+#include "common/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void out_of_memory(size_t wanted) {
-  fprintf(stderr, "deja: out of memory (could not allocate %zu bytes for a trace record)\n",
-          wanted);
+  deja_msg("out of memory (could not allocate %zu bytes for a trace record)", wanted);
   abort();
 }
 
@@ -71,8 +71,7 @@ void tbuf_put_blob(struct tbuf *b, const void *p, uint32_t n) {
 void tbuf_put_str(struct tbuf *b, const char *s) {
   size_t n = strlen(s);
   if (n > UINT32_MAX) {
-    fprintf(stderr, "deja: internal error: string of %zu bytes is too long for a trace record\n",
-            n);
+    deja_msg("internal error: string of %zu bytes is too long for a trace record", n);
     abort();
   }
   tbuf_put_blob(b, s, (uint32_t)n);

@@ -257,8 +257,10 @@ struct trace_reader {
   int fd;
   char *path;
   char *writer_version;
-  uint64_t file_size; /* at open time */
-  uint64_t offset;    /* file offset of the next chunk */
+  uint64_t file_size;  /* at open time */
+  uint64_t offset;     /* file offset of the next chunk */
+  uint64_t chunk_at;   /* file offset of the loaded chunk */
+  uint32_t chunk_nrec; /* records in the loaded chunk */
   struct tbuf compressed;
   struct tbuf raw;       /* the current chunk's records */
   size_t raw_pos;        /* next record in raw */
@@ -537,6 +539,8 @@ static int load_chunk(struct trace_reader *r) {
                        at, nrec, rsize);
   r->raw_pos = 0;
   r->records_left = nrec;
+  r->chunk_at = at;
+  r->chunk_nrec = nrec;
   return 1;
 }
 
@@ -559,6 +563,33 @@ int trace_reader_next(struct trace_reader *r, const void **rec, size_t *len) {
   r->raw_pos += 4 + (size_t)n;
   r->records_left--;
   return 1;
+}
+
+struct trace_pos trace_reader_tell(const struct trace_reader *r) {
+  if (r->records_left)
+    return (struct trace_pos){r->chunk_at, r->chunk_nrec - r->records_left};
+  return (struct trace_pos){r->offset, 0};
+}
+
+int trace_reader_seek(struct trace_reader *r, struct trace_pos pos) {
+  if (pos.chunk_offset > r->file_size || lseek(r->fd, (off_t)pos.chunk_offset, SEEK_SET) < 0)
+    return reader_fail(r, "cannot go back to byte %llu: %s", (unsigned long long)pos.chunk_offset,
+                       strerror(errno ? errno : EINVAL));
+  r->offset = pos.chunk_offset;
+  r->records_left = 0;
+  r->state = READING;
+  r->complete = false;
+  for (uint32_t i = 0; i < pos.index; i++) {
+    const void *rec;
+    size_t len;
+    int n = trace_reader_next(r, &rec, &len);
+    if (n < 0)
+      return -1;
+    if (n == 0 || r->chunk_at != pos.chunk_offset)
+      return reader_fail(r, "no record %u in the chunk at byte %llu", pos.index,
+                         (unsigned long long)pos.chunk_offset);
+  }
+  return 0;
 }
 
 bool trace_reader_complete(const struct trace_reader *r) { return r->complete; }

@@ -49,6 +49,16 @@ struct trace_reader *trace_reader_open(const char *path, uint32_t expected_kind,
  * 0 at the end of the stream, -1 on a corrupt or truncated stream (message via
  * trace_reader_error, naming the file, the chunk's byte offset and what is wrong). */
 int trace_reader_next(struct trace_reader *r, const void **rec, size_t *len);
+/* Where a record starts: the file offset of its chunk and its index in the chunk. */
+struct trace_pos {
+  uint64_t chunk_offset;
+  uint32_t index;
+};
+/* The position of the record next() returns next. */
+struct trace_pos trace_reader_tell(const struct trace_reader *r);
+/* Makes next() return the record at POS (a position tell() gave for this file); the
+ * chunk is read and verified again. 0, or -1 (message via trace_reader_error). */
+int trace_reader_seek(struct trace_reader *r, struct trace_pos pos);
 /* After next() returned 0: true when the stream ended with the end marker, false when it
  * ended after a complete chunk without one (the writer was killed). */
 bool trace_reader_complete(const struct trace_reader *r);

@@ -61,9 +61,17 @@ static void test_lookup_by_number_and_name(void **state) {
   assert_int_equal(d->replay, SC_EMULATE);
   assert_int_equal(d->nargs, 3);
 
-  assert_int_equal(syscall_table_lookup(SYS_mmap)->replay, SC_EXECUTE);
-  assert_int_equal(syscall_table_lookup(SYS_execve)->replay, SC_SPECIAL);
-  assert_int_equal(syscall_table_lookup(SYS_prctl)->replay, SC_SPECIAL);
+  assert_int_equal(d->hook, SCH_NONE);
+  assert_int_equal(syscall_table_lookup(SYS_mmap)->replay, SC_EXECUTE_IF_OK);
+  assert_int_equal(syscall_table_lookup(SYS_mmap)->hook, SCH_mmap);
+  assert_int_equal(syscall_table_lookup(SYS_clone3)->hook, SCH_clone);
+  assert_int_equal(syscall_table_lookup(SYS_exit_group)->replay, SC_EXECUTE);
+  assert_int_equal(syscall_table_lookup(SYS_exit_group)->hook, SCH_exit);
+  assert_int_equal(syscall_table_lookup(SYS_rt_sigaction)->replay, SC_EXECUTE);
+  assert_int_equal(syscall_table_lookup(SYS_execve)->replay, SC_EMULATE);
+  assert_int_equal(syscall_table_lookup(SYS_prctl)->replay, SC_EMULATE);
+  assert_int_equal(syscall_table_lookup(400)->replay, SC_EMULATE); /* unassigned */
+  assert_string_equal(syscall_table_lookup(400)->name, "syscall_400");
   assert_int_equal(syscall_table_lookup(SYS_set_robust_list)->replay, SC_EXECUTE);
   assert_int_equal(syscall_table_lookup(SYS_ptrace)->replay, SC_UNSUPPORTED);
   assert_int_equal(syscall_table_lookup(SYS_io_uring_setup)->replay, SC_UNSUPPORTED);

@@ -167,6 +167,38 @@ static void test_round_trip_many_records(void **state) {
   assert_true(read_records(f->path, 3000));
 }
 
+/* tell() before every record, then seek() back to each (in a scrambled order): next()
+ * returns that record again, and the stream ends as before after it. */
+static void test_tell_and_seek(void **state) {
+  struct fixture *f = *state;
+  enum { N = 3000 };
+  write_records(f->path, N, true);
+  struct trace_reader *r = open_reader(f->path);
+  static struct trace_pos at[N + 1];
+  const void *rec;
+  size_t len;
+  for (unsigned i = 0; i < N; i++) {
+    at[i] = trace_reader_tell(r);
+    assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+  }
+  at[N] = trace_reader_tell(r);
+  assert_int_equal(trace_reader_next(r, &rec, &len), 0);
+  for (unsigned k = 0; k < N; k += 7) {
+    unsigned i = (k * 1543u) % N;
+    assert_int_equal(trace_reader_seek(r, at[i]), 0);
+    assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+    assert_true(record_matches(rec, len, record_size(i), i));
+    if (i + 1 < N) {
+      assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+      assert_true(record_matches(rec, len, record_size(i + 1), i + 1));
+    }
+  }
+  assert_int_equal(trace_reader_seek(r, at[N]), 0);
+  assert_int_equal(trace_reader_next(r, &rec, &len), 0);
+  assert_true(trace_reader_complete(r));
+  trace_reader_close(r);
+}
+
 static void test_bytes_written_matches_file(void **state) {
   struct fixture *f = *state;
   struct trace_writer *w = open_writer(f->path);
@@ -454,6 +486,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_round_trip_many_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bytes_written_matches_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tell_and_seek, setup, teardown),
       cmocka_unit_test_setup_teardown(test_abandoned_stream_is_incomplete, setup, teardown),
       cmocka_unit_test_setup_teardown(test_empty_streams, setup, teardown),
       cmocka_unit_test_setup_teardown(test_writer_refuses_existing_file, setup, teardown),

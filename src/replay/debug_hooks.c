@@ -1,0 +1,252 @@
+/* The debugger's hooks into the replay engine (see debug_hooks.h). */
+#include "replay/debug_hooks.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <time.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
+#define DR6_SINGLE_STEP 0x4000ul
+
+static bool is_user_bp(const struct replay_debug *d, uint64_t addr) {
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bps[i] == addr)
+      return true;
+  return false;
+}
+
+static bool is_bp(const struct replay_debug *d, uint64_t addr) {
+  return is_user_bp(d, addr) || (d->internal_bp && d->internal_bp == addr);
+}
+
+static bool observes(void *ctx, struct rptask *x) {
+  struct replay_debug *d = ctx;
+  return x->rec_pid == d->pid && (d->nbps || d->nwps || d->stepping);
+}
+
+static void insert(struct replay_debug *d, struct rptask *x, uint64_t addr) {
+  uint8_t orig, trap = 0xcc;
+  for (int i = 0; i < d->nins; i++)
+    if (d->ins[i].addr == addr)
+      return;
+  if (task_read_mem(&x->t, addr, &orig, 1) < 0 || task_write_mem(&x->t, addr, &trap, 1) < 0)
+    return;
+  d->ins[d->nins++] = (struct debug_inserted){addr, orig};
+}
+
+static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
+  unsigned long dr7 = 0;
+  for (int i = 0; i < d->nwps; i++) {
+    static const unsigned len_bits[9] = {0, 0, 1, 0, 3, 0, 0, 0, 2};
+    unsigned rw = d->wps[i].type == 2 ? 1 : 3; /* x86 has no read-only watchpoints */
+    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(i), (void *)d->wps[i].addr);
+    dr7 |= (1ul << (2 * i)) | ((unsigned long)rw << (16 + 4 * i)) |
+           ((unsigned long)len_bits[d->wps[i].len] << (18 + 4 * i));
+  }
+  ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7);
+}
+
+static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
+  struct replay_debug *d = ctx;
+  d->nins = 0;
+  d->stepover = false;
+  d->internal_bp = internal_bp;
+  if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0)
+    return PTRACE_SYSCALL; /* another process */
+  uint64_t rip = x->t.regs.rip;
+  uint8_t code[2] = {0, 0};
+  task_read_mem(&x->t, rip, code, 2);
+  bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
+  bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
+  bool on_bp = is_bp(d, rip);
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bps[i] != rip)
+      insert(d, x, d->bps[i]);
+  if (d->internal_bp && d->internal_bp != rip)
+    insert(d, x, d->internal_bp);
+  set_watchpoints(d, x);
+  /* A single step onto a system call would run it for real: it is reached as a stop. */
+  if (at_syscall)
+    return PTRACE_SYSCALL;
+  d->stepover = on_bp && !stepping_me;
+  if (stepping_me || on_bp)
+    return PTRACE_SINGLESTEP;
+  return PTRACE_SYSCALL;
+}
+
+static void remove_all(struct replay_debug *d, struct rptask *x) {
+  for (int i = d->nins; i-- > 0;)
+    task_write_mem(&x->t, d->ins[i].addr, &d->ins[i].orig, 1);
+  d->nins = 0;
+}
+
+static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const struct rptask *x) {
+  memset(s, 0, sizeof *s);
+  s->kind = kind;
+  s->rec_pid = x->rec_pid;
+  s->rec_tid = x->rec_tid;
+}
+
+static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *st,
+                                struct replay_stop *out) {
+  struct replay_debug *d = ctx;
+  if (d->interrupt_sent && st->kind == STOP_GROUP) {
+    d->interrupt_sent = false;
+    remove_all(d, x);
+    fill_stop(out, RSTOP_INTERRUPT, x);
+    return HOOK_STOP;
+  }
+  if (x->rec_pid != d->pid)
+    return HOOK_NONE;
+  bool inserted_at_pc = false;
+  uint64_t pc = 0;
+  if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
+    pc = x->t.regs.rip - 1;
+    for (int i = 0; i < d->nins; i++)
+      if (d->ins[i].addr == pc)
+        inserted_at_pc = true;
+  }
+  remove_all(d, x);
+  if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP) {
+    d->stepover = false;
+    return HOOK_NONE;
+  }
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
+  unsigned long dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
+  ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
+  for (int i = 0; i < d->nwps; i++) {
+    if (!(dr6 & (1ul << i)))
+      continue;
+    fill_stop(out, RSTOP_WATCHPOINT, x);
+    out->watch_type = d->wps[i].type;
+    out->addr = d->wps[i].addr;
+    d->stepover = false;
+    return HOOK_STOP;
+  }
+  if (si.si_code == SI_KERNEL && inserted_at_pc) {
+    x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
+    task_set_regs(&x->t, &x->t.regs);
+    if (pc == d->internal_bp && !is_user_bp(d, pc))
+      return HOOK_INTERNAL;
+    fill_stop(out, RSTOP_BREAKPOINT, x);
+    out->addr = pc;
+    return HOOK_STOP;
+  }
+  if (si.si_code == TRAP_TRACE || (dr6 & DR6_SINGLE_STEP)) {
+    if (d->stepover) {
+      d->stepover = false;
+      return HOOK_AGAIN;
+    }
+    if (d->stepping && x->rec_tid == d->step_tid) {
+      fill_stop(out, RSTOP_STEP, x);
+      out->addr = x->t.regs.rip;
+      return HOOK_STOP;
+    }
+  }
+  return HOOK_NONE; /* the program's own SIGTRAP (int3 in its code) */
+}
+
+/* Waits for X's stop while polling the debugger's interrupt: SIGCHLD (blocked for the
+ * wait, so that it stays pending) wakes it at once, so a task that stops at once (a
+ * breakpoint pass of the natural search) costs no sleep. */
+static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
+  struct replay_debug *d = ctx;
+  sigset_t chld, old;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, &old);
+  int rc = 0;
+  for (;;) {
+    int status;
+    pid_t p = waitpid(x->t.tid, &status, __WALL | WNOHANG);
+    if (p < 0 && errno != EINTR) {
+      rc = -1;
+      break;
+    }
+    if (p > 0) {
+      rc = task_classify_stop(p, status, st);
+      break;
+    }
+    if (d->interrupted && d->interrupted(d->interrupt_arg)) {
+      d->interrupted = NULL; /* one interrupt per resume */
+      ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0);
+      rc = task_wait(&x->t, st);
+      /* The interrupt's own stop ends the run (disarm reports it); another stop that
+       * came first is handled, and the interrupt stop shows up later and is passed over. */
+      d->interrupt_sent = rc == 0 && st->kind == STOP_GROUP;
+      break;
+    }
+    struct timespec poll_interval = {0, 10 * 1000 * 1000};
+    sigtimedwait(&chld, NULL, &poll_interval);
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len) {
+  struct replay_debug *d = ctx;
+  if (x->rec_pid != d->pid)
+    return; /* another process's memory */
+  for (int i = 0; i < d->nwps && !d->watch_pending; i++) {
+    if (d->wps[i].type == 3 || addr >= d->wps[i].addr + (uint64_t)d->wps[i].len ||
+        d->wps[i].addr >= addr + len)
+      continue;
+    fill_stop(&d->watch_stop, RSTOP_WATCHPOINT, x);
+    d->watch_stop.watch_type = d->wps[i].type;
+    d->watch_stop.addr = d->wps[i].addr;
+    d->watch_pending = true;
+  }
+}
+
+void debug_hooks_init(struct replay_debug *d, pid_t pid) {
+  memset(d, 0, sizeof *d);
+  d->pid = pid;
+  d->hooks = (struct replay_hooks){
+      .ctx = d,
+      .arm = arm,
+      .wait = wait_stop,
+      .disarm = disarm,
+      .note_write = note_write,
+      .observes = observes,
+  };
+}
+
+int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bool insert_it) {
+  if (type == 0 || type == 1) {
+    for (int i = 0; i < d->nbps; i++)
+      if (d->bps[i] == addr) {
+        if (!insert_it)
+          d->bps[i] = d->bps[--d->nbps];
+        return 0;
+      }
+    if (!insert_it)
+      return 0;
+    if (d->nbps == DEBUG_MAX_BPS)
+      return -1;
+    d->bps[d->nbps++] = addr;
+    return 0;
+  }
+  if (type < 2 || type > 4)
+    return -1;
+  for (int i = 0; i < d->nwps; i++)
+    if (d->wps[i].addr == addr && d->wps[i].len == len && d->wps[i].type == type) {
+      if (!insert_it)
+        d->wps[i] = d->wps[--d->nwps];
+      return 0;
+    }
+  if (!insert_it)
+    return 0;
+  if (d->nwps == DEBUG_MAX_WPS || !(len == 1 || len == 2 || len == 4 || len == 8) ||
+      addr % (uint64_t)len)
+    return -1;
+  d->wps[d->nwps++] = (struct debug_watch){addr, len, type};
+  return 0;
+}

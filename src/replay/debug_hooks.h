@@ -1,0 +1,56 @@
+/* Breakpoints, watchpoints, stepping and interrupts in a replay: the hooks a debugger
+ * attaches to the engine (struct replay_hooks). Software breakpoints are int3 bytes
+ * inserted only while a task of the debugged process runs user code, so memory reads
+ * (gdb's and the program's own outside that stretch) see the original bytes; watchpoints
+ * are the debug registers. */
+#ifndef DEJA_REPLAY_DEBUG_HOOKS_H
+#define DEJA_REPLAY_DEBUG_HOOKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "replay/replay_engine.h"
+
+#define DEBUG_MAX_BPS 256
+#define DEBUG_MAX_WPS 4
+
+struct debug_watch {
+  uint64_t addr;
+  int len, type; /* type: 2 write, 3 read, 4 access (gdb's Z numbers) */
+};
+
+struct debug_inserted {
+  uint64_t addr;
+  uint8_t orig;
+};
+
+struct replay_debug {
+  pid_t pid; /* the debugged process (recorded pid): only its tasks are observed */
+  uint64_t bps[DEBUG_MAX_BPS];
+  int nbps;
+  struct debug_watch wps[DEBUG_MAX_WPS];
+  int nwps;
+  bool stepping;  /* a single step of step_tid is asked for */
+  pid_t step_tid; /* recorded tid */
+  /* A watchpoint replay's own write triggered (a skipped call's results): reported
+   * after the event. */
+  bool watch_pending;
+  struct replay_stop watch_stop;
+  bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */
+  void *interrupt_arg;
+  /* internal state of a resume */
+  uint64_t internal_bp;
+  struct debug_inserted ins[DEBUG_MAX_BPS + 1];
+  int nins;
+  bool stepover, interrupt_sent;
+  struct replay_hooks hooks; /* what the engine calls, with ctx = this */
+};
+
+/* Sets up D (zeroed) for debugging process PID; D->hooks is what to attach. */
+void debug_hooks_init(struct replay_debug *d, pid_t pid);
+/* Adds (INSERT) or removes a breakpoint (type 0/1) or watchpoint (2/3/4) as gdb's Z/z
+ * packets ask. 0, or -1 when it cannot be done (too many, bad length or alignment). */
+int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bool insert);
+
+#endif

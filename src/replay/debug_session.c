@@ -1,0 +1,116 @@
+/* `deja replay` under a debugger: replays to where the session starts, starts gdb (or
+ * waits for one), and serves it the replay through the gdb adapter. */
+#include "replay/replay_debug.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "replay/gdb_adapter.h"
+
+/* Starts gdb connected to PORT; returns its pid. */
+static pid_t start_gdb(const struct debug_options *o, const char *exe, int port,
+                       const cpu_set_t *cpus) {
+  pid_t pid = fork();
+  if (pid != 0)
+    return pid;
+  sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
+  char target[64];
+  snprintf(target, sizeof target, "target extended-remote 127.0.0.1:%d", port);
+  char **argv = xcalloc((size_t)o->ndebugger_args + 8, sizeof *argv);
+  int n = 0;
+  argv[n++] = (char *)o->debugger;
+  argv[n++] = "-q";
+  argv[n++] = (char *)exe;
+  argv[n++] = "-ex";
+  argv[n++] = target;
+  for (int i = 0; i < o->ndebugger_args; i++)
+    argv[n++] = o->debugger_args[i];
+  execvp(o->debugger, argv);
+  deja_msg("cannot start the debugger `%s': %s; use --debugger PATH, or -s PORT to connect one "
+           "yourself",
+           o->debugger, strerror(errno));
+  _exit(127);
+}
+
+/* Waits for gdb to connect; gives up when the gdb deja started has exited (it could not
+ * run, or the user quit before it connected). Returns the connection, or -1. */
+static int accept_debugger(int lfd, pid_t gdb) {
+  for (;;) {
+    struct pollfd p = {.fd = lfd, .events = POLLIN};
+    int n = poll(&p, 1, 200);
+    if (n > 0)
+      return accept(lfd, NULL, NULL);
+    if (n < 0 && errno != EINTR)
+      return -1;
+    if (gdb > 0 && waitpid(gdb, NULL, WNOHANG) == gdb) {
+      errno = ECHILD;
+      return -1;
+    }
+  }
+}
+
+/* Replays to where the session starts: before event GOTO_EVENT (so that gdb sees it
+ * happen), or until process ONPROCESS exists. 0, or an exit status (reported). */
+static int replay_to_start(struct replay_session *s, const struct debug_options *o) {
+  struct replay_result res = {.what = REPLAY_EVENT_DONE};
+  while (res.what == REPLAY_EVENT_DONE && (s->e.pos.event + 1 < o->goto_event ||
+                                           (o->onprocess && !engine_task(&s->e, o->onprocess))))
+    replay_step(s, &res);
+  if (res.what == REPLAY_ENDED) {
+    deja_msg("the trace ends before %s", o->onprocess ? "that process exists" : "that event");
+    return 1;
+  }
+  return res.what == REPLAY_FAILED ? res.status : 0;
+}
+
+int replay_debug_session(const struct replay_options *ro, const struct debug_options *o) {
+  struct replay_session s;
+  int rc = replay_open(&s, ro, NULL);
+  if (rc == 0)
+    rc = replay_to_start(&s, o);
+  struct rptask *first =
+      rc == 0 ? (o->onprocess ? engine_task(&s.e, o->onprocess) : s.e.tasks[0]) : NULL;
+  int lfd = -1, port = o->port < 0 ? 0 : o->port;
+  if (rc == 0 && (lfd = gdb_listen(&port)) < 0)
+    rc = 1;
+  if (rc) {
+    replay_close(&s);
+    return rc;
+  }
+  struct gdb_adapter *a = xcalloc(1, sizeof *a);
+  struct gdb_target t;
+  gdb_adapter_init(a, &s, first, &t);
+  signal(SIGINT, SIG_IGN); /* Ctrl-C is gdb's: it interrupts the replay through the protocol */
+  pid_t gdb = -1;
+  if (o->port >= 0) {
+    deja_msg("listening for gdb on 127.0.0.1:%d; connect with:", port);
+    deja_msg("  gdb %s -ex 'target extended-remote 127.0.0.1:%d'", first->exe, port);
+  } else {
+    gdb = start_gdb(o, first->exe, port, &s.cpus);
+  }
+  int fd = accept_debugger(lfd, gdb);
+  close(lfd);
+  if (fd < 0) {
+    deja_msg("no debugger connected%s", errno == ECHILD ? ": the debugger exited first" : "");
+    gdb = -1; /* reaped already, or never started */
+    rc = 1;
+  } else if (gdb_serve(fd, &t) < 0) {
+    rc = 1;
+  }
+  if (fd >= 0)
+    close(fd);
+  if (gdb > 0)
+    waitpid(gdb, NULL, 0);
+  gdb_adapter_detach(a);
+  replay_close(&s);
+  free(a);
+  return rc;
+}

@@ -1,0 +1,246 @@
+/* The gdb_target over a replay session (see gdb_adapter.h). */
+#include "replay/gdb_adapter.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/kernel_abi.h"
+
+static void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x,
+                    int signo) {
+  memset(s, 0, sizeof *s);
+  s->kind = kind;
+  if (x) {
+    s->pid = x->rec_pid;
+    s->tid = x->rec_tid;
+  }
+  s->signo = signo;
+}
+
+/* A task for reading memory: the one named, or any. */
+static struct rptask *reader_task(struct gdb_adapter *a, pid_t tid) {
+  struct rptask *x = engine_task(&a->s->e, tid);
+  return x ? x : a->s->e.ntasks ? a->s->e.tasks[0] : NULL;
+}
+
+static struct rptask *process_task(struct gdb_adapter *a, pid_t pid) {
+  struct rptask *x = engine_process(&a->s->e, pid);
+  return x ? x : a->s->e.ntasks ? a->s->e.tasks[0] : NULL;
+}
+
+static int t_threads(void *ctx, pid_t *pids, pid_t *tids, int max) {
+  struct gdb_adapter *a = ctx;
+  struct replay_engine *e = &a->s->e;
+  int n = 0;
+  for (int i = 0; i < e->ntasks && n < max; i++) {
+    if (e->tasks[i]->rec_pid != a->dbg.pid)
+      continue;
+    pids[n] = e->tasks[i]->rec_pid;
+    tids[n++] = e->tasks[i]->rec_tid;
+  }
+  return n;
+}
+
+static int t_get_regs(void *ctx, pid_t tid, struct gdb_thread_regs *out) {
+  struct gdb_adapter *a = ctx;
+  struct rptask *x = engine_task(&a->s->e, tid);
+  if (!x || task_get_regs(&x->t) < 0)
+    return -1;
+  out->gpr = x->t.regs;
+  long n = task_get_xstate(&x->t, out->xsave, sizeof out->xsave);
+  out->xsave_len = n > 0 ? (size_t)n : 0;
+  return 0;
+}
+
+static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t len) {
+  struct rptask *x = reader_task(ctx, tid);
+  if (!x)
+    return -1;
+  size_t done = 0;
+  while (done < len) { /* page by page: a short read at unmapped memory */
+    size_t chunk = PAGE_BYTES - ((addr + done) & (PAGE_BYTES - 1));
+    if (chunk > len - done)
+      chunk = len - done;
+    ssize_t n = pread(x->t.mem_fd, (char *)buf + done, chunk, (off_t)(addr + done));
+    if (n <= 0)
+      break;
+    done += (size_t)n;
+  }
+  return done ? (long)done : -1;
+}
+
+static int t_set_break(void *ctx, int type, uint64_t addr, int len, bool insert) {
+  struct gdb_adapter *a = ctx;
+  return debug_set_break(&a->dbg, type, addr, len, insert);
+}
+
+static int t_exec_file(void *ctx, pid_t pid, char *buf, size_t len) {
+  struct rptask *x = process_task(ctx, pid);
+  if (!x || !x->exe[0])
+    return -1;
+  snprintf(buf, len, "%s", x->exe);
+  return 0;
+}
+
+static long t_auxv(void *ctx, pid_t pid, void *buf, size_t len) {
+  struct rptask *x = process_task(ctx, pid);
+  if (!x || !x->auxv_len)
+    return -1;
+  size_t n = x->auxv_len < len ? x->auxv_len : len;
+  memcpy(buf, x->auxv, n);
+  return (long)n;
+}
+
+static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
+  struct gdb_adapter *a = ctx;
+  const struct replay_pos *p = &a->s->e.pos;
+  if (!strcmp(cmd, "when")) {
+    /* the event the replay is at: the next to replay, or the one a stop interrupted */
+    snprintf(out, len, "Current event: %" PRIu64 ".\n",
+             p->stage == STAGE_DONE ? p->event + 1 : p->event);
+    return 0;
+  }
+  if (!strcmp(cmd, "help")) {
+    snprintf(out, len,
+             "deja monitor commands:\n  when  the number of the event replayed last (as `deja "
+             "dump` numbers them)\n");
+    return 0;
+  }
+  return -1;
+}
+
+static void t_current_stop(void *ctx, struct gdb_stop *stop) {
+  *stop = ((struct gdb_adapter *)ctx)->last;
+}
+
+/* The debugged process ended with event RES: gdb sees the exit. */
+static bool process_exited(struct gdb_adapter *a, const struct replay_result *res, int *code) {
+  struct replay_engine *e = &a->s->e;
+  if (res->kind != EV_EXIT || res->rec_tid != a->dbg.pid || engine_task(e, res->rec_tid) ||
+      engine_process(e, a->dbg.pid))
+    return false;
+  *code = e->ev->status;
+  return true;
+}
+
+static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
+  memset(g, 0, sizeof *g);
+  g->pid = r->rec_pid;
+  g->tid = r->rec_tid;
+  g->signo = SIGTRAP;
+  switch (r->kind) {
+  case RSTOP_BREAKPOINT: g->kind = GDB_STOP_SWBREAK; break;
+  case RSTOP_WATCHPOINT:
+    g->kind = GDB_STOP_WATCH;
+    g->watch_type = (enum gdb_watch_type)r->watch_type;
+    g->watch_addr = r->addr;
+    break;
+  case RSTOP_STEP: g->kind = GDB_STOP_SIGNAL; break;
+  case RSTOP_INTERRUPT:
+    g->kind = GDB_STOP_SIGNAL;
+    g->signo = SIGINT;
+    break;
+  }
+}
+
+/* After a replay step: whether gdb must see a stop now (filled into STOP). */
+static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
+                       const struct rptask *cur, struct gdb_stop *stop) {
+  struct replay_debug *d = &a->dbg;
+  int code;
+  switch (res->what) {
+  case REPLAY_STOP: gdb_stop_of(&res->stop, stop); return true;
+  case REPLAY_ENDED: stop_at(stop, GDB_STOP_HISTORY_END, cur, 0); return true;
+  case REPLAY_FAILED:
+    stop_at(stop, GDB_STOP_KILLED, NULL, SIGKILL);
+    a->exited = true;
+    return true;
+  case REPLAY_EVENT_DONE: break;
+  }
+  if (process_exited(a, res, &code)) {
+    memset(stop, 0, sizeof *stop);
+    stop->pid = stop->tid = res->rec_tid;
+    stop->kind = WIFSIGNALED(code) ? GDB_STOP_KILLED : GDB_STOP_EXITED;
+    stop->signo = WIFSIGNALED(code) ? WTERMSIG(code) : 0;
+    stop->exit_code = WIFEXITED(code) ? WEXITSTATUS(code) : 0;
+    a->exited = true;
+    return true;
+  }
+  if (d->watch_pending) {
+    gdb_stop_of(&d->watch_stop, stop);
+    return true;
+  }
+  struct rptask *x = engine_task(&a->s->e, res->rec_tid);
+  if (x && x->rec_pid == d->pid && res->kind == EV_EXEC) {
+    /* a new program in the debugged process: gdb loads its symbols */
+    stop_at(stop, GDB_STOP_EXEC, x, SIGTRAP);
+    snprintf(stop->exec_path, sizeof stop->exec_path, "%.255s", x->exe);
+    return true;
+  }
+  if (d->stepping && x && res->rec_tid == d->step_tid && res->kind != EV_ENTER) {
+    stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
+    return true;
+  }
+  return false;
+}
+
+static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
+                    struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
+  struct gdb_adapter *a = ctx;
+  struct replay_debug *d = &a->dbg;
+  struct rptask *cur = engine_task(&a->s->e, a->last.tid);
+  if (reverse || a->exited) {
+    /* No history to run backwards through yet; past the end there is nothing either. */
+    stop_at(stop, GDB_STOP_HISTORY_END, cur, cur ? SIGTRAP : 0);
+    stop->history_begin = reverse;
+    a->last = *stop;
+    return 0;
+  }
+  d->stepping = action == GDB_STEP;
+  d->step_tid = tid > 0 ? tid : a->last.tid;
+  d->interrupted = interrupted;
+  d->interrupt_arg = arg;
+  d->watch_pending = false;
+  for (;;) {
+    if (interrupted(arg)) {
+      struct rptask *x = a->s->e.pos.stage != STAGE_DONE ? replay_current_task(a->s) : NULL;
+      stop_at(stop, GDB_STOP_SIGNAL, x ? x : cur, SIGINT);
+      break;
+    }
+    struct replay_result res;
+    replay_step(a->s, &res);
+    if (stop_after(a, &res, cur, stop))
+      break;
+  }
+  d->stepping = false;
+  d->interrupted = NULL;
+  a->last = *stop;
+  return 0;
+}
+
+void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s, struct rptask *first,
+                      struct gdb_target *t) {
+  memset(a, 0, sizeof *a);
+  a->s = s;
+  debug_hooks_init(&a->dbg, first->rec_pid);
+  s->e.hooks = &a->dbg.hooks;
+  stop_at(&a->last, GDB_STOP_SIGNAL, first, SIGTRAP);
+  *t = (struct gdb_target){
+      .ctx = a,
+      .threads = t_threads,
+      .get_regs = t_get_regs,
+      .read_mem = t_read_mem,
+      .set_break = t_set_break,
+      .resume = t_resume,
+      .exec_file = t_exec_file,
+      .auxv = t_auxv,
+      .monitor = t_monitor,
+      .current_stop = t_current_stop,
+  };
+}
+
+void gdb_adapter_detach(struct gdb_adapter *a) { a->s->e.hooks = &replay_autopilot_hooks; }

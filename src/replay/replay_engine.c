@@ -1,0 +1,281 @@
+/* The bottom layer of the replayer: running a task to its next stop, settling it,
+ * checking it against the trace. */
+#include "replay/replay_engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/kernel_abi.h"
+#include "replay/regs_compare.h"
+
+int diverge(struct replay_engine *e, const char *fmt, ...) {
+  char what[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  deja_msg("replay diverged at event %" PRIu64 " (task %d, %s): %s", e->pos.event, e->ev->tid,
+           event_kind_name(e->ev->kind), what);
+  deja_msg("the replay does not match the trace %s; please report this with the trace",
+           e->o->trace_dir);
+  return REPLAY_DIVERGED;
+}
+
+const char *stop_desc(const struct stop *st, char *buf, size_t len) {
+  switch (st->kind) {
+  case STOP_SYSCALL_ENTRY: return "a system call";
+  case STOP_SYSCALL_EXIT: return "a system call exit";
+  case STOP_SIGNAL: {
+    siginfo_t si;
+    struct user_regs_struct regs;
+    memset(&si, 0, sizeof si);
+    memset(&regs, 0, sizeof regs);
+    ptrace(PTRACE_GETSIGINFO, st->pid, 0, &si);
+    ptrace(PTRACE_GETREGS, st->pid, 0, &regs);
+    snprintf(buf, len, "signal %s (code %d, address %p) at 0x%llx", strsignal(st->sig), si.si_code,
+             si.si_addr, regs.rip);
+    return buf;
+  }
+  case STOP_EVENT: snprintf(buf, len, "ptrace event %d", st->event); return buf;
+  case STOP_GROUP: return "a group stop";
+  case STOP_EXITED:
+    if (WIFEXITED(st->status))
+      snprintf(buf, len, "the program exiting with status %d", WEXITSTATUS(st->status));
+    else
+      snprintf(buf, len, "the program killed by %s", strsignal(WTERMSIG(st->status)));
+    return buf;
+  }
+  return "?";
+}
+
+struct rptask *engine_add_task(struct replay_engine *e, pid_t tid, pid_t rec_tid, pid_t pid,
+                               pid_t rec_pid) {
+  struct rptask *x = xcalloc(1, sizeof *x);
+  x->t.tid = tid;
+  x->t.mem_fd = -1;
+  x->rec_tid = rec_tid;
+  x->pid = pid;
+  x->rec_pid = rec_pid;
+  if (e->ntasks == e->cap) {
+    e->cap = e->cap ? e->cap * 2 : 16;
+    e->tasks = xrealloc(e->tasks, (size_t)e->cap * sizeof *e->tasks);
+  }
+  e->tasks[e->ntasks++] = x;
+  return x;
+}
+
+struct rptask *engine_task(const struct replay_engine *e, pid_t rec_tid) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->rec_tid == rec_tid)
+      return e->tasks[i];
+  return NULL;
+}
+
+struct rptask *engine_process(const struct replay_engine *e, pid_t rec_pid) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->rec_pid == rec_pid)
+      return e->tasks[i];
+  return NULL;
+}
+
+void engine_remove_task(struct replay_engine *e, struct rptask *x) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i] == x)
+      e->tasks[i] = e->tasks[--e->ntasks];
+  task_close(&x->t);
+  free(x);
+}
+
+/* A skipped call that returned -ERESTART*: when the task's next event is a signal, the
+ * kernel's delivery restarts the call or makes it fail with EINTR, as it did when it was
+ * recorded; otherwise the kernel restarted it without a signal, and so does replay. */
+static int apply_pending_restart(struct replay_engine *e, struct rptask *x) {
+  if (!x->restart_pending)
+    return 0;
+  x->restart_pending = false;
+  if (e->ev->kind == EV_SIGNAL && e->ev->tid == x->rec_tid &&
+      !signal_is_synchronous(e->ev->signo, e->ev->siginfo))
+    return 0;
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  x->t.regs.rax =
+      (int64_t)x->t.regs.rax == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : x->t.regs.orig_rax;
+  regs_back_over_syscall(&x->t.regs);
+  return task_set_regs(&x->t, &x->t.regs);
+}
+
+/* A stop that is not the program's own: a real signal (a child's SIGCHLD, ...) replay
+ * does not use (it delivers the recorded ones itself), or a group stop. */
+static bool foreign_stop(const struct rptask *x, const struct stop *st) {
+  if (st->kind == STOP_GROUP)
+    return true;
+  if (st->kind != STOP_SIGNAL)
+    return false;
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
+  return !signal_is_synchronous(st->sig, &si) && !(si.si_code == SI_TKILL && si.si_pid == getpid());
+}
+
+int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool observe) {
+  if (apply_pending_restart(e, x) < 0)
+    return -1;
+  const struct replay_hooks *h = e->hooks;
+  for (;;) {
+    int sig = x->sig;
+    x->sig = 0;
+    bool watched = observe && !x->at_sysentry;
+    /* Inside a call resuming runs no user code: traced to the call's exit. */
+    int req = watched ? h->arm(h->ctx, x, e->internal_bp) : PTRACE_SYSCALL;
+    if (task_resume(&x->t, req, sig) < 0 ||
+        (watched ? h->wait(h->ctx, x, st) : task_wait(&x->t, st)) < 0) {
+      deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
+      return -1;
+    }
+    /* Inside a call (its entry, or a clone/exec event within it): resuming runs no
+     * user code, and must be traced to reach the call's exit. */
+    x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY ||
+                     (st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT &&
+                      st->event != PTRACE_EVENT_STOP);
+    x->sysemu_entry = st->kind == STOP_SYSCALL_ENTRY && req == PTRACE_SYSEMU;
+    if (watched) {
+      enum hook_verdict v = h->disarm(h->ctx, x, st, &e->stop);
+      if (v == HOOK_AGAIN)
+        continue;
+      if (v == HOOK_INTERNAL)
+        return 0;
+      if (v == HOOK_STOP)
+        return REPLAY_STOPPED;
+    }
+    if (x->fix_result && st->kind == STOP_SYSCALL_EXIT) {
+      /* the return of a clone/fork/vfork: the recorded tid */
+      x->fix_result = false;
+      if (task_get_regs(&x->t) < 0)
+        return -1;
+      x->t.regs.rax = (uint64_t)x->result;
+      if (task_set_regs(&x->t, &x->t.regs) < 0)
+        return -1;
+      continue;
+    }
+    if (foreign_stop(x, st))
+      continue;
+    return 0;
+  }
+}
+
+int replay_settle(struct replay_engine *e, struct rptask *x) {
+  struct stop st;
+  char buf[256];
+  if (apply_pending_restart(e, x) < 0)
+    return -1;
+  if (x->fix_result) {
+    /* Finish the clone call: stop at its exit with the recorded tid as result. */
+    if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0)
+      return -1;
+    if (st.kind != STOP_SYSCALL_EXIT || task_get_regs(&x->t) < 0)
+      return diverge(e, "expected the return of a clone, found %s",
+                     stop_desc(&st, buf, sizeof buf));
+    x->fix_result = false;
+    x->at_sysentry = false;
+    x->t.regs.rax = (uint64_t)x->result;
+    if (task_set_regs(&x->t, &x->t.regs) < 0)
+      return -1;
+  }
+  if (x->sig) {
+    /* Deliver it, stopping at the handler's first instruction. */
+    int sig = x->sig;
+    x->sig = 0;
+    if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0)
+      return -1;
+    if (st.kind != STOP_SIGNAL || st.sig != SIGTRAP)
+      return diverge(e, "delivering %s found %s", strsignal(sig), stop_desc(&st, buf, sizeof buf));
+  }
+  return 0;
+}
+
+int expect_regs(struct replay_engine *e, struct rptask *x, const struct user_regs_struct *want) {
+  if (task_get_regs(&x->t) < 0)
+    return diverge(e, "cannot read registers: %s", strerror(errno));
+  char diff[1024];
+  if (regs_differ(want, &x->t.regs, diff, sizeof diff))
+    return diverge(e, "registers differ: %s", diff);
+  return 0;
+}
+
+int write_back_memory(struct replay_engine *e, struct rptask *x) {
+  const struct replay_hooks *h = e->hooks;
+  for (uint32_t i = 0; i < e->ev->nmem; i++) {
+    const struct event_mem *m = &e->ev->mem[i];
+    h->note_write(h->ctx, x, m->addr, m->len);
+    if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)
+      return diverge(e, "cannot write %u recorded bytes at 0x%" PRIx64 ": %s", m->len, m->addr,
+                     strerror(errno));
+  }
+  return 0;
+}
+
+int next_injected_signal(struct replay_engine *e, struct rptask *x) {
+  const struct event *n = trace_cursor_peek_task(e->cur, x->rec_tid, 100000);
+  if (!n || n->kind != EV_SIGNAL)
+    return 0;
+  return signal_is_synchronous(n->signo, n->siginfo) ? 0 : n->signo;
+}
+
+void queue_signal(struct rptask *x, int signo) {
+  if (x->queued_sig == signo)
+    return;
+  syscall(SYS_tgkill, x->pid, x->t.tid, signo);
+  x->queued_sig = signo;
+}
+
+/* --- without a debugger ------------------------------------------------------------ */
+
+/* User code runs under PTRACE_SYSEMU: the next call stops once, at its entry, and is
+ * skipped unless replay re-enters it (replay_reenter). */
+static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
+  (void)ctx, (void)x, (void)internal_bp;
+  return PTRACE_SYSEMU;
+}
+
+static int autopilot_wait(void *ctx, struct rptask *x, struct stop *st) {
+  (void)ctx;
+  return task_wait(&x->t, st);
+}
+
+static enum hook_verdict autopilot_disarm(void *ctx, struct rptask *x, const struct stop *st,
+                                          struct replay_stop *out) {
+  (void)ctx, (void)x, (void)st, (void)out;
+  return HOOK_NONE;
+}
+
+static void autopilot_note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len) {
+  (void)ctx, (void)x, (void)addr, (void)len;
+}
+
+static bool autopilot_observes(void *ctx, struct rptask *x) {
+  (void)ctx, (void)x;
+  return false;
+}
+
+const struct replay_hooks replay_autopilot_hooks = {
+    .arm = autopilot_arm,
+    .wait = autopilot_wait,
+    .disarm = autopilot_disarm,
+    .note_write = autopilot_note_write,
+    .observes = autopilot_observes,
+};
