@@ -61,6 +61,10 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
     status = (int)msg;
     task_resume(&x->t, PTRACE_CONT, 0); /* it finishes dying; its status is reaped at the end */
     task_wait_dead(x->t.tid);
+    /* ...except a thread's: an exec of its process waits until it is reaped. */
+    int ws;
+    if (x->t.tid != x->pid)
+      waitpid(x->t.tid, &ws, __WALL | WNOHANG);
   } else if (st.kind != STOP_EXITED) {
     struct stop w = {.kind = STOP_EXITED, .status = e->ev->status};
     return diverge(e, "expected %s, found %s", stop_desc(&w, want, sizeof want),

@@ -157,37 +157,49 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
   uint32_t used;
   if (task_read_mem(&x->t, p->buf, &used, sizeof used) < 0)
     return 0; /* the task is on its way out */
-  uint32_t total;
+  uint32_t have = used < p->off ? 0 : used - p->off;
+  uint32_t n = have < p->len ? have : p->len;
+  uint8_t *got = xmalloc(n + sizeof(struct sbuf_rec));
+  if (task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off, got, n) < 0) {
+    free(got);
+    return 0;
+  }
+  int rc = 0;
+  /* Unless it diverged, the library wrote the very bytes that were recorded. */
+  if (n == p->len && used == p->off + p->len && !memcmp(got, p->data, n)) {
+    free(got);
+    return 0;
+  }
+  uint32_t total, i = 0, at = 0;
   records_valid(p->data, p->len, &total);
-  uint32_t i = 0;
-  for (uint32_t at = 0; at < p->len; i++) {
-    struct sbuf_rec want, got;
+  for (; at < p->len && !rc; i++) {
+    struct sbuf_rec want, made;
     memcpy(&want, p->data + at, sizeof want);
-    if (used < p->off + at + want.size)
-      return diverge(e,
-                     "the task made %u of the %u system calls it recorded in its buffer (event "
-                     "%" PRIu64 "); the next one recorded is %s",
-                     i, total, p->evno, syscall_name(want.nr));
-    if (task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off + at, &got, sizeof got) < 0)
-      return 0;
-    if (got.nr != want.nr || got.hash != want.hash)
-      return diverge(e,
-                     "buffered system call %u of %u (event %" PRIu64
-                     "): recorded %s (arguments hash %08x), replay made %s (arguments hash %08x)",
-                     i + 1, total, p->evno, syscall_name(want.nr), want.hash, syscall_name(got.nr),
-                     got.hash);
+    memcpy(&made, got + at, sizeof made);
+    if (n < at + want.size)
+      rc = diverge(e,
+                   "the task made %u of the %u system calls it recorded in its buffer (event "
+                   "%" PRIu64 "); the next one recorded is %s",
+                   i, total, p->evno, syscall_name(want.nr));
+    else if (made.nr != want.nr || made.hash != want.hash || made.ret != want.ret)
+      rc = diverge(e,
+                   "buffered system call %u of %u (event %" PRIu64
+                   "): recorded %s (arguments hash %08x), replay made %s (arguments hash %08x)",
+                   i + 1, total, p->evno, syscall_name(want.nr), want.hash, syscall_name(made.nr),
+                   made.hash);
     at += want.size;
   }
-  if (used > p->off + p->len) {
-    struct sbuf_rec got;
-    memset(&got, 0, sizeof got);
-    task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off + p->len, &got, sizeof got);
-    return diverge(e,
-                   "the task made more system calls in its buffer than the %u recorded (event "
-                   "%" PRIu64 "): the next one is %s",
-                   total, p->evno, syscall_name(got.nr));
+  if (!rc && used > p->off + p->len) {
+    struct sbuf_rec more;
+    memset(&more, 0, sizeof more);
+    task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off + p->len, &more, sizeof more);
+    rc = diverge(e,
+                 "the task made more system calls in its buffer than the %u recorded (event "
+                 "%" PRIu64 "): the next one is %s",
+                 total, p->evno, syscall_name(more.nr));
   }
-  return 0;
+  free(got);
+  return rc;
 }
 
 int replay_syscallbuf_check(struct replay_engine *e) {

@@ -1,0 +1,20 @@
+# The in-process system call buffer (issue 9). Every test records with the buffer on (the
+# default); these add programs that stress it, a subset recorded with -n, and checks that
+# the buffer is used and that a buffered call differing in replay is a divergence.
+deja_rr_program_test(sbuf_calls DIFFER)
+deja_rr_program_test(sbuf_signals REPEAT 2)
+deja_rr_program_test(sbuf_thread_pipe REPEAT 3)
+deja_rr_program_test(sbuf_fork_exec)
+deja_rr_program_test(sbuf_close_fds)
+
+# Without the buffer (-n): every call traced, as before.
+foreach(program hello file_io stat_calls pipe_basic sbuf_calls sbuf_signals sbuf_fork_exec)
+  deja_rr_test(${program}_nobuf COMMAND $<TARGET_FILE:${program}> RECORD_ARGS -n)
+endforeach()
+deja_rr_test(real_ls_nobuf COMMAND ls -la /usr/lib RECORD_ARGS -n)
+
+add_test(NAME syscallbuf_used COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh $<TARGET_FILE:deja>
+  used $<TARGET_FILE:sbuf_calls>)
+add_test(NAME syscallbuf_diverge COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> diverge $<TARGET_FILE:sbuf_diverge>)
+set_tests_properties(syscallbuf_used syscallbuf_diverge PROPERTIES TIMEOUT 120)
