@@ -9,7 +9,6 @@
 #include "preload/preload.h"
 
 #include <errno.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -45,6 +44,12 @@ __asm__(".text\n"
         ".size sbuf_entry_call, .-sbuf_entry_call\n");
 long sbuf_entry_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5,
                      int64_t *result);
+
+/* The library touches no SSE register (-mgeneral-regs-only), so the patched libc call
+ * sites need not save any: copies are `rep movsb`, not libc's memcpy. */
+void preload_copy(void *dst, const void *src, size_t n) {
+  __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
 
 long preload_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5) {
   long ret;
@@ -136,7 +141,7 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
     }
   }
   long b[6];
-  memcpy(b, a, sizeof b);
+  preload_copy(b, a, sizeof b);
   if (outmax)
     b[outarg] = (long)scratch;
   long ret = sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
@@ -150,7 +155,7 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
     n = outmax;
   rec->size = (uint32_t)(sizeof *rec + ((n + 7) & ~(size_t)7));
   if (n)
-    memcpy((void *)a[outarg], scratch, n);
+    preload_copy((void *)a[outarg], scratch, n);
   barrier();
   h->used = used + rec->size;
   barrier();
@@ -165,10 +170,13 @@ __attribute__((constructor)) static void preload_init(void) {
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (p != (long)SBUF_PAGE_ADDR)
     return;
-  memcpy((void *)p, entry, sizeof entry);
+  preload_copy((void *)p, entry, sizeof entry);
   if (preload_raw_syscall(SYS_mprotect, p, 4096, PROT_READ | PROT_EXEC, 0, 0, 0) != 0)
     return;
   g_on = 1;
-  if (!thread_buffer())
+  if (!thread_buffer()) {
     g_on = 0;
+    return;
+  }
+  preload_patch_libc();
 }

@@ -23,9 +23,16 @@ enum out_kind {
  * (-errno on failure). */
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
                       bool probe_seekable);
+/* The policy (policy.c): call NR buffered when that is safe, else traced. Raw result. */
+long preload_syscall(long nr, const long a[6]);
+/* The numbers preload_syscall may buffer, ending with -1. */
+extern const int preload_buffered_calls[];
 /* The call made traced, from the library's own `syscall` instruction. Raw result. */
 long preload_traced(long nr, const long a[6]);
 long preload_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+void preload_copy(void *dst, const void *src, size_t n);
+/* Redirects libc's own system call instructions to the buffer (patch.c). */
+void preload_patch_libc(void);
 /* A raw result as libc returns it: -1 with errno set on failure. */
 long preload_errno(long ret);
 

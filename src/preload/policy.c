@@ -1,0 +1,92 @@
+/* Which system calls the library buffers, and how: one policy for the libc functions it
+ * replaces (wrappers.c) and for libc's own call sites it redirects (patch.c). Calls that
+ * may block stay traced so the recorder can run another task meanwhile: reads and
+ * writes only of seekable descriptors (files), never sleeps or waits. Writes to
+ * descriptors 0-2 stay traced so replay can reproduce the program's terminal output. */
+#include <asm/termbits.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "preload/preload.h"
+
+#define STAT_SIZE 144 /* the kernel's struct stat on x86-64 */
+#define STATX_SIZE 256
+#define TIMESPEC_SIZE 16
+
+long preload_syscall(long nr, const long a[6]) {
+  switch (nr) {
+  case SYS_read: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, true);
+  case SYS_write:
+  case SYS_writev:
+    if (a[0] <= 2)
+      break;
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, true);
+  case SYS_pread64: /* of a pipe it fails at once (ESPIPE) */
+    return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, false);
+  case SYS_pwrite64:
+    if (a[0] <= 2)
+      break;
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, false);
+  case SYS_lseek:
+  case SYS_open:
+  case SYS_openat:
+  case SYS_close:
+  case SYS_access:
+  case SYS_faccessat:
+  case SYS_faccessat2:
+  case SYS_getpid:
+  case SYS_getppid:
+  case SYS_gettid:
+  case SYS_getuid:
+  case SYS_geteuid:
+  case SYS_getgid:
+  case SYS_getegid: return preload_buffered(nr, a, -1, 0, OUT_NONE, false);
+  case SYS_fstat:
+  case SYS_stat:
+  case SYS_lstat: return preload_buffered(nr, a, 1, STAT_SIZE, OUT_FIXED, false);
+  case SYS_newfstatat: return preload_buffered(nr, a, 2, STAT_SIZE, OUT_FIXED, false);
+  case SYS_statx: return preload_buffered(nr, a, 4, STATX_SIZE, OUT_FIXED, false);
+  case SYS_getdents64:
+  case SYS_readlink: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, false);
+  case SYS_readlinkat: return preload_buffered(nr, a, 2, (size_t)a[3], OUT_RESULT, false);
+  case SYS_clock_gettime: return preload_buffered(nr, a, 1, TIMESPEC_SIZE, OUT_FIXED, false);
+  case SYS_gettimeofday:
+    if (a[1])
+      break; /* the obsolete time zone */
+    return preload_buffered(nr, a, 0, TIMESPEC_SIZE, OUT_FIXED, false);
+  case SYS_time:
+    if (a[0])
+      break;
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, false);
+  case SYS_getrandom: return preload_buffered(nr, a, 0, (size_t)a[1], OUT_RESULT, false);
+  case SYS_fcntl:
+    switch (a[1]) {
+    case F_GETFD:
+    case F_SETFD:
+    case F_GETFL:
+    case F_SETFL:
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, false);
+    }
+    break; /* locks may block */
+  case SYS_ioctl:
+    switch ((unsigned long)a[1]) {
+    case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, false);
+    case TCGETS: return preload_buffered(nr, a, 2, sizeof(struct termios), OUT_FIXED, false);
+    case TIOCGWINSZ: return preload_buffered(nr, a, 2, sizeof(struct winsize), OUT_FIXED, false);
+    }
+    break;
+  }
+  return preload_traced(nr, a);
+}
+
+/* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
+const int preload_buffered_calls[] = {
+    SYS_read,       SYS_write,    SYS_writev,     SYS_pread64, SYS_pwrite64,      SYS_lseek,
+    SYS_open,       SYS_openat,   SYS_close,      SYS_access,  SYS_faccessat,     SYS_faccessat2,
+    SYS_getpid,     SYS_getppid,  SYS_gettid,     SYS_getuid,  SYS_geteuid,       SYS_getgid,
+    SYS_getegid,    SYS_fstat,    SYS_stat,       SYS_lstat,   SYS_newfstatat,    SYS_statx,
+    SYS_getdents64, SYS_readlink, SYS_readlinkat, SYS_time,    SYS_clock_gettime, SYS_gettimeofday,
+    SYS_getrandom,  SYS_fcntl,    SYS_ioctl,      -1,
+};
