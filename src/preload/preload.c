@@ -165,12 +165,13 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
 
 /* Maps the page with the untraced entry and takes the first thread's buffer. */
 __attribute__((constructor)) static void preload_init(void) {
-  static const uint8_t entry[] = SBUF_ENTRY_RECORD;
+  static const uint8_t entry[] = SBUF_ENTRY_RECORD, traced[] = SBUF_TRACED_ENTRY;
   long p = preload_raw_syscall(SYS_mmap, (long)SBUF_PAGE_ADDR, 4096, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (p != (long)SBUF_PAGE_ADDR)
     return;
   preload_copy((void *)p, entry, sizeof entry);
+  preload_copy((void *)(p + SBUF_TRACED_ENTRY_OFF), traced, sizeof traced);
   if (preload_raw_syscall(SYS_mprotect, p, 4096, PROT_READ | PROT_EXEC, 0, 0, 0) != 0)
     return;
   g_on = 1;

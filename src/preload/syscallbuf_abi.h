@@ -13,6 +13,12 @@
 #define SBUF_PAGE_ADDR 0x70000000ul
 #define SBUF_ENTRY_ADDR SBUF_PAGE_ADDR
 #define SBUF_UNTRACED_IP (SBUF_PAGE_ADDR + 2) /* the address after the `syscall` */
+/* A traced `syscall; ret` in the same page: a buffered call that blocked is restarted
+ * there by the recorder, so it blocks as a traced call while other tasks run. */
+#define SBUF_TRACED_ENTRY_OFF 32
+#define SBUF_TRACED_ENTRY_ADDR (SBUF_PAGE_ADDR + SBUF_TRACED_ENTRY_OFF)
+#define SBUF_TRACED_ENTRY                                                                          \
+  { 0x0f, 0x05, 0xc3 }
 
 /* The entry's code in a recording and in a replay. Both have an instruction boundary at
  * offset 2 (a `ret`), so a task stopped right after the recorded `syscall` resumes

@@ -386,6 +386,7 @@ static int on_group_stop(struct recorder *r, struct rtask *x) {
   }
   if (x->interrupting) {
     x->interrupting = false;
+    syscallbuf_record_interrupted(x);
     int rc = record_state_point(r, x);
     if (rc)
       return rc;

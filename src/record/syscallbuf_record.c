@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <unistd.h>
 
+#include "common/kernel_abi.h"
 #include "common/log.h"
 #include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
@@ -256,4 +258,26 @@ void syscallbuf_record_clone(struct recorder *r, struct rtask *x) {
     if (c->t.tid == (pid_t)child && c->proc != x->proc)
       set_buffer(c->t.tid, s->buf, s->flushed);
   }
+}
+
+void syscallbuf_record_interrupted(struct rtask *x) {
+  if (!S.on || task_get_regs(&x->t) < 0)
+    return;
+  struct user_regs_struct g = x->t.regs;
+  int64_t rax = (int64_t)g.rax;
+  if (g.rip != SBUF_UNTRACED_IP || (int64_t)g.orig_rax < 0 || !IS_ERESTART(rax))
+    return;
+  /* What the kernel does when it restarts the call, done now, but at the page's traced
+   * `syscall`: the call blocks again as a traced one (others run meanwhile) and is
+   * recorded and replayed as such; it returns to the library like the untraced one. */
+  if (rax == -ERESTART_RESTARTBLOCK) {
+    g.rax = SYS_restart_syscall;
+    g.rip -= 2;
+  } else {
+    g.rax = g.orig_rax;
+    g.rip = SBUF_TRACED_ENTRY_ADDR;
+  }
+  g.orig_rax = (uint64_t)-1;
+  if (task_set_regs(&x->t, &g) == 0)
+    x->t.regs = g;
 }

@@ -34,6 +34,9 @@ int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const str
 /* At a clone/fork/vfork event of X: a new process's task uses X's buffer (a copy, or the
  * same memory after vfork). */
 void syscallbuf_record_clone(struct recorder *r, struct rtask *x);
+/* At X's PTRACE_INTERRUPT stop: a buffered call the interrupt cut short (it blocked;
+ * the kernel would restart it) is restarted as a traced call. */
+void syscallbuf_record_interrupted(struct rtask *x);
 void syscallbuf_record_end(void);
 
 #endif

@@ -6,6 +6,7 @@ deja_rr_program_test(sbuf_signals REPEAT 2)
 deja_rr_program_test(sbuf_thread_pipe REPEAT 3)
 deja_rr_program_test(sbuf_fork_exec)
 deja_rr_program_test(sbuf_close_fds)
+deja_rr_program_test(sbuf_fifo_open REPEAT 2)
 
 # Without the buffer (-n): every call traced, as before.
 foreach(program hello file_io stat_calls pipe_basic sbuf_calls sbuf_signals sbuf_fork_exec)
