@@ -1,7 +1,8 @@
 /* Which system calls the library buffers, and how: one policy for the libc functions it
  * replaces (wrappers.c) and for libc's own call sites it redirects (patch.c). Calls that
  * may block stay traced so the recorder can run another task meanwhile: reads and
- * writes only of seekable descriptors (files), never sleeps or waits. Writes to
+ * writes of files, or of pipes, sockets and terminals poll says are ready (writes of at
+ * most PIPE_BUF bytes), never sleeps or waits. Writes to
  * descriptors 0-2 stay traced so replay can reproduce the program's terminal output. */
 #include <asm/termbits.h>
 #include <fcntl.h>
@@ -16,18 +17,19 @@
 
 long preload_syscall(long nr, const long a[6]) {
   switch (nr) {
-  case SYS_read: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, true);
+  case SYS_read: /* of a file, or of a pipe, socket or terminal that has data */
+    return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_READ);
   case SYS_write:
   case SYS_writev:
     if (a[0] <= 2)
       break;
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, true);
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, nr == SYS_write ? PROBE_WRITE : PROBE_SEEKABLE);
   case SYS_pread64: /* of a pipe it fails at once (ESPIPE) */
-    return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, false);
+    return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
   case SYS_pwrite64:
     if (a[0] <= 2)
       break;
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, false);
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
   case SYS_lseek:
   case SYS_open:
   case SYS_openat:
@@ -41,25 +43,25 @@ long preload_syscall(long nr, const long a[6]) {
   case SYS_getuid:
   case SYS_geteuid:
   case SYS_getgid:
-  case SYS_getegid: return preload_buffered(nr, a, -1, 0, OUT_NONE, false);
+  case SYS_getegid: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
   case SYS_fstat:
   case SYS_stat:
-  case SYS_lstat: return preload_buffered(nr, a, 1, STAT_SIZE, OUT_FIXED, false);
-  case SYS_newfstatat: return preload_buffered(nr, a, 2, STAT_SIZE, OUT_FIXED, false);
-  case SYS_statx: return preload_buffered(nr, a, 4, STATX_SIZE, OUT_FIXED, false);
+  case SYS_lstat: return preload_buffered(nr, a, 1, STAT_SIZE, OUT_FIXED, PROBE_NONE);
+  case SYS_newfstatat: return preload_buffered(nr, a, 2, STAT_SIZE, OUT_FIXED, PROBE_NONE);
+  case SYS_statx: return preload_buffered(nr, a, 4, STATX_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_getdents64:
-  case SYS_readlink: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, false);
-  case SYS_readlinkat: return preload_buffered(nr, a, 2, (size_t)a[3], OUT_RESULT, false);
-  case SYS_clock_gettime: return preload_buffered(nr, a, 1, TIMESPEC_SIZE, OUT_FIXED, false);
+  case SYS_readlink: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
+  case SYS_readlinkat: return preload_buffered(nr, a, 2, (size_t)a[3], OUT_RESULT, PROBE_NONE);
+  case SYS_clock_gettime: return preload_buffered(nr, a, 1, TIMESPEC_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_gettimeofday:
     if (a[1])
       break; /* the obsolete time zone */
-    return preload_buffered(nr, a, 0, TIMESPEC_SIZE, OUT_FIXED, false);
+    return preload_buffered(nr, a, 0, TIMESPEC_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_time:
     if (a[0])
       break;
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, false);
-  case SYS_getrandom: return preload_buffered(nr, a, 0, (size_t)a[1], OUT_RESULT, false);
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case SYS_getrandom: return preload_buffered(nr, a, 0, (size_t)a[1], OUT_RESULT, PROBE_NONE);
   case SYS_fcntl:
     switch (a[1]) {
     case F_GETFD:
@@ -67,14 +69,15 @@ long preload_syscall(long nr, const long a[6]) {
     case F_GETFL:
     case F_SETFL:
     case F_DUPFD:
-    case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, false);
+    case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
     }
     break; /* locks may block */
   case SYS_ioctl:
     switch ((unsigned long)a[1]) {
-    case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, false);
-    case TCGETS: return preload_buffered(nr, a, 2, sizeof(struct termios), OUT_FIXED, false);
-    case TIOCGWINSZ: return preload_buffered(nr, a, 2, sizeof(struct winsize), OUT_FIXED, false);
+    case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, PROBE_NONE);
+    case TCGETS: return preload_buffered(nr, a, 2, sizeof(struct termios), OUT_FIXED, PROBE_NONE);
+    case TIOCGWINSZ:
+      return preload_buffered(nr, a, 2, sizeof(struct winsize), OUT_FIXED, PROBE_NONE);
     }
     break;
   }

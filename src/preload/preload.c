@@ -9,6 +9,8 @@
 #include "preload/preload.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -105,7 +107,7 @@ static uint32_t args_hash(long nr, const long a[6]) {
 }
 
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
-                      bool probe_seekable) {
+                      enum probe probe) {
   struct sbuf_hdr *h = thread_buffer();
   if (!h || h->in_call)
     return preload_traced(nr, a);
@@ -125,11 +127,21 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   rec->nr = (uint16_t)nr;
   rec->flags = 0;
   rec->hash = args_hash(nr, a);
-  if (probe_seekable) {
-    /* Only seekable descriptors (files) are sure not to block: others go traced. */
+  if (probe != PROBE_NONE) {
     long s = sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
     rec->aux = s;
-    if (s < 0) {
+    bool ok = s >= 0; /* a file: never blocks */
+    if (!ok && (probe == PROBE_READ || (probe == PROBE_WRITE && (size_t)a[2] <= PIPE_BUF))) {
+      /* A pipe, socket or terminal: only when it is ready now. The result's low half
+       * is the record's `ready` (the replay entry reads 8 bytes there). */
+      volatile struct pollfd pfd = {(int)a[0], probe == PROBE_READ ? POLLIN : POLLOUT, 0};
+      int ready =
+          (int)sbuf_entry_call(SYS_poll, (long)&pfd, 1, 0, 0, 0, 0, (int64_t *)(void *)&rec->ready);
+      pfd.revents = 0; /* what the kernel wrote differs in replay: not left on the stack */
+      rec->ready = (uint32_t)ready;
+      ok = ready == 1;
+    }
+    if (!ok) {
       rec->flags = SBUF_REC_PROBE_ONLY;
       rec->ret = 0;
       rec->size = sizeof *rec;

@@ -16,13 +16,21 @@ enum out_kind {
   OUT_FIXED,  /* all OUTMAX of them when the call returned 0 (stat, clock_gettime) */
 };
 
+/* How a call on descriptor a[0] that might block is made sure not to: probes the
+ * library makes (untraced, their results in the record) before buffering it. */
+enum probe {
+  PROBE_NONE,
+  PROBE_SEEKABLE, /* only a seekable descriptor (a file) */
+  PROBE_READ,     /* a file, or one poll says is readable (then a read returns at once) */
+  PROBE_WRITE,    /* a file, or one poll says is writable, for at most PIPE_BUF bytes */
+};
+
 /* Runs call NR buffered when the thread has a buffer with room, else traced. The kernel
  * writes argument OUTARG's memory (at most OUTMAX bytes) into the record, and the
- * library copies it to the caller. PROBE_SEEKABLE: descriptor a[0] must be seekable (a
- * file: the call cannot block), else the call is made traced. Returns the raw result
- * (-errno on failure). */
+ * library copies it to the caller. When PROBE says the call could block, it is made
+ * traced. Returns the raw result (-errno on failure). */
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
-                      bool probe_seekable);
+                      enum probe probe);
 /* The policy (policy.c): call NR buffered when that is safe, else traced. Raw result. */
 long preload_syscall(long nr, const long a[6]);
 /* The numbers preload_syscall may buffer, ending with -1. */

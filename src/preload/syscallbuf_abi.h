@@ -49,9 +49,9 @@ struct sbuf_rec {
   uint16_t flags; /* SBUF_REC_* */
   uint32_t size;  /* of the whole record */
   uint32_t hash;  /* of the arguments, for the divergence check */
-  uint32_t pad;
-  int64_t ret; /* the call's result */
-  int64_t aux; /* a probe's result (lseek: is the descriptor seekable) */
+  uint32_t ready; /* a poll probe's result (will the call block) */
+  int64_t ret;    /* the call's result */
+  int64_t aux;    /* an lseek probe's result (is the descriptor seekable) */
 };
 #define SBUF_REC_PROBE_ONLY 1u /* the probe said no: the call itself was made traced */
 
