@@ -114,8 +114,11 @@ void syscallbuf_install_filter(void) {
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
   };
   struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
+  /* With CAP_SYS_ADMIN (root) the filter needs no no_new_privs, so set-user-ID programs
+   * keep working; without it, it does. */
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0 &&
+      (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)) {
     fprintf(stderr,
             "deja: cannot install the system call filter (%s); record with -n "
             "(--no-syscall-buffer)\n",
