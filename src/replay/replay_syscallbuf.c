@@ -240,7 +240,7 @@ void syscallbuf_describe(const struct event *ev, FILE *f) {
     fprintf(f, " (corrupt records)");
     return;
   }
-  fprintf(f, " %u call%s:", count, count == 1 ? "" : "s");
+  fprintf(f, " %u call%s (%u bytes):", count, count == 1 ? "" : "s", ev->sbuf_len);
   for (uint32_t at = 0; at < ev->sbuf_len;) {
     struct sbuf_rec rec;
     memcpy(&rec, ev->sbuf_data + at, sizeof rec);

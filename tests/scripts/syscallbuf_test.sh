@@ -12,7 +12,7 @@ tmp=$(mktemp -d /tmp/deja-sbuf-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-calls_in() { "$deja" dump "$1" | sed -n 's/.* sbuf \([0-9]*\) calls\{0,1\}:.*/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
+calls_in() { "$deja" dump "$1" | sed -n 's/.* sbuf \([0-9]*\) calls\{0,1\} (.*/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
 
 case "$mode" in
 used)
