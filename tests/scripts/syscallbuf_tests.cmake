@@ -19,3 +19,7 @@ add_test(NAME syscallbuf_used COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh $<
 add_test(NAME syscallbuf_diverge COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
   $<TARGET_FILE:deja> diverge $<TARGET_FILE:sbuf_diverge>)
 set_tests_properties(syscallbuf_used syscallbuf_diverge PROPERTIES TIMEOUT 120)
+
+# gdb on a replay with buffered calls: a watchpoint on memory a buffered call wrote.
+deja_gdb_program(sbuf_watch)
+deja_gdb_test(sbuf_watch sbuf_watch)
