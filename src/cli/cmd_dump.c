@@ -14,7 +14,8 @@
 static void print_strings(const struct event *ev) {
   const char *s = ev->strings;
   for (uint32_t i = 0; i < ev->argc; i++) {
-    printf("%s%s", i ? " " : "", s);
+    printf("%s", i ? " " : "");
+    print_escaped(stdout, s);
     s += strlen(s) + 1;
   }
 }

@@ -95,7 +95,9 @@ int cmd_ps(int argc, char **argv) {
       char ppid[16] = "--";
       if (p->ppid)
         snprintf(ppid, sizeof ppid, "%d", p->ppid);
-      printf("%d\t%s\t%s\t%s\n", p->pid, ppid, exit, p->cmd);
+      printf("%d\t%s\t%s\t", p->pid, ppid, exit);
+      print_escaped(stdout, p->cmd);
+      putchar('\n');
     }
   }
   for (size_t i = 0; i < ps.n; i++)

@@ -52,3 +52,17 @@ int event_iter(const char *arg, int (*fn)(uint64_t evno, const struct event *ev,
   free(path);
   return rc;
 }
+
+void print_escaped(FILE *f, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '\n')
+      fputs("\\n", f);
+    else if (c == '\t')
+      fputs("\\t", f);
+    else if (c < 0x20 || c == 0x7f)
+      fprintf(f, "\\x%02x", c);
+    else
+      putc(c, f);
+  }
+}

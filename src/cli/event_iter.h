@@ -3,6 +3,7 @@
 #define DEJA_CLI_EVENT_ITER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace/trace_event.h"
 
@@ -11,5 +12,9 @@
  * corrupt. FN returning non-zero stops the walk. */
 int event_iter(const char *arg, int (*fn)(uint64_t evno, const struct event *ev, void *ctx),
                void *ctx);
+
+/* Prints S to F with control characters escaped (\n, \t, \xHH), so that a command line
+ * stays on its line and in its column. */
+void print_escaped(FILE *f, const char *s);
 
 #endif

@@ -309,6 +309,7 @@ static void resume(struct server *s, enum gdb_resume_action action, pid_t tid, b
     return reply_error(s);
   s->stop = st;
   s->have_stop = true;
+  s->g_thread = 0; /* gdb takes the stop's thread as the general thread now (no Hg) */
   format_stop(s, &s->stop, &s->out);
 }
 

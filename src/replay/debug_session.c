@@ -109,6 +109,8 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     close(fd);
   if (gdb > 0)
     waitpid(gdb, NULL, 0);
+  if (rc == 0 && a->failed)
+    rc = a->failed; /* a divergence under gdb fails `deja replay` too */
   gdb_adapter_detach(a);
   replay_close(&s);
   free(a);

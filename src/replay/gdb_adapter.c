@@ -158,6 +158,7 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
   case REPLAY_FAILED:
     stop_at(stop, GDB_STOP_KILLED, NULL, SIGKILL);
     a->exited = true;
+    a->failed = res->status;
     return true;
   case REPLAY_EVENT_DONE: break;
   }

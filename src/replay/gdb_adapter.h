@@ -14,6 +14,7 @@ struct gdb_adapter {
   struct replay_debug dbg;
   struct gdb_stop last; /* the stop gdb was told about */
   bool exited;          /* the debugged process is gone: nothing to resume */
+  int failed;           /* the replay failed (diverged: 3): deja replay's exit status */
 };
 
 /* Attaches to S, which is stopped with FIRST the task gdb sees first; fills T. */

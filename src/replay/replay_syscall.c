@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "replay/replay_calls.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_output.h"
 #include "syscalls/syscall_table.h"
 
 #ifndef MREMAP_FIXED
@@ -27,20 +28,6 @@
 #endif
 #define CLONE_THREAD_FLAG 0x10000
 #define CLONE_CHILD_SETTID_FLAG 0x1000000
-
-static void reproduce_output(struct replay_engine *e) {
-  if (e->o->quiet || !e->ev->out_to)
-    return;
-  int fd = e->ev->out_to == OUT_TO_STDERR ? 2 : 1;
-  for (uint32_t done = 0; done < e->ev->out_len;) {
-    ssize_t n = write(fd, e->ev->out_data + done, e->ev->out_len - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return;
-    done += (uint32_t)n;
-  }
-}
 
 /* A skipped call: its recorded result and memory. */
 static int emulate(struct replay_engine *e, struct rptask *x) {
@@ -71,9 +58,7 @@ static int emulate(struct replay_engine *e, struct rptask *x) {
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
   int rc = write_back_memory(e, x);
-  if (rc == 0)
-    reproduce_output(e);
-  return rc;
+  return rc ? rc : replay_output(e, x);
 }
 
 /* The file a MAP_SHARED mapping maps in replay: a writable copy of the preserved file,

@@ -11,4 +11,8 @@ delete
 tbreak func
 continue
 info breakpoints
+break 17
+continue
+print doubled
+print calls_total
 continue

@@ -10,4 +10,5 @@ x/4xb &known_bytes
 print greeting
 print message
 info sharedlibrary
+finish
 continue

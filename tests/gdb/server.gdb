@@ -1,4 +1,5 @@
-break main
+break square
 continue
-print 1+1
+print x
+finish
 continue

@@ -2,6 +2,7 @@ break setter
 continue
 watch flag
 continue
+print flag
 info threads
 delete
 continue

@@ -10,4 +10,5 @@ stepi
 x/i $pc
 until 19
 info line *$pc
+print d
 continue

@@ -4,4 +4,7 @@ info threads
 thread 2
 bt
 delete
+break 25
+continue
+print sums
 continue

@@ -10,4 +10,7 @@ delete
 awatch accessed
 continue
 delete
+print watched
+print sink
+print accessed
 continue

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Records a racy program with --chaos until a recording fails (at most 10 tries), then
 # replays that failing trace three times: each replay must reproduce its output exactly
-# and replay faithfully (exit 0).
-# usage: racy_until_fail_test.sh DEJA PROGRAM
+# and replay faithfully (exit 0), and the replay must follow the trace (follows_trace.sh).
+# usage: racy_until_fail_test.sh DEJA TRACE_EDIT PROGRAM
 set -u
-deja=$1 prog=$2
+deja=$1 edit=$2 prog=$3
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 try=0
@@ -23,9 +23,10 @@ while :; do
 done
 echo "the race showed in recording $try: $(cat "$tmp/out")"
 for i in 1 2 3; do
-  "$deja" replay -a "$tmp/t" >"$tmp/rout" 2>"$tmp/rerr"
+  timeout 300 "$deja" replay -a "$tmp/t" >"$tmp/rout" 2>"$tmp/rerr"
   status=$?
   [ "$status" = 0 ] || { echo "FAIL: replay $i exited $status:"; cat "$tmp/rerr"; exit 1; }
   cmp -s "$tmp/out" "$tmp/rout" || { echo "FAIL: replay $i printed $(cat "$tmp/rout")"; exit 1; }
 done
+sh "$(dirname "$0")/follows_trace.sh" "$deja" "$edit" "$tmp/t" || { echo "FAIL: the replay does not follow the trace"; exit 1; }
 echo "1 passed, 0 failed"

@@ -21,7 +21,7 @@ if ! cmake -S "$source_dir" -B "$build_dir" -DDEJA_SANITIZE=ON -DDEJA_NO_SANITIZ
   tail -n 30 "$build_dir.configure.log" >&2
   exit 1
 fi
-if ! cmake --build "$build_dir" -j "$(nproc)" --target deja hello file_io mmap_anon \
+if ! cmake --build "$build_dir" -j "$(nproc)" --target deja trace_edit hello file_io mmap_anon \
     tcp_loopback mt_condvar_pingpong mt_timer_compute pt_fork_wait sig_segv_siginfo \
     sig_sigsuspend_timer >"$build_dir.build.log" 2>&1; then
   echo "FAIL: building deja with sanitizers in $build_dir failed:" >&2
@@ -36,7 +36,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=86:${UBSAN_OPT
 deja="$build_dir/bin/deja"
 failed=0
 run() {
-  if ! "$scripts/rr_test.sh" --deja "$deja" "$@"; then
+  if ! "$scripts/rr_test.sh" --deja "$deja" --trace-edit "$build_dir/tests/tools/trace_edit" "$@"; then
     echo "FAIL (sanitizer build): $*" >&2
     failed=$((failed + 1))
   fi

@@ -33,7 +33,8 @@ deja_rr_program_test(sig_death_quit EXIT 131)
 # Signals from outside: kill from another process, SIGTERM to `deja record` passed on.
 add_test(NAME external_signals
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/external_signal_test.sh
-                 $<TARGET_FILE:deja> $<TARGET_FILE:sig_wait_external>)
+                 $<TARGET_FILE:deja> $<TARGET_FILE:trace_edit>
+                 $<TARGET_FILE:sig_wait_external>)
 set_tests_properties(external_signals PROPERTIES TIMEOUT 60)
 
 # Signal-heavy programs nobody here wrote: a shell script with traps, and timeout(1)

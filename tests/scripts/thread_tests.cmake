@@ -1,7 +1,9 @@
 # Thread and process tree tests (issue "Threads and process trees"): test programs built
 # from tests/programs/mt_*.c and pt_*.c, then real programs that start threads or
-# process trees of their own. REPEAT n records n times and replays every recording: the
-# programs whose runs differ (races, timers, parallel make) must replay each one.
+# process trees of their own. The programs whose runs differ (races, timers, parallel
+# make) are recorded until two recordings differ (VARY: in output or schedule, at most 5
+# recordings) and every recording is replayed. Process trees are checked against the
+# tree `deja ps` must show (tests/programs/data/ps/NAME.ps).
 
 # Threads: deterministic output.
 foreach(program
@@ -9,26 +11,27 @@ foreach(program
   deja_rr_program_test(${program})
 endforeach()
 
-# Threads whose result depends on the interleaving or on timing.
-deja_rr_program_test(mt_racy_counter REPEAT 3)
-deja_rr_program_test(mt_timer_compute REPEAT 2)
+# Threads whose result depends on the interleaving or on timing: recordings must print
+# different results.
+deja_rr_program_test(mt_racy_counter VARY_OUTPUT 5)
+deja_rr_program_test(mt_timer_compute VARY_OUTPUT 5)
 
 # Process trees: fork, exec, vfork, posix_spawn, shared memory, signals, sessions.
 foreach(program
     pt_fork_wait pt_exec_script pt_vfork_exec pt_shared_anon pt_shared_file pt_dev_zero pt_kill_child
     pt_pgrp_session pt_pipeline)
-  deja_rr_program_test(${program})
+  deja_rr_program_test(${program} PS ${DEJA_TEST_DATA_DIR}/ps/${program}.ps)
 endforeach()
 
 # Real programs nobody here wrote.
-deja_rr_test(real_gcc REPEAT 2
+deja_rr_test(real_gcc VARY 5
   COMMAND gcc -O2 -o ${CMAKE_CURRENT_BINARY_DIR}/hello_gcc ${DEJA_TEST_DATA_DIR}/hello_gcc.c)
-deja_rr_test(real_sh_pipeline REPEAT 2
+deja_rr_test(real_sh_pipeline VARY 5 PS ${DEJA_TEST_DATA_DIR}/ps/real_sh_pipeline.ps
   COMMAND sh -c "echo one | tr a-z A-Z | wc -c")
-deja_rr_test(real_make_j2 REPEAT 2
+deja_rr_test(real_make_j2 VARY 5
   COMMAND make -j2 -C ${DEJA_TEST_DATA_DIR}/mk OUT=${CMAKE_CURRENT_BINARY_DIR}/mkout)
 # Python code without ';' (CMake would split the argument there): 4 threads sum ranges.
-deja_rr_test(real_python_threads REPEAT 2
+deja_rr_test(real_python_threads VARY 5
   COMMAND /usr/bin/python3 -c [=[
 import threading
 results = []
@@ -49,5 +52,6 @@ for n, total in sorted(results):
 # A racy program recorded until it fails replays that failure every time.
 add_test(NAME racy_until_fail
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/racy_until_fail_test.sh
-                 $<TARGET_FILE:deja> $<TARGET_FILE:mt_race_window>)
+                 $<TARGET_FILE:deja> $<TARGET_FILE:trace_edit>
+                 $<TARGET_FILE:mt_race_window>)
 set_tests_properties(racy_until_fail PROPERTIES TIMEOUT 300)

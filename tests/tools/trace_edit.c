@@ -1,0 +1,290 @@
+/* trace_edit: rewrites a trace's event stream through the trace library, for tests that
+ * need a trace that is valid (every checksum right) but wrong, and prints a trace's
+ * recorded output for the fake replayer that tests the tests.
+ *
+ *   trace_edit TRACE EVENT result VALUE        set a system call event's result
+ *   trace_edit TRACE EVENT output OFFSET       change one byte of an event's recorded output
+ *   trace_edit TRACE EVENT reg NAME VALUE      set a register (rip, rsp, rax, ...) of an
+ *                                              event's recorded registers
+ *   trace_edit TRACE print-output [-q]         write each event's recorded output to
+ *                                              stdout/stderr (nothing with -q)
+ *   trace_edit TRACE run [-q]                  run the recorded program for real (its first
+ *                                              exec's argv and environment; output to
+ *                                              /dev/null with -q), as a fake replay that
+ *                                              applies none of the recorded results
+ *
+ * EVENT is an event number as `deja dump` prints it. The edited stream replaces
+ * TRACE/events. Exit status 0, or 1 with a message naming what is wrong. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace/trace_buf.h"
+#include "trace/trace_event.h"
+#include "cli/trace_dir.h"
+#include "trace/trace_stream.h"
+
+static const char *prog = "trace_edit";
+
+static int usage(void) {
+  fprintf(stderr,
+          "usage: %s TRACE EVENT result VALUE | TRACE EVENT output OFFSET |\n"
+          "       %s TRACE EVENT reg NAME VALUE | TRACE print-output [-q] | TRACE run [-q]\n",
+          prog, prog);
+  return 2;
+}
+
+static int parse_u64(const char *s, uint64_t *v) {
+  char *end;
+  errno = 0;
+  *v = strtoull(s, &end, 0);
+  return errno || !*s || *end ? -1 : 0;
+}
+
+/* The address of register NAME in REGS, or NULL. */
+static unsigned long long *reg_field(struct user_regs_struct *regs, const char *name) {
+  static const struct {
+    const char *name;
+    size_t offset;
+  } names[] = {
+      {"rip", offsetof(struct user_regs_struct, rip)},
+      {"rsp", offsetof(struct user_regs_struct, rsp)},
+      {"rbp", offsetof(struct user_regs_struct, rbp)},
+      {"rax", offsetof(struct user_regs_struct, rax)},
+      {"rbx", offsetof(struct user_regs_struct, rbx)},
+      {"rcx", offsetof(struct user_regs_struct, rcx)},
+      {"rdx", offsetof(struct user_regs_struct, rdx)},
+      {"rsi", offsetof(struct user_regs_struct, rsi)},
+      {"rdi", offsetof(struct user_regs_struct, rdi)},
+      {"r8", offsetof(struct user_regs_struct, r8)},
+      {"r9", offsetof(struct user_regs_struct, r9)},
+      {"r10", offsetof(struct user_regs_struct, r10)},
+      {"r11", offsetof(struct user_regs_struct, r11)},
+      {"r12", offsetof(struct user_regs_struct, r12)},
+      {"r13", offsetof(struct user_regs_struct, r13)},
+      {"r14", offsetof(struct user_regs_struct, r14)},
+      {"r15", offsetof(struct user_regs_struct, r15)},
+      {"eflags", offsetof(struct user_regs_struct, eflags)},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i].name) == 0)
+      return (unsigned long long *)((char *)regs + names[i].offset);
+  return NULL;
+}
+
+struct edit {
+  uint64_t evno;
+  const char *what;
+  const char *name;
+  uint64_t value;
+  uint8_t *out; /* the edited copy of the output */
+};
+
+/* Applies the edit to EV; 0, or -1 after a message. */
+static int apply(struct edit *e, struct event *ev) {
+  if (strcmp(e->what, "result") == 0) {
+    if (ev->kind != EV_SYSCALL) {
+      fprintf(stderr, "%s: event %" PRIu64 " is a %s event, not a system call\n", prog, e->evno,
+              event_kind_name(ev->kind));
+      return -1;
+    }
+    ev->result = (int64_t)e->value;
+    return 0;
+  }
+  if (strcmp(e->what, "output") == 0) {
+    if (!ev->out_to || e->value >= ev->out_len) {
+      fprintf(stderr, "%s: event %" PRIu64 " has %u bytes of output, no byte %" PRIu64 "\n", prog,
+              e->evno, ev->out_to ? ev->out_len : 0, e->value);
+      return -1;
+    }
+    e->out = malloc(ev->out_len);
+    memcpy(e->out, ev->out_data, ev->out_len);
+    /* another printable byte, so the change shows in a terminal */
+    e->out[e->value] = e->out[e->value] == 'X' ? 'Y' : 'X';
+    ev->out_data = e->out;
+    return 0;
+  }
+  unsigned long long *reg = reg_field(&ev->regs, e->name);
+  if (!reg) {
+    fprintf(stderr, "%s: no register named %s\n", prog, e->name);
+    return -1;
+  }
+  *reg = e->value;
+  return 0;
+}
+
+static int print_output(struct trace_reader *rd, const char *path, bool quiet) {
+  struct event ev;
+  event_init(&ev);
+  char err[512];
+  int rc = 0;
+  for (uint64_t evno = 1;; evno++) {
+    const void *rec;
+    size_t len;
+    int n = trace_reader_next(rd, &rec, &len);
+    if (n <= 0) {
+      if (n < 0) {
+        fprintf(stderr, "%s: %s\n", prog, trace_reader_error(rd));
+        rc = 1;
+      }
+      break;
+    }
+    if (event_decode(&ev, rec, len, err, sizeof err) < 0) {
+      fprintf(stderr, "%s: %s: event %" PRIu64 " is corrupt: %s\n", prog, path, evno, err);
+      rc = 1;
+      break;
+    }
+    if (ev.out_to && !quiet) {
+      FILE *f = ev.out_to == OUT_TO_STDERR ? stderr : stdout;
+      fwrite(ev.out_data, 1, ev.out_len, f);
+      fflush(f);
+    }
+  }
+  event_free(&ev);
+  return rc;
+}
+
+/* Runs the program of the trace's first exec event with its recorded argv and envp (not
+ * the trace's preserved copy: the program must find its own files). Returns only on
+ * failure. */
+static int run_program(struct trace_reader *rd, const char *path, bool quiet) {
+  struct event ev;
+  event_init(&ev);
+  char err[512];
+  const void *rec;
+  size_t len;
+  if (trace_reader_next(rd, &rec, &len) <= 0 || event_decode(&ev, rec, len, err, sizeof err) < 0 ||
+      ev.kind != EV_EXEC || ev.argc == 0) {
+    fprintf(stderr, "%s: %s does not start with an exec event\n", prog, path);
+    return 1;
+  }
+  char **v = calloc(ev.argc + ev.envc + 2, sizeof *v);
+  const char *s = ev.strings;
+  for (uint32_t i = 0, k = 0; i < ev.argc + ev.envc; i++, k++) {
+    if (i == ev.argc)
+      k++; /* the NULL ending argv */
+    v[k] = strdup(s);
+    s += strlen(s) + 1;
+  }
+  if (quiet && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
+    return 1;
+  execvpe(v[0], v, v + ev.argc + 1);
+  fprintf(stderr, "%s: cannot run %s: %s\n", prog, v[0], strerror(errno));
+  return 127;
+}
+
+static int rewrite(struct trace_reader *rd, const char *path, struct edit *e) {
+  char *tmp_path = malloc(strlen(path) + 8);
+  sprintf(tmp_path, "%s.edit", path);
+  unlink(tmp_path);
+  char err[512];
+  struct trace_writer *w =
+      trace_writer_open(tmp_path, 1, trace_reader_writer_version(rd), err, sizeof err);
+  if (!w) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    free(tmp_path);
+    return 1;
+  }
+  struct event ev;
+  event_init(&ev);
+  struct tbuf b;
+  tbuf_init(&b);
+  int rc = 0;
+  bool found = false;
+  for (uint64_t evno = 1;; evno++) {
+    const void *rec;
+    size_t len;
+    int n = trace_reader_next(rd, &rec, &len);
+    if (n < 0) {
+      fprintf(stderr, "%s: %s\n", prog, trace_reader_error(rd));
+      rc = 1;
+    }
+    if (n <= 0)
+      break;
+    if (evno == e->evno) {
+      found = true;
+      if (event_decode(&ev, rec, len, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s: event %" PRIu64 " is corrupt: %s\n", prog, path, evno, err);
+        rc = 1;
+        break;
+      }
+      if (apply(e, &ev) < 0) {
+        rc = 1;
+        break;
+      }
+      event_encode(&ev, &b);
+      rec = b.data;
+      len = b.len;
+    }
+    if (trace_writer_append(w, rec, len) < 0) {
+      fprintf(stderr, "%s: %s\n", prog, trace_writer_error(w));
+      rc = 1;
+      break;
+    }
+  }
+  if (rc == 0 && !found) {
+    fprintf(stderr, "%s: %s has no event %" PRIu64 "\n", prog, path, e->evno);
+    rc = 1;
+  }
+  if (trace_writer_close(w) < 0 && rc == 0) {
+    fprintf(stderr, "%s: cannot finish %s\n", prog, tmp_path);
+    rc = 1;
+  }
+  if (rc == 0 && rename(tmp_path, path) < 0) {
+    fprintf(stderr, "%s: cannot replace %s: %s\n", prog, path, strerror(errno));
+    rc = 1;
+  }
+  if (rc)
+    unlink(tmp_path);
+  event_free(&ev);
+  tbuf_free(&b);
+  free(e->out);
+  free(tmp_path);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3)
+    return usage();
+  struct edit e = {0};
+  bool print = strcmp(argv[2], "print-output") == 0, run = strcmp(argv[2], "run") == 0;
+  if (print || run) {
+    if (argc > 4 || (argc == 4 && strcmp(argv[3], "-q") != 0))
+      return usage();
+  } else {
+    if (argc < 5 || parse_u64(argv[2], &e.evno) < 0)
+      return usage();
+    e.what = argv[3];
+    if (strcmp(e.what, "reg") == 0 && argc == 6) {
+      e.name = argv[4];
+      if (parse_u64(argv[5], &e.value) < 0)
+        return usage();
+    } else if ((strcmp(e.what, "result") == 0 || strcmp(e.what, "output") == 0) && argc == 5) {
+      /* a negative result (an errno) is accepted as such */
+      if (argv[4][0] == '-' ? (e.value = (uint64_t)strtoll(argv[4], NULL, 0), 0)
+                            : parse_u64(argv[4], &e.value) < 0)
+        return usage();
+    } else {
+      return usage();
+    }
+  }
+  char *path = malloc(strlen(argv[1]) + sizeof "/" TRACE_EVENTS_FILE);
+  sprintf(path, "%s/" TRACE_EVENTS_FILE, argv[1]);
+  char err[512];
+  struct trace_reader *rd = trace_reader_open(path, 1, err, sizeof err);
+  if (!rd) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    free(path);
+    return 1;
+  }
+  int rc = print ? print_output(rd, path, argc == 4)
+           : run ? run_program(rd, path, argc == 4)
+                 : rewrite(rd, path, &e);
+  trace_reader_close(rd);
+  free(path);
+  return rc;
+}
