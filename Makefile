@@ -3,7 +3,7 @@ BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test demo bench install clean
+.PHONY: all deps test demo bench chaos install clean
 
 all: deps $(BUILD)/Makefile
 	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS)
@@ -22,6 +22,9 @@ demo: all
 
 bench: all
 	@scripts/bench.sh $(BUILD)
+
+chaos: all
+	@scripts/chaos_bench.sh $(BUILD)
 
 install: all
 	@cmake --install $(BUILD) --prefix $(PREFIX)

@@ -38,6 +38,11 @@ static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
       printf(" output to %s (%u bytes)", ev->out_to == 1 ? "stdout" : "stderr", ev->out_len);
     if (ev->file[0])
       printf(" file %s", ev->file);
+    if (ev->flags & EVF_FILE_CHANGE)
+      printf(" (changed: %u bytes at %" PRIu64 ", size %" PRIu64 ")", ev->fdata_len, ev->file_off,
+             ev->file_size);
+    if (ev->flags & EVF_FILE_REMAP)
+      printf(" (grown mapping of file offset %" PRIu64 ")", ev->file_off);
     break;
   }
   case EV_INSN:

@@ -1,5 +1,6 @@
-/* `deja pack [TRACE]`: traces already hold a copy of every mapped file (under files/), so
- * packing only checks that TRACE is a trace. */
+/* `deja pack [TRACE]`: a trace's preserved files (under files/) may be hard links into the
+ * content store it shares with the other traces of its directory; packing gives the trace
+ * its own copies, so it can be moved or archived alone. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
 #include "common/log.h"
+#include "trace/trace_store.h"
 
 int cmd_pack(int argc, char **argv) {
   if (argc > 2) {
@@ -21,7 +23,13 @@ int cmd_pack(int argc, char **argv) {
     deja_msg("%s", err);
     return 1;
   }
-  deja_msg("trace %s is already self-contained", trace);
+  int rc = 0;
+  if (trace_store_unshare(trace, err, sizeof err) < 0) {
+    deja_msg("%s; the trace %s still replays where it is", err, trace);
+    rc = 1;
+  } else {
+    deja_msg("trace %s is self-contained", trace);
+  }
   free(trace);
-  return 0;
+  return rc;
 }

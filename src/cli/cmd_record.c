@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
 #include "common/log.h"
+#include "common/remove_tree.h"
 #include "record/recorder.h"
 
 extern char **environ;
@@ -35,16 +36,98 @@ static char **build_env(char **sets, int nsets) {
   return env;
 }
 
+static bool syscall_buffer = true; /* -n turns it off */
+
+/* One recording into a new trace directory. Returns the exit status; *DIR_OUT gets the
+ * malloc'ed trace path (NULL when none was created). */
+static int record_once(char **prog, char **env, const char *output, bool chaos, char **dir_out) {
+  char err[512];
+  *dir_out = trace_dir_create(prog[0], output, err, sizeof err);
+  if (!*dir_out) {
+    deja_msg("%s", err);
+    return RECORD_DEJA_FAILED;
+  }
+  deja_msg("Saving execution to trace directory `%s'.", *dir_out);
+  struct record_options o = {.argv = prog,
+                             .env = env,
+                             .trace_dir = *dir_out,
+                             .chaos = chaos,
+                             .syscall_buffer = syscall_buffer};
+  return record_run(&o);
+}
+
+/* Deletes the trace of a run that passed (or was interrupted) and points latest-trace back
+ * where it pointed before the first run. */
+static int discard_run(char *dir, const char *output, const char *old_latest) {
+  char err[4200];
+  int rc = 0;
+  if (remove_tree(dir, err, sizeof err) != 0) {
+    deja_msg("cannot delete the trace of a finished run: %s", err);
+    rc = -1;
+  }
+  if (!output && trace_dir_restore_latest(old_latest, err, sizeof err) != 0) {
+    deja_msg("%s", err);
+    rc = -1;
+  }
+  return rc;
+}
+
+/* --until-failure=MAX: records again until a run fails; keeps only that run's trace. */
+static int record_until_failure(char **prog, char **env, const char *output, bool chaos, long max) {
+  record_catch_signals(); /* Ctrl-C between runs too: stop cleanly */
+  char *old_latest = output ? NULL : trace_dir_latest_name();
+  int status = 0;
+  long run;
+  for (run = 1; run <= max; run++) {
+    char *dir;
+    status = record_once(prog, env, output, chaos, &dir);
+    int sig = record_signal_received();
+    if (sig) {
+      if (dir)
+        discard_run(dir, output, old_latest);
+      deja_msg("stopped by %s during run %ld: that run's trace is deleted; no run failed "
+               "before",
+               strsignal(sig), run);
+      status = 128 + sig;
+      free(dir);
+      break;
+    }
+    if (status != 0) {
+      if (dir && status == RECORD_DEJA_FAILED)
+        deja_msg("deja itself failed in run %ld; that run's trace is kept: %s", run, dir);
+      else if (dir)
+        deja_msg("the program failed in run %ld (exit status %d); %ld run%s passed before "
+                 "(traces deleted); the failing run's trace is kept: %s",
+                 run, status, run - 1, run == 2 ? "" : "s", dir);
+      free(dir);
+      break;
+    }
+    int rc = discard_run(dir, output, old_latest);
+    free(dir);
+    if (rc) {
+      status = RECORD_DEJA_FAILED;
+      break;
+    }
+  }
+  if (run > max)
+    deja_msg("no run failed in %ld runs; no trace is kept", max);
+  free(old_latest);
+  return status;
+}
+
 int cmd_record(int argc, char **argv) {
   static const struct option longopts[] = {
       {"output-trace-dir", required_argument, NULL, 'o'},
       {"no-syscall-buffer", no_argument, NULL, 'n'},
       {"chaos", no_argument, NULL, 'h'},
       {"env", required_argument, NULL, 'e'},
+      {"until-failure", optional_argument, NULL, 'u'},
       {NULL, 0, NULL, 0},
   };
   const char *output = NULL;
-  bool chaos = false, buffer = true;
+  bool chaos = false;
+  long until = 0; /* runs at most; 0: record once */
+  syscall_buffer = true;
   char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
   int nsets = 0, c, status = RECORD_DEJA_FAILED;
   optind = 1;
@@ -52,7 +135,7 @@ int cmd_record(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "+o:nh", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': output = optarg; break;
-    case 'n': buffer = false; break;
+    case 'n': syscall_buffer = false; break;
     case 'h': chaos = true; break;
     case 'e':
       if (!strchr(optarg, '=') || optarg[0] == '=') {
@@ -61,6 +144,15 @@ int cmd_record(int argc, char **argv) {
       }
       sets[nsets++] = optarg;
       break;
+    case 'u': {
+      char *end;
+      until = optarg ? strtol(optarg, &end, 10) : 1000;
+      if (optarg && (*end || end == optarg || until < 1)) {
+        deja_msg("--until-failure=N needs a number of runs of at least 1, got `%s'", optarg);
+        goto out;
+      }
+      break;
+    }
     default:
       deja_msg("record: unknown or incomplete option `%s'; see `deja help record'",
                argv[optind - 1]);
@@ -80,19 +172,15 @@ int cmd_record(int argc, char **argv) {
     goto out;
   }
   free(path);
-  char err[512];
-  char *dir = trace_dir_create(prog[0], output, err, sizeof err);
-  if (!dir) {
-    deja_msg("%s", err);
-    goto out;
-  }
-  deja_msg("Saving execution to trace directory `%s'.", dir);
   char **env = build_env(sets, nsets);
-  struct record_options o = {
-      .argv = prog, .env = env, .trace_dir = dir, .chaos = chaos, .syscall_buffer = buffer};
-  status = record_run(&o);
+  if (until) {
+    status = record_until_failure(prog, env, output, chaos, until);
+  } else {
+    char *dir;
+    status = record_once(prog, env, output, chaos, &dir);
+    free(dir);
+  }
   free(env);
-  free(dir);
 out:
   free(sets);
   return status;

@@ -1,4 +1,5 @@
-/* `deja rm TRACE`: deletes one trace directory and keeps latest-trace pointing at a trace. */
+/* `deja rm TRACE`: deletes one trace directory, removes the content store entries no
+ * trace uses any more, and keeps latest-trace pointing at a trace. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include "cli/trace_dir.h"
 #include "common/remove_tree.h"
 #include "common/log.h"
+#include "trace/trace_store.h"
 
 #define LATEST_TRACE_LINK "latest-trace"
 
@@ -104,6 +106,12 @@ int cmd_rm(int argc, char **argv) {
   int was_latest = latest && strcmp(latest, trace) == 0;
 
   int rc = remove_trace(trace) == 0 ? 0 : 1;
+  char *store = trace_store_dir(trace);
+  if (rc == 0 && trace_store_collect(store, err, sizeof err) < 0) {
+    deja_msg("%s", err);
+    rc = 1;
+  }
+  free(store);
   if (was_latest && repoint_latest_trace(base, link_path) != 0)
     rc = 1;
 

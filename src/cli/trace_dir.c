@@ -120,6 +120,36 @@ out:
   return rc;
 }
 
+char *trace_dir_latest_name(void) {
+  char *base = trace_dir_base();
+  char *link_path = base ? join_path(base, LATEST_TRACE_LINK) : NULL;
+  char target[PATH_MAX];
+  ssize_t n = link_path ? readlink(link_path, target, sizeof target - 1) : -1;
+  free(base);
+  free(link_path);
+  if (n <= 0)
+    return NULL;
+  target[n] = '\0';
+  return strdup(target);
+}
+
+int trace_dir_restore_latest(const char *name, char *err, size_t errlen) {
+  char *base = trace_dir_base();
+  if (!base)
+    return seterr(err, errlen, "out of memory");
+  int rc = 0;
+  if (name) {
+    rc = point_latest_trace(base, name, err, errlen);
+  } else {
+    char *link_path = join_path(base, LATEST_TRACE_LINK);
+    if (!link_path || (unlink(link_path) != 0 && errno != ENOENT))
+      rc = seterr(err, errlen, "cannot remove %s/%s: %s", base, LATEST_TRACE_LINK, strerror(errno));
+    free(link_path);
+  }
+  free(base);
+  return rc;
+}
+
 static char *create_output_dir(const char *output_dir, char *err, size_t errlen) {
   if (mkdir(output_dir, 0700) != 0) {
     if (errno == EEXIST)

@@ -19,6 +19,13 @@ char *trace_dir_base(void);
  * when missing. Returns the malloc'ed path, or NULL with a message in ERR. */
 char *trace_dir_create(const char *program, const char *output_dir, char *err, size_t errlen);
 
+/* What BASE/latest-trace names now (malloc'ed), or NULL when there is none. */
+char *trace_dir_latest_name(void);
+/* Points latest-trace at NAME again, or removes it when NAME is NULL (record
+ * --until-failure, after deleting the trace of a run that passed). Returns 0 or -1 with a
+ * message in ERR. */
+int trace_dir_restore_latest(const char *name, char *err, size_t errlen);
+
 /* Resolves a TRACE argument: a path to a trace directory, or a trace name inside the base
  * directory; NULL means the latest trace. Returns the malloc'ed path of an existing trace
  * directory, or NULL with a message in ERR ("no trace named X in DIR", "no traces yet in

@@ -259,6 +259,64 @@ bool gdb_reg_read(const struct gdb_xsave_layout *l, const struct gdb_thread_regs
                    out);
 }
 
+/* Where to write OFF..OFF+SIZE of component BIT (BASE..BASE+LEN in the XSAVE area): the
+ * component is brought out of its initial state (zeroed, its XSTATE_BV bit set) first.
+ * NULL when the state lacks it. */
+static uint8_t *component_for_write(struct gdb_thread_regs *r, uint64_t bit, size_t base,
+                                    size_t len, size_t off, size_t size) {
+  if (r->xsave_len < 512 + 64 || base + len > r->xsave_len || base + len > sizeof(r->xsave) ||
+      off + size > base + len)
+    return NULL;
+  uint64_t bv;
+  memcpy(&bv, r->xsave + 512, 8);
+  if (!(bv & bit)) {
+    memset(r->xsave + base, 0, len);
+    bv |= bit;
+    memcpy(r->xsave + 512, &bv, 8);
+  }
+  return r->xsave + off;
+}
+
+bool gdb_reg_write(const struct gdb_xsave_layout *l, struct gdb_thread_regs *r, int regno,
+                   const uint8_t *val) {
+  uint8_t *gpr = (uint8_t *)&r->gpr;
+  uint64_t v64 = 0;
+  uint32_t v32 = 0;
+  memcpy(&v64, val, 8);
+  memcpy(&v32, val, 4);
+  if (regno < 16) {
+    memcpy(gpr + gpr_offsets[regno], &v64, 8);
+    return true;
+  }
+  switch (regno) {
+  case GDB_REG_RIP: r->gpr.rip = v64; return true;
+  case GDB_REG_EFLAGS: r->gpr.eflags = v32; return true;
+  case GDB_REG_ORIG_RAX: r->gpr.orig_rax = v64; return true;
+  case GDB_REG_FS_BASE: r->gpr.fs_base = v64; return true;
+  case GDB_REG_GS_BASE: r->gpr.gs_base = v64; return true;
+  default: break;
+  }
+  if (regno >= GDB_REG_CS && regno < GDB_REG_ST0) {
+    uint64_t seg = v32;
+    memcpy(gpr + seg_offsets[regno - GDB_REG_CS], &seg, 8);
+    return true;
+  }
+  uint8_t *dst = NULL;
+  size_t size = 16;
+  if (regno >= GDB_REG_XMM0 && regno < GDB_REG_MXCSR)
+    dst = component_for_write(r, XFEATURE_SSE, FX_XMM0, 256, FX_XMM0 + 16 * (regno - GDB_REG_XMM0),
+                              16);
+  else if (regno == GDB_REG_MXCSR && r->xsave_len >= 512) /* stored whatever XSTATE_BV says */
+    dst = r->xsave + FX_MXCSR, size = 4;
+  else if (l->avx && regno >= GDB_REG_YMM0H && regno < GDB_REG_XMM16)
+    dst = component_for_write(r, XFEATURE_AVX, l->avx_off, 256,
+                              l->avx_off + 16 * (regno - GDB_REG_YMM0H), 16);
+  if (!dst)
+    return false;
+  memcpy(dst, val, size);
+  return true;
+}
+
 /* ---- target description ---- */
 
 static void xml_reg(struct gdb_strbuf *x, const char *name, int bits, const char *type, int regnum,

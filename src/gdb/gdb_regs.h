@@ -56,6 +56,11 @@ size_t gdb_reg_size(const struct gdb_xsave_layout *l, int regno);
 bool gdb_reg_read(const struct gdb_xsave_layout *l, const struct gdb_thread_regs *r, int regno,
                   uint8_t out[GDB_REG_MAX_SIZE]);
 
+/* Sets register REGNO to VAL (as gdb_reg_read gives it). Returns false for registers it
+ * cannot set (x87 stack and control, AVX-512 state) or that the state does not hold. */
+bool gdb_reg_write(const struct gdb_xsave_layout *l, struct gdb_thread_regs *r, int regno,
+                   const uint8_t *val);
+
 /* The whole target description (target.xml), malloc'd. */
 char *gdb_target_xml(const struct gdb_xsave_layout *l);
 

@@ -1,5 +1,6 @@
 /* The gdb remote protocol server: reads gdb's packets, answers them from a gdb_target and
- * resumes it (see gdb_target.h). All-stop mode, plain thread ids (no multiprocess). */
+ * resumes it (see gdb_target.h). All-stop mode; thread ids carry the process id
+ * (pPID.TID) when gdb offers multiprocess. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "gdb/gdb_signal.h"
 #include "gdb/gdb_strbuf.h"
 #include "gdb/gdb_target.h"
+#include "gdb/gdb_vfile.h"
 
 #define MAX_THREADS 1024
 #define MONITOR_OUT_MAX 16384
@@ -29,7 +31,11 @@ struct server {
   pid_t g_thread, c_thread; /* from Hg / Hc: 0 any, -1 all, else a tid */
   struct gdb_stop stop;     /* the last stop reported */
   bool have_stop;
-  bool swbreak_ok, hwbreak_ok, exec_ok; /* gdb understands these stop reasons */
+  bool swbreak_ok, hwbreak_ok; /* gdb understands these stop reasons */
+  bool multiprocess;           /* thread ids as pPID.TID */
+  struct gdb_stop_filter filter;
+  bool filter_changed;
+  struct gdb_vfile vfile;
   pid_t pids[MAX_THREADS], tids[MAX_THREADS];
   int nthreads;
   struct gdb_thread_regs regs;
@@ -97,18 +103,33 @@ static pid_t continue_tid(struct server *s) {
 
 /* ---- stop replies ---- */
 
+static void add_thread_id(struct server *s, struct gdb_strbuf *o, pid_t pid, pid_t tid) {
+  if (s->multiprocess)
+    gdb_strbuf_addf(o, "p%x.%x", (unsigned)(pid > 0 ? pid : tid), (unsigned)tid);
+  else
+    gdb_strbuf_addf(o, "%x", (unsigned)tid);
+}
+
 static void format_stop(struct server *s, const struct gdb_stop *st, struct gdb_strbuf *o) {
   switch (st->kind) {
-  case GDB_STOP_EXITED: gdb_strbuf_addf(o, "W%02x", st->exit_code & 0xff); return;
+  case GDB_STOP_EXITED:
   case GDB_STOP_KILLED:
-    gdb_strbuf_addf(o, "X%02x", gdb_signal_from_linux(st->signo) & 0xff);
+    if (st->kind == GDB_STOP_EXITED)
+      gdb_strbuf_addf(o, "W%02x", st->exit_code & 0xff);
+    else
+      gdb_strbuf_addf(o, "X%02x", gdb_signal_from_linux(st->signo) & 0xff);
+    if (s->multiprocess && st->pid > 0)
+      gdb_strbuf_addf(o, ";process:%x", (unsigned)st->pid);
     return;
   default: break;
   }
   int sig = st->kind == GDB_STOP_SIGNAL ? gdb_signal_from_linux(st->signo) : 5;
   gdb_strbuf_addf(o, "T%02x", sig & 0xff);
-  if (st->tid > 0)
-    gdb_strbuf_addf(o, "thread:%x;", (unsigned)st->tid);
+  if (st->tid > 0) {
+    gdb_strbuf_adds(o, "thread:");
+    add_thread_id(s, o, st->pid, st->tid);
+    gdb_strbuf_adds(o, ";");
+  }
   switch (st->kind) {
   case GDB_STOP_SWBREAK:
     if (s->swbreak_ok)
@@ -129,11 +150,29 @@ static void format_stop(struct server *s, const struct gdb_stop *st, struct gdb_
     gdb_strbuf_adds(o, st->history_begin ? "replaylog:begin;" : "replaylog:end;");
     break;
   case GDB_STOP_EXEC:
-    if (!s->exec_ok)
+    if (!s->filter.exec_events)
       break; /* gdb did not ask for exec events: a plain stop */
     gdb_strbuf_adds(o, "exec:");
     gdb_strbuf_add_hex(o, st->exec_path, strnlen(st->exec_path, sizeof(st->exec_path)));
     gdb_strbuf_adds(o, ";");
+    break;
+  case GDB_STOP_SYSCALL_ENTRY:
+  case GDB_STOP_SYSCALL_RETURN:
+    gdb_strbuf_addf(o, "%s:%x;",
+                    st->kind == GDB_STOP_SYSCALL_ENTRY ? "syscall_entry" : "syscall_return",
+                    (unsigned)st->syscall_no);
+    break;
+  case GDB_STOP_FORK:
+  case GDB_STOP_VFORK:
+    if (!(st->kind == GDB_STOP_FORK ? s->filter.fork_events : s->filter.vfork_events))
+      break;
+    gdb_strbuf_adds(o, st->kind == GDB_STOP_FORK ? "fork:" : "vfork:");
+    add_thread_id(s, o, st->child_pid, st->child_tid);
+    gdb_strbuf_adds(o, ";");
+    break;
+  case GDB_STOP_VFORK_DONE:
+    if (s->filter.vfork_events)
+      gdb_strbuf_adds(o, "vforkdone:;");
     break;
   default: break;
   }
@@ -183,15 +222,71 @@ static bool parse_addr_len(const char *p, uint64_t *addr, uint64_t *len, const c
 
 static void reply_error(struct server *s) { gdb_strbuf_adds(&s->out, "E01"); }
 
+static void push_filter(struct server *s) {
+  if (s->filter_changed && s->t->set_filter)
+    s->t->set_filter(s->t->ctx, &s->filter);
+  s->filter_changed = false;
+}
+
 static void cmd_supported(struct server *s, const char *features) {
   s->swbreak_ok = strstr(features, "swbreak+") != NULL;
   s->hwbreak_ok = strstr(features, "hwbreak+") != NULL;
-  s->exec_ok = strstr(features, "exec-events+") != NULL;
+  s->multiprocess = strstr(features, "multiprocess+") != NULL;
+  s->filter.exec_events = strstr(features, "exec-events+") != NULL;
+  /* fork events name the child as pPID.TID: they need multiprocess */
+  s->filter.fork_events = s->multiprocess && strstr(features, "fork-events+") != NULL;
+  s->filter.vfork_events = s->multiprocess && strstr(features, "vfork-events+") != NULL;
+  s->filter_changed = true;
   gdb_strbuf_addf(&s->out,
                   "PacketSize=%x;qXfer:features:read+;qXfer:auxv:read+;"
-                  "qXfer:exec-file:read+;qXfer:threads:read+;swbreak+;hwbreak+;"
-                  "vContSupported+;ReverseStep+;ReverseContinue+;QStartNoAckMode+%s",
-                  GDB_PACKET_MAX, s->exec_ok ? ";exec-events+" : "");
+                  "qXfer:exec-file:read+;qXfer:threads:read+;qXfer:siginfo:read+;"
+                  "qXfer:siginfo:write+;swbreak+;hwbreak+;vContSupported+;ReverseStep+;"
+                  "ReverseContinue+;QStartNoAckMode+;QPassSignals+;QProgramSignals+;"
+                  "QCatchSyscalls+%s%s%s%s",
+                  GDB_PACKET_MAX, s->multiprocess ? ";multiprocess+" : "",
+                  s->filter.exec_events ? ";exec-events+" : "",
+                  s->filter.fork_events ? ";fork-events+" : "",
+                  s->filter.vfork_events ? ";vfork-events+" : "");
+}
+
+/* QPassSignals:SIG;SIG... (gdb's numbers, hex): delivered without a stop. */
+static void cmd_pass_signals(struct server *s, const char *p) {
+  bool pass[GDB_NSIG] = {false};
+  while (*p) {
+    uint64_t g;
+    if (!gdb_parse_hex(&p, &g) || (*p && *p != ';'))
+      return reply_error(s);
+    int signo = g < 0x100 ? gdb_signal_to_linux((int)g) : 0;
+    if (signo > 0 && signo < GDB_NSIG)
+      pass[signo] = true;
+    if (*p == ';')
+      p++;
+  }
+  memcpy(s->filter.pass, pass, sizeof pass);
+  s->filter_changed = true;
+  gdb_strbuf_adds(&s->out, "OK");
+}
+
+/* QCatchSyscalls:0, QCatchSyscalls:1, or QCatchSyscalls:1;NR;NR... (hex). */
+static void cmd_catch_syscalls(struct server *s, const char *p) {
+  bool on = *p == '1';
+  if ((*p != '0' && *p != '1') || (p[1] && p[1] != ';'))
+    return reply_error(s);
+  p++;
+  struct gdb_stop_filter *f = &s->filter;
+  memset(f->syscalls, 0, sizeof f->syscalls);
+  f->catch_syscalls = on;
+  f->any_syscall = on && !*p;
+  while (*p == ';') {
+    p++;
+    uint64_t nr;
+    if (!gdb_parse_hex(&p, &nr) || (*p && *p != ';'))
+      return reply_error(s);
+    if (nr < GDB_NSYSCALLS)
+      f->syscalls[nr] = true;
+  }
+  s->filter_changed = true;
+  gdb_strbuf_adds(&s->out, "OK");
 }
 
 static bool load_regs(struct server *s, pid_t tid) {
@@ -223,6 +318,77 @@ static void cmd_read_register(struct server *s, const char *args) {
       !load_regs(s, general_tid(s)))
     return reply_error(s);
   add_register(s, (int)regno);
+}
+
+/* P REGNO=VALUE. Writing what the register holds already always succeeds (gdb puts
+ * registers back after an inferior call); other writes are up to the target. */
+static void cmd_write_register(struct server *s, const char *args) {
+  uint64_t regno;
+  uint8_t val[GDB_REG_MAX_SIZE], cur[GDB_REG_MAX_SIZE];
+  if (!gdb_parse_hex(&args, &regno) || *args++ != '=' ||
+      regno >= (uint64_t)gdb_reg_count(&s->layout))
+    return reply_error(s);
+  size_t size = gdb_reg_size(&s->layout, (int)regno);
+  if (strlen(args) != 2 * size || gdb_hex_decode(args, val, size) != size)
+    return reply_error(s);
+  pid_t tid = general_tid(s);
+  if (!load_regs(s, tid))
+    return reply_error(s);
+  if (gdb_reg_read(&s->layout, &s->regs, (int)regno, cur) && !memcmp(cur, val, size)) {
+    gdb_strbuf_adds(&s->out, "OK");
+    return;
+  }
+  if (!gdb_reg_write(&s->layout, &s->regs, (int)regno, val) || !s->t->set_regs ||
+      s->t->set_regs(s->t->ctx, tid, &s->regs) != 0)
+    return reply_error(s);
+  gdb_strbuf_adds(&s->out, "OK");
+}
+
+/* G: every register, as g sends them; "xx" bytes leave a register alone. */
+static void cmd_write_registers(struct server *s, const char *args) {
+  pid_t tid = general_tid(s);
+  if (!load_regs(s, tid))
+    return reply_error(s);
+  bool changed = false;
+  for (int i = 0; i < gdb_reg_count(&s->layout) && *args; i++) {
+    size_t size = gdb_reg_size(&s->layout, i);
+    uint8_t val[GDB_REG_MAX_SIZE], cur[GDB_REG_MAX_SIZE];
+    if (strlen(args) < 2 * size)
+      return reply_error(s);
+    bool unknown = args[0] == 'x';
+    if (!unknown && gdb_hex_decode(args, val, size) != size)
+      return reply_error(s);
+    args += 2 * size;
+    if (unknown || (gdb_reg_read(&s->layout, &s->regs, i, cur) && !memcmp(cur, val, size)))
+      continue;
+    if (!gdb_reg_write(&s->layout, &s->regs, i, val))
+      return reply_error(s);
+    changed = true;
+  }
+  if (changed && (!s->t->set_regs || s->t->set_regs(s->t->ctx, tid, &s->regs) != 0))
+    return reply_error(s);
+  gdb_strbuf_adds(&s->out, "OK");
+}
+
+/* M ADDR,LEN:HEX and X ADDR,LEN:BINARY. */
+static void cmd_write_memory(struct server *s, const char *pkt, size_t pkt_len) {
+  uint64_t addr, len;
+  const char *p;
+  if (!parse_addr_len(pkt + 1, &addr, &len, &p) || *p++ != ':' || len > GDB_PACKET_MAX)
+    return reply_error(s);
+  uint8_t *buf = xmalloc(len ? len : 1);
+  size_t data_len = pkt_len - (size_t)(p - pkt);
+  bool ok;
+  if (pkt[0] == 'X')
+    ok = gdb_unescape_binary(p, data_len, buf) == (long)len;
+  else
+    ok = data_len == 2 * len && gdb_hex_decode(p, buf, len) == len;
+  if (ok && len)
+    ok = s->t->write_mem && s->t->write_mem(s->t->ctx, general_tid(s), addr, buf, len) == 0;
+  free(buf);
+  if (!ok)
+    return reply_error(s);
+  gdb_strbuf_adds(&s->out, "OK");
 }
 
 static void cmd_read_memory(struct server *s, const char *args) {
@@ -287,8 +453,11 @@ static void cmd_thread_info_first(struct server *s) {
     return;
   }
   gdb_strbuf_adds(&s->out, "m");
-  for (int i = 0; i < s->nthreads; i++)
-    gdb_strbuf_addf(&s->out, "%s%x", i ? "," : "", (unsigned)s->tids[i]);
+  for (int i = 0; i < s->nthreads; i++) {
+    if (i)
+      gdb_strbuf_adds(&s->out, ",");
+    add_thread_id(s, &s->out, s->pids[i], s->tids[i]);
+  }
 }
 
 /* Resumes the target and replies with the stop it reaches. */
@@ -304,6 +473,7 @@ static void resume(struct server *s, enum gdb_resume_action action, pid_t tid, b
     tid = continue_tid(s);
   struct gdb_stop st;
   memset(&st, 0, sizeof(st));
+  push_filter(s);
   s->conn.interrupt_pending = false;
   if (s->t->resume(s->t->ctx, action, tid, reverse, &st, interrupted_by_gdb, s) != 0)
     return reply_error(s);
@@ -381,12 +551,31 @@ static void xfer_reply(struct server *s, const void *doc, size_t doc_len, uint64
 static void xfer_threads(struct server *s, struct gdb_strbuf *doc) {
   refresh_threads(s);
   gdb_strbuf_adds(doc, "<?xml version=\"1.0\"?>\n<threads>\n");
-  for (int i = 0; i < s->nthreads; i++)
-    gdb_strbuf_addf(doc, "<thread id=\"%x\"/>\n", (unsigned)s->tids[i]);
+  for (int i = 0; i < s->nthreads; i++) {
+    gdb_strbuf_adds(doc, "<thread id=\"");
+    add_thread_id(s, doc, s->pids[i], s->tids[i]);
+    gdb_strbuf_adds(doc, "\"/>\n");
+  }
   gdb_strbuf_adds(doc, "</threads>\n");
 }
 
-static void cmd_xfer(struct server *s, const char *args) {
+/* qXfer:siginfo:write::OFFSET:DATA - gdb putting back the siginfo it read before an
+ * inferior call. */
+static void xfer_write_siginfo(struct server *s, const char *p, size_t len) {
+  uint64_t offset;
+  const char *start = p;
+  if (!gdb_parse_hex(&p, &offset) || *p++ != ':')
+    return reply_error(s);
+  len -= (size_t)(p - start);
+  uint8_t buf[GDB_PACKET_MAX];
+  long n = gdb_unescape_binary(p, len, buf);
+  if (n < 0 || !s->t->set_siginfo ||
+      s->t->set_siginfo(s->t->ctx, general_tid(s), buf, (size_t)n) != 0)
+    return reply_error(s);
+  gdb_strbuf_addf(&s->out, "%lx", n);
+}
+
+static void cmd_xfer(struct server *s, const char *args, size_t pkt_len) {
   /* args: "OBJECT:read:ANNEX:OFFSET,LENGTH" */
   char object[32], annex[128];
   const char *p = args;
@@ -396,6 +585,8 @@ static void cmd_xfer(struct server *s, const char *args) {
   memcpy(object, p, n);
   object[n] = '\0';
   p += n + 1;
+  if (strcmp(object, "siginfo") == 0 && strncmp(p, "write::", 7) == 0)
+    return xfer_write_siginfo(s, p + 7, pkt_len - (size_t)(p + 7 - args));
   if (strncmp(p, "read:", 5) != 0)
     return; /* writes and other operations: not supported */
   p += 5;
@@ -439,6 +630,12 @@ static void cmd_xfer(struct server *s, const char *args) {
     gdb_strbuf_adds(&doc, path);
   } else if (strcmp(object, "threads") == 0) {
     xfer_threads(s, &doc);
+  } else if (strcmp(object, "siginfo") == 0) {
+    uint8_t si[128];
+    long len = s->t->siginfo ? s->t->siginfo(s->t->ctx, general_tid(s), si, sizeof si) : -1;
+    if (len < 0)
+      return reply_error(s);
+    gdb_strbuf_add(&doc, si, (size_t)len);
   } else {
     return; /* unknown object: not supported */
   }
@@ -489,8 +686,26 @@ static bool starts_with(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* Handles one packet, leaving the reply in s->out. */
-static enum after_reply dispatch(struct server *s, const char *pkt) {
+/* D or D;PID, vKill;PID: gdb lets go of a process. Only letting go of the debugged
+ * process ends the session; a forked child gdb does not follow is detached quietly. */
+static enum after_reply cmd_detach(struct server *s, const char *p) {
+  uint64_t pid = 0;
+  gdb_strbuf_adds(&s->out, "OK");
+  if (*p == ';' || *p == ':')
+    p++;
+  if (*p && gdb_parse_hex(&p, &pid) && pid > 0) {
+    refresh_threads(s);
+    bool ours = false;
+    for (int i = 0; i < s->nthreads; i++)
+      ours |= s->pids[i] == (pid_t)pid;
+    if (!ours)
+      return SEND_REPLY;
+  }
+  return SEND_AND_END;
+}
+
+/* Handles one packet of LEN bytes, leaving the reply in s->out. */
+static enum after_reply dispatch(struct server *s, const char *pkt, size_t len) {
   const char *args = pkt + 1;
   switch (pkt[0]) {
   case '?': format_stop(s, current_stop(s), &s->out); return SEND_REPLY;
@@ -502,12 +717,10 @@ static enum after_reply dispatch(struct server *s, const char *pkt) {
       cmd_read_registers(s);
     return SEND_REPLY;
   case 'p': cmd_read_register(s, args); return SEND_REPLY;
-  case 'G':
-  case 'P':
+  case 'G': cmd_write_registers(s, args); return SEND_REPLY;
+  case 'P': cmd_write_register(s, args); return SEND_REPLY;
   case 'M':
-  case 'X':
-    reply_error(s); /* a replay's past cannot be changed */
-    return SEND_REPLY;
+  case 'X': cmd_write_memory(s, pkt, len); return SEND_REPLY;
   case 'm': cmd_read_memory(s, args); return SEND_REPLY;
   case 'Z':
   case 'z': cmd_breakpoint(s, pkt); return SEND_REPLY;
@@ -526,17 +739,24 @@ static enum after_reply dispatch(struct server *s, const char *pkt) {
       resume(s, GDB_STEP, continue_tid(s), true);
     return SEND_REPLY;
   case 'k': return END_SESSION; /* gdb does not wait for a reply */
-  case 'D': gdb_strbuf_adds(&s->out, "OK"); return SEND_AND_END;
+  case 'D': return cmd_detach(s, args);
   default: break;
   }
   if (strcmp(pkt, "vCont?") == 0)
     gdb_strbuf_adds(&s->out, "vCont;c;C;s;S");
   else if (starts_with(pkt, "vCont;"))
     cmd_vcont(s, pkt + 5);
-  else if (starts_with(pkt, "vKill")) {
-    gdb_strbuf_adds(&s->out, "OK");
-    return SEND_AND_END;
-  } else if (starts_with(pkt, "qSupported"))
+  else if (starts_with(pkt, "vKill"))
+    return cmd_detach(s, pkt + 5);
+  else if (starts_with(pkt, "vFile:"))
+    gdb_vfile_packet(&s->vfile, s->t, pkt + 6, len - 6, &s->out);
+  else if (starts_with(pkt, "QPassSignals:"))
+    cmd_pass_signals(s, pkt + 13);
+  else if (starts_with(pkt, "QProgramSignals:"))
+    gdb_strbuf_adds(&s->out, "OK"); /* the replay delivers what was recorded */
+  else if (starts_with(pkt, "QCatchSyscalls:"))
+    cmd_catch_syscalls(s, pkt + 15);
+  else if (starts_with(pkt, "qSupported"))
     cmd_supported(s, pkt);
   else if (strcmp(pkt, "QStartNoAckMode") == 0)
     gdb_strbuf_adds(&s->out, "OK"); /* acks stop after this reply: see gdb_serve */
@@ -544,14 +764,16 @@ static enum after_reply dispatch(struct server *s, const char *pkt) {
     cmd_thread_info_first(s);
   else if (strcmp(pkt, "qsThreadInfo") == 0)
     gdb_strbuf_adds(&s->out, "l");
-  else if (strcmp(pkt, "qC") == 0)
-    gdb_strbuf_addf(&s->out, "QC%x", (unsigned)current_tid(s));
-  else if (starts_with(pkt, "qAttached"))
+  else if (strcmp(pkt, "qC") == 0) {
+    gdb_strbuf_adds(&s->out, "QC");
+    pid_t tid = current_tid(s);
+    add_thread_id(s, &s->out, pid_of(s, tid), tid);
+  } else if (starts_with(pkt, "qAttached"))
     gdb_strbuf_adds(&s->out, "1");
   else if (starts_with(pkt, "qSymbol:"))
     gdb_strbuf_adds(&s->out, "OK");
   else if (starts_with(pkt, "qXfer:"))
-    cmd_xfer(s, pkt + 6);
+    cmd_xfer(s, pkt + 6, len - 6);
   else if (starts_with(pkt, "qRcmd,")) {
     if (cmd_monitor(s, pkt + 6) != 0)
       return END_SESSION;
@@ -567,6 +789,7 @@ int gdb_serve(int fd, const struct gdb_target *t) {
   s->t = t;
   gdb_xsave_layout_host(&s->layout);
   gdb_strbuf_init(&s->out);
+  gdb_vfile_init(&s->vfile);
   int rc = 0;
   for (;;) {
     size_t len;
@@ -585,7 +808,7 @@ int gdb_serve(int fd, const struct gdb_target *t) {
     if (st == GDB_RECV_TOO_LONG)
       reply_error(s);
     else
-      after = dispatch(s, s->in);
+      after = dispatch(s, s->in, len);
     if (after == END_SESSION)
       break;
     if (s->conn.eof)
@@ -602,6 +825,7 @@ int gdb_serve(int fd, const struct gdb_target *t) {
     if (after == SEND_AND_END)
       break;
   }
+  gdb_vfile_close_all(&s->vfile);
   gdb_strbuf_free(&s->out);
   free(s);
   return rc;

@@ -54,3 +54,12 @@ int gdb_signal_from_linux(int signo) {
     return GDB_SIGNAL_REALTIME_64;
   return GDB_SIGNAL_UNKNOWN;
 }
+
+int gdb_signal_to_linux(int gsig) {
+  if (gsig <= 0 || gsig == GDB_SIGNAL_UNKNOWN)
+    return 0;
+  for (int signo = 1; signo <= 64; signo++)
+    if (gdb_signal_from_linux(signo) == gsig)
+      return signo;
+  return 0;
+}

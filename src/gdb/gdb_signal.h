@@ -4,5 +4,7 @@
 
 /* gdb's number for Linux signal SIGNO (0 stays 0; unknown ones give gdb's "unknown"). */
 int gdb_signal_from_linux(int signo);
+/* The Linux number of gdb's signal GSIG, or 0 when Linux has none. */
+int gdb_signal_to_linux(int gsig);
 
 #endif

@@ -12,16 +12,21 @@
 #include <sys/user.h>
 
 enum gdb_stop_kind {
-  GDB_STOP_SIGNAL,      /* stopped with signal `signo` (SIGTRAP after a step or breakpoint,
+  GDB_STOP_SIGNAL,         /* stopped with signal `signo` (SIGTRAP after a step or breakpoint,
                           SIGINT after an interrupt, or a signal the program received) */
-  GDB_STOP_WATCH,       /* a watchpoint triggered: watch_type/watch_addr; signo = SIGTRAP */
-  GDB_STOP_SWBREAK,     /* a software breakpoint at the thread's pc; signo = SIGTRAP */
-  GDB_STOP_HWBREAK,     /* a hardware breakpoint; signo = SIGTRAP */
-  GDB_STOP_EXITED,      /* the process exited with exit_code (W packet) */
-  GDB_STOP_KILLED,      /* the process was killed by signal signo (X packet) */
-  GDB_STOP_HISTORY_END, /* replay reached the end (or, reversing, the start) of the trace;
+  GDB_STOP_WATCH,          /* a watchpoint triggered: watch_type/watch_addr; signo = SIGTRAP */
+  GDB_STOP_SWBREAK,        /* a software breakpoint at the thread's pc; signo = SIGTRAP */
+  GDB_STOP_HWBREAK,        /* a hardware breakpoint; signo = SIGTRAP */
+  GDB_STOP_EXITED,         /* the process exited with exit_code (W packet) */
+  GDB_STOP_KILLED,         /* the process was killed by signal signo (X packet) */
+  GDB_STOP_HISTORY_END,    /* replay reached the end (or, reversing, the start) of the trace;
                           reported as T05 with "replaylog:end" / "replaylog:begin" */
-  GDB_STOP_EXEC,        /* the thread's process exec'ed: exec_path (T05 exec:<hex path>) */
+  GDB_STOP_EXEC,           /* the thread's process exec'ed: exec_path (T05 exec:<hex path>) */
+  GDB_STOP_SYSCALL_ENTRY,  /* entering system call `syscall_no` (catch syscall) */
+  GDB_STOP_SYSCALL_RETURN, /* returning from system call `syscall_no` */
+  GDB_STOP_FORK,           /* the thread forked child_pid (catch fork) */
+  GDB_STOP_VFORK,          /* the thread vforked child_pid (catch vfork) */
+  GDB_STOP_VFORK_DONE,     /* the vfork child exec'ed or exited: the parent runs again */
 };
 
 enum gdb_watch_type { GDB_WATCH_WRITE = 2, GDB_WATCH_READ = 3, GDB_WATCH_ACCESS = 4 };
@@ -35,6 +40,20 @@ struct gdb_stop {
   uint64_t watch_addr;
   bool history_begin; /* GDB_STOP_HISTORY_END: true when the start was reached */
   char exec_path[256];
+  int syscall_no;             /* GDB_STOP_SYSCALL_* */
+  pid_t child_pid, child_tid; /* GDB_STOP_FORK, GDB_STOP_VFORK */
+};
+
+#define GDB_NSIG 65       /* Linux signal numbers 1..64 */
+#define GDB_NSYSCALLS 512 /* x86-64 system call numbers */
+
+/* Which stops gdb wants to see, as its packets set them. */
+struct gdb_stop_filter {
+  bool pass[GDB_NSIG]; /* QPassSignals: delivered without a stop (Linux numbers) */
+  bool catch_syscalls; /* QCatchSyscalls:1 */
+  bool any_syscall;    /* ...with no list: every call */
+  bool syscalls[GDB_NSYSCALLS];
+  bool fork_events, vfork_events, exec_events; /* gdb understands these stop replies */
 };
 
 enum gdb_resume_action { GDB_CONTINUE, GDB_STEP };
@@ -73,6 +92,21 @@ struct gdb_target {
   int (*monitor)(void *ctx, const char *cmd, char *out, size_t len);
   /* The stop the target is at now (for the `?` packet). */
   void (*current_stop)(void *ctx, struct gdb_stop *stop);
+  /* gdb changed which stops it wants (called before the next resume). */
+  void (*set_filter)(void *ctx, const struct gdb_stop_filter *filter);
+  /* Writes from gdb (an inferior call, or gdb putting back what it wrote). 0, or -1 when
+   * refused. */
+  int (*set_regs)(void *ctx, pid_t tid, const struct gdb_thread_regs *regs);
+  int (*write_mem)(void *ctx, pid_t tid, uint64_t addr, const void *buf, size_t len);
+  /* The siginfo of the thread's last stop (qXfer:siginfo:read); bytes written or -1. gdb
+   * reads it before an inferior call and writes it back (set_siginfo) after. */
+  long (*siginfo)(void *ctx, pid_t tid, void *buf, size_t len);
+  int (*set_siginfo)(void *ctx, pid_t tid, const void *buf, size_t len);
+  /* Files as process PID sees them (vFile; PID 0: the debugged process). open_file
+   * returns a read-only host descriptor the server then owns, or -errno; readlink the
+   * target's length, or -errno. */
+  int (*open_file)(void *ctx, pid_t pid, const char *path);
+  long (*readlink)(void *ctx, pid_t pid, const char *path, char *buf, size_t len);
 };
 
 /* Serves the gdb remote protocol on the connected socket FD until gdb detaches, kills or

@@ -107,8 +107,10 @@ void page_hashes_forget(struct page_hashes *h, uint64_t addr, uint64_t len) {
   }
 }
 
-long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tbuf *data,
-                         struct tbuf *addrs) {
+#define BATCH_PAGES 256 /* present pages read with one pread */
+
+long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, page_emit_fn emit,
+                         void *ctx) {
   char path[64], line[768];
   snprintf(path, sizeof path, "/proc/%d/maps", tid);
   FILE *maps = fopen(path, "re");
@@ -126,8 +128,8 @@ long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tb
   long changed = 0;
   uint64_t *flags = NULL;
   size_t flags_cap = 0;
-  uint8_t page[PAGE];
-  while (fgets(line, sizeof line, maps)) {
+  uint8_t *buf = xmalloc(BATCH_PAGES * PAGE);
+  while (changed >= 0 && fgets(line, sizeof line, maps)) {
     uint64_t lo, hi;
     char perms[8];
     if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3 || perms[1] != 'w')
@@ -142,24 +144,38 @@ long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tb
     if (pread(pm, flags, n * sizeof *flags, (off_t)(lo / PAGE * sizeof *flags)) !=
         (ssize_t)(n * sizeof *flags))
       continue;
-    for (size_t i = 0; i < n; i++) {
-      if (!(flags[i] & PM_PRESENT))
+    for (size_t i = 0; i < n && changed >= 0;) {
+      if (!(flags[i] & PM_PRESENT)) {
+        i++;
         continue;
+      }
+      size_t run = 1; /* consecutive present pages, read at once */
+      while (run < BATCH_PAGES && i + run < n && (flags[i + run] & PM_PRESENT))
+        run++;
       uint64_t a = lo + i * PAGE;
-      if (pread(mem_fd, page, PAGE, (off_t)a) != (ssize_t)PAGE)
-        continue;
-      uint64_t hash = XXH3_64bits(page, PAGE);
-      struct slot *s = lookup(h, a);
-      if (s && s->hash == hash)
-        continue;
-      insert(h, a, hash);
-      tbuf_put_bytes(data, page, PAGE);
-      tbuf_put_u64(addrs, a);
-      changed++;
+      ssize_t got = pread(mem_fd, buf, run * PAGE, (off_t)a);
+      size_t pages = got > 0 ? (size_t)got / PAGE : 0;
+      for (size_t k = 0; k < pages; k++) {
+        const uint8_t *page = buf + k * PAGE;
+        uint64_t hash = XXH3_64bits(page, PAGE);
+        struct slot *s = lookup(h, a + k * PAGE);
+        if (s && s->hash == hash)
+          continue;
+        insert(h, a + k * PAGE, hash);
+        if (emit(ctx, a + k * PAGE, page) < 0) {
+          changed = -1;
+          break;
+        }
+        changed++;
+      }
+      i += pages < run ? pages + 1 : run; /* an unreadable page is skipped */
     }
   }
+  int e = errno;
+  free(buf);
   free(flags);
   close(pm);
   fclose(maps);
+  errno = e;
   return changed;
 }

@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "trace/trace_buf.h"
-
 struct page_hashes;
 
 struct page_hashes *page_hashes_new(void);
@@ -19,10 +17,12 @@ void page_hashes_free(struct page_hashes *h);
 void page_hashes_forget(struct page_hashes *h, uint64_t addr, uint64_t len);
 void page_hashes_clear(struct page_hashes *h);
 
-/* Appends to DATA the content of every present writable page of process TID that changed
- * since the last call (all of them the first time), and to ADDRS their addresses (one
- * uint64_t each). Returns the number of pages, or -1 with errno set. */
-long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, struct tbuf *data,
-                         struct tbuf *addrs);
+/* Calls EMIT(CTX, address, page) for every present writable page of process TID whose
+ * content changed since the last call (all of them the first time), one page at a time,
+ * so a state point of any size is streamed. Returns the number of pages, or -1 with errno
+ * set (also when EMIT returned -1). */
+typedef int (*page_emit_fn)(void *ctx, uint64_t addr, const uint8_t *page);
+long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, page_emit_fn emit,
+                         void *ctx);
 
 #endif

@@ -104,6 +104,16 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
   return recorder_emit(r, x, &ev) < 0 ? -1 : sig;
 }
 
+/* Streams one changed page of a state point into the trace. */
+static int put_page(void *ctx, uint64_t addr, const uint8_t *page) {
+  struct recorder *r = ctx;
+  event_encode_state_page(&r->rec, addr, PAGE_BYTES);
+  if (trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 ||
+      trace_writer_put(r->w, page, PAGE_BYTES) < 0)
+    return -1;
+  return 0;
+}
+
 int record_state_point(struct recorder *r, struct rtask *x) {
   if (task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot read registers at a state point");
@@ -115,15 +125,6 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   long xlen = task_get_xstate(&x->t, xsave, sizeof xsave);
   if (xlen < 0)
     xlen = 0;
-  tbuf_reset(&r->data);
-  tbuf_reset(&r->addrs);
-  long pages = page_hashes_changed(x->proc->pages, x->t.tid, x->t.mem_fd, &r->data, &r->addrs);
-  if (pages < 0) {
-    char why[256];
-    snprintf(why, sizeof why, "cannot read the memory of task %d for a state point: %s", x->t.tid,
-             strerror(errno));
-    return recorder_abort(r, why);
-  }
   struct event ev;
   event_init(&ev);
   ev.kind = EV_STATE;
@@ -131,16 +132,32 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   ev.regs = x->t.regs;
   ev.xsave = xsave;
   ev.xsave_len = (uint32_t)xlen;
-  for (long i = 0; i < pages; i++) {
-    uint64_t addr;
-    memcpy(&addr, r->addrs.data + i * 8, 8);
-    event_add_mem(&ev, addr, r->data.data + i * PAGE_BYTES, PAGE_BYTES);
+  if (recorder_emit_enters(r, x) < 0)
+    return RECORD_DEJA_FAILED;
+  /* The pages are streamed: a state point of any size holds one chunk in memory. */
+  event_encode_state_head(&ev, &r->rec);
+  if (trace_writer_begin(r->w) < 0 || trace_writer_put(r->w, r->rec.data, r->rec.len) < 0) {
+    recorder_write_failed(r);
+    return RECORD_DEJA_FAILED;
   }
-  int rc = recorder_emit(r, x, &ev);
-  event_free(&ev);
+  long pages = page_hashes_changed(x->proc->pages, x->t.tid, x->t.mem_fd, put_page, r);
+  if (pages < 0) {
+    trace_writer_cancel(r->w);
+    char why[768];
+    snprintf(why, sizeof why, "cannot record a state point of task %d: %s", x->t.tid,
+             trace_writer_error(r->w)[0] ? trace_writer_error(r->w) : strerror(errno));
+    return recorder_abort(r, why);
+  }
+  event_encode_state_end(&r->rec);
+  if (trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 || trace_writer_end(r->w) < 0) {
+    recorder_write_failed(r);
+    return RECORD_DEJA_FAILED;
+  }
+  int rc = recorder_event_written(r);
   x->at_boundary = true;
   x->boundary_regs = x->t.regs;
   r->state_points++;
   r->state_point_ns += elapsed_ns(&start);
+  r->state_point_bytes += (uint64_t)pages * PAGE_BYTES;
   return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }

@@ -1,15 +1,16 @@
 /* Recording system calls: entry checks, the memory the kernel wrote, output to the
  * terminal, preserved files, process creation and exec. */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "record/recorder_internal.h"
 #include "syscalls/syscall_table.h"
 #include "task/exec_image.h"
+#include "task/proc_maps.h"
 #include "trace/trace_files.h"
 
 #define MAX_REGIONS 256
@@ -68,30 +70,30 @@ struct exit_info {
   char why[512];  /* a failure's message */
 };
 
+int record_gather_written(struct recorder *r, struct rtask *x, bool iov, int64_t result) {
+  const struct user_regs_struct *e = &x->entry;
+  if (!iov)
+    return task_read_mem(&x->t, e->rsi, tbuf_grow(&r->data, (size_t)result), (size_t)result);
+  uint64_t left = (uint64_t)result;
+  for (uint64_t i = 0; i < e->rdx && i < 1024 && left; i++) {
+    struct iovec v;
+    if (task_read_mem(&x->t, e->rsi + i * sizeof v, &v, sizeof v) < 0)
+      return -1;
+    size_t n = v.iov_len < left ? v.iov_len : left;
+    if (task_read_mem(&x->t, (uint64_t)v.iov_base, tbuf_grow(&r->data, n), n) < 0)
+      return -1;
+    left -= n;
+  }
+  return 0;
+}
+
 /* The bytes a write-family call sent to deja's stdout/stderr, read back from the
  * program: one buffer (write, pwrite64) or iovecs (writev, pwritev, pwritev2). */
 static int gather_output(struct recorder *r, struct rtask *x, struct exit_info *in, bool iov) {
-  const struct user_regs_struct *e = &x->entry;
   if (in->result <= 0)
     return 0;
-  in->ev->out_to = output_stream(r, x, (int)e->rdi);
-  if (!in->ev->out_to)
-    return 0;
-  int rc = 0;
-  if (!iov) {
-    rc = task_read_mem(&x->t, e->rsi, tbuf_grow(&r->data, (size_t)in->result), (size_t)in->result);
-  } else {
-    uint64_t left = (uint64_t)in->result;
-    for (uint64_t i = 0; i < e->rdx && i < 1024 && left && rc == 0; i++) {
-      struct iovec v;
-      rc = task_read_mem(&x->t, e->rsi + i * sizeof v, &v, sizeof v);
-      size_t n = v.iov_len < left ? v.iov_len : left;
-      if (rc == 0)
-        rc = task_read_mem(&x->t, (uint64_t)v.iov_base, tbuf_grow(&r->data, n), n);
-      left -= n;
-    }
-  }
-  if (rc < 0) {
+  in->ev->out_to = output_stream(r, x, (int)x->entry.rdi);
+  if (in->ev->out_to && record_gather_written(r, x, iov, in->result) < 0) {
     in->ev->out_to = OUT_TO_NONE;
     tbuf_reset(&r->data);
   }
@@ -118,7 +120,8 @@ static int forget_unmapped(struct recorder *r, struct rtask *x, struct exit_info
 static int forget_remapped(struct recorder *r, struct rtask *x, struct exit_info *in) {
   if (in->result >= 0)
     page_hashes_forget(x->proc->pages, (uint64_t)in->result, x->entry.rdx);
-  return forget_unmapped(r, x, in);
+  forget_unmapped(r, x, in);
+  return record_mremap_file(r, x, in->ev, in->file, sizeof in->file, in->why, sizeof in->why);
 }
 
 static int forget_heap(struct recorder *r, struct rtask *x, struct exit_info *in) {
@@ -130,23 +133,9 @@ static int forget_heap(struct recorder *r, struct rtask *x, struct exit_info *in
 
 /* A file mapping: the file is preserved in the trace (or /dev/zero noted). */
 static int preserve_mapped(struct recorder *r, struct rtask *x, struct exit_info *in) {
-  const struct user_regs_struct *e = &x->entry;
-  if (in->result < 0)
-    return 0;
-  page_hashes_forget(x->proc->pages, (uint64_t)in->result, e->rsi);
-  if (((int)e->r10 & MAP_ANONYMOUS) || (int)e->r8 < 0)
-    return 0;
-  char src[64], orig[512];
-  snprintf(src, sizeof src, "/proc/%d/fd/%d", x->t.tid, (int)e->r8);
-  ssize_t l = readlink(src, orig, sizeof orig - 1);
-  orig[l > 0 ? l : 0] = 0;
-  struct stat st;
-  if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
-    in->ev->flags |= EVF_DEV_ZERO; /* zero-filled memory, like an anonymous mapping */
-    return 0;
-  }
-  return trace_files_preserve(r->o->trace_dir, src, orig, in->file, sizeof in->file, in->why,
-                              sizeof in->why);
+  if (in->result >= 0)
+    page_hashes_forget(x->proc->pages, (uint64_t)in->result, x->entry.rsi);
+  return record_mmap_file(r, x, in->ev, in->file, sizeof in->file, in->why, sizeof in->why);
 }
 
 /* The table's hooks the recorder needs (syscalls/syscall_table.h): at the call's entry,
@@ -179,20 +168,38 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
              syscall_name(nr), nr, x->t.tid, r->events + 1);
     return recorder_abort(r, why);
   }
+  record_rewrite_entry(r, x); /* record_cpus.c */
   if (d->hook && record_hooks[d->hook].entry)
     return record_hooks[d->hook].entry(r, x);
   return 0;
 }
 
-/* Reads the regions the kernel wrote into r->data and adds them to EV. Returns 0, or -1
- * with a message in WHY. */
-static int capture_regions(struct recorder *r, struct rtask *x, const struct syscall_desc *d,
-                           int64_t result, struct event *ev, char *why, size_t whylen) {
+/* Memory a call wrote, when larger than this in all, is streamed from the program into
+ * the trace instead of being gathered first: deja's memory stays bounded. */
+#define STREAM_OVER (1u << 20)
+
+struct written {
+  struct mem_region reg[MAX_REGIONS];
+  int n;
+  bool stream; /* too large to gather: read while writing the event */
+};
+
+/* True when [ADDR, ADDR+LEN) lies in mappings of task TID (so /proc/PID/mem reads it). */
+static bool range_mapped(pid_t tid, uint64_t addr, uint64_t len) {
+  struct proc_mapping m;
+  for (uint64_t at = addr; at < addr + len; at = m.end)
+    if (proc_mapping_find(tid, at, &m) < 0 || m.end <= at)
+      return false;
+  return true;
+}
+
+/* Finds the regions the kernel wrote. Returns 0, or -1 with a message in WHY. */
+static int find_written(struct recorder *r, struct rtask *x, const struct syscall_desc *d,
+                        int64_t result, struct written *w, char *why, size_t whylen) {
   uint64_t args[6];
   for (int i = 0; i < 6; i++)
     args[i] = regs_arg(&x->entry, i);
-  struct mem_region reg[MAX_REGIONS];
-  int n = syscall_written_regions(d, args, result, mem_reader, &x->t, reg, MAX_REGIONS);
+  int n = syscall_written_regions(d, args, result, mem_reader, &x->t, w->reg, MAX_REGIONS);
   if (n < 0) {
     snprintf(why, whylen, "system call %s in task %d at event %" PRIu64 ": %s", d->name, x->t.tid,
              r->events + 1,
@@ -200,25 +207,82 @@ static int capture_regions(struct recorder *r, struct rtask *x, const struct sys
                      : "cannot read the program's memory to find what the call wrote");
     return -1;
   }
+  uint64_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += w->reg[i].len;
+  w->n = n;
+  w->stream = total > STREAM_OVER;
+  if (w->stream) { /* keep what the kernel could have written (as capture_regions does) */
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+      if (range_mapped(x->t.tid, w->reg[i].addr, w->reg[i].len))
+        w->reg[kept++] = w->reg[i];
+    w->n = kept;
+  }
+  for (int i = 0; i < w->n; i++)
+    page_hashes_forget(x->proc->pages, w->reg[i].addr, w->reg[i].len);
+  return 0;
+}
+
+/* Reads the regions the kernel wrote into r->data and adds them to EV (unless they are
+ * to be streamed). */
+static void capture_regions(struct recorder *r, struct rtask *x, struct written *w,
+                            struct event *ev) {
+  if (w->stream)
+    return;
   size_t offs[MAX_REGIONS];
   int kept = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < w->n; i++) {
     /* A region the kernel could not have written (a bad pointer in a failed call) is
      * unreadable here too: nothing to record. */
     size_t before = r->data.len;
-    if (task_read_mem(&x->t, reg[i].addr, tbuf_grow(&r->data, reg[i].len), reg[i].len) < 0) {
+    struct mem_region g = w->reg[i];
+    if (task_read_mem(&x->t, g.addr, tbuf_grow(&r->data, g.len), g.len) < 0) {
       r->data.len = before;
       continue;
     }
     offs[kept] = before;
-    reg[kept++] = reg[i];
+    w->reg[kept++] = g;
   }
+  w->n = kept;
   /* Pointers into r->data are taken only now: tbuf_grow may have moved it. */
-  for (int i = 0; i < kept; i++) {
-    event_add_mem(ev, reg[i].addr, r->data.data + offs[i], (uint32_t)reg[i].len);
-    page_hashes_forget(x->proc->pages, reg[i].addr, reg[i].len);
+  for (int i = 0; i < kept; i++)
+    event_add_mem(ev, w->reg[i].addr, r->data.data + offs[i], (uint32_t)w->reg[i].len);
+}
+
+/* Writes a syscall event whose memory regions W are read from the program piece by piece
+ * straight into the trace. Returns 0, or -1 with a message in WHY. */
+static int emit_streamed(struct recorder *r, struct rtask *x, const struct event *ev,
+                         const struct written *w, char *why, size_t whylen) {
+  if (recorder_emit_enters(r, x) < 0)
+    return snprintf(why, whylen, "cannot write the trace"), -1;
+  static uint8_t piece[1 << 20];
+  struct trace_writer *tw = r->w;
+  event_encode_syscall_head(ev, (uint32_t)w->n, &r->rec);
+  int rc = trace_writer_begin(tw) < 0 || trace_writer_put(tw, r->rec.data, r->rec.len) < 0 ? -1 : 0;
+  for (int i = 0; i < w->n && rc == 0; i++) {
+    event_encode_mem_header(&r->rec, w->reg[i].addr, (uint32_t)w->reg[i].len);
+    rc = trace_writer_put(tw, r->rec.data, r->rec.len);
+    for (uint64_t at = 0; at < w->reg[i].len && rc == 0; at += sizeof piece) {
+      size_t n = w->reg[i].len - at < sizeof piece ? (size_t)(w->reg[i].len - at) : sizeof piece;
+      if (task_read_mem(&x->t, w->reg[i].addr + at, piece, n) < 0) {
+        trace_writer_cancel(tw);
+        return snprintf(why, whylen,
+                        "task %d at event %" PRIu64 ": cannot read the %" PRIu64
+                        " bytes a system call wrote at 0x%" PRIx64 ": %s",
+                        x->t.tid, r->events + 1, w->reg[i].len, w->reg[i].addr, strerror(errno)),
+               -1;
+      }
+      rc = trace_writer_put(tw, piece, n);
+    }
   }
-  return 0;
+  if (rc == 0) {
+    event_encode_syscall_tail(ev, &r->rec);
+    rc = trace_writer_put(tw, r->rec.data, r->rec.len) < 0 || trace_writer_end(tw) < 0 ? -1 : 0;
+  }
+  if (rc < 0)
+    return snprintf(why, whylen, "cannot write the trace: %s", trace_writer_error(tw)), -1;
+  return recorder_event_written(r) < 0 ? (snprintf(why, whylen, "cannot write the trace"), -1) : 0;
 }
 
 int record_syscall_exit(struct recorder *r, struct rtask *x) {
@@ -230,6 +294,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     x->in_syscall = false;
     return 0; /* recorded at its clone event */
   }
+  record_rewrite_exit(r, x);
   const struct user_regs_struct *e = &x->entry;
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;
@@ -251,19 +316,30 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     event_free(&ev);
     return recorder_abort(r, in.why);
   }
-  uint32_t out_len = (uint32_t)r->data.len; /* the output comes first in r->data */
-  if (capture_regions(r, x, d, result, &ev, in.why, sizeof in.why) < 0) {
+  if (!ev.out_to)
+    record_file_change(r, x, &ev, in.file, sizeof in.file);
+  uint32_t out_len = (uint32_t)r->data.len; /* output or file data come first in r->data */
+  struct written w;
+  if (find_written(r, x, d, result, &w, in.why, sizeof in.why) < 0) {
     event_free(&ev);
     return recorder_abort(r, in.why);
   }
+  capture_regions(r, x, &w, &ev);
   ev.file = in.file;
   if (ev.out_to) {
     ev.out_data = r->data.data;
     ev.out_len = out_len;
+  } else if (ev.flags & EVF_FILE_CHANGE) {
+    ev.fdata = r->data.data;
+    ev.fdata_len = out_len;
   }
-  int rc = recorder_emit(r, x, &ev); /* still in_syscall: its entry may need a marker */
+  /* still in_syscall: its entry may need a marker */
+  int rc =
+      w.stream ? emit_streamed(r, x, &ev, &w, in.why, sizeof in.why) : recorder_emit(r, x, &ev);
   x->in_syscall = false;
   event_free(&ev);
+  if (rc < 0 && w.stream)
+    return recorder_abort(r, in.why);
   return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }
 
@@ -291,11 +367,14 @@ int record_clone(struct recorder *r, struct rtask *x) {
     ev.flags |= EVF_NEW_THREAD;
   tbuf_reset(&r->data);
   char why[512];
-  if (capture_regions(r, x, syscall_table_lookup((long)x->entry.orig_rax), (int64_t)child, &ev, why,
-                      sizeof why) < 0) {
+  struct written w;
+  if (find_written(r, x, syscall_table_lookup((long)x->entry.orig_rax), (int64_t)child, &w, why,
+                   sizeof why) < 0) {
     event_free(&ev);
     return recorder_abort(r, why);
   }
+  w.stream = false; /* a few small regions */
+  capture_regions(r, x, &w, &ev);
   int rc = recorder_emit(r, x, &ev);
   event_free(&ev);
   x->clone_done = true;
@@ -317,7 +396,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   snprintf(exe, sizeof exe, "/proc/%d/exe", x->t.tid);
   ssize_t l = readlink(exe, orig, sizeof orig - 1);
   orig[l > 0 ? l : 0] = 0;
-  if (trace_files_preserve(r->o->trace_dir, exe, orig, file, sizeof file, why, sizeof why) < 0)
+  if (trace_files_preserve(r->files, exe, orig, 0, 0, file, sizeof file, why, sizeof why) < 0)
     return recorder_abort(r, why);
   struct event ev;
   event_init(&ev);
@@ -325,12 +404,16 @@ int record_exec(struct recorder *r, struct rtask *x) {
   char interp[512] = "", interp_file[512] = "";
   uint64_t maps[16][4];
   int nmaps = proc_file_mappings(x->t.tid, orig, interp, sizeof interp, maps, 16);
-  if (nmaps > 0 && trace_files_preserve(r->o->trace_dir, interp, interp, interp_file,
+  if (nmaps > 0 && trace_files_preserve(r->files, interp, interp, 0, 0, interp_file,
                                         sizeof interp_file, why, sizeof why) < 0)
     return recorder_abort(r, why);
   ev.interp = interp_file;
   ev.interp_maps = (const uint8_t *)maps;
   ev.interp_count = nmaps > 0 ? (uint32_t)nmaps : 0;
+  struct rlimit stack_lim = {RLIM_INFINITY, RLIM_INFINITY};
+  prlimit(x->t.tid, RLIMIT_STACK, NULL, &stack_lim);
+  ev.stack_rlim_cur = stack_lim.rlim_cur;
+  ev.stack_rlim_max = stack_lim.rlim_max;
   char *strings;
   if (exec_image_prepare(&x->t, &strings, &ev.strings_len, &ev.argc, &ev.envc, why, sizeof why) < 0)
     return recorder_abort(r, why);

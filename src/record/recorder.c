@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -30,15 +31,32 @@
 #define BLOCKED_AFTER_NS 200000L     /* a system call still running after this has blocked */
 #define SLICE_MIN_NS 5000000L
 #define SLICE_MAX_NS 100000000L
+#define SETTLE_NS 2000000L /* chaos: how long a stop waits for woken tasks to stop too */
 
 static volatile pid_t forward_pid;
+static volatile sig_atomic_t signal_received;
 
 /* SIGINT/SIGTERM/SIGHUP sent to deja itself go on to the program. A terminal's Ctrl-C
  * (si_code SI_KERNEL) already reaches the program through its process group. */
 static void forward_signal(int sig, siginfo_t *si, void *uc) {
   (void)uc;
+  signal_received = sig;
   if (forward_pid > 0 && si->si_code != SI_KERNEL)
     kill(forward_pid, sig);
+}
+
+void record_catch_signals(void) {
+  struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+int record_signal_received(void) {
+  int sig = signal_received;
+  signal_received = 0;
+  return sig;
 }
 
 int64_t elapsed_ns(const struct timespec *since) {
@@ -65,17 +83,31 @@ char *record_find_program(const char *program) {
   return NULL;
 }
 
+void recorder_write_failed(struct recorder *r) {
+  int e = errno;
+  deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+  if (e == ENOSPC || e == EDQUOT)
+    deja_msg("the disk is full: free some space (`deja rm' deletes old traces); the trace up to "
+             "event %" PRIu64 " replays",
+             r->events);
+  errno = e;
+}
+
 static int write_event(struct recorder *r, const struct event *ev) {
   event_encode(ev, &r->rec);
   if (trace_writer_append(r->w, r->rec.data, r->rec.len) < 0) {
-    deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+    recorder_write_failed(r);
     return -1;
   }
+  return recorder_event_written(r);
+}
+
+int recorder_event_written(struct recorder *r) {
   r->events++;
   if (elapsed_ns(&r->last_flush) > FLUSH_INTERVAL_NS) {
     clock_gettime(CLOCK_MONOTONIC, &r->last_flush);
     if (trace_writer_flush(r->w) < 0) {
-      deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
+      recorder_write_failed(r);
       return -1;
     }
   }
@@ -88,6 +120,14 @@ static int write_event(struct recorder *r, const struct event *ev) {
  * EV_ENTER, oldest first. */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
   if (syscallbuf_record_before_emit(r, x, ev) < 0)
+    return -1;
+  if (recorder_emit_enters(r, x) < 0)
+    return -1;
+  return write_event(r, ev);
+}
+
+int recorder_emit_enters(struct recorder *r, struct rtask *x) {
+  if (syscallbuf_record_before_emit(r, x, NULL) < 0)
     return -1;
   bool others = false;
   for (int i = 0; i < r->ntasks; i++) {
@@ -115,7 +155,7 @@ int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
   }
   if (x && x->in_syscall)
     x->entry_emitted = true;
-  return write_event(r, ev);
+  return 0;
 }
 
 static void kill_all(struct recorder *r) {
@@ -184,6 +224,8 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
   x->t.mem_fd = -1;
   x->proc = proc;
   x->state = T_NEW;
+  if (r->o->chaos)
+    chaos_task_init(r, x);
   if (task_open_mem(&x->t) < 0) {
     /* it may already be gone; its exit is handled when its status arrives */
   }
@@ -209,10 +251,28 @@ static void remove_task(struct recorder *r, struct rtask *x) {
   free(x);
 }
 
+/* Whether X may not run now: chaos mode's high-priority-only intervals. */
+static bool held(struct recorder *r, struct rtask *x) {
+  return r->o->chaos && chaos_holds(&r->chaos, &x->ct, r->ntasks);
+}
+
+/* A task other than EXCEPT is ready and may run. */
 static bool any_ready(struct recorder *r, struct rtask *except) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i] != except && r->tasks[i]->state == T_READY)
+    if (r->tasks[i] != except && r->tasks[i]->state == T_READY && !held(r, r->tasks[i]))
       return true;
+  return false;
+}
+
+/* Chaos mode: a task of higher priority than X is ready and may run. */
+static bool higher_ready(struct recorder *r, struct rtask *x) {
+  if (!r->o->chaos)
+    return false;
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *y = r->tasks[i];
+    if (y != x && y->state == T_READY && y->ct.prio < x->ct.prio && !held(r, y))
+      return true;
+  }
   return false;
 }
 
@@ -222,70 +282,167 @@ static void resume_running(struct recorder *r, struct rtask *x) {
   if (task_resume(&x->t, syscallbuf_resume_request(), sig) < 0)
     return; /* gone: its exit status follows */
   x->state = T_RUNNING;
+  if (r->o->chaos)
+    chaos_task_ran(&r->chaos, x->t.tid);
   if (r->cur != x) {
     r->cur = x;
     clock_gettime(CLOCK_MONOTONIC, &r->slice_start);
+    if (r->o->chaos)
+      r->slice_ns = chaos_slice(&r->chaos);
   }
 }
 
-/* Picks the next task to run user code: round robin, or at random under --chaos. */
+/* Picks the next task to run user code: round robin; under --chaos the highest priority
+ * first, at random among equals, none that an interval holds. */
 static void schedule(struct recorder *r) {
   int n = r->ntasks;
   if (!n)
     return;
-  int start = r->o->chaos ? (int)(rand_r(&r->chaos_seed) % (unsigned)n) : r->next_rr;
+  if (r->o->chaos) {
+    struct rtask *pick = NULL;
+    uint64_t equal = 0;
+    for (int i = 0; i < n; i++) {
+      struct rtask *y = r->tasks[i];
+      if (y->state != T_READY || held(r, y))
+        continue;
+      if (!pick || y->ct.prio < pick->ct.prio) {
+        pick = y;
+        equal = 1;
+      } else if (y->ct.prio == pick->ct.prio && chaos_below(&r->chaos, ++equal) == 0) {
+        pick = y;
+      }
+    }
+    if (pick)
+      resume_running(r, pick);
+    return;
+  }
   for (int k = 0; k < n; k++) {
-    int i = (start + k) % n;
+    int i = (r->next_rr + k) % n;
     if (r->tasks[i]->state == T_READY) {
       r->next_rr = (i + 1) % n;
       resume_running(r, r->tasks[i]);
-      if (r->o->chaos)
-        r->slice_ns = SLICE_MIN_NS + (int64_t)(rand_r(&r->chaos_seed) % 20) * 1000000L;
       return;
     }
   }
 }
 
-/* After a stop of X was handled: X goes on if it is the running task, else waits. */
-static void continue_task(struct recorder *r, struct rtask *x) {
-  if (x == r->cur && !(elapsed_ns(&r->slice_start) > r->slice_ns && any_ready(r, x))) {
+/* The running task C should stop running user code now. */
+static bool should_preempt(struct recorder *r, struct rtask *c) {
+  if (elapsed_ns(&r->slice_start) > r->slice_ns && (any_ready(r, c) || c->nheld))
+    return true;
+  return held(r, c) || higher_ready(r, c);
+}
+
+static int handle_stop(struct recorder *r, pid_t tid, int status);
+
+/* A task inside the kernel (or new) that the kernel made runnable: it is about to stop. */
+static bool task_runnable(pid_t tid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return false;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');
+  return p && p[1] == ' ' && p[2] == 'R';
+}
+
+static sigset_t chld_set;
+
+/* Chaos mode, at a stop of the running task X: the tasks the kernel just made runnable
+ * (woken from a blocking call by X, or just created) report their stops first, so the
+ * decision whether X goes on sees them ready. At most SETTLE_NS. */
+static int settle(struct recorder *r, struct rtask *x) {
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    bool pending = false, handled = false;
+    for (int i = 0; i < r->ntasks && !handled; i++) {
+      struct rtask *y = r->tasks[i];
+      if (y == x || (y->state != T_IN_KERNEL && y->state != T_NEW))
+        continue;
+      int status;
+      if (waitpid(y->t.tid, &status, __WALL | WNOHANG) == y->t.tid) {
+        int rc = handle_stop(r, y->t.tid, status);
+        if (rc)
+          return rc;
+        handled = true; /* the task table may have changed */
+      } else if (task_runnable(y->t.tid)) {
+        pending = true;
+      }
+    }
+    if (handled)
+      continue;
+    if (!pending || elapsed_ns(&start) > SETTLE_NS) {
+      r->settle_ns += elapsed_ns(&start);
+      return 0;
+    }
+    struct timespec ts = {0, 100000};
+    sigtimedwait(&chld_set, NULL, &ts); /* deja sleeps: they run (same CPU) */
+  }
+}
+
+/* After a stop of X was handled: X goes on if it is the running task, else waits.
+ * Returns 0, or RECORD_DEJA_FAILED. */
+static int continue_task(struct recorder *r, struct rtask *x) {
+  if (x == r->cur && r->o->chaos) {
+    int rc = settle(r, x);
+    if (rc)
+      return rc;
+    chaos_tick(r);
+  }
+  if (x == r->cur && !should_preempt(r, x)) {
     resume_running(r, x);
   } else {
+    if (x->ct.blocked) {
+      x->ct.blocked = false; /* back from a call that blocked: a scheduling event */
+      x->ct.woke = true;
+    }
     x->state = T_READY;
     if (r->cur == x)
       r->cur = NULL;
   }
+  return 0;
 }
 
 /* How long to wait for the next stop before acting (-1: no limit). */
 static int64_t wait_budget(struct recorder *r) {
   struct rtask *c = r->cur;
-  if (!c)
-    return -1;
-  if (c->state == T_IN_KERNEL) {
+  int64_t budget = -1;
+  if (c && c->state == T_IN_KERNEL) {
     /* execve never waits for another task, and a vfork parent must not run before the
      * child's exec is in the trace: replay could not release it. */
-    if (c->entry.orig_rax == SYS_execve || c->entry.orig_rax == SYS_execveat)
-      return -1;
-    int64_t left = BLOCKED_AFTER_NS - elapsed_ns(&c->entered);
-    return left > 0 ? left : 0;
-  }
-  if (c->state == T_RUNNING && !c->interrupting && (any_ready(r, c) || c->nheld)) {
+    if (c->entry.orig_rax != SYS_execve && c->entry.orig_rax != SYS_execveat) {
+      int64_t left = BLOCKED_AFTER_NS - elapsed_ns(&c->entered);
+      budget = left > 0 ? left : 0;
+    }
+  } else if (c && c->state == T_RUNNING && !c->interrupting && (any_ready(r, c) || c->nheld)) {
     int64_t left = r->slice_ns - elapsed_ns(&r->slice_start);
-    return left > 0 ? left : 0;
+    budget = left > 0 ? left : 0;
   }
-  return -1;
+  if (r->o->chaos) {
+    int64_t change = chaos_next_change(&r->chaos);
+    if (change >= 0) {
+      int64_t left = change - chaos_now();
+      left = left > 0 ? left : 0;
+      if (budget < 0 || left < budget)
+        budget = left;
+    }
+  }
+  return budget;
 }
 
 static void on_timeout(struct recorder *r) {
   struct rtask *c = r->cur;
-  if (!c)
-    return;
-  if (c->state == T_IN_KERNEL) {
+  if (c && c->state == T_IN_KERNEL && c->entry.orig_rax != SYS_execve &&
+      c->entry.orig_rax != SYS_execveat && elapsed_ns(&c->entered) >= BLOCKED_AFTER_NS) {
     r->cur = NULL; /* blocked in the kernel: let another task run */
-  } else if (c->state == T_RUNNING && !c->interrupting) {
-    c->interrupting = true;
-    ptrace(PTRACE_INTERRUPT, c->t.tid, 0, 0);
+    if (r->o->chaos && !task_runnable(c->t.tid))
+      chaos_task_blocked(r, c); /* asleep in the kernel, not just slow */
   }
 }
 
@@ -355,11 +512,7 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
     if (x->state == T_IN_KERNEL)
       clock_gettime(CLOCK_MONOTONIC, &x->entered);
     return rc;
-  case PTRACE_EVENT_EXEC:
-    rc = record_exec(r, x);
-    if (rc == 0)
-      continue_task(r, x);
-    return rc;
+  case PTRACE_EVENT_EXEC: rc = record_exec(r, x); return rc ? rc : continue_task(r, x);
   case PTRACE_EVENT_EXIT: {
     unsigned long status = 0;
     ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
@@ -371,7 +524,7 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
     task_wait_dead(x->t.tid);
     return rc;
   }
-  default: continue_task(r, x); return 0;
+  default: return continue_task(r, x);
   }
 }
 
@@ -395,7 +548,7 @@ static int on_group_stop(struct recorder *r, struct rtask *x) {
       int64_t s = r->state_point_ns / (int64_t)r->state_points * 50;
       r->slice_ns = s < SLICE_MIN_NS ? SLICE_MIN_NS : s > SLICE_MAX_NS ? SLICE_MAX_NS : s;
     }
-    if (x->nheld) {
+    if (x->nheld && !held(r, x)) {
       /* A held signal is delivered right here, at the state point. */
       record_resend_held(x);
       resume_running(r, x);
@@ -406,8 +559,7 @@ static int on_group_stop(struct recorder *r, struct rtask *x) {
       r->cur = NULL;
     return 0;
   }
-  continue_task(r, x); /* a group stop (SIGSTOP & co.): the program goes on */
-  return 0;
+  return continue_task(r, x); /* a group stop (SIGSTOP & co.): the program goes on */
 }
 
 static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
@@ -437,16 +589,14 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     x->at_boundary = true;
     x->boundary_regs = x->t.regs;
     record_resend_held(x);
-    continue_task(r, x);
-    return 0;
+    return continue_task(r, x);
   case STOP_SIGNAL: {
     int sig = record_signal(r, x, st->sig);
     if (sig < 0)
       return RECORD_DEJA_FAILED;
     x->deliver = sig;
     x->at_boundary = false;
-    continue_task(r, x);
-    return 0;
+    return continue_task(r, x);
   }
   case STOP_EVENT: return on_event_stop(r, x, st->event);
   case STOP_GROUP: return on_group_stop(r, x);
@@ -454,12 +604,32 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   return 0;
 }
 
+static int handle_stop(struct recorder *r, pid_t tid, int status) {
+  struct rtask *x = find_task(r, tid);
+  if (!x)
+    x = recorder_add_task(r, tid, NULL); /* a new task, before its parent's event */
+  struct stop st;
+  if (task_classify_stop(tid, status, &st) < 0) {
+    if (errno == ESRCH)
+      return 0; /* killed meanwhile: its exit status follows */
+    return recorder_abort(r, "cannot inspect a stopped task");
+  }
+  return on_stop(r, x, &st);
+}
+
 static int record_loop(struct recorder *r, const sigset_t *chld) {
   for (;;) {
     if (!r->ntasks)
       return 0;
-    if (!r->cur)
+    if (r->o->chaos)
+      chaos_tick(r);
+    struct rtask *c = r->cur;
+    if (!c)
       schedule(r);
+    else if (c->state == T_RUNNING && !c->interrupting && should_preempt(r, c)) {
+      c->interrupting = true;
+      ptrace(PTRACE_INTERRUPT, c->t.tid, 0, 0);
+    }
     pid_t tid;
     int status;
     int w = wait_any(wait_budget(r), chld, &tid, &status);
@@ -469,16 +639,7 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
       on_timeout(r);
       continue;
     }
-    struct rtask *x = find_task(r, tid);
-    if (!x)
-      x = recorder_add_task(r, tid, NULL); /* a new task, before its parent's event */
-    struct stop st;
-    if (task_classify_stop(tid, status, &st) < 0) {
-      if (errno == ESRCH)
-        continue; /* killed meanwhile: its exit status follows */
-      return recorder_abort(r, "cannot inspect a stopped task");
-    }
-    int rc = on_stop(r, x, &st);
+    int rc = handle_stop(r, tid, status);
     if (rc)
       return rc;
   }
@@ -535,6 +696,7 @@ static int start_tracing(struct recorder *r, pid_t pid) {
   }
   struct rtask *x = recorder_add_task(r, pid, NULL);
   x->state = T_RUNNING;
+  x->ct.seen = true; /* the start is not a scheduling event: intervals start there by time */
   r->cur = x;
   r->root = pid;
   clock_gettime(CLOCK_MONOTONIC, &r->slice_start);
@@ -542,6 +704,19 @@ static int start_tracing(struct recorder *r, pid_t pid) {
   if (rc == 0)
     resume_running(r, x);
   return rc;
+}
+
+/* deja's own peak resident memory (VmHWM), for DEJA_STATS. */
+static long peak_rss_kb(void) {
+  FILE *f = fopen("/proc/self/status", "re");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return kb;
 }
 
 int record_run(const struct record_options *o) {
@@ -557,7 +732,13 @@ int record_run(const struct record_options *o) {
     with_buffer.env = env;
   o = &with_buffer;
   struct recorder r = {.o = o, .slice_ns = 20000000L, .root_status = 0};
-  r.chaos_seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+  uint64_t seed = 0;
+  const char *seed_env = getenv("DEJA_CHAOS_SEED");
+  if (seed_env)
+    seed = strtoull(seed_env, NULL, 0);
+  else if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
+    seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+  chaos_init(&r.chaos, seed, chaos_now());
   tbuf_init(&r.rec);
   tbuf_init(&r.data);
   tbuf_init(&r.addrs);
@@ -569,15 +750,19 @@ int record_run(const struct record_options *o) {
   char *events = xasprintf("%s/events", o->trace_dir);
   int status = RECORD_DEJA_FAILED;
   cpu_set_t cpus;
-  cpu_pin_self(&cpus); /* the program inherits it */
+  int cpu = cpu_pin_self(&cpus); /* the program inherits it */
+  /* One CPU, or 1-8 at random under --chaos, the same for the whole recording. */
+  record_cpus_init(&r, cpu, o->chaos ? 1 + (int)chaos_below(&r.chaos, 8) : 1);
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
+  chld_set = chld;
   sigprocmask(SIG_BLOCK, &chld, &old);
   if (mkdir(files, 0700) < 0) {
     deja_msg("cannot create %s: %s", files, strerror(errno));
     goto out;
   }
+  r.files = trace_files_new(o->trace_dir);
   r.w = trace_writer_open(events, 1, DEJA_VERSION, err, sizeof err);
   if (!r.w) {
     deja_msg("%s", err);
@@ -589,11 +774,7 @@ int record_run(const struct record_options *o) {
     goto out;
   }
   forward_pid = pid;
-  struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  record_catch_signals();
   status = start_tracing(&r, pid);
   if (status == 0 && r.ntasks) {
     status = record_loop(&r, &chld);
@@ -601,8 +782,15 @@ int record_run(const struct record_options *o) {
       status = exit_status_of(r.root_status);
   }
   if (getenv("DEJA_STATS"))
-    deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points (%.3f s)", r.events,
-             r.state_points, r.state_point_ns / 1e9);
+    deja_msg("stats: %" PRIu64 " events, %" PRIu64
+             " state points (%.3f s, %.1f MB saved), deja's peak memory %ld kB",
+             r.events, r.state_points, r.state_point_ns / 1e9, r.state_point_bytes / 1e6,
+             peak_rss_kb());
+  if (getenv("DEJA_STATS") && o->chaos)
+    deja_msg("chaos: seed %#" PRIx64 ", %d CPUs, %" PRIu64 " high-priority-only intervals (%" PRIu64
+             " at scheduling events, %.3f s), %.3f s waiting for woken tasks",
+             seed, r.cpus.count, r.chaos.intervals, r.chaos.anchored, r.chaos.spent / 1e9,
+             r.settle_ns / 1e9);
 out:
   forward_pid = 0;
   if (r.w && trace_writer_close(r.w) < 0) {
@@ -614,9 +802,11 @@ out:
   free(r.tasks);
   sigprocmask(SIG_SETMASK, &old, NULL);
   sched_setaffinity(0, sizeof cpus, &cpus);
+  record_cpus_free(&r);
   tbuf_free(&r.rec);
   tbuf_free(&r.data);
   tbuf_free(&r.addrs);
+  trace_files_free(r.files);
   free(files);
   free(events);
   free(path);

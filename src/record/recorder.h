@@ -20,6 +20,12 @@ struct record_options {
  * RECORD_DEJA_FAILED when deja failed, 127 when the program cannot be started. */
 int record_run(const struct record_options *opts);
 
+/* From now on SIGINT, SIGTERM and SIGHUP sent to deja are passed on to the program being
+ * recorded (and remembered; none is recording: only remembered). record_run does this. */
+void record_catch_signals(void);
+/* The last of those signals deja received since the previous call, or 0. */
+int record_signal_received(void);
+
 /* The absolute path PROGRAM resolves to through PATH (malloc'ed), or NULL. */
 char *record_find_program(const char *program);
 

@@ -2,18 +2,40 @@
 #ifndef DEJA_RECORD_RECORDER_INTERNAL_H
 #define DEJA_RECORD_RECORDER_INTERNAL_H
 
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "record/chaos.h"
 #include "record/page_hashes.h"
 #include "record/recorder.h"
 #include "task/task.h"
 #include "trace/trace_buf.h"
 #include "trace/trace_event.h"
+#include "trace/trace_files.h"
 #include "trace/trace_stream.h"
+
+#define CPU_VIEW_FILES 4
+
+/* What the program is told about the CPUs (record_cpus.c). */
+struct cpu_view {
+  int count;
+  cpu_set_t set;
+  int files[CPU_VIEW_FILES]; /* memfds with the contents of the files that list CPUs */
+};
+
+/* A system call argument deja changed at entry, put back at exit. */
+struct syscall_rewrite {
+  int kind;
+  int arg; /* the argument register changed, and its value */
+  uint64_t value;
+  uint64_t mem; /* program memory overwritten (a path), and its content */
+  size_t len;
+  uint8_t saved[64];
+};
 
 /* A recorded process: what its threads share. */
 struct rproc {
@@ -53,11 +75,14 @@ struct rtask {
   int nheld;
   bool interrupting; /* PTRACE_INTERRUPT sent */
   bool exit_emitted;
+  struct chaos_task ct;
+  struct syscall_rewrite rw;
 };
 
 struct recorder {
   const struct record_options *o;
   struct trace_writer *w;
+  struct trace_files *files; /* the preserved files */
   struct tbuf rec, data, addrs;
   uint64_t events;
   struct stat out_st[3];
@@ -75,20 +100,65 @@ struct recorder {
   int root_status;
   uint64_t state_points;
   int64_t state_point_ns;
-  unsigned chaos_seed;
+  uint64_t state_point_bytes; /* pages saved by state points */
+  struct chaos chaos;
+  int64_t settle_ns;    /* chaos: waiting for woken tasks' stops */
+  struct cpu_view cpus; /* what the program is told about the CPUs */
 };
 
 /* recorder.c */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev);
+/* recorder_emit in parts, for an event streamed into the trace: the EV_ENTER events due
+ * before X's event, then (once the event is written) the count and periodic flush. */
+int recorder_emit_enters(struct recorder *r, struct rtask *x);
+int recorder_event_written(struct recorder *r);
 int recorder_abort(struct recorder *r, const char *why);
+/* Says that writing the trace failed (and what to do when the disk is full). */
+void recorder_write_failed(struct recorder *r);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
 int64_t elapsed_ns(const struct timespec *since);
+
+/* chaos.c: chaos mode applied to the tasks (see chaos.h) */
+void chaos_task_init(struct recorder *r, struct rtask *x);
+/* Refreshes priorities, starts and ends intervals, and treats tasks that became ready
+ * (new, or back from a call that blocked) as scheduling events. */
+void chaos_tick(struct recorder *r);
+/* X released the CPU inside a system call that blocks. */
+void chaos_task_blocked(struct recorder *r, struct rtask *x);
+int64_t chaos_now(void);
+
+/* record_cpus.c: the CPUs the program is told about (sched_getaffinity, the files that
+ * list them) and chaos mode's mmap addresses; system call arguments changed at entry are
+ * put back at exit, so the program and the trace see its own. */
+void record_cpus_init(struct recorder *r, int pinned_cpu, int count);
+void record_cpus_free(struct recorder *r);
+void record_rewrite_entry(struct recorder *r, struct rtask *x);
+void record_rewrite_exit(struct recorder *r, struct rtask *x);
 
 /* record_syscall.c: each returns 0, or RECORD_DEJA_FAILED after aborting. */
 int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
+
+/* Appends to r->data the RESULT bytes a write-family call of X wrote, read back from the
+ * program: one buffer (write, pwrite64) or, with IOV, iovecs (writev, pwritev, pwritev2).
+ * Returns 0 or -1. */
+int record_gather_written(struct recorder *r, struct rtask *x, bool iov, int64_t result);
+
+/* record_files.c: each fills FILE (the preserved file's name) when the call needs one. */
+/* After an mmap of a file; returns 0, or -1 with a message in WHY. */
+int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                     size_t filelen, char *why, size_t whylen);
+/* For a call that changed a file some recorded process maps MAP_SHARED (write family,
+ * sendfile, copy_file_range, splice, ftruncate, fallocate, truncate, open with O_TRUNC):
+ * marks EV with EVF_FILE_CHANGE and reads the bytes written back into r->data, which must
+ * be empty. */
+void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                        size_t filelen);
+/* After an mremap that grew a private file mapping: preserves the grown range (EVF_FILE_REMAP). */
+int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
+                       size_t filelen, char *why, size_t whylen);
 
 /* record_signal.c */
 /* Returns the signal to deliver on resume (0: none or held back), or -1 after a failure. */

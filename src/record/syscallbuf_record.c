@@ -237,7 +237,7 @@ int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const str
   struct sbuf_task *s = find(x->t.tid);
   if (!s)
     return 0;
-  if (ev->kind == EV_EXEC) {
+  if (ev && ev->kind == EV_EXEC) {
     /* A new image: its library announces new buffers. */
     for (int i = 0; i < r->ntasks; i++)
       if (r->tasks[i]->proc == x->proc)
@@ -245,7 +245,7 @@ int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const str
     return 0;
   }
   int rc = x->in_syscall ? 0 : flush(r, x, s); /* in a call: flushed at its entry */
-  if (ev->kind == EV_EXIT)
+  if (ev && ev->kind == EV_EXIT)
     drop(x->t.tid);
   return rc;
 }

@@ -28,8 +28,8 @@ long syscallbuf_ptrace_options(void);
  * announcing call. 0: an ordinary call; 1: the announcing call, handled (the task goes
  * on to its exit stop); 70: the recording was aborted. */
 int syscallbuf_record_entry(struct recorder *r, struct rtask *x);
-/* Before event EV of task X is written: flushes X's buffer when X is in user code. 0 or
- * -1 (the trace cannot be written). */
+/* Before an event of task X is written (EV, or NULL when streamed): flushes X's buffer
+ * when X is in user code. 0 or -1 (the trace cannot be written). */
 int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const struct event *ev);
 /* At a clone/fork/vfork event of X: a new process's task uses X's buffer (a copy, or the
  * same memory after vfork). */

@@ -6,10 +6,13 @@
 #include <stddef.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "task/proc_maps.h"
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
 #define DR6_SINGLE_STEP 0x4000ul
@@ -30,12 +33,12 @@ static bool observes(void *ctx, struct rptask *x) {
   return x->rec_pid == d->pid && (d->nbps || d->nwps || d->stepping);
 }
 
-static void insert(struct replay_debug *d, struct rptask *x, uint64_t addr) {
+static void insert(struct replay_debug *d, struct task *t, uint64_t addr) {
   uint8_t orig, trap = 0xcc;
   for (int i = 0; i < d->nins; i++)
     if (d->ins[i].addr == addr)
       return;
-  if (task_read_mem(&x->t, addr, &orig, 1) < 0 || task_write_mem(&x->t, addr, &trap, 1) < 0)
+  if (task_read_mem(t, addr, &orig, 1) < 0 || task_write_mem(t, addr, &trap, 1) < 0)
     return;
   d->ins[d->nins++] = (struct debug_inserted){addr, orig};
 }
@@ -65,11 +68,17 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
   bool on_bp = is_bp(d, rip);
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bps[i] != rip)
-      insert(d, x, d->bps[i]);
+  for (int i = 0; i < d->nbps; i++) {
+    if (!d->bp_exec[i]) {
+      struct proc_mapping m;
+      if (proc_mapping_find(x->t.tid, d->bps[i], &m) == 0)
+        d->bp_exec[i] = m.prot & PROT_EXEC ? 1 : -1;
+    }
+    if (d->bps[i] != rip && d->bp_exec[i] >= 0)
+      insert(d, &x->t, d->bps[i]);
+  }
   if (d->internal_bp && d->internal_bp != rip)
-    insert(d, x, d->internal_bp);
+    insert(d, &x->t, d->internal_bp);
   set_watchpoints(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
@@ -80,10 +89,22 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   return PTRACE_SYSCALL;
 }
 
-static void remove_all(struct replay_debug *d, struct rptask *x) {
+static void remove_all(struct replay_debug *d, struct task *t) {
   for (int i = d->nins; i-- > 0;)
-    task_write_mem(&x->t, d->ins[i].addr, &d->ins[i].orig, 1);
+    task_write_mem(t, d->ins[i].addr, &d->ins[i].orig, 1);
   d->nins = 0;
+}
+
+void debug_insert_breakpoints(struct replay_debug *d, struct task *t) {
+  d->nins = 0;
+  for (int i = 0; i < d->nbps; i++)
+    insert(d, t, d->bps[i]);
+}
+
+void debug_remove_breakpoints(struct replay_debug *d, struct task *t) { remove_all(d, t); }
+
+bool debug_is_breakpoint(const struct replay_debug *d, uint64_t addr) {
+  return is_user_bp(d, addr);
 }
 
 static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const struct rptask *x) {
@@ -98,7 +119,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   struct replay_debug *d = ctx;
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
     d->interrupt_sent = false;
-    remove_all(d, x);
+    remove_all(d, &x->t);
     fill_stop(out, RSTOP_INTERRUPT, x);
     return HOOK_STOP;
   }
@@ -112,7 +133,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
       if (d->ins[i].addr == pc)
         inserted_at_pc = true;
   }
-  remove_all(d, x);
+  remove_all(d, &x->t);
   if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP) {
     d->stepover = false;
     return HOOK_NONE;
@@ -206,6 +227,17 @@ static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len)
   }
 }
 
+static bool syscall_entry(void *ctx, struct rptask *x, struct replay_stop *out) {
+  struct replay_debug *d = ctx;
+  long nr = (long)x->t.regs.orig_rax;
+  if (x->rec_pid != d->pid || !d->catch_syscalls ||
+      !(d->catch_any_syscall || (nr >= 0 && nr < DEBUG_NSYSCALLS && d->catch_syscall[nr])))
+    return false;
+  fill_stop(out, RSTOP_SYSCALL, x);
+  out->addr = (uint64_t)nr;
+  return true;
+}
+
 void debug_hooks_init(struct replay_debug *d, pid_t pid) {
   memset(d, 0, sizeof *d);
   d->pid = pid;
@@ -216,6 +248,7 @@ void debug_hooks_init(struct replay_debug *d, pid_t pid) {
       .disarm = disarm,
       .note_write = note_write,
       .observes = observes,
+      .syscall_entry = syscall_entry,
   };
 }
 
@@ -223,14 +256,18 @@ int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bo
   if (type == 0 || type == 1) {
     for (int i = 0; i < d->nbps; i++)
       if (d->bps[i] == addr) {
-        if (!insert_it)
-          d->bps[i] = d->bps[--d->nbps];
+        if (!insert_it) {
+          d->nbps--;
+          d->bps[i] = d->bps[d->nbps];
+          d->bp_exec[i] = d->bp_exec[d->nbps];
+        }
         return 0;
       }
     if (!insert_it)
       return 0;
     if (d->nbps == DEBUG_MAX_BPS)
       return -1;
+    d->bp_exec[d->nbps] = 0;
     d->bps[d->nbps++] = addr;
     return 0;
   }

@@ -14,6 +14,7 @@
 
 #define DEBUG_MAX_BPS 256
 #define DEBUG_MAX_WPS 4
+#define DEBUG_NSYSCALLS 512
 
 struct debug_watch {
   uint64_t addr;
@@ -28,9 +29,15 @@ struct debug_inserted {
 struct replay_debug {
   pid_t pid; /* the debugged process (recorded pid): only its tasks are observed */
   uint64_t bps[DEBUG_MAX_BPS];
+  /* 1: in executable memory; -1: not (gdb's call dummy on the stack), never written into
+   * the replay, where its saved byte would go stale; 0: not known yet */
+  signed char bp_exec[DEBUG_MAX_BPS];
   int nbps;
   struct debug_watch wps[DEBUG_MAX_WPS];
   int nwps;
+  /* catch syscall: stop at the entry of these calls (any: all of them) */
+  bool catch_syscalls, catch_any_syscall;
+  bool catch_syscall[DEBUG_NSYSCALLS];
   bool stepping;  /* a single step of step_tid is asked for */
   pid_t step_tid; /* recorded tid */
   /* A watchpoint replay's own write triggered (a skipped call's results): reported
@@ -52,5 +59,11 @@ void debug_hooks_init(struct replay_debug *d, pid_t pid);
 /* Adds (INSERT) or removes a breakpoint (type 0/1) or watchpoint (2/3/4) as gdb's Z/z
  * packets ask. 0, or -1 when it cannot be done (too many, bad length or alignment). */
 int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bool insert);
+
+/* gdb's breakpoints in a task outside the replay (a diversion's copy of a process):
+ * written in before it runs, taken out after it stopped. */
+void debug_insert_breakpoints(struct replay_debug *d, struct task *t);
+void debug_remove_breakpoints(struct replay_debug *d, struct task *t);
+bool debug_is_breakpoint(const struct replay_debug *d, uint64_t addr);
 
 #endif

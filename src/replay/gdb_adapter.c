@@ -5,10 +5,16 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/kernel_abi.h"
+
+#ifndef CLONE_VFORK
+#define CLONE_VFORK 0x00004000
+#endif
+#include "replay/replay_gdb_files.h"
 
 static void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x,
                     int signo) {
@@ -46,12 +52,11 @@ static int t_threads(void *ctx, pid_t *pids, pid_t *tids, int max) {
 }
 
 static int t_get_regs(void *ctx, pid_t tid, struct gdb_thread_regs *out) {
-  struct gdb_adapter *a = ctx;
-  struct rptask *x = engine_task(&a->s->e, tid);
-  if (!x || task_get_regs(&x->t) < 0)
+  struct task *t = gdb_calls_task(ctx, tid);
+  if (!t || task_get_regs(t) < 0)
     return -1;
-  out->gpr = x->t.regs;
-  long n = task_get_xstate(&x->t, out->xsave, sizeof out->xsave);
+  out->gpr = t->regs;
+  long n = task_get_xstate(t, out->xsave, sizeof out->xsave);
   out->xsave_len = n > 0 ? (size_t)n : 0;
   return 0;
 }
@@ -60,12 +65,13 @@ static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t le
   struct rptask *x = reader_task(ctx, tid);
   if (!x)
     return -1;
+  int mem_fd = gdb_calls_mem_fd(ctx, x);
   size_t done = 0;
   while (done < len) { /* page by page: a short read at unmapped memory */
     size_t chunk = PAGE_BYTES - ((addr + done) & (PAGE_BYTES - 1));
     if (chunk > len - done)
       chunk = len - done;
-    ssize_t n = pread(x->t.mem_fd, (char *)buf + done, chunk, (off_t)(addr + done));
+    ssize_t n = pread(mem_fd, (char *)buf + done, chunk, (off_t)(addr + done));
     if (n <= 0)
       break;
     done += (size_t)n;
@@ -117,11 +123,29 @@ static void t_current_stop(void *ctx, struct gdb_stop *stop) {
   *stop = ((struct gdb_adapter *)ctx)->last;
 }
 
+static void t_set_filter(void *ctx, const struct gdb_stop_filter *filter) {
+  struct gdb_adapter *a = ctx;
+  a->filter = *filter;
+  a->dbg.catch_syscalls = filter->catch_syscalls;
+  a->dbg.catch_any_syscall = filter->any_syscall;
+  memcpy(a->dbg.catch_syscall, filter->syscalls, sizeof a->dbg.catch_syscall);
+}
+
+static int t_open_file(void *ctx, pid_t pid, const char *path) {
+  struct gdb_adapter *a = ctx;
+  return replay_gdb_open_file(&a->s->e, process_task(a, pid ? pid : a->dbg.pid), path);
+}
+
+static long t_readlink(void *ctx, pid_t pid, const char *path, char *buf, size_t len) {
+  struct gdb_adapter *a = ctx;
+  return replay_gdb_readlink(&a->s->e, process_task(a, pid ? pid : a->dbg.pid), path, buf, len);
+}
+
 /* The debugged process ended with event RES: gdb sees the exit. */
 static bool process_exited(struct gdb_adapter *a, const struct replay_result *res, int *code) {
   struct replay_engine *e = &a->s->e;
-  if (res->kind != EV_EXIT || res->rec_tid != a->dbg.pid || engine_task(e, res->rec_tid) ||
-      engine_process(e, a->dbg.pid))
+  /* its last thread, whichever it is, ended in this event */
+  if (res->kind != EV_EXIT || engine_task(e, res->rec_tid) || engine_process(e, a->dbg.pid))
     return false;
   *code = e->ev->status;
   return true;
@@ -144,7 +168,48 @@ static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
     g->kind = GDB_STOP_SIGNAL;
     g->signo = SIGINT;
     break;
+  case RSTOP_SYSCALL:
+    g->kind = GDB_STOP_SYSCALL_ENTRY;
+    g->syscall_no = (int)r->addr;
+    break;
   }
+}
+
+/* GDB_STOP_FORK or GDB_STOP_VFORK when EV (replayed by X) made a process, else 0. */
+static enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x) {
+  long nr = (long)ev->regs.orig_rax;
+  uint64_t flags = ev->regs.rdi;
+  if (ev->result <= 0 || (ev->flags & EVF_NEW_THREAD))
+    return 0;
+  if (nr == SYS_clone3 && task_read_mem(&x->t, ev->regs.rdi, &flags, sizeof flags) < 0)
+    return 0;
+  if (nr == SYS_vfork || ((nr == SYS_clone || nr == SYS_clone3) && (flags & CLONE_VFORK)))
+    return GDB_STOP_VFORK;
+  return nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3 ? GDB_STOP_FORK : 0;
+}
+
+/* After system call event EV of X in the debugged process: a fork gdb follows, or the
+ * return catch syscall asked for. */
+static bool syscall_stop(struct gdb_adapter *a, const struct event *ev, struct rptask *x,
+                         struct gdb_stop *stop) {
+  enum gdb_stop_kind fk = fork_kind(ev, x);
+  if (fk && (fk == GDB_STOP_FORK ? a->filter.fork_events : a->filter.vfork_events)) {
+    stop_at(stop, fk, x, SIGTRAP);
+    stop->child_pid = stop->child_tid = (pid_t)ev->result;
+    if (fk == GDB_STOP_VFORK) {
+      a->vfork_parent = x->rec_tid;
+      a->vfork_child = (pid_t)ev->result;
+    }
+    return true;
+  }
+  long nr = (long)ev->regs.orig_rax;
+  /* no return to show: exit, or a clone whose parent returns later */
+  if (!a->filter.catch_syscalls || x->exiting || x->fix_result ||
+      !(a->filter.any_syscall || (nr >= 0 && nr < GDB_NSYSCALLS && a->filter.syscalls[nr])))
+    return false;
+  stop_at(stop, GDB_STOP_SYSCALL_RETURN, x, SIGTRAP);
+  stop->syscall_no = (int)nr;
+  return true;
 }
 
 /* After a replay step: whether gdb must see a stop now (filled into STOP). */
@@ -164,7 +229,8 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
   }
   if (process_exited(a, res, &code)) {
     memset(stop, 0, sizeof *stop);
-    stop->pid = stop->tid = res->rec_tid;
+    stop->pid = d->pid;
+    stop->tid = res->rec_tid;
     stop->kind = WIFSIGNALED(code) ? GDB_STOP_KILLED : GDB_STOP_EXITED;
     stop->signo = WIFSIGNALED(code) ? WTERMSIG(code) : 0;
     stop->exit_code = WIFEXITED(code) ? WEXITSTATUS(code) : 0;
@@ -176,6 +242,22 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
     return true;
   }
   struct rptask *x = engine_task(&a->s->e, res->rec_tid);
+  if (a->vfork_child && res->rec_tid == a->vfork_child &&
+      (res->kind == EV_EXEC || res->kind == EV_EXIT)) {
+    /* the vfork child let go of the parent's memory: the parent runs on */
+    stop_at(stop, GDB_STOP_VFORK_DONE, engine_task(&a->s->e, a->vfork_parent), SIGTRAP);
+    a->vfork_child = a->vfork_parent = 0;
+    if (stop->tid)
+      return true;
+  }
+  if (x && x->rec_pid == d->pid && res->kind == EV_SYSCALL && syscall_stop(a, a->s->e.ev, x, stop))
+    return true;
+  int signo = res->kind == EV_SIGNAL ? a->s->e.ev->signo : 0;
+  if (x && x->rec_pid == d->pid && signo > 0 && signo < GDB_NSIG && !a->filter.pass[signo]) {
+    /* stopped at its delivery: continuing delivers it */
+    stop_at(stop, GDB_STOP_SIGNAL, x, signo);
+    return true;
+  }
   if (x && x->rec_pid == d->pid && res->kind == EV_EXEC) {
     /* a new program in the debugged process: gdb loads its symbols */
     stop_at(stop, GDB_STOP_EXEC, x, SIGTRAP);
@@ -201,6 +283,8 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
     a->last = *stop;
     return 0;
   }
+  if (gdb_calls_resume(a, action, stop, interrupted, arg))
+    return 0; /* a call of gdb's ran in the diversion */
   d->stepping = action == GDB_STEP;
   d->step_tid = tid > 0 ? tid : a->last.tid;
   d->interrupted = interrupted;
@@ -241,7 +325,17 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s, struct rp
       .auxv = t_auxv,
       .monitor = t_monitor,
       .current_stop = t_current_stop,
+      .set_filter = t_set_filter,
+      .set_regs = gdb_calls_set_regs,
+      .write_mem = gdb_calls_write_mem,
+      .siginfo = gdb_calls_siginfo,
+      .set_siginfo = gdb_calls_set_siginfo,
+      .open_file = t_open_file,
+      .readlink = t_readlink,
   };
 }
 
-void gdb_adapter_detach(struct gdb_adapter *a) { a->s->e.hooks = &replay_autopilot_hooks; }
+void gdb_adapter_detach(struct gdb_adapter *a) {
+  gdb_calls_end(a);
+  a->s->e.hooks = &replay_autopilot_hooks;
+}

@@ -12,15 +12,38 @@
 struct gdb_adapter {
   struct replay_session *s;
   struct replay_debug dbg;
-  struct gdb_stop last; /* the stop gdb was told about */
-  bool exited;          /* the debugged process is gone: nothing to resume */
-  int failed;           /* the replay failed (diverged: 3): deja replay's exit status */
+  struct gdb_stop last;            /* the stop gdb was told about */
+  bool exited;                     /* the debugged process is gone: nothing to resume */
+  struct gdb_stop_filter filter;   /* which stops gdb wants (signals, system calls, forks) */
+  pid_t vfork_parent, vfork_child; /* a vfork gdb saw: vforkdone when the child execs or ends */
+  /* gdb's inferior calls (gdb_calls.c): gdb reads the thread's siginfo before it writes
+   * the call's registers and stack (call_armed); the first write forks the diversion,
+   * where everything runs until gdb writes the siginfo back. */
+  bool call_armed;
+  bool call_setup; /* gdb wrote into the diversion since the last resume: a call starts */
+  struct diversion *dv;
+  int failed; /* the replay failed (diverged: 3): deja replay's exit status */
 };
 
 /* Attaches to S, which is stopped with FIRST the task gdb sees first; fills T. */
 void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s, struct rptask *first,
                       struct gdb_target *t);
-/* Detaches the hooks from the session. */
+/* Detaches the hooks from the session (ending a diversion). */
 void gdb_adapter_detach(struct gdb_adapter *a);
+
+/* gdb_calls.c: gdb's `call f(x)` / `print f(x)`, run in a diversion. */
+/* The thread gdb means by TID: the diversion's copy of it while gdb runs a call. */
+struct task *gdb_calls_task(struct gdb_adapter *a, pid_t tid);
+/* The memory gdb reads for process PID (its /proc/PID/mem descriptor). */
+int gdb_calls_mem_fd(struct gdb_adapter *a, struct rptask *x);
+int gdb_calls_set_regs(void *ctx, pid_t tid, const struct gdb_thread_regs *regs);
+int gdb_calls_write_mem(void *ctx, pid_t tid, uint64_t addr, const void *buf, size_t len);
+long gdb_calls_siginfo(void *ctx, pid_t tid, void *buf, size_t len);
+int gdb_calls_set_siginfo(void *ctx, pid_t tid, const void *buf, size_t len);
+/* At gdb's resume: runs the diversion instead of the replay when a call is under way
+ * (true, STOP filled), or ends a diversion whose call went wrong (false). */
+bool gdb_calls_resume(struct gdb_adapter *a, enum gdb_resume_action action, struct gdb_stop *stop,
+                      bool (*interrupted)(void *arg), void *arg);
+void gdb_calls_end(struct gdb_adapter *a);
 
 #endif

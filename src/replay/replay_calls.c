@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "trace/trace_files.h"
 
 int replay_reenter(struct replay_engine *e, struct rptask *x) {
   if (!x->sysemu_entry)
@@ -80,14 +81,9 @@ int finish_executed(struct replay_engine *e, struct rptask *x, const char *name,
 }
 
 int missing_file(struct replay_engine *e, const char *name) {
-  char *path = xasprintf("%s/files/%s", e->o->trace_dir, name);
-  int rc = 0;
-  if (access(path, R_OK) < 0) {
-    deja_msg(
-        "%s: a file the program mapped is missing from the trace (%s); the trace is incomplete",
-        path, strerror(errno));
-    rc = REPLAY_BAD_TRACE;
-  }
-  free(path);
-  return rc;
+  char err[1024];
+  if (trace_files_check(e->o->trace_dir, name, err, sizeof err) == 0)
+    return 0;
+  deja_msg("%s", err); /* missing or damaged: the trace is incomplete */
+  return REPLAY_BAD_TRACE;
 }

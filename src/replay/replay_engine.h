@@ -45,6 +45,8 @@ struct rptask {
   char exe[512];     /* the preserved executable of its process (for gdb) */
   uint8_t auxv[512]; /* its process's recorded auxiliary vector (for gdb) */
   size_t auxv_len;
+  char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
+  size_t cmdline_len;
 };
 
 /* Why a debugger must see a stop. */
@@ -53,6 +55,7 @@ enum replay_stop_kind {
   RSTOP_WATCHPOINT, /* a watchpoint on `addr` (watch_type: 2 write, 3 read, 4 access) */
   RSTOP_STEP,       /* a single step ended */
   RSTOP_INTERRUPT,  /* the debugger interrupted the program (Ctrl-C) */
+  RSTOP_SYSCALL,    /* the task is at the entry of system call number `addr` (catch syscall) */
 };
 
 struct replay_stop {
@@ -87,6 +90,9 @@ struct replay_hooks {
   /* True when X's stretch of user code must run for real (a breakpoint, watchpoint or
    * step could trigger in it) instead of being restored from a state point. */
   bool (*observes)(void *ctx, struct rptask *x);
+  /* X reached the entry of the event's system call (checked): true when the observer
+   * must see it (*out filled); the event goes on from there. May be NULL. */
+  bool (*syscall_entry)(void *ctx, struct rptask *x, struct replay_stop *out);
 };
 
 extern const struct replay_hooks replay_autopilot_hooks;

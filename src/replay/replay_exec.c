@@ -16,6 +16,16 @@
 #include "task/exec_image.h"
 #include "task/proc_maps.h"
 
+/* Keeps the recorded argv (as /proc/PID/cmdline shows it) for gdb. */
+static void save_cmdline(struct rptask *x, const struct event *ev) {
+  const char *p = ev->strings;
+  for (uint32_t i = 0; i < ev->argc; i++)
+    p += strlen(p) + 1;
+  size_t len = (size_t)(p - ev->strings);
+  x->cmdline_len = len < sizeof x->cmdline ? len : sizeof x->cmdline;
+  memcpy(x->cmdline, ev->strings, x->cmdline_len);
+}
+
 /* Keeps the auxiliary vector of the recorded initial stack (argc, argv, NULL, envp, NULL,
  * then the auxv pairs up to AT_NULL) for gdb. */
 static void save_auxv(struct rptask *x, const uint8_t *stack, uint32_t len) {
@@ -116,6 +126,7 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
     return diverge(e, "cannot write the recorded initial stack: %s", strerror(errno));
   snprintf(x->exe, sizeof x->exe, "%s/files/%s", e->o->trace_dir, e->ev->file);
   save_auxv(x, e->ev->stack, e->ev->stack_len);
+  save_cmdline(x, e->ev);
   return task_set_regs(&x->t, &e->ev->regs) < 0 ? -1 : 0;
 }
 
@@ -138,6 +149,9 @@ static int exec_complete(struct replay_engine *e, struct rptask *x, const struct
   if (task_get_regs(&x->t) < 0 ||
       (x->t.regs.orig_rax != SYS_execve && x->t.regs.orig_rax != SYS_execveat))
     return diverge(e, "expected execve, found %s", stop_desc(&st, buf, sizeof buf));
+  int missing = missing_file(e, e->ev->file);
+  if (missing)
+    return missing;
   /* Lay out path, argv and envp below the red zone; the old image is discarded anyway. */
   char *path = xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
   uint32_t nptr = e->ev->argc + e->ev->envc + 2;

@@ -7,6 +7,35 @@
 
 #include "replay/replay_handlers.h"
 
+static bool others_in_process(struct replay_engine *e, struct rptask *x) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i] != x && e->tasks[i]->pid == x->pid)
+      return true;
+  return false;
+}
+
+/* X was killed by SIG with its process: when another thread of it still holds that
+ * signal for delivery (stopped at its delivery, e.g. for a debugger), it is delivered
+ * now, which is what killed X; that thread's own exit event then finds it exiting. */
+static void deliver_fatal_signal(struct replay_engine *e, struct rptask *x, int sig) {
+  for (int i = 0; i < e->ntasks; i++) {
+    struct rptask *y = e->tasks[i];
+    if (y == x || y->pid != x->pid || y->sig != sig || y->exiting)
+      continue;
+    y->sig = 0;
+    if (task_resume(&y->t, PTRACE_CONT, sig) < 0)
+      return;
+    y->exiting = true;
+    /* Its exit stop comes after the kill of the other threads; left for its own exit
+     * event to take (WNOWAIT). */
+    siginfo_t info;
+    while (waitid(P_PID, (id_t)y->t.tid, &info, WSTOPPED | WEXITED | __WALL | WNOWAIT) < 0 &&
+           errno == EINTR) {
+    }
+    return;
+  }
+}
+
 static int exit_complete(struct replay_engine *e, struct rptask *x, const struct stop *at) {
   (void)at;
   struct stop st;
@@ -20,6 +49,8 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
         return -1;
     }
   } else {
+    if (WIFSIGNALED(e->ev->status) && WTERMSIG(e->ev->status) != SIGKILL)
+      deliver_fatal_signal(e, x, WTERMSIG(e->ev->status));
     if (x->at_entry) {
       /* killed in a system call (another thread's exit_group): it must not run */
       x->t.regs.orig_rax = (uint64_t)-1;
@@ -32,10 +63,24 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
     x->sig = 0;
     if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0 && errno != ESRCH)
       return diverge(e, "cannot resume the task to its exit: %s", strerror(errno));
+    if (x->t.tid == x->pid && WIFSIGNALED(e->ev->status) && others_in_process(e, x)) {
+      /* A leader killed with its threads has no exit stop, and its end is reported
+       * only after theirs: it is dying, which is all there is to check. */
+      int status;
+      if (waitpid(x->t.tid, &status, __WALL | WNOHANG) == x->t.tid && WIFSTOPPED(status))
+        ptrace(PTRACE_CONT, x->t.tid, 0, 0);
+      task_wait_dead(x->t.tid);
+      engine_remove_task(e, x);
+      return 0;
+    }
     if (task_wait(&x->t, &st) < 0)
       return -1;
+    /* A task killed with its process (another thread's fatal signal) may still make a
+     * system call stop before the kill reaches it. */
+    bool killed_with_group = WIFSIGNALED(e->ev->status);
     while (st.kind == STOP_GROUP ||
-           (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL))) {
+           (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL)) ||
+           (killed_with_group && st.kind == STOP_SYSCALL_EXIT)) {
       if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 && errno != ESRCH)
         return -1;
       if (task_wait(&x->t, &st) < 0)
@@ -61,10 +106,10 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
     status = (int)msg;
     task_resume(&x->t, PTRACE_CONT, 0); /* it finishes dying; its status is reaped at the end */
     task_wait_dead(x->t.tid);
-    /* ...except a thread's: an exec of its process waits until it is reaped. */
-    int ws;
+    /* A dead thread other than the leader is reaped now: until it is, a leader killed
+     * with its process (no exit stop then) never reports its own end. */
     if (x->t.tid != x->pid)
-      waitpid(x->t.tid, &ws, __WALL | WNOHANG);
+      waitpid(x->t.tid, NULL, __WALL | WNOHANG);
   } else if (st.kind != STOP_EXITED) {
     struct stop w = {.kind = STOP_EXITED, .status = e->ev->status};
     return diverge(e, "expected %s, found %s", stop_desc(&w, want, sizeof want),

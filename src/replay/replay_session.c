@@ -22,6 +22,7 @@
 #include "replay/replay_handlers.h"
 #include "replay/replay_syscallbuf.h"
 #include "task/cpu_pin.h"
+#include "trace/trace_files.h"
 
 /* The recorded argv and envp as NULL-terminated arrays pointing into the event. */
 static char **exec_vectors(const struct event *ev, char ***envp) {
@@ -36,6 +37,11 @@ static char **exec_vectors(const struct event *ev, char ***envp) {
 }
 
 static int start_program(struct replay_session *s) {
+  char check[1024];
+  if (trace_files_check(s->e.o->trace_dir, s->e.ev->file, check, sizeof check) < 0) {
+    deja_msg("%s", check); /* missing or damaged: the trace is incomplete */
+    return REPLAY_BAD_TRACE;
+  }
   char *path = xasprintf("%s/files/%s", s->e.o->trace_dir, s->e.ev->file);
   if (access(path, X_OK) < 0) {
     deja_msg("%s: the preserved program is missing or not executable (%s); the trace is incomplete",
@@ -51,6 +57,16 @@ static int start_program(struct replay_session *s) {
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core); /* a replayed crash must not write a core file */
+    /* The recorded stack limit: where the stack stops growing and the mmap layout. */
+    struct rlimit stack = {s->e.ev->stack_rlim_cur, s->e.ev->stack_rlim_max};
+    if (setrlimit(RLIMIT_STACK, &stack) < 0) {
+      struct rlimit now;
+      getrlimit(RLIMIT_STACK, &now); /* a hard limit cannot be raised: the soft one may */
+      stack.rlim_max = now.rlim_max;
+      if (stack.rlim_cur > now.rlim_max)
+        stack.rlim_cur = now.rlim_max;
+      setrlimit(RLIMIT_STACK, &stack);
+    }
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
       dup2(null, 0);

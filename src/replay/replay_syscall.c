@@ -16,6 +16,7 @@
 #include "common/kernel_abi.h"
 #include "common/log.h"
 #include "replay/replay_calls.h"
+#include "replay/replay_files.h"
 #include "replay/replay_handlers.h"
 #include "replay/replay_output.h"
 #include "syscalls/syscall_table.h"
@@ -61,45 +62,6 @@ static int emulate(struct replay_engine *e, struct rptask *x) {
   return rc ? rc : replay_output(e, x);
 }
 
-/* The file a MAP_SHARED mapping maps in replay: a writable copy of the preserved file,
- * one per file for the whole replay, so processes sharing it see each other's writes
- * (the trace's own copy is never written). NULL on failure (reported). */
-static char *shared_copy(struct replay_engine *e) {
-  if (!e->shared_dir) {
-    const char *tmp = getenv("TMPDIR");
-    e->shared_dir = xasprintf("%s/deja-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(e->shared_dir)) {
-      deja_msg("cannot create a directory for shared file mappings (%s): %s", e->shared_dir,
-               strerror(errno));
-      free(e->shared_dir);
-      e->shared_dir = NULL;
-      return NULL;
-    }
-  }
-  char *copy = xasprintf("%s/%s", e->shared_dir, e->ev->file);
-  if (access(copy, F_OK) == 0)
-    return copy;
-  char *src = xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
-  int in = open(src, O_RDONLY | O_CLOEXEC),
-      out = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  char buf[1 << 16];
-  ssize_t n = 0;
-  while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
-    if (write(out, buf, (size_t)n) != n)
-      n = -1;
-  if (in < 0 || out < 0 || n < 0) {
-    deja_msg("cannot copy %s for a shared mapping: %s", src, strerror(errno));
-    free(copy);
-    copy = NULL;
-  }
-  if (in >= 0)
-    close(in);
-  if (out >= 0)
-    close(out);
-  free(src);
-  return copy;
-}
-
 static int replay_mmap(struct replay_engine *e, struct rptask *x) {
   struct user_regs_struct regs = x->t.regs;
   int fd = -1;
@@ -108,7 +70,8 @@ static int replay_mmap(struct replay_engine *e, struct rptask *x) {
     int missing = missing_file(e, e->ev->file);
     if (missing)
       return missing;
-    char *path = shared ? shared_copy(e) : xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
+    char *path = shared ? replay_shared_copy(e, e->ev->file)
+                        : xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
     if (!path)
       return diverge(e, "cannot prepare the shared file mapping of %s", e->ev->file);
     uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0};
@@ -184,6 +147,8 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   memcpy(c->exe, x->exe, sizeof c->exe);
   memcpy(c->auxv, x->auxv, sizeof c->auxv);
   c->auxv_len = x->auxv_len;
+  memcpy(c->cmdline, x->cmdline, x->cmdline_len);
+  c->cmdline_len = x->cmdline_len;
   int32_t rec_tid = (int32_t)ev->result;
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(e, "cannot write the recorded tid into the new task");
@@ -209,7 +174,8 @@ static int replay_mmap_call(struct replay_engine *e, struct rptask *x,
   return replay_mmap(e, x);
 }
 
-/* Moved by the kernel: to the recorded address. */
+/* Moved by the kernel: to the recorded address. A grown private file mapping maps the
+ * preserved grown range over its new part (replay_files.c). */
 static int replay_mremap(struct replay_engine *e, struct rptask *x, const struct syscall_desc *d) {
   if (e->ev->result >= 0 && (uint64_t)e->ev->result != x->t.regs.rdi) {
     x->t.regs.r10 |= MREMAP_MAYMOVE | MREMAP_FIXED;
@@ -217,7 +183,10 @@ static int replay_mremap(struct replay_engine *e, struct rptask *x, const struct
     if (task_set_regs(&x->t, &x->t.regs) < 0)
       return -1;
   }
-  return finish_executed(e, x, d->name, FINISH_RESTORE_ARGS);
+  int rc = finish_executed(e, x, d->name, FINISH_RESTORE_ARGS);
+  if (rc == 0 && (e->ev->flags & EVF_FILE_REMAP))
+    rc = replay_remap_file_tail(e, x);
+  return rc;
 }
 
 static int replay_sigreturn(struct replay_engine *e, struct rptask *x,
@@ -253,9 +222,18 @@ static const replay_hook_fn replay_hooks[SCH_COUNT] = {
     [SCH_tid_result] = replay_tid_result,
 };
 
+/* A successful change of the program's own resource limits runs for real: the stack
+ * limit decides where the stack stops growing, others how far mmap and brk may go. */
+static bool sets_own_limit(const struct event *ev) {
+  long nr = (long)ev->regs.orig_rax;
+  return ev->result == 0 &&
+         (nr == SYS_setrlimit || (nr == SYS_prlimit64 && ev->regs.rdi == 0 && ev->regs.rdx));
+}
+
 /* Whether replay executes the call (rather than skipping it), as its row says. */
-static bool runs_for_real(const struct syscall_desc *d, int64_t result) {
-  return d->replay == SC_EXECUTE || (d->replay == SC_EXECUTE_IF_OK && result >= 0);
+static bool runs_for_real(const struct syscall_desc *d, const struct event *ev) {
+  return d->replay == SC_EXECUTE || (d->replay == SC_EXECUTE_IF_OK && ev->result >= 0) ||
+         sets_own_limit(ev);
 }
 
 /* Runs the task to the entry of the event's call and checks the registers there. */
@@ -270,9 +248,12 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
     return diverge(e, "expected system call %s, found %s", syscall_name((long)e->ev->regs.orig_rax),
                    stop_desc(st, buf, sizeof buf));
   rc = expect_regs(e, x, &e->ev->regs);
-  if (rc == 0)
-    x->at_entry = true;
-  return rc;
+  if (rc)
+    return rc;
+  x->at_entry = true;
+  if (e->hooks->syscall_entry && e->hooks->syscall_entry(e->hooks->ctx, x, &e->stop))
+    return REPLAY_STOPPED; /* going on finds it at the entry */
+  return 0;
 }
 
 static int syscall_complete(struct replay_engine *e, struct rptask *x, const struct stop *st) {
@@ -282,7 +263,12 @@ static int syscall_complete(struct replay_engine *e, struct rptask *x, const str
   const struct syscall_desc *d = syscall_table_lookup(nr);
   if (!d)
     return diverge(e, "system call number %ld is unknown to this deja", nr);
-  if (!runs_for_real(d, e->ev->result))
+  if (e->ev->flags & EVF_FILE_CHANGE) { /* a file mapped MAP_SHARED changed */
+    int rc = replay_file_change(e);
+    if (rc)
+      return rc;
+  }
+  if (!runs_for_real(d, e->ev))
     return emulate(e, x);
   int rc = replay_reenter(e, x);
   if (rc)

@@ -61,20 +61,70 @@ static bool get_mem(struct tcur *c, struct event *ev) {
   return c->ok;
 }
 
-void event_encode(const struct event *ev, struct tbuf *b) {
+/* A state event's pages: (u64 address, blob) each, then STATE_PAGES_END. */
+#define STATE_PAGES_END UINT64_MAX
+
+static void put_head(const struct event *ev, struct tbuf *b) {
   tbuf_reset(b);
   tbuf_put_u8(b, (uint8_t)ev->kind);
   tbuf_put_u32(b, (uint32_t)ev->tid);
   put_regs(b, &ev->regs);
+}
+
+void event_encode_state_head(const struct event *ev, struct tbuf *b) {
+  put_head(ev, b);
+  tbuf_put_blob(b, ev->xsave, ev->xsave_len);
+}
+
+void event_encode_state_page(struct tbuf *b, uint64_t addr, uint32_t len) {
+  tbuf_reset(b);
+  tbuf_put_u64(b, addr);
+  tbuf_put_u32(b, len);
+}
+
+void event_encode_state_end(struct tbuf *b) {
+  tbuf_reset(b);
+  tbuf_put_u64(b, STATE_PAGES_END);
+}
+
+void event_encode_syscall_head(const struct event *ev, uint32_t nmem, struct tbuf *b) {
+  put_head(ev, b);
+  tbuf_put_u64(b, (uint64_t)ev->result);
+  tbuf_put_u32(b, nmem);
+}
+
+void event_encode_mem_header(struct tbuf *b, uint64_t addr, uint32_t len) {
+  tbuf_reset(b);
+  tbuf_put_u64(b, addr);
+  tbuf_put_u32(b, len);
+}
+
+/* Everything of a syscall event after its memory regions. */
+static void put_syscall_tail(const struct event *ev, struct tbuf *b) {
+  tbuf_put_u8(b, (uint8_t)ev->out_to);
+  if (ev->out_to)
+    tbuf_put_blob(b, ev->out_data, ev->out_len);
+  put_cstr(b, ev->file);
+  tbuf_put_u32(b, ev->flags);
+  if (ev->flags & (EVF_FILE_CHANGE | EVF_FILE_REMAP)) {
+    tbuf_put_u64(b, ev->file_size);
+    tbuf_put_u64(b, ev->file_off);
+    tbuf_put_blob(b, ev->fdata, ev->fdata_len);
+  }
+}
+
+void event_encode_syscall_tail(const struct event *ev, struct tbuf *b) {
+  tbuf_reset(b);
+  put_syscall_tail(ev, b);
+}
+
+void event_encode(const struct event *ev, struct tbuf *b) {
+  put_head(ev, b);
   switch (ev->kind) {
   case EV_SYSCALL:
     tbuf_put_u64(b, (uint64_t)ev->result);
     put_mem(b, ev);
-    tbuf_put_u8(b, (uint8_t)ev->out_to);
-    if (ev->out_to)
-      tbuf_put_blob(b, ev->out_data, ev->out_len);
-    put_cstr(b, ev->file);
-    tbuf_put_u32(b, ev->flags);
+    put_syscall_tail(ev, b);
     break;
   case EV_INSN:
     put_regs(b, &ev->regs_after);
@@ -95,12 +145,18 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     put_cstr(b, ev->interp);
     tbuf_put_blob(b, ev->interp_maps, ev->interp_count * 32);
     put_mem(b, ev);
+    tbuf_put_u64(b, ev->stack_rlim_cur);
+    tbuf_put_u64(b, ev->stack_rlim_max);
     break;
   case EV_ABORT: put_cstr(b, ev->message); break;
   case EV_ENTER: break;
   case EV_STATE:
     tbuf_put_blob(b, ev->xsave, ev->xsave_len);
-    put_mem(b, ev);
+    for (uint32_t i = 0; i < ev->nmem; i++) {
+      tbuf_put_u64(b, ev->mem[i].addr);
+      tbuf_put_blob(b, ev->mem[i].data, ev->mem[i].len);
+    }
+    tbuf_put_u64(b, STATE_PAGES_END);
     break;
   case EV_SBUF:
     tbuf_put_u32(b, ev->flags);
@@ -120,6 +176,15 @@ static const char *get_cstr(struct tcur *c) {
     return "";
   }
   return (const char *)p;
+}
+
+/* A preserved file's name is used in paths (files/NAME, replay's shared copies): it must
+ * name a file inside that directory. */
+static const char *get_file_name(struct tcur *c) {
+  const char *name = get_cstr(c);
+  if (strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    c->ok = false;
+  return name;
 }
 
 int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen) {
@@ -142,8 +207,18 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
       return seterr(err, errlen, "bad output stream %u", ev->out_to);
     if (ev->out_to)
       ev->out_data = tcur_blob(&c, &ev->out_len);
-    ev->file = get_cstr(&c);
+    ev->file = get_file_name(&c);
     ev->flags = tcur_u32(&c);
+    ev->fdata = NULL;
+    ev->fdata_len = 0;
+    ev->file_size = ev->file_off = 0;
+    if (ev->flags & (EVF_FILE_CHANGE | EVF_FILE_REMAP)) {
+      ev->file_size = tcur_u64(&c);
+      ev->file_off = tcur_u64(&c);
+      ev->fdata = tcur_blob(&c, &ev->fdata_len);
+      if (!ev->file[0])
+        c.ok = false;
+    }
     break;
   }
   case EV_INSN:
@@ -163,13 +238,13 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
     break;
   case EV_EXIT: ev->status = (int32_t)tcur_u32(&c); break;
   case EV_EXEC: {
-    ev->file = get_cstr(&c);
+    ev->file = get_file_name(&c);
     ev->stack_addr = tcur_u64(&c);
     ev->stack = tcur_blob(&c, &ev->stack_len);
     ev->argc = tcur_u32(&c);
     ev->envc = tcur_u32(&c);
     ev->strings = (const char *)tcur_blob(&c, &ev->strings_len);
-    ev->interp = get_cstr(&c);
+    ev->interp = get_file_name(&c);
     uint32_t maps_len;
     ev->interp_maps = tcur_blob(&c, &maps_len);
     ev->interp_count = maps_len / 32;
@@ -177,6 +252,8 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
       c.ok = false;
     if (c.ok && !get_mem(&c, ev))
       c.ok = false;
+    ev->stack_rlim_cur = tcur_u64(&c);
+    ev->stack_rlim_max = tcur_u64(&c);
     if (c.ok) {
       /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
       uint32_t count = 0;
@@ -191,8 +268,16 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   case EV_ENTER: break;
   case EV_STATE:
     ev->xsave = tcur_blob(&c, &ev->xsave_len);
-    if (!get_mem(&c, ev))
-      return seterr(err, errlen, "state event has malformed memory pages");
+    for (;;) {
+      uint64_t addr = tcur_u64(&c);
+      if (!c.ok || addr == STATE_PAGES_END)
+        break;
+      uint32_t l;
+      const uint8_t *d = tcur_blob(&c, &l);
+      if (!d)
+        return seterr(err, errlen, "state event has malformed memory pages");
+      event_add_mem(ev, addr, d, l);
+    }
     break;
   case EV_SBUF:
     ev->flags = tcur_u32(&c);

@@ -31,6 +31,12 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* EV_SYSCALL flags */
 #define EVF_NEW_THREAD 1u /* a clone that created a thread (not a process) */
 #define EVF_DEV_ZERO 2u   /* an mmap of /dev/zero: replayed as an anonymous mapping */
+#define EVF_FILE_CHANGE                                                                            \
+  4u /* the call changed a file mapped MAP_SHARED (file: its shared
+                              copy's name): size now file_size, fdata written at file_off */
+#define EVF_FILE_REMAP                                                                             \
+  8u /* an mremap grew a private file mapping: the grown part maps
+                              file (preserved) from file_off + the old length */
 /* EV_SBUF flags */
 #define EVF_SBUF_INIT 1u    /* the announcing call (regs): the buffer is at sbuf */
 #define EVF_SBUF_REFUSED 2u /* ...refused: the library stays off */
@@ -56,6 +62,9 @@ struct event {
   uint32_t out_len;
   const char *file; /* EV_SYSCALL mmap / EV_EXEC: preserved file name under files/, or "" */
   uint32_t flags;   /* EV_SYSCALL: EVF_* */
+  uint64_t file_size, file_off; /* EVF_FILE_CHANGE, EVF_FILE_REMAP */
+  const uint8_t *fdata;         /* EVF_FILE_CHANGE: bytes written to the file */
+  uint32_t fdata_len;
   /* EV_INSN */
   struct user_regs_struct regs_after;
   uint32_t insn_len;
@@ -70,6 +79,9 @@ struct event {
   uint32_t stack_len;
   const char *strings; /* argv then envp, each NUL-terminated */
   uint32_t strings_len, argc, envc;
+  /* RLIMIT_STACK of the new image (soft, hard): it decides how far the stack grows and
+   * where the kernel places mappings, so replay starts the program with it */
+  uint64_t stack_rlim_cur, stack_rlim_max;
   /* the program interpreter the kernel mapped (preserved file name, or ""), and its
    * mappings: interp_count entries of 4 u64s (start, end, file offset, PROT_*); the
    * content of its writable ones is in mem (the kernel zeroed their bss part) */
@@ -94,6 +106,19 @@ void event_add_mem(struct event *ev, uint64_t addr, const uint8_t *data, uint32_
 
 /* Serialises EV into B (reset first). */
 void event_encode(const struct event *ev, struct tbuf *b);
+/* A state event streamed in pieces (its pages may not fit in memory at once): the head
+ * (EV with its registers and xsave area, no pages), then for each page the header from
+ * event_encode_state_page followed by LEN bytes, then event_encode_state_end. Each
+ * resets B. The result decodes like event_encode's. */
+void event_encode_state_head(const struct event *ev, struct tbuf *b);
+void event_encode_state_page(struct tbuf *b, uint64_t addr, uint32_t len);
+void event_encode_state_end(struct tbuf *b);
+/* A syscall event streamed in pieces (for results too large to hold twice): the head
+ * (EV without its memory, which will have NMEM regions), then for each region the header
+ * from event_encode_mem_header followed by LEN bytes, then the tail. Each resets B. */
+void event_encode_syscall_head(const struct event *ev, uint32_t nmem, struct tbuf *b);
+void event_encode_mem_header(struct tbuf *b, uint64_t addr, uint32_t len);
+void event_encode_syscall_tail(const struct event *ev, struct tbuf *b);
 /* Parses a record; returns 0, or -1 when it is malformed (message in ERR). */
 int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen);
 

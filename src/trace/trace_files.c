@@ -1,7 +1,9 @@
+/* Preserving mapped files sparsely into the trace, through the content store. */
 #include "trace/trace_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,30 +11,134 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "trace/file_content.h"
+#include "trace/trace_store.h"
 
-static int copy_fd(int in, int out) {
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = read(in, buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return -1;
-    if (n == 0)
-      return 0;
-    for (ssize_t done = 0; done < n;) {
-      ssize_t w = write(out, buf + done, (size_t)(n - done));
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w < 0)
-        return -1;
-      done += w;
-    }
-  }
+#define PAGE 4096ull
+
+/* A file preserved earlier in this recording: reused while the file is unchanged. */
+struct preserved {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime, ctime;
+  uint64_t lo, hi; /* the byte range the copy holds */
+  char name[128];
+};
+
+/* A file mapped MAP_SHARED, and the name of its shared copy in replay. It is held open
+ * for the whole recording, so its inode number cannot be reused by another file. */
+struct shared_file {
+  dev_t dev;
+  ino_t ino;
+  int fd;
+  char name[128];
+};
+
+struct trace_files {
+  char *trace_dir, *store;
+  struct preserved *v;
+  size_t n, cap;
+  struct shared_file *shared;
+  size_t nshared;
+  unsigned tmp_seq;
+};
+
+struct trace_files *trace_files_new(const char *trace_dir) {
+  struct trace_files *tf = xcalloc(1, sizeof *tf);
+  tf->trace_dir = xstrdup(trace_dir);
+  tf->store = trace_store_dir(trace_dir);
+  return tf;
 }
 
-int trace_files_preserve(const char *trace_dir, const char *src_path, const char *orig_name,
-                         char *name, size_t namelen, char *err, size_t errlen) {
+void trace_files_free(struct trace_files *tf) {
+  if (!tf)
+    return;
+  char err[512];
+  (void)trace_store_collect(tf->store, err, sizeof err); /* best effort */
+  free(tf->trace_dir);
+  free(tf->store);
+  free(tf->v);
+  for (size_t i = 0; i < tf->nshared; i++)
+    close(tf->shared[i].fd);
+  free(tf->shared);
+  free(tf);
+}
+
+static bool same_file(const struct preserved *p, const struct stat *st) {
+  return p->dev == st->st_dev && p->ino == st->st_ino && p->size == st->st_size &&
+         p->mtime.tv_sec == st->st_mtim.tv_sec && p->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+         p->ctime.tv_sec == st->st_ctim.tv_sec && p->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* A file name made of ORIG_NAME's last component, safe in a path and a gdb command. */
+static void base_name(const char *orig_name, char *out, size_t outlen) {
+  const char *base = strrchr(orig_name, '/');
+  base = base ? base + 1 : orig_name;
+  snprintf(out, outlen, "%s", *base ? base : "file");
+  for (char *p = out; *p; p++)
+    if (*p == ' ' || *p == '(' || *p == ')' || *p == ':')
+      *p = '_';
+}
+
+/* Writes a sparse copy of [LO, HI) of IN to a new file DIR/TMP. Returns 0 (its hash in
+ * HEX) or -1 with errno set; the partial file is removed on failure. */
+static int write_copy(int in, const char *dir, const char *tmp, uint64_t lo, uint64_t hi,
+                      uint64_t size, char *hex) {
+  char *path = xasprintf("%s/%s", dir, tmp);
+  int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  int rc = out < 0 || file_content_copy(in, out, lo, hi, size, hex) < 0 || fsync(out) < 0 ? -1 : 0;
+  int e = errno;
+  if (out >= 0)
+    close(out);
+  if (rc < 0)
+    unlink(path);
+  free(path);
+  errno = e;
+  return rc;
+}
+
+/* Makes files/NAME a hard link to the store's entry HEX, writing the entry first when the
+ * store lacks it. Returns 0; -1 when the store cannot be used (the caller copies into the
+ * trace instead). */
+static int link_from_store(struct trace_files *tf, int in, uint64_t lo, uint64_t hi, uint64_t size,
+                           const char *base, char *hex, char *name, size_t namelen) {
+  if (mkdir(tf->store, 0700) < 0 && errno != EEXIST)
+    return -1;
+  snprintf(name, namelen, "%s-%s", base, hex);
+  char *entry = xasprintf("%s/%s", tf->store, hex);
+  char *dst = xasprintf("%s/files/%s", tf->trace_dir, name);
+  int rc = link(entry, dst);
+  int e = errno;
+  free(entry);
+  free(dst);
+  if (rc == 0 || e == EEXIST)
+    return 0;
+  if (e != ENOENT) /* another file system, too many links, no permission */
+    return -1;
+  /* Not stored yet: the copy is linked into the trace first, then into the store, so a
+   * concurrent `deja rm` never sees it unused. */
+  char tmp[64];
+  snprintf(tmp, sizeof tmp, ".tmp-%d-%u", (int)getpid(), tf->tmp_seq++);
+  if (write_copy(in, tf->store, tmp, lo, hi, size, hex) < 0)
+    return -1;
+  snprintf(name, namelen, "%s-%s", base, hex); /* the copy's hash: the file may have changed */
+  char *tmp_path = xasprintf("%s/%s", tf->store, tmp);
+  dst = xasprintf("%s/files/%s", tf->trace_dir, name);
+  entry = xasprintf("%s/%s", tf->store, hex);
+  rc = link(tmp_path, dst) == 0 || errno == EEXIST ? 0 : -1;
+  if (rc == 0)
+    (void)link(tmp_path, entry); /* another recorder may have stored it meanwhile */
+  unlink(tmp_path);
+  free(tmp_path);
+  free(dst);
+  free(entry);
+  return rc;
+}
+
+int trace_files_preserve(struct trace_files *tf, const char *src_path, const char *orig_name,
+                         uint64_t off, uint64_t len, char *name, size_t namelen, char *err,
+                         size_t errlen) {
   int in = open(src_path, O_RDONLY | O_CLOEXEC);
   if (in < 0)
     return seterr(err, errlen, "cannot open %s (%s) to preserve it: %s", orig_name, src_path,
@@ -46,29 +152,149 @@ int trace_files_preserve(const char *trace_dir, const char *src_path, const char
     close(in);
     return seterr(err, errlen, "%s is not a regular file: mapping it is not supported", orig_name);
   }
-  const char *base = strrchr(orig_name, '/');
-  base = base ? base + 1 : orig_name;
-  char safe[64];
-  snprintf(safe, sizeof safe, "%s", *base ? base : "file");
-  for (char *p = safe; *p; p++)
-    if (*p == ' ' || *p == '(' || *p == ')')
-      *p = '_';
-  snprintf(name, namelen, "%s-%lx-%lx-%lx-%lx", safe, (unsigned long)st.st_dev,
-           (unsigned long)st.st_ino, (unsigned long)st.st_size, (unsigned long)st.st_mtim.tv_sec);
-  char *dst = xasprintf("%s/files/%s", trace_dir, name);
-  int rc = 0;
-  if (access(dst, F_OK) != 0) {
-    char *tmp = xasprintf("%s.tmp", dst);
-    int out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-    if (out < 0 || copy_fd(in, out) < 0 || fsync(out) < 0 || rename(tmp, dst) < 0) {
-      rc = seterr(err, errlen, "cannot copy %s into %s: %s", orig_name, dst, strerror(errno));
-      unlink(tmp);
-    }
-    if (out >= 0)
-      close(out);
-    free(tmp);
+  uint64_t size = (uint64_t)st.st_size;
+  uint64_t lo = len ? off & ~(PAGE - 1) : 0;
+  uint64_t hi = len && off + len >= off && off + len < size ? off + len : size;
+  hi = (hi + PAGE - 1) & ~(PAGE - 1);
+  if (hi > size)
+    hi = size;
+  if (lo > hi)
+    lo = hi;
+
+  struct preserved *same = NULL;
+  for (size_t i = 0; i < tf->n && !same; i++)
+    if (same_file(&tf->v[i], &st))
+      same = &tf->v[i];
+  if (same && same->lo <= lo && same->hi >= hi) {
+    snprintf(name, namelen, "%s", same->name);
+    close(in);
+    return 0;
   }
-  free(dst);
+  if (same) { /* another part of the same file: one copy holding both */
+    lo = lo < same->lo ? lo : same->lo;
+    hi = hi > same->hi ? hi : same->hi;
+  }
+
+  char base[48], hex[FILE_HASH_HEX_LEN + 1];
+  base_name(orig_name, base, sizeof base);
+  int rc = 0;
+  if (file_content_hash(in, lo, hi, size, hex) < 0) {
+    rc = seterr(err, errlen, "cannot read %s to preserve it: %s", orig_name, strerror(errno));
+  } else if (link_from_store(tf, in, lo, hi, size, base, hex, name, namelen) < 0) {
+    /* No store: a private copy in the trace. */
+    char *files = xasprintf("%s/files", tf->trace_dir);
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, ".tmp-%u", tf->tmp_seq++);
+    if (write_copy(in, files, tmp, lo, hi, size, hex) < 0) {
+      rc = seterr(err, errlen, "cannot copy %s into %s: %s", orig_name, files, strerror(errno));
+    } else {
+      snprintf(name, namelen, "%s-%s", base, hex);
+      char *from = xasprintf("%s/%s", files, tmp), *to = xasprintf("%s/%s", files, name);
+      if (rename(from, to) < 0) {
+        rc = seterr(err, errlen, "cannot copy %s into %s: %s", orig_name, to, strerror(errno));
+        unlink(from);
+      }
+      free(from);
+      free(to);
+    }
+    free(files);
+  }
   close(in);
+  if (rc < 0)
+    return rc;
+  if (!same) {
+    if (tf->n == tf->cap) {
+      tf->cap = tf->cap ? tf->cap * 2 : 32;
+      tf->v = xrealloc(tf->v, tf->cap * sizeof *tf->v);
+    }
+    same = &tf->v[tf->n++];
+  }
+  *same = (struct preserved){.dev = st.st_dev,
+                             .ino = st.st_ino,
+                             .size = st.st_size,
+                             .mtime = st.st_mtim,
+                             .ctime = st.st_ctim,
+                             .lo = lo,
+                             .hi = hi};
+  snprintf(same->name, sizeof same->name, "%s", name);
+  return 0;
+}
+
+const char *trace_files_shared_name(const struct trace_files *tf, dev_t dev, ino_t ino) {
+  for (size_t i = 0; i < tf->nshared; i++)
+    if (tf->shared[i].dev == dev && tf->shared[i].ino == ino)
+      return tf->shared[i].name;
+  return NULL;
+}
+
+bool trace_files_any_shared(const struct trace_files *tf) { return tf->nshared > 0; }
+
+int trace_files_preserve_shared(struct trace_files *tf, const char *src_path, const char *orig_name,
+                                char *name, size_t namelen, char *err, size_t errlen) {
+  struct stat st;
+  if (stat(src_path, &st) < 0)
+    return seterr(err, errlen, "cannot stat %s (%s) to preserve it: %s", orig_name, src_path,
+                  strerror(errno));
+  const char *known = trace_files_shared_name(tf, st.st_dev, st.st_ino);
+  if (known) {
+    snprintf(name, namelen, "%s", known);
+    return 0;
+  }
+  if (trace_files_preserve(tf, src_path, orig_name, 0, 0, name, namelen, err, errlen) < 0)
+    return -1;
+  int fd = open(src_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0; /* not remembered: a later shared mapping gets a copy of its own */
+  tf->shared = xrealloc(tf->shared, (tf->nshared + 1) * sizeof *tf->shared);
+  struct shared_file *f = &tf->shared[tf->nshared++];
+  f->dev = st.st_dev;
+  f->ino = st.st_ino;
+  f->fd = fd;
+  snprintf(f->name, sizeof f->name, "%s", name);
+  return 0;
+}
+
+/* Paths trace_files_check found good: each file is read once per deja process. */
+static char **checked;
+static size_t nchecked;
+
+int trace_files_check(const char *trace_dir, const char *name, char *err, size_t errlen) {
+  char *path = xasprintf("%s/files/%s", trace_dir, name);
+  for (size_t i = 0; i < nchecked; i++)
+    if (strcmp(checked[i], path) == 0) {
+      free(path);
+      return 0;
+    }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  int rc = 0;
+  char hex[FILE_HASH_HEX_LEN + 1];
+  const char *want = file_content_hash_of_name(name);
+  if (fd < 0 || fstat(fd, &st) < 0) {
+    rc = seterr(err, errlen,
+                "%s: a file the program mapped is missing from the trace (%s); the trace is "
+                "incomplete",
+                path, strerror(errno));
+  } else if (!want) {
+    rc = seterr(err, errlen,
+                "%s: not a preserved file name (no content hash); the trace is "
+                "incomplete or from another deja",
+                path);
+  } else if (file_content_hash(fd, 0, (uint64_t)st.st_size, (uint64_t)st.st_size, hex) < 0) {
+    rc = seterr(err, errlen, "%s: cannot read a preserved file: %s", path, strerror(errno));
+  } else if (strcmp(hex, want) != 0) {
+    rc = seterr(err, errlen,
+                "%s: a preserved file is corrupt (its content does not match the hash in its "
+                "name); the trace is incomplete",
+                path);
+  }
+  if (fd >= 0)
+    close(fd);
+  if (rc == 0) {
+    checked = xrealloc(checked, (nchecked + 1) * sizeof *checked);
+    checked[nchecked++] = path;
+  } else {
+    free(path);
+  }
   return rc;
 }

@@ -22,7 +22,11 @@
 #define CHUNK_MAGIC 0x4b4e4843u
 #define CHUNK_HEADER_LEN 24u /* 16 described bytes + u64 checksum */
 #define CHUNK_FLUSH_RAW (256u * 1024u)
-#define CHUNK_MAX_RAW (64u * 1024u * 1024u)
+#define CHUNK_MAX_RAW (64u * 1024u * 1024u)  /* what a reader accepts */
+#define CHUNK_SPLIT_RAW (8u * 1024u * 1024u) /* where the writer splits a record */
+#define FRAG_CONTINUES 0x80000000u           /* in a record header: continued next chunk */
+#define FRAG_CANCELLED 0x40000000u           /* the last fragment of a record to drop */
+#define FRAG_LEN_MASK 0x3fffffffu
 #define WRITER_VERSION_MAX 256u
 #define ZSTD_LEVEL 1
 #define ERR_LEN 512
@@ -74,6 +78,9 @@ struct trace_writer {
   char *path;
   struct tbuf pending; /* records (u32 length + bytes) not yet written */
   uint32_t pending_records;
+  bool in_record;    /* between trace_writer_begin and trace_writer_end */
+  size_t frag_start; /* offset in pending of the open record's fragment header */
+  bool spilled;      /* fragments of the open record are already in the file */
   struct tbuf chunk; /* header + compressed frame being written */
   ZSTD_CCtx *cctx;
   uint64_t bytes_written;
@@ -177,13 +184,20 @@ static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_le
   }
   fill_chunk_header(w->chunk.data, (uint32_t)compressed, (uint32_t)raw_len, nrec,
                     w->chunk.data + CHUNK_HEADER_LEN);
-  if (write_all(w->fd, w->chunk.data, w->chunk.len) < 0)
-    return writer_fail(w, errno, "cannot write trace chunk");
+  if (write_all(w->fd, w->chunk.data, w->chunk.len) < 0) {
+    /* Cut off what was written of this chunk (the disk may be full): the file then ends
+     * after its last complete chunk and replays up to there. */
+    int e = errno;
+    if (ftruncate(w->fd, (off_t)w->bytes_written) == 0)
+      lseek(w->fd, (off_t)w->bytes_written, SEEK_SET);
+    return writer_fail(w, e, "cannot write trace chunk");
+  }
   w->bytes_written += w->chunk.len;
   return 0;
 }
 
-int trace_writer_flush(struct trace_writer *w) {
+/* Writes the pending records (and fragments) as one chunk. */
+static int flush_pending(struct trace_writer *w) {
   if (w->failed) {
     errno = EIO;
     return -1;
@@ -196,26 +210,87 @@ int trace_writer_flush(struct trace_writer *w) {
   return rc;
 }
 
-int trace_writer_append(struct trace_writer *w, const void *rec, size_t len) {
+int trace_writer_flush(struct trace_writer *w) {
+  if (w->in_record && !w->failed)
+    return 0; /* an open record is flushed by trace_writer_put as it fills chunks */
+  return flush_pending(w);
+}
+
+static void patch_u32(struct tbuf *b, size_t at, uint32_t v) { put_u32(b->data + at, v); }
+
+int trace_writer_begin(struct trace_writer *w) {
   if (w->failed) {
     errno = EIO;
     return -1;
   }
-  if (len > CHUNK_MAX_RAW - 4) {
-    snprintf(w->err, sizeof w->err,
-             "%s: a trace record of %zu bytes is larger than the %u-byte chunk limit", w->path, len,
-             CHUNK_MAX_RAW - 4);
-    errno = EFBIG;
+  if (w->pending.len + 4 > CHUNK_SPLIT_RAW && trace_writer_flush(w) < 0)
+    return -1;
+  w->in_record = true;
+  w->spilled = false;
+  w->frag_start = w->pending.len;
+  tbuf_put_u32(&w->pending, 0); /* the fragment's length, known at its end */
+  return 0;
+}
+
+int trace_writer_put(struct trace_writer *w, const void *data, size_t len) {
+  const uint8_t *p = data;
+  while (len > 0) {
+    if (w->failed) {
+      errno = EIO;
+      return -1;
+    }
+    size_t room = CHUNK_SPLIT_RAW - w->pending.len;
+    if (w->pending.len >= CHUNK_SPLIT_RAW) {
+      /* The chunk is full: this fragment continues in the next one. */
+      size_t frag = w->pending.len - w->frag_start - 4;
+      patch_u32(&w->pending, w->frag_start, (uint32_t)frag | FRAG_CONTINUES);
+      w->pending_records++;
+      if (flush_pending(w) < 0)
+        return -1;
+      w->spilled = true;
+      w->frag_start = 0;
+      tbuf_put_u32(&w->pending, 0);
+      continue;
+    }
+    size_t n = len < room ? len : room;
+    tbuf_put_bytes(&w->pending, p, n);
+    p += n;
+    len -= n;
+  }
+  return 0;
+}
+
+int trace_writer_end(struct trace_writer *w) {
+  if (w->failed) {
+    errno = EIO;
     return -1;
   }
-  if (w->pending.len + 4 + len > CHUNK_MAX_RAW && trace_writer_flush(w) < 0)
-    return -1;
-  tbuf_put_u32(&w->pending, (uint32_t)len);
-  tbuf_put_bytes(&w->pending, rec, len);
+  w->in_record = false;
+  patch_u32(&w->pending, w->frag_start, (uint32_t)(w->pending.len - w->frag_start - 4));
   w->pending_records++;
   if (w->pending.len >= CHUNK_FLUSH_RAW)
     return trace_writer_flush(w);
   return 0;
+}
+
+void trace_writer_cancel(struct trace_writer *w) {
+  if (!w->in_record)
+    return;
+  w->in_record = false;
+  if (!w->spilled || w->failed) { /* nothing of it is in the file: forget it */
+    w->pending.len = w->frag_start;
+    return;
+  }
+  /* Earlier fragments are in the file: end the record with a cancelled fragment. */
+  w->pending.len = 0;
+  tbuf_put_u32(&w->pending, FRAG_CANCELLED);
+  w->pending_records++;
+}
+
+int trace_writer_append(struct trace_writer *w, const void *rec, size_t len) {
+  if (trace_writer_begin(w) < 0 || trace_writer_put(w, rec, len) < 0)
+    return -1;
+  return trace_writer_end(w);
 }
 
 static void writer_free(struct trace_writer *w) {
@@ -227,6 +302,7 @@ static void writer_free(struct trace_writer *w) {
 }
 
 int trace_writer_close(struct trace_writer *w) {
+  trace_writer_cancel(w);
   int rc = trace_writer_flush(w);
   if (rc == 0)
     rc = write_chunk(w, NULL, 0, 0); /* the end marker */
@@ -241,6 +317,7 @@ int trace_writer_close(struct trace_writer *w) {
 void trace_writer_abandon(struct trace_writer *w) {
   if (!w)
     return;
+  trace_writer_cancel(w);
   if (!w->failed)
     (void)trace_writer_flush(w);
   close(w->fd);
@@ -265,6 +342,8 @@ struct trace_reader {
   struct tbuf raw;       /* the current chunk's records */
   size_t raw_pos;        /* next record in raw */
   uint32_t records_left; /* in the current chunk */
+  struct tbuf assembled; /* a record split across chunks, put together */
+  bool assembling;       /* its last fragment is still to come */
   ZSTD_DCtx *dctx;
   enum { READING, ENDED, FAILED } state;
   bool complete;
@@ -307,6 +386,7 @@ static void reader_free(struct trace_reader *r) {
     close(r->fd);
   tbuf_free(&r->compressed);
   tbuf_free(&r->raw);
+  tbuf_free(&r->assembled);
   ZSTD_freeDCtx(r->dctx);
   free(r->writer_version);
   free(r->path);
@@ -416,6 +496,7 @@ struct trace_reader *trace_reader_open(const char *path, uint32_t expected_kind,
   r->file_size = (uint64_t)st.st_size;
   tbuf_init(&r->compressed);
   tbuf_init(&r->raw);
+  tbuf_init(&r->assembled);
   r->dctx = ZSTD_createDCtx();
   if (!r->dctx) {
     deja_msg("out of memory (creating a zstd decompression context)");
@@ -431,13 +512,16 @@ struct trace_reader *trace_reader_open(const char *path, uint32_t expected_kind,
   return r;
 }
 
-/* Checks that the raw payload holds exactly NREC well-formed records. */
+/* Checks that the raw payload holds exactly NREC well-formed records; only the last may
+ * continue in the next chunk. */
 static bool records_fit(const uint8_t *raw, size_t raw_len, uint32_t nrec) {
   size_t pos = 0;
   for (uint32_t i = 0; i < nrec; i++) {
     if (raw_len - pos < 4)
       return false;
-    uint32_t len = get_u32(raw + pos);
+    uint32_t hdr = get_u32(raw + pos), len = hdr & FRAG_LEN_MASK;
+    if ((hdr & FRAG_CONTINUES) && ((hdr & FRAG_CANCELLED) || i + 1 < nrec))
+      return false;
     pos += 4;
     if (raw_len - pos < len)
       return false;
@@ -515,6 +599,9 @@ static int load_chunk(struct trace_reader *r) {
   if (rsize == 0) {
     if (nrec != 0)
       return reader_fail(r, "chunk at byte %llu is corrupt (records in an empty chunk)", at);
+    if (r->assembling)
+      return reader_fail(r, "end marker at byte %llu cuts a record short: the trace is corrupt",
+                         at);
     if (check_after_end(r) < 0)
       return -1;
     r->complete = true;
@@ -547,22 +634,43 @@ static int load_chunk(struct trace_reader *r) {
 int trace_reader_next(struct trace_reader *r, const void **rec, size_t *len) {
   *rec = NULL;
   *len = 0;
-  while (r->records_left == 0) {
-    if (r->state == FAILED)
-      return -1;
-    if (r->state == ENDED)
-      return 0;
-    int rc = load_chunk(r);
-    if (rc <= 0)
-      return rc;
+  if (r->assembled.cap > CHUNK_MAX_RAW) { /* the last record was huge: give its memory back */
+    tbuf_free(&r->assembled);
+    tbuf_init(&r->assembled);
   }
-  /* records_fit() already checked every length in this chunk. */
-  uint32_t n = get_u32(r->raw.data + r->raw_pos);
-  *rec = r->raw.data + r->raw_pos + 4;
-  *len = n;
-  r->raw_pos += 4 + (size_t)n;
-  r->records_left--;
-  return 1;
+  for (;;) {
+    while (r->records_left == 0) {
+      if (r->state == FAILED)
+        return -1;
+      if (r->state == ENDED) {
+        r->assembling = false; /* a record the killed writer did not finish */
+        return 0;
+      }
+      int rc = load_chunk(r);
+      if (rc < 0)
+        return rc;
+    }
+    /* records_fit() already checked every length in this chunk. */
+    uint32_t hdr = get_u32(r->raw.data + r->raw_pos);
+    uint32_t n = hdr & FRAG_LEN_MASK;
+    const uint8_t *p = r->raw.data + r->raw_pos + 4;
+    r->raw_pos += 4 + (size_t)n;
+    r->records_left--;
+    if (!r->assembling && !(hdr & (FRAG_CONTINUES | FRAG_CANCELLED))) {
+      *rec = p;
+      *len = n;
+      return 1;
+    }
+    if (!r->assembling)
+      tbuf_reset(&r->assembled);
+    tbuf_put_bytes(&r->assembled, p, n);
+    r->assembling = (hdr & FRAG_CONTINUES) != 0;
+    if (r->assembling || (hdr & FRAG_CANCELLED))
+      continue;
+    *rec = r->assembled.data;
+    *len = r->assembled.len;
+    return 1;
+  }
 }
 
 struct trace_pos trace_reader_tell(const struct trace_reader *r) {
@@ -579,15 +687,17 @@ int trace_reader_seek(struct trace_reader *r, struct trace_pos pos) {
   r->records_left = 0;
   r->state = READING;
   r->complete = false;
+  r->assembling = false;
+  if (pos.index == 0)
+    return 0;
+  /* Skip INDEX entries of the chunk (fragments of a split record count one each). */
+  if (load_chunk(r) <= 0 || pos.index > r->records_left)
+    return r->state == FAILED ? -1
+                              : reader_fail(r, "no record %u in the chunk at byte %llu", pos.index,
+                                            (unsigned long long)pos.chunk_offset);
   for (uint32_t i = 0; i < pos.index; i++) {
-    const void *rec;
-    size_t len;
-    int n = trace_reader_next(r, &rec, &len);
-    if (n < 0)
-      return -1;
-    if (n == 0 || r->chunk_at != pos.chunk_offset)
-      return reader_fail(r, "no record %u in the chunk at byte %llu", pos.index,
-                         (unsigned long long)pos.chunk_offset);
+    r->raw_pos += 4 + (size_t)(get_u32(r->raw.data + r->raw_pos) & FRAG_LEN_MASK);
+    r->records_left--;
   }
   return 0;
 }

@@ -7,7 +7,12 @@
  *   chunks       : u32 magic 0x4b4e4843 ("CHNK"), u32 compressed size, u32 raw size,
  *                  u32 number of records, u64 XXH64 of (these 16 header bytes + compressed
  *                  bytes), then the zstd frame.  The raw payload is a sequence of records,
- *                  each u32 length + bytes.
+ *                  each u32 header + bytes. The header's low 30 bits are the length; bit
+ *                  31 says the record continues as the first record of the next chunk
+ *                  (only a chunk's last record may continue), bit 30 marks the last
+ *                  fragment of a record the writer dropped. The writer splits records at
+ *                  8 MiB, so a record of any size (a state point of a 1 GB heap) is
+ *                  written and read with bounded chunk buffers.
  *   end marker   : a chunk with raw size 0, zero records and compressed size 0: written by
  *                  trace_writer_close() so a reader can tell "recorder finished" from
  *                  "recorder was killed" (complete chunks, no end marker).
@@ -20,7 +25,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define TRACE_FORMAT_VERSION 1u
+#define TRACE_FORMAT_VERSION 2u
 
 struct trace_writer;
 struct trace_reader;
@@ -29,10 +34,18 @@ struct trace_reader;
  * naming the file into ERR. WRITER_VERSION is stored in the header (deja's version). */
 struct trace_writer *trace_writer_open(const char *path, uint32_t stream_kind,
                                        const char *writer_version, char *err, size_t errlen);
-/* Appends one record; flushes a chunk by itself once ~256 KiB of records are pending.
- * Returns 0, or -1 with errno set (message via trace_writer_error). */
+/* Appends one record of any size; flushes a chunk by itself once ~256 KiB of records are
+ * pending, and splits larger records across chunks. Returns 0, or -1 with errno set
+ * (message via trace_writer_error). */
 int trace_writer_append(struct trace_writer *w, const void *rec, size_t len);
-/* Writes pending records as one chunk now (no-op when none pending). */
+/* The same, streamed: begin, put the record's bytes in any number of pieces, end. Only
+ * one chunk of it is held in memory at a time. cancel drops an unfinished record (a
+ * reader never sees it); close and abandon cancel an open record. */
+int trace_writer_begin(struct trace_writer *w);
+int trace_writer_put(struct trace_writer *w, const void *data, size_t len);
+int trace_writer_end(struct trace_writer *w);
+void trace_writer_cancel(struct trace_writer *w);
+/* Writes pending records as one chunk now (no-op when none pending, or inside a record). */
 int trace_writer_flush(struct trace_writer *w);
 /* Flushes, writes the end marker, closes and frees. Returns 0 or -1. */
 int trace_writer_close(struct trace_writer *w);
@@ -45,7 +58,8 @@ uint64_t trace_writer_bytes_written(const struct trace_writer *w);
  * "PATH: trace format version 2 (written by deja 0.3.0); this deja reads version 1". */
 struct trace_reader *trace_reader_open(const char *path, uint32_t expected_kind, char *err,
                                        size_t errlen);
-/* Returns 1 with *rec and *len pointing at the next record (valid until the next call),
+/* Returns 1 with *rec and *len pointing at the next record (valid until the next call;
+ * a record split across chunks is put together in memory),
  * 0 at the end of the stream, -1 on a corrupt or truncated stream (message via
  * trace_reader_error, naming the file, the chunk's byte offset and what is wrong). */
 int trace_reader_next(struct trace_reader *r, const void **rec, size_t *len);

@@ -104,11 +104,11 @@ ls-1
 cat-0"
 
 # --- resolving traces
-run pack;       check "pack latest" 0 "$ERR" "trace .*cat-0 is already self-contained"
-run pack ls-0;  check "pack by name" 0 "$ERR" "ls-0 is already self-contained"
-run pack "$DEJA_TRACE_DIR/ls-1"; check "pack by path" 0 "$ERR" "ls-1 is already self-contained"
+run pack;       check "pack latest" 0 "$ERR" "trace .*cat-0 is self-contained"
+run pack ls-0;  check "pack by name" 0 "$ERR" "ls-0 is self-contained"
+run pack "$DEJA_TRACE_DIR/ls-1"; check "pack by path" 0 "$ERR" "ls-1 is self-contained"
 (cd "$DEJA_TRACE_DIR" && "$DEJA" pack b-0 >"$OUT" 2>"$ERR"); status=$?
-check "pack by name relative to cwd" 0 "$ERR" "b-0 is already self-contained"
+check "pack by name relative to cwd" 0 "$ERR" "b-0 is self-contained"
 run pack nosuch; check "pack missing trace" 1 "$ERR" "^deja: no trace named nosuch in"
 run pack /nonexistent/dir; check "pack missing path" 1 "$ERR" "^deja: no trace at /nonexistent/dir"
 run pack notatrace; check "pack non-trace" 1 "$ERR" "not a deja trace"
@@ -130,7 +130,7 @@ run rm ls-0;    check "rm a trace" 0
 
 run rm cat-0;   check "rm the latest trace" 0
 [ "$(latest_target)" = ls-1 ] && pass || fail "latest-trace not re-pointed at ls-1: $(latest_target)"
-run pack;       check "latest after rm" 0 "$ERR" "ls-1 is already self-contained"
+run pack;       check "latest after rm" 0 "$ERR" "ls-1 is self-contained"
 run ls;         check "ls after rm" 0
 check_stdout "ls after rm" "a-0
 b-0

@@ -3,9 +3,11 @@
 # commands in COMMANDS, and checks that every pattern of EXPECT appears in gdb's output,
 # in order, and that deja replay exits with status 0 (a divergence under gdb fails). The
 # patterns check what gdb reads from the replayed process (values, stops, exit codes),
-# not the program's printed output, which deja writes from the trace's events. EXPECT holds one extended regular expression per line, matched against one
-# line of output each; blank lines and lines starting with '#' are ignored, and a line
-# starting with 'avx: ' is checked only on CPUs with AVX.
+# not the program's printed output, which deja writes from the trace's events. EXPECT
+# holds one extended regular expression per line, matched against one line of output
+# each; blank lines and lines starting with '#' are ignored, a line starting with
+# 'avx: ' is checked only on CPUs with AVX, and a line starting with '!' is a pattern no
+# line of the output may match.
 # COMMANDS holds one gdb command per line (blank lines and '#' lines ignored); each is
 # given to gdb as its own -ex, so that a command that fails does not stop the rest.
 # Usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands COMMANDS
@@ -17,13 +19,16 @@
 #                `monitor when' must report N or later
 #       server   `deja replay -s PORT' in the background, gdb started here from the
 #                "connect with" line; deja must exit once gdb disconnects
+#       library  PROGRAM and LIBRARY (--library) are copied to a directory of their own
+#                (PROGRAM finds LIBRARY there by its $ORIGIN rpath) and recorded there;
+#                REPLACEMENT (--replacement) is copied over the library before the replay
 set -u
 
 usage() {
-    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server]" >&2
+    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server|library --library LIB --replacement LIB]" >&2
     exit 2
 }
-DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb
+DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT=
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage
     case "$1" in
@@ -33,6 +38,8 @@ while [ $# -gt 0 ]; do
         --expect) EXPECT=$2 ;;
         --exit) EXIT_STATUS=$2 ;;
         --mode) MODE=$2 ;;
+        --library) LIBRARY=$2 ;;
+        --replacement) REPLACEMENT=$2 ;;
         *) usage ;;
     esac
     shift 2
@@ -92,6 +99,7 @@ check_patterns() {
                 if (!has_avx) { print "skipped (no AVX on this CPU): " $0; next }
                 sub(/^avx: /, "")
             }
+            if ($0 ~ /^!/) { absent[nabsent++] = substr($0, 2); next }
             patterns[npatterns++] = $0
             next
         }
@@ -106,6 +114,13 @@ check_patterns() {
                 if (found) print "ok: " patterns[i]
                 else { print "FAIL: no line matches (after the previous match): " patterns[i]; failures++ }
             }
+            for (i = 0; i < nabsent; i++) {
+                found = 0
+                for (j = 0; j < nlines; j++)
+                    if (lines[j] ~ absent[i]) { found = 1; break }
+                if (found) { print "FAIL: a line matches what must not appear: " absent[i]; failures++ }
+                else print "ok: no line matches " absent[i]
+            }
         }' "$EXPECT" "$1" >"$WORK/check"
     cat "$WORK/check"
     passed=$((passed + $(grep -c '^ok: ' "$WORK/check")))
@@ -115,6 +130,10 @@ check_patterns() {
 }
 
 # --- record ------------------------------------------------------------------------------
+if [ "$MODE" = library ]; then
+    mkdir "$WORK/program" && cp "$PROGRAM" "$LIBRARY" "$WORK/program/" || exit 1
+    PROGRAM=$WORK/program/$(basename "$PROGRAM")
+fi
 "$DEJA" record -o "$TRACE" "$PROGRAM" >"$WORK/record.out" 2>"$WORK/record.err"
 status=$?
 if [ "$status" -eq "$EXIT_STATUS" ]; then
@@ -155,6 +174,11 @@ replay_under_gdb() {
 
 case "$MODE" in
 gdb)
+    replay_under_gdb "$WORK/gdb.out"
+    check_patterns "$WORK/gdb.out"
+    ;;
+library)
+    cp "$REPLACEMENT" "$WORK/program/$(basename "$LIBRARY")" || exit 1
     replay_under_gdb "$WORK/gdb.out"
     check_patterns "$WORK/gdb.out"
     ;;

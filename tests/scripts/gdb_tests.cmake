@@ -17,7 +17,7 @@ endfunction()
 
 # deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server] [EXIT status]): test gdb_NAME.
 function(deja_gdb_test name program)
-  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;LIBRARY;REPLACEMENT" "")
   set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:gdb_program_${program}>
       --commands ${DEJA_GDB_TEST_DIR}/${name}.gdb --expect ${DEJA_GDB_TEST_DIR}/${name}.expect)
   if(GDB_MODE)
@@ -26,15 +26,20 @@ function(deja_gdb_test name program)
   if(DEFINED GDB_EXIT)
     list(APPEND args --exit ${GDB_EXIT})
   endif()
+  if(GDB_LIBRARY)
+    list(APPEND args --library ${GDB_LIBRARY} --replacement ${GDB_REPLACEMENT})
+  endif()
   add_test(NAME gdb_${name} COMMAND sh ${DEJA_TEST_SCRIPTS}/gdb_replay_test.sh ${args})
   set_tests_properties(gdb_${name} PROPERTIES TIMEOUT 300)
 endfunction()
 
-foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted)
+foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
+        calls process_info crash crash_thread abort sigusr1 syscalls forks)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
 target_link_libraries(gdb_program_spin_preempted PRIVATE pthread)
+target_link_libraries(gdb_program_crash_thread PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -47,3 +52,31 @@ deja_gdb_test(spin_preempted spin_preempted)
 deja_gdb_test(goto_event breakpoints MODE goto EXIT 7)
 deja_gdb_test(server stepping MODE server)
 deja_gdb_test(writes_refused writes)
+# gdb's call/print of functions run in a diversion; the replay is unchanged
+deja_gdb_test(calls calls)
+# a library replaced on disk after the recording: gdb reads the recorded copy (vFile)
+foreach(version v1 v2)
+  add_library(gdb_library_${version} SHARED ${DEJA_GDB_TEST_DIR}/library_${version}.c)
+  set_target_properties(gdb_library_${version} PROPERTIES
+    OUTPUT_NAME gdbdemo
+    COMPILE_OPTIONS "-g;-O0;-fPIC"
+    LINK_OPTIONS ""
+    LIBRARY_OUTPUT_DIRECTORY ${DEJA_GDB_PROGRAMS_DIR}/${version})
+endforeach()
+deja_gdb_program(library)
+target_link_libraries(gdb_program_library PRIVATE gdb_library_v1)
+set_target_properties(gdb_program_library PROPERTIES
+  BUILD_RPATH "$ORIGIN" SKIP_BUILD_RPATH FALSE BUILD_WITH_INSTALL_RPATH FALSE)
+deja_gdb_test(library library MODE library
+  LIBRARY $<TARGET_FILE:gdb_library_v1> REPLACEMENT $<TARGET_FILE:gdb_library_v2>)
+# info proc / info inferiors: the recorded pid and command line
+deja_gdb_test(process_info process_info MODE twice)
+# gdb stops at every recorded signal before its delivery (a crash at the faulting
+# instruction, in any thread), honours `handle ... nostop`; catch syscall/fork/vfork/exec
+deja_gdb_test(crash crash EXIT 139)
+deja_gdb_test(crash_thread crash_thread EXIT 139)
+deja_gdb_test(abort abort EXIT 134)
+deja_gdb_test(sigusr1 sigusr1)
+deja_gdb_test(sigusr1_nostop sigusr1)
+deja_gdb_test(syscalls syscalls MODE twice)
+deja_gdb_test(forks forks)

@@ -23,7 +23,7 @@ if ! cmake -S "$source_dir" -B "$build_dir" -DDEJA_SANITIZE=ON -DDEJA_NO_SANITIZ
 fi
 if ! cmake --build "$build_dir" -j "$(nproc)" --target deja trace_edit hello file_io mmap_anon \
     tcp_loopback mt_condvar_pingpong mt_timer_compute pt_fork_wait sig_segv_siginfo \
-    sig_sigsuspend_timer >"$build_dir.build.log" 2>&1; then
+    sig_sigsuspend_timer cpu_count_view >"$build_dir.build.log" 2>&1; then
   echo "FAIL: building deja with sanitizers in $build_dir failed:" >&2
   tail -n 30 "$build_dir.build.log" >&2
   exit 1
@@ -50,6 +50,8 @@ run --repeat 2 -- "$programs/mt_timer_compute"
 run -- "$programs/pt_fork_wait"
 run -- "$programs/sig_segv_siginfo"
 run -- "$programs/sig_sigsuspend_timer"
+run --repeat 2 --record-arg -h -- "$programs/mt_timer_compute"
+run --repeat 2 --record-arg -h -- "$programs/cpu_count_view"
 run --differ -- /usr/bin/python3 -c \
   "import random, time, os; print(random.random(), time.time(), os.getpid(), os.urandom(8).hex())"
 

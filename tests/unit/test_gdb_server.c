@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,12 @@ struct fake {
   struct gdb_stop next_stop;
   bool wait_for_interrupt; /* resume spins until gdb interrupts */
   int breaks_set;
+  struct gdb_stop_filter filter; /* as set_filter last gave it */
+  int filters_set;
+  bool writable; /* set_regs and write_mem succeed */
+  struct gdb_thread_regs written_regs;
+  uint8_t siginfo[128];
+  int siginfo_writes;
 };
 
 static int fake_threads(void *ctx, pid_t *pids, pid_t *tids, int max) {
@@ -123,6 +130,73 @@ static int fake_monitor(void *ctx, const char *cmd, char *out, size_t len) {
   return 0;
 }
 
+static void fake_set_filter(void *ctx, const struct gdb_stop_filter *filter) {
+  struct fake *f = ctx;
+  f->filter = *filter;
+  f->filters_set++;
+}
+
+static int fake_set_regs(void *ctx, pid_t tid, const struct gdb_thread_regs *regs) {
+  struct fake *f = ctx;
+  (void)tid;
+  if (!f->writable)
+    return -1;
+  f->written_regs = *regs;
+  return 0;
+}
+
+static int fake_write_mem(void *ctx, pid_t tid, uint64_t addr, const void *buf, size_t len) {
+  struct fake *f = ctx;
+  (void)tid;
+  if (!f->writable || addr < MEM_BASE || addr + len > MEM_BASE + sizeof(f->mem))
+    return -1;
+  memcpy(f->mem + (addr - MEM_BASE), buf, len);
+  return 0;
+}
+
+static long fake_siginfo(void *ctx, pid_t tid, void *buf, size_t len) {
+  struct fake *f = ctx;
+  (void)tid;
+  size_t n = len < sizeof(f->siginfo) ? len : sizeof(f->siginfo);
+  memcpy(buf, f->siginfo, n);
+  return (long)n;
+}
+
+static int fake_set_siginfo(void *ctx, pid_t tid, const void *buf, size_t len) {
+  struct fake *f = ctx;
+  (void)tid;
+  if (len > sizeof(f->siginfo))
+    return -1;
+  memcpy(f->siginfo, buf, len);
+  f->siginfo_writes++;
+  return 0;
+}
+
+/* Every file reads "contents of PATH"; "/missing" does not exist. */
+static int fake_open_file(void *ctx, pid_t pid, const char *path) {
+  (void)ctx;
+  (void)pid;
+  if (!strcmp(path, "/missing"))
+    return -ENOENT;
+  FILE *f = tmpfile();
+  if (!f)
+    return -errno;
+  fprintf(f, "contents of %s", path);
+  fflush(f);
+  int fd = dup(fileno(f));
+  fclose(f);
+  return fd;
+}
+
+static long fake_readlink(void *ctx, pid_t pid, const char *path, char *buf, size_t len) {
+  (void)ctx;
+  (void)pid;
+  if (strcmp(path, "/proc/100/exe"))
+    return -ENOENT;
+  snprintf(buf, len, "/bin/true");
+  return 9;
+}
+
 static void fake_current_stop(void *ctx, struct gdb_stop *stop) {
   (void)ctx;
   *stop = (struct gdb_stop){.kind = GDB_STOP_SIGNAL, .pid = TID1, .tid = TID1, .signo = SIGTRAP};
@@ -162,6 +236,13 @@ static int setup(void **state) {
       .auxv = fake_auxv,
       .monitor = fake_monitor,
       .current_stop = fake_current_stop,
+      .set_filter = fake_set_filter,
+      .set_regs = fake_set_regs,
+      .write_mem = fake_write_mem,
+      .siginfo = fake_siginfo,
+      .set_siginfo = fake_set_siginfo,
+      .open_file = fake_open_file,
+      .readlink = fake_readlink,
   };
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
@@ -250,10 +331,14 @@ static void test_qsupported(void **state) {
                         "vContSupported+",
                         "ReverseStep+",
                         "ReverseContinue+",
-                        "QStartNoAckMode+"};
+                        "QStartNoAckMode+",
+                        "QPassSignals+",
+                        "QCatchSyscalls+",
+                        "qXfer:siginfo:read+",
+                        "multiprocess+"};
   for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
     assert_non_null(strstr(r, want[i]));
-  assert_null(strstr(r, "multiprocess+"));
+  assert_null(strstr(r, "fork-events+")); /* gdb did not offer them */
 }
 
 static void test_stop_query_and_threads(void **state) {
@@ -662,6 +747,150 @@ static void test_listen_picks_port(void **state) {
   assert_int_equal(gdb_listen(&bad), -1);
 }
 
+static void test_multiprocess_thread_ids(void **state) {
+  struct session *s = *state;
+  exchange(s, "qSupported:multiprocess+;fork-events+;vfork-events+;exec-events+");
+  assert_string_equal(exchange(s, "?"), "T05thread:p64.64;");
+  assert_string_equal(exchange(s, "qC"), "QCp64.64");
+  assert_string_equal(exchange(s, "qfThreadInfo"), "mp64.64,p64.65");
+  assert_string_equal(exchange(s, "Hgp64.65"), "OK");
+  assert_string_equal(exchange(s, "g"), exchange(s, "g")); /* reads thread 65 */
+  assert_int_equal(s->fake.last_regs_tid, TID2);
+  s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_EXITED, .pid = TID1, .exit_code = 3};
+  assert_string_equal(exchange(s, "c"), "W03;process:64");
+  s->fake.next_stop = (struct gdb_stop){.kind = GDB_STOP_KILLED, .pid = TID1, .signo = SIGSEGV};
+  assert_string_equal(exchange(s, "c"), "X0b;process:64");
+  /* letting go of a forked child gdb does not follow leaves the session running */
+  assert_string_equal(exchange(s, "D;66"), "OK");
+  assert_string_equal(exchange(s, "vKill;66"), "OK");
+  assert_string_equal(exchange(s, "qC"), "QCp64.64");
+}
+
+static void test_event_stops(void **state) {
+  struct session *s = *state;
+  exchange(s, "qSupported:multiprocess+;fork-events+;vfork-events+;exec-events+");
+  struct gdb_stop st = {.pid = TID1, .tid = TID1, .signo = SIGTRAP};
+  st.kind = GDB_STOP_SYSCALL_ENTRY;
+  st.syscall_no = 1;
+  s->fake.next_stop = st;
+  assert_string_equal(exchange(s, "c"), "T05thread:p64.64;syscall_entry:1;");
+  st.kind = GDB_STOP_SYSCALL_RETURN;
+  st.syscall_no = 0xe7;
+  s->fake.next_stop = st;
+  assert_string_equal(exchange(s, "c"), "T05thread:p64.64;syscall_return:e7;");
+  st.kind = GDB_STOP_FORK;
+  st.child_pid = st.child_tid = 0x66;
+  s->fake.next_stop = st;
+  assert_string_equal(exchange(s, "c"), "T05thread:p64.64;fork:p66.66;");
+  st.kind = GDB_STOP_VFORK;
+  s->fake.next_stop = st;
+  assert_string_equal(exchange(s, "c"), "T05thread:p64.64;vfork:p66.66;");
+  st.kind = GDB_STOP_VFORK_DONE;
+  s->fake.next_stop = st;
+  assert_string_equal(exchange(s, "c"), "T05thread:p64.64;vforkdone:;");
+  st.kind = GDB_STOP_SIGNAL;
+  st.signo = SIGUSR1;
+  s->fake.next_stop = st;
+  assert_string_equal(exchange(s, "c"), "T1ethread:p64.64;");
+}
+
+static void test_stop_filter(void **state) {
+  struct session *s = *state;
+  exchange(s, "qSupported:multiprocess+;fork-events+;exec-events+");
+  /* gdb's numbers: 0x0e SIGALRM, 0x14 SIGCHLD, 0x1e SIGUSR1 */
+  assert_string_equal(exchange(s, "QPassSignals:e;14;1e"), "OK");
+  assert_string_equal(exchange(s, "QCatchSyscalls:1;1;e7"), "OK");
+  assert_string_equal(exchange(s, "QProgramSignals:e"), "OK");
+  exchange(s, "c");
+  struct gdb_stop_filter *f = &s->fake.filter;
+  assert_true(f->pass[SIGALRM] && f->pass[SIGCHLD] && f->pass[SIGUSR1]);
+  assert_false(f->pass[SIGSEGV] || f->pass[SIGINT]);
+  assert_true(f->catch_syscalls && !f->any_syscall && f->syscalls[1] && f->syscalls[0xe7]);
+  assert_false(f->syscalls[0]);
+  assert_true(f->fork_events && f->exec_events && !f->vfork_events);
+  int sets = s->fake.filters_set;
+  exchange(s, "c"); /* nothing changed: not sent again */
+  assert_int_equal(s->fake.filters_set, sets);
+  assert_string_equal(exchange(s, "QCatchSyscalls:1"), "OK");
+  assert_string_equal(exchange(s, "QPassSignals:"), "OK");
+  exchange(s, "c");
+  assert_true(f->catch_syscalls && f->any_syscall && !f->syscalls[1]);
+  assert_false(f->pass[SIGALRM]);
+  assert_string_equal(exchange(s, "QCatchSyscalls:0"), "OK");
+  exchange(s, "c");
+  assert_false(f->catch_syscalls);
+  assert_string_equal(exchange(s, "QCatchSyscalls:2"), "E01");
+  assert_string_equal(exchange(s, "QPassSignals:zz"), "E01");
+}
+
+static void test_writes_reach_target(void **state) {
+  struct session *s = *state;
+  /* writing what is there already always succeeds (gdb restoring after a call) */
+  assert_string_equal(exchange(s, "P10=0010400000000000"), "OK");
+  assert_string_equal(exchange(s, "P10=0020400000000000"), "E01");
+  s->fake.writable = true;
+  assert_string_equal(exchange(s, "P10=0020400000000000"), "OK");
+  assert_int_equal(s->fake.written_regs.gpr.rip, 0x402000);
+  assert_int_equal(s->fake.written_regs.gpr.rax, 0x1122334455667788ull);
+  assert_string_equal(exchange(s, "P5=0100000000000000"), "OK"); /* rdi */
+  assert_int_equal(s->fake.written_regs.gpr.rdi, 1);
+  assert_string_equal(exchange(s, "P5=01"), "E01");
+  assert_string_equal(exchange(s, "M1002,2:beef"), "OK");
+  assert_string_equal(exchange(s, "m1000,4"), "a0a1beef");
+  assert_string_equal(exchange(s, "X1000,2:}]}\x03"), "OK"); /* escaped '}' and '#' */
+  assert_int_equal(s->fake.mem[0], '}');
+  assert_int_equal(s->fake.mem[1], '#');
+  assert_string_equal(exchange(s, "M1000,2:be"), "E01");
+  assert_string_equal(exchange(s, "M5000,1:00"), "E01");
+}
+
+static void test_siginfo(void **state) {
+  struct session *s = *state;
+  for (int i = 0; i < 128; i++)
+    s->fake.siginfo[i] = (uint8_t)(i % 32 + 0x40); /* no bytes that need escaping */
+  const char *r = exchange(s, "qXfer:siginfo:read::0,1000");
+  assert_int_equal(strlen(r), 129);
+  assert_int_equal(r[0], 'l');
+  assert_int_equal(r[1], 0x40);
+  char pkt[64] = "qXfer:siginfo:write::0:";
+  strcat(pkt, "ABCD");
+  assert_string_equal(exchange(s, pkt), "4");
+  assert_int_equal(s->fake.siginfo_writes, 1);
+  assert_memory_equal(s->fake.siginfo, "ABCD", 4);
+}
+
+/* Hex of a path, as vFile packets carry it. */
+static const char *hex_path(const char *path) {
+  static char hex[256];
+  for (size_t i = 0; path[i]; i++)
+    snprintf(hex + 2 * i, 3, "%02x", (unsigned char)path[i]);
+  return hex;
+}
+
+static void test_vfile(void **state) {
+  struct session *s = *state;
+  char pkt[512];
+  assert_string_equal(exchange(s, "vFile:setfs:64"), "F0");
+  snprintf(pkt, sizeof pkt, "vFile:open:%s,0,0", hex_path("/lib/x.so"));
+  assert_string_equal(exchange(s, pkt), "F0");
+  assert_string_equal(exchange(s, "vFile:pread:0,8,0"), "F8;contents");
+  assert_string_equal(exchange(s, "vFile:pread:0,100,c"), "F9;/lib/x.so");
+  assert_string_equal(exchange(s, "vFile:pread:0,100,100"), "F0;");
+  const char *r = exchange(s, "vFile:fstat:0");
+  assert_int_equal(strncmp(r, "F40;", 4), 0);
+  assert_string_equal(exchange(s, "vFile:close:0"), "F0");
+  assert_string_equal(exchange(s, "vFile:close:0"), "F-1,9"); /* EBADF */
+  assert_string_equal(exchange(s, "vFile:pread:0,8,0"), "F-1,9");
+  snprintf(pkt, sizeof pkt, "vFile:open:%s,0,0", hex_path("/missing"));
+  assert_string_equal(exchange(s, pkt), "F-1,2"); /* ENOENT */
+  snprintf(pkt, sizeof pkt, "vFile:open:%s,1,0", hex_path("/lib/x.so"));
+  assert_string_equal(exchange(s, pkt), "F-1,1e"); /* EROFS: nothing is written */
+  snprintf(pkt, sizeof pkt, "vFile:readlink:%s", hex_path("/proc/100/exe"));
+  assert_string_equal(exchange(s, pkt), "F9;/bin/true");
+  assert_string_equal(exchange(s, "vFile:unlink:2f78"), "F-1,1e");
+  assert_string_equal(exchange(s, "vFile:open:zz,0,0"), "F-1,16"); /* EINVAL */
+}
+
 #define SERVER_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void) {
@@ -684,6 +913,12 @@ int main(void) {
       SERVER_TEST(test_overlong_packet_gets_error),
       SERVER_TEST(test_garbage_between_packets),
       SERVER_TEST(test_no_ack_mode),
+      SERVER_TEST(test_multiprocess_thread_ids),
+      SERVER_TEST(test_event_stops),
+      SERVER_TEST(test_stop_filter),
+      SERVER_TEST(test_writes_reach_target),
+      SERVER_TEST(test_siginfo),
+      SERVER_TEST(test_vfile),
       cmocka_unit_test_setup_teardown(test_detach_ends_session, setup, teardown_joined),
       cmocka_unit_test_setup_teardown(test_vkill_ends_session, setup, teardown_joined),
       cmocka_unit_test_setup_teardown(test_disconnect_ends_session, setup, teardown_joined),

@@ -199,6 +199,49 @@ static void test_tell_and_seek(void **state) {
   trace_reader_close(r);
 }
 
+/* tell() and seek() with records split across chunks and a record cancelled after some of
+ * its chunks were written. */
+static void test_tell_and_seek_split_records(void **state) {
+  struct fixture *f = *state;
+  static const size_t sizes[] = {10, 20u << 20, 7, 9u << 20, 3, 0, 17u << 20};
+  enum { N = sizeof sizes / sizeof sizes[0] };
+  uint8_t *buf = malloc(20u << 20);
+  assert_non_null(buf);
+  struct trace_writer *w = open_writer(f->path);
+  for (unsigned i = 0; i < N; i++) {
+    if (i == 3) { /* dropped after two chunks of it were written */
+      assert_int_equal(trace_writer_begin(w), 0);
+      assert_int_equal(trace_writer_put(w, buf, 18u << 20), 0);
+      trace_writer_cancel(w);
+    }
+    fill_record(buf, sizes[i], i);
+    assert_int_equal(trace_writer_append(w, buf, sizes[i]), 0);
+  }
+  assert_int_equal(trace_writer_close(w), 0);
+  free(buf);
+  struct trace_reader *r = open_reader(f->path);
+  struct trace_pos at[N + 1];
+  const void *rec;
+  size_t len;
+  for (unsigned i = 0; i < N; i++) {
+    at[i] = trace_reader_tell(r);
+    assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+    assert_true(record_matches(rec, len, sizes[i], i));
+  }
+  at[N] = trace_reader_tell(r);
+  assert_int_equal(trace_reader_next(r, &rec, &len), 0);
+  for (unsigned k = 0; k < 2 * N; k++) {
+    unsigned i = (k * 5u) % N;
+    assert_int_equal(trace_reader_seek(r, at[i]), 0);
+    assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+    assert_true(record_matches(rec, len, sizes[i], i));
+  }
+  assert_int_equal(trace_reader_seek(r, at[N]), 0);
+  assert_int_equal(trace_reader_next(r, &rec, &len), 0);
+  assert_true(trace_reader_complete(r));
+  trace_reader_close(r);
+}
+
 static void test_bytes_written_matches_file(void **state) {
   struct fixture *f = *state;
   struct trace_writer *w = open_writer(f->path);
@@ -243,27 +286,78 @@ static void test_writer_refuses_existing_file(void **state) {
   assert_non_null(strstr(err, f->path));
 }
 
-static void test_oversized_record_is_refused(void **state) {
+/* Records larger than a chunk are split across chunks and read back whole. */
+static void test_large_records_span_chunks(void **state) {
   struct fixture *f = *state;
   struct trace_writer *w = open_writer(f->path);
-  size_t huge = 64u * 1024 * 1024;
-  uint8_t *buf = calloc(1, huge);
+  size_t huge = 70u * 1024 * 1024; /* above the 64 MiB a chunk may hold */
+  uint8_t *buf = malloc(huge);
   assert_non_null(buf);
-  assert_int_equal(trace_writer_append(w, buf, huge), -1);
-  assert_int_equal(errno, EFBIG);
-  assert_non_null(strstr(trace_writer_error(w), f->path));
-  /* The writer is still usable after refusing a record. */
+  fill_record(buf, huge, 1);
   assert_int_equal(trace_writer_append(w, buf, 10), 0);
-  free(buf);
+  assert_int_equal(trace_writer_append(w, buf, huge), 0);
+  /* Streamed in odd pieces. */
+  size_t streamed = 17u * 1024 * 1024 + 5;
+  fill_record(buf, streamed, 2);
+  assert_int_equal(trace_writer_begin(w), 0);
+  for (size_t at = 0; at < streamed; at += 999983)
+    assert_int_equal(trace_writer_put(w, buf + at, streamed - at < 999983 ? streamed - at : 999983),
+                     0);
+  assert_int_equal(trace_writer_end(w), 0);
+  fill_record(buf, 3, 3);
+  assert_int_equal(trace_writer_append(w, buf, 3), 0);
   assert_int_equal(trace_writer_close(w), 0);
+
   struct trace_reader *r = open_reader(f->path);
   const void *rec;
   size_t len;
   assert_int_equal(trace_reader_next(r, &rec, &len), 1);
   assert_int_equal(len, 10);
+  assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+  assert_true(record_matches(rec, len, huge, 1));
+  assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+  assert_true(record_matches(rec, len, streamed, 2));
+  assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+  assert_true(record_matches(rec, len, 3, 3));
   assert_int_equal(trace_reader_next(r, &rec, &len), 0);
   assert_true(trace_reader_complete(r));
   trace_reader_close(r);
+  free(buf);
+}
+
+/* A record dropped half-way (cancel, or a writer that stops in the middle of it) is never
+ * seen; the records around it are. */
+static void test_unfinished_records_are_dropped(void **state) {
+  struct fixture *f = *state;
+  size_t big = 20u * 1024 * 1024;
+  uint8_t *buf = malloc(big);
+  assert_non_null(buf);
+  struct trace_writer *w = open_writer(f->path);
+  fill_record(buf, 5, 1);
+  assert_int_equal(trace_writer_append(w, buf, 5), 0);
+  assert_int_equal(trace_writer_begin(w), 0); /* cancelled after chunks of it were written */
+  assert_int_equal(trace_writer_put(w, buf, big), 0);
+  trace_writer_cancel(w);
+  assert_int_equal(trace_writer_begin(w), 0); /* cancelled before any of it was written */
+  assert_int_equal(trace_writer_put(w, buf, 100), 0);
+  trace_writer_cancel(w);
+  fill_record(buf, 6, 2);
+  assert_int_equal(trace_writer_append(w, buf, 6), 0);
+  assert_int_equal(trace_writer_begin(w), 0); /* the writer stops in the middle */
+  assert_int_equal(trace_writer_put(w, buf, big), 0);
+  trace_writer_abandon(w);
+
+  struct trace_reader *r = open_reader(f->path);
+  const void *rec;
+  size_t len;
+  assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+  assert_true(record_matches(rec, len, 5, 1));
+  assert_int_equal(trace_reader_next(r, &rec, &len), 1);
+  assert_true(record_matches(rec, len, 6, 2));
+  assert_int_equal(trace_reader_next(r, &rec, &len), 0);
+  assert_false(trace_reader_complete(r));
+  trace_reader_close(r);
+  free(buf);
 }
 
 static void test_wrong_kind(void **state) {
@@ -312,12 +406,12 @@ static void set_version(const char *path, uint32_t version, bool reseal) {
 static void test_wrong_version(void **state) {
   struct fixture *f = *state;
   write_records(f->path, 3, true);
-  set_version(f->path, 2, true);
+  set_version(f->path, 3, true);
   char err[256] = "";
   assert_null(trace_reader_open(f->path, KIND, err, sizeof err));
   assert_non_null(strstr(err, f->path));
-  assert_non_null(strstr(err, "trace format version 2 (written by deja " VERSION_STRING
-                              "); this deja reads version 1"));
+  assert_non_null(strstr(err, "trace format version 3 (written by deja " VERSION_STRING
+                              "); this deja reads version 2"));
 
   /* Without a matching checksum the version is still named. */
   set_version(f->path, 9, false);
@@ -487,10 +581,12 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_round_trip_many_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bytes_written_matches_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tell_and_seek, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tell_and_seek_split_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_abandoned_stream_is_incomplete, setup, teardown),
       cmocka_unit_test_setup_teardown(test_empty_streams, setup, teardown),
       cmocka_unit_test_setup_teardown(test_writer_refuses_existing_file, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_oversized_record_is_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_large_records_span_chunks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unfinished_records_are_dropped, setup, teardown),
       cmocka_unit_test_setup_teardown(test_wrong_kind, setup, teardown),
       cmocka_unit_test_setup_teardown(test_missing_and_non_trace_files, setup, teardown),
       cmocka_unit_test_setup_teardown(test_wrong_version, setup, teardown),

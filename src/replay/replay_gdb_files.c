@@ -1,0 +1,301 @@
+/* gdb reads a replayed process's files through the remote protocol (vFile), so it sees
+ * the copies preserved in the trace even after the originals changed on disk. Libraries
+ * are found by the names the dynamic linker recorded in the process's link map (read from
+ * its memory): each entry's load address is where the replay mapped the preserved copy. */
+#include "replay/replay_gdb_files.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "replay/replay_engine.h"
+
+#define MAX_LIBS 512
+#define MAPS_MAX (4 << 20)
+
+/* The processes' tasks share the recorded pid; any of them shows its memory. */
+static struct rptask *process_task(struct replay_engine *e, pid_t rec_pid) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->rec_pid == rec_pid)
+      return e->tasks[i];
+  return NULL;
+}
+
+/* A descriptor reading back LEN bytes of DATA. */
+static int memory_file(const char *name, const void *data, size_t len) {
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  for (size_t done = 0; done < len;) {
+    ssize_t n = write(fd, (const char *)data + done, len - done);
+    if (n <= 0) {
+      int e = n < 0 ? errno : EIO;
+      close(fd);
+      return -e;
+    }
+    done += (size_t)n;
+  }
+  return fd;
+}
+
+/* The whole of a (/proc) file, malloc'd and NUL-terminated; NULL on failure. */
+static char *slurp(const char *path, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = xmalloc(cap + 1);
+  for (;;) {
+    if (n == cap) {
+      if (cap >= MAPS_MAX)
+        break;
+      cap *= 2;
+      buf = xrealloc(buf, cap + 1);
+    }
+    ssize_t k = read(fd, buf + n, cap - n);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      break;
+    n += (size_t)k;
+  }
+  close(fd);
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* The preserved file the replay mapped at ADDR in X's process (the path in its
+ * /proc/TID/maps), or false. */
+static bool file_mapped_at(struct rptask *x, uint64_t addr, char *path, size_t len) {
+  char maps[64];
+  snprintf(maps, sizeof maps, "/proc/%d/maps", x->t.tid);
+  FILE *f = fopen(maps, "re");
+  if (!f)
+    return false;
+  char line[PATH_MAX + 128];
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f)) {
+    unsigned long long start;
+    int name_at = 0;
+    if (sscanf(line, "%llx-%*x %*s %*x %*s %*u %n", &start, &name_at) < 1 || !name_at)
+      continue;
+    if (start != addr || line[name_at] != '/')
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    snprintf(path, len, "%s", line + name_at);
+    found = true;
+  }
+  fclose(f);
+  return found;
+}
+
+/* The address of the dynamic linker's r_debug in X's process (DT_DEBUG of the
+ * executable's dynamic section, found through the recorded auxiliary vector), or 0. */
+static uint64_t r_debug_addr(struct rptask *x) {
+  uint64_t phdr = 0, phnum = 0;
+  for (size_t i = 0; i + 16 <= x->auxv_len; i += 16) {
+    uint64_t kv[2];
+    memcpy(kv, x->auxv + i, 16);
+    if (kv[0] == AT_PHDR)
+      phdr = kv[1];
+    else if (kv[0] == AT_PHNUM)
+      phnum = kv[1];
+  }
+  if (!phdr || !phnum || phnum > 64)
+    return 0;
+  Elf64_Phdr ph[64];
+  if (task_read_mem(&x->t, phdr, ph, phnum * sizeof ph[0]) < 0)
+    return 0;
+  uint64_t bias = 0, dyn = 0;
+  for (uint64_t i = 0; i < phnum; i++)
+    if (ph[i].p_type == PT_PHDR)
+      bias = phdr - ph[i].p_vaddr;
+  for (uint64_t i = 0; i < phnum; i++)
+    if (ph[i].p_type == PT_DYNAMIC)
+      dyn = ph[i].p_vaddr + bias;
+  for (int i = 0; dyn && i < 256; i++) {
+    Elf64_Dyn d;
+    if (task_read_mem(&x->t, dyn + (uint64_t)i * sizeof d, &d, sizeof d) < 0 || d.d_tag == DT_NULL)
+      return 0;
+    if (d.d_tag == DT_DEBUG)
+      return d.d_un.d_ptr;
+  }
+  return 0;
+}
+
+/* Looks NAME up in the process's link map: the preserved copy mapped where that library
+ * was loaded. Also answers the reverse question when NAME is NULL: which recorded name a
+ * preserved FILE has (written to OUT). */
+static bool link_map_lookup(struct rptask *x, const char *name, const char *file, char *out,
+                            size_t outlen) {
+  uint64_t rd = r_debug_addr(x), lm = 0;
+  if (!rd || task_read_mem(&x->t, rd + 8, &lm, 8) < 0)
+    return false;
+  for (int i = 0; lm && i < MAX_LIBS; i++) {
+    uint64_t e[4]; /* l_addr, l_name, l_ld, l_next */
+    if (task_read_mem(&x->t, lm, e, sizeof e) < 0)
+      return false;
+    char *lname = e[1] ? task_read_str(&x->t, e[1], PATH_MAX) : NULL;
+    char mapped[PATH_MAX];
+    bool hit = false;
+    if (lname && lname[0] == '/' && file_mapped_at(x, e[0], mapped, sizeof mapped)) {
+      if (name && !strcmp(lname, name)) {
+        snprintf(out, outlen, "%s", mapped);
+        hit = true;
+      } else if (!name && !strcmp(mapped, file)) {
+        snprintf(out, outlen, "%s", lname);
+        hit = true;
+      }
+    }
+    free(lname);
+    if (hit)
+      return true;
+    lm = e[3];
+  }
+  return false;
+}
+
+/* A preserved copy of a file named like PATH (files/BASENAME-dev-inode-size-mtime) that
+ * X's process maps: how the dynamic linker is found before the link map exists. */
+static bool mapped_by_basename(struct replay_engine *e, struct rptask *x, const char *path,
+                               char *out, size_t outlen) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char maps[64], *prefix = xasprintf("%s/files/%s-", e->o->trace_dir, base);
+  snprintf(maps, sizeof maps, "/proc/%d/maps", x->t.tid);
+  FILE *f = fopen(maps, "re");
+  bool found = false;
+  char line[PATH_MAX + 128];
+  while (f && !found && fgets(line, sizeof line, f)) {
+    char *name = strchr(line, '/');
+    if (!name)
+      continue;
+    name[strcspn(name, "\n")] = '\0';
+    const char *rest = name + strlen(prefix);
+    unsigned long a, b, c, d;
+    char tail;
+    if (!strncmp(name, prefix, strlen(prefix)) &&
+        sscanf(rest, "%lx-%lx-%lx-%lx%c", &a, &b, &c, &d, &tail) == 4) {
+      snprintf(out, outlen, "%s", name);
+      found = true;
+    }
+  }
+  if (f)
+    fclose(f);
+  free(prefix);
+  return found;
+}
+
+/* PATH is inside the trace's files/ directory. */
+static bool in_trace_files(struct replay_engine *e, const char *path) {
+  char *dir = xasprintf("%s/files/", e->o->trace_dir);
+  char real_dir[PATH_MAX], real_path[PATH_MAX];
+  bool in = realpath(dir, real_dir) && realpath(path, real_path) &&
+            !strncmp(real_path, real_dir, strlen(real_dir)) && real_path[strlen(real_dir)] == '/';
+  free(dir);
+  return in;
+}
+
+/* /proc/PID/maps with the preserved copies named as the recorded program named them. */
+static int maps_file(struct rptask *x) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/maps", x->t.tid);
+  size_t len;
+  char *maps = slurp(path, &len);
+  if (!maps)
+    return -errno;
+  char *out = xmalloc(len * 2 + 1);
+  size_t n = 0;
+  char cached_file[PATH_MAX] = "", cached_name[PATH_MAX] = "";
+  for (char *line = maps; *line;) {
+    char *end = strchr(line, '\n');
+    size_t l = end ? (size_t)(end - line) : strlen(line);
+    char *name = memchr(line, '/', l);
+    size_t head = name ? (size_t)(name - line) : l;
+    memcpy(out + n, line, head);
+    n += head;
+    if (name) {
+      char file[PATH_MAX];
+      snprintf(file, sizeof file, "%.*s", (int)(l - head), name);
+      if (strcmp(file, cached_file)) {
+        snprintf(cached_file, sizeof cached_file, "%s", file);
+        if (!link_map_lookup(x, NULL, file, cached_name, sizeof cached_name))
+          snprintf(cached_name, sizeof cached_name, "%s", file);
+      }
+      size_t k = strlen(cached_name);
+      if (n + k + 2 > len * 2)
+        break;
+      memcpy(out + n, cached_name, k);
+      n += k;
+    }
+    out[n++] = '\n';
+    line += l + (end ? 1 : 0);
+  }
+  int fd = memory_file("maps", out, n);
+  free(out);
+  free(maps);
+  return fd;
+}
+
+/* /proc/PID/WHAT (also /proc/PID/task/TID/WHAT) of a replayed process. */
+static int proc_file(struct replay_engine *e, const char *path) {
+  char *end;
+  long pid = strtol(path + 6, &end, 10);
+  struct rptask *x = pid > 0 && *end == '/' ? process_task(e, (pid_t)pid) : NULL;
+  if (!x)
+    return -ENOENT;
+  const char *what = end + 1;
+  if (!strncmp(what, "task/", 5)) {
+    long tid = strtol(what + 5, &end, 10);
+    if (tid <= 0 || *end != '/')
+      return -ENOENT;
+    what = end + 1;
+  }
+  if (!strcmp(what, "maps"))
+    return maps_file(x);
+  if (!strcmp(what, "cmdline"))
+    return memory_file("cmdline", x->cmdline, x->cmdline_len);
+  return -ENOENT; /* not recorded */
+}
+
+int replay_gdb_open_file(struct replay_engine *e, struct rptask *x, const char *path) {
+  char file[PATH_MAX];
+  if (!strncmp(path, "/proc/", 6))
+    return proc_file(e, path);
+  const char *open_path = path;
+  if (in_trace_files(e, path)) {
+    open_path = path;
+  } else if (x && (link_map_lookup(x, path, NULL, file, sizeof file) ||
+                   mapped_by_basename(e, x, path, file, sizeof file))) {
+    open_path = file;
+  }
+  /* Anything else the recording did not map (separate debug info, gdb scripts): the
+   * file on this machine, as gdb would read it without deja. */
+  int fd = open(open_path, O_RDONLY | O_CLOEXEC);
+  return fd < 0 ? -errno : fd;
+}
+
+long replay_gdb_readlink(struct replay_engine *e, struct rptask *x, const char *path, char *buf,
+                         size_t len) {
+  (void)x;
+  char *end;
+  long pid = strncmp(path, "/proc/", 6) ? 0 : strtol(path + 6, &end, 10);
+  struct rptask *p = pid > 0 ? process_task(e, (pid_t)pid) : NULL;
+  if (!p)
+    return -ENOENT;
+  if (strcmp(end, "/exe"))
+    return -ENOENT; /* cwd and the rest were not recorded */
+  size_t n = strnlen(p->exe, sizeof p->exe);
+  if (n > len)
+    n = len;
+  memcpy(buf, p->exe, n);
+  return (long)n;
+}

@@ -1,0 +1,25 @@
+/* The content store shared by the traces of one directory: DIR/.deja-store beside the
+ * traces in DIR. A preserved file is stored once, named by its content hash; each trace
+ * that needs it holds a hard link to it in its files/ directory, so ten recordings of one
+ * program store its libraries once. An entry with a link count of 1 is used by no trace
+ * and is removed by trace_store_collect (deja rm, deja pack). Originals are never linked:
+ * the store only holds copies, so a trace replays after its program is rebuilt in place. */
+#ifndef DEJA_TRACE_STORE_H
+#define DEJA_TRACE_STORE_H
+
+#include <stddef.h>
+
+#define TRACE_STORE_NAME ".deja-store"
+
+/* The store serving the trace at TRACE_DIR (malloc'ed path; may not exist). */
+char *trace_store_dir(const char *trace_dir);
+
+/* Removes the entries no trace links to any more, and the store when it is empty.
+ * Returns 0, or -1 with a message in ERR. */
+int trace_store_collect(const char *store, char *err, size_t errlen);
+
+/* Gives the trace at TRACE_DIR its own copy of every preserved file it shares with the
+ * store (deja pack), then collects the store. Returns 0, or -1 with a message in ERR. */
+int trace_store_unshare(const char *trace_dir, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,3 @@
+continue
+bt
+continue

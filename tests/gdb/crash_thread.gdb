@@ -1,0 +1,4 @@
+continue
+bt
+info threads
+continue

@@ -1,0 +1,7 @@
+catch fork
+catch vfork
+catch exec
+continue
+continue
+continue
+continue

@@ -1,0 +1,7 @@
+break on_usr1
+continue
+print handled
+continue
+print handled
+bt
+continue
