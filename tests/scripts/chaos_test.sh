@@ -35,7 +35,7 @@ fail() {
   exit 1
 }
 
-traces() { find "$DEJA_TRACE_DIR" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | wc -l; }
+traces() { find "$DEJA_TRACE_DIR" -mindepth 1 -maxdepth 1 -type d ! -name ".*" 2>/dev/null | wc -l; }
 
 # 1. Without chaos mode the program passes.
 "$deja" record --until-failure="$plain" "$@" >"$tmp/plain.out" 2>"$tmp/plain.err"

@@ -20,7 +20,7 @@ fail() {
   done
   exit 1
 }
-traces() { find "$DEJA_TRACE_DIR" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort; }
+traces() { find "$DEJA_TRACE_DIR" -mindepth 1 -maxdepth 1 -type d ! -name ".*" 2>/dev/null | sort; }
 count() { traces | wc -l; }
 
 # A trace that exists before: latest-trace must come back to it.

@@ -6,6 +6,9 @@
  *   trace_edit TRACE EVENT output OFFSET       change one byte of an event's recorded output
  *   trace_edit TRACE EVENT reg NAME VALUE      set a register (rip, rsp, rax, ...) of an
  *                                              event's recorded registers
+ *   trace_edit TRACE EVENT exe PATH            preserve PATH in the trace (named by its
+ *                                              content, as deja names files) and make the
+ *                                              exec event run it instead
  *   trace_edit TRACE print-output [-q]         write each event's recorded output to
  *                                              stdout/stderr (nothing with -q)
  *   trace_edit TRACE run [-q]                  run the recorded program for real (its first
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include "trace/trace_buf.h"
+#include "trace/trace_files.h"
 #include "trace/trace_event.h"
 #include "cli/trace_dir.h"
 #include "trace/trace_stream.h"
@@ -33,8 +37,9 @@ static const char *prog = "trace_edit";
 static int usage(void) {
   fprintf(stderr,
           "usage: %s TRACE EVENT result VALUE | TRACE EVENT output OFFSET |\n"
-          "       %s TRACE EVENT reg NAME VALUE | TRACE print-output [-q] | TRACE run [-q]\n",
-          prog, prog);
+          "       %s TRACE EVENT reg NAME VALUE | TRACE EVENT exe PATH |\n"
+          "       %s TRACE print-output [-q] | TRACE run [-q]\n",
+          prog, prog, prog);
   return 2;
 }
 
@@ -81,11 +86,36 @@ struct edit {
   const char *what;
   const char *name;
   uint64_t value;
-  uint8_t *out; /* the edited copy of the output */
+  uint8_t *out;    /* the edited copy of the output */
+  const char *dir; /* the trace directory */
+  char file[512];  /* exe: the preserved replacement's name under files/ */
 };
+
+/* exe: preserves the file E->name in the trace the way the recorder does, so that its name
+ * matches its content and replay accepts it. */
+static int preserve_exe(struct edit *e, struct event *ev) {
+  if (ev->kind != EV_EXEC) {
+    fprintf(stderr, "%s: event %" PRIu64 " is a %s event, not an exec\n", prog, e->evno,
+            event_kind_name(ev->kind));
+    return -1;
+  }
+  struct trace_files *tf = trace_files_new(e->dir);
+  char err[512];
+  const char *base = strrchr(e->name, '/') ? strrchr(e->name, '/') + 1 : e->name;
+  int rc = trace_files_preserve(tf, e->name, base, 0, 0, e->file, sizeof e->file, err, sizeof err);
+  trace_files_free(tf);
+  if (rc < 0) {
+    fprintf(stderr, "%s: cannot preserve %s: %s\n", prog, e->name, err);
+    return -1;
+  }
+  ev->file = e->file;
+  return 0;
+}
 
 /* Applies the edit to EV; 0, or -1 after a message. */
 static int apply(struct edit *e, struct event *ev) {
+  if (strcmp(e->what, "exe") == 0)
+    return preserve_exe(e, ev);
   if (strcmp(e->what, "result") == 0) {
     if (ev->kind != EV_SYSCALL) {
       fprintf(stderr, "%s: event %" PRIu64 " is a %s event, not a system call\n", prog, e->evno,
@@ -259,7 +289,10 @@ int main(int argc, char **argv) {
     if (argc < 5 || parse_u64(argv[2], &e.evno) < 0)
       return usage();
     e.what = argv[3];
-    if (strcmp(e.what, "reg") == 0 && argc == 6) {
+    e.dir = argv[1];
+    if (strcmp(e.what, "exe") == 0 && argc == 5) {
+      e.name = argv[4];
+    } else if (strcmp(e.what, "reg") == 0 && argc == 6) {
       e.name = argv[4];
       if (parse_u64(argv[5], &e.value) < 0)
         return usage();
