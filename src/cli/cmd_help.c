@@ -55,6 +55,8 @@ static const char record_usage[] =
     "                              (latest-trace is not changed)\n"
     "  -n, --no-syscall-buffer     stop at every system call instead of recording the\n"
     "                              common ones in-process (slower; for diagnosing deja)\n"
+    "      --syscall-buffer        record the common system calls in-process (off by\n"
+    "                              default for now; DEJA_SYSCALL_BUFFER=1 also turns it on)\n"
     "  -h, --chaos                 chaos mode: make rare interleavings, starvation and\n"
     "                              timeouts happen while recording (random thread\n"
     "                              priorities and time slices, threads kept off the\n"

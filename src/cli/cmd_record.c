@@ -36,7 +36,10 @@ static char **build_env(char **sets, int nsets) {
   return env;
 }
 
-static bool syscall_buffer = true; /* -n turns it off */
+/* The in-process system call buffer is off unless asked for (--syscall-buffer, or
+ * DEJA_SYSCALL_BUFFER=1): with it on, some of the suite does not pass yet (see
+ * docs/ARCHITECTURE.md). -n turns it off. */
+static bool syscall_buffer;
 
 /* One recording into a new trace directory. Returns the exit status; *DIR_OUT gets the
  * malloc'ed trace path (NULL when none was created). */
@@ -119,6 +122,7 @@ int cmd_record(int argc, char **argv) {
   static const struct option longopts[] = {
       {"output-trace-dir", required_argument, NULL, 'o'},
       {"no-syscall-buffer", no_argument, NULL, 'n'},
+      {"syscall-buffer", no_argument, NULL, 'B'},
       {"chaos", no_argument, NULL, 'h'},
       {"env", required_argument, NULL, 'e'},
       {"until-failure", optional_argument, NULL, 'u'},
@@ -127,7 +131,8 @@ int cmd_record(int argc, char **argv) {
   const char *output = NULL;
   bool chaos = false;
   long until = 0; /* runs at most; 0: record once */
-  syscall_buffer = true;
+  const char *want = getenv("DEJA_SYSCALL_BUFFER");
+  syscall_buffer = want && !strcmp(want, "1");
   char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
   int nsets = 0, c, status = RECORD_DEJA_FAILED;
   optind = 1;
@@ -136,6 +141,7 @@ int cmd_record(int argc, char **argv) {
     switch (c) {
     case 'o': output = optarg; break;
     case 'n': syscall_buffer = false; break;
+    case 'B': syscall_buffer = true; break;
     case 'h': chaos = true; break;
     case 'e':
       if (!strchr(optarg, '=') || optarg[0] == '=') {

@@ -1,3 +1,4 @@
+set sysroot /
 break 13
 continue
 print n
