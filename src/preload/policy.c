@@ -6,7 +6,6 @@
  * descriptors 0-2 stay traced so replay can reproduce the program's terminal output. */
 #include <asm/termbits.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
@@ -73,12 +72,6 @@ long preload_syscall(long nr, const long a[6]) {
     case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
     }
     break; /* locks may block */
-  case SYS_futex:
-    /* A wake never blocks and writes no memory; the waiter's result is recorded on
-     * its side. */
-    if ((a[1] & FUTEX_CMD_MASK) == FUTEX_WAKE)
-      return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
-    break;
   case SYS_ioctl:
     switch ((unsigned long)a[1]) {
     case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, PROBE_NONE);
@@ -93,11 +86,10 @@ long preload_syscall(long nr, const long a[6]) {
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
 const int preload_buffered_calls[] = {
-    SYS_read,      SYS_write,      SYS_writev,     SYS_pread64,       SYS_pwrite64,
-    SYS_lseek,     SYS_open,       SYS_openat,     SYS_close,         SYS_access,
-    SYS_faccessat, SYS_faccessat2, SYS_getpid,     SYS_getppid,       SYS_gettid,
-    SYS_getuid,    SYS_geteuid,    SYS_getgid,     SYS_getegid,       SYS_fstat,
-    SYS_stat,      SYS_lstat,      SYS_newfstatat, SYS_statx,         SYS_getdents64,
-    SYS_readlink,  SYS_readlinkat, SYS_time,       SYS_clock_gettime, SYS_gettimeofday,
-    SYS_getrandom, SYS_fcntl,      SYS_ioctl,      SYS_futex,         -1,
+    SYS_read,       SYS_write,    SYS_writev,     SYS_pread64, SYS_pwrite64,      SYS_lseek,
+    SYS_open,       SYS_openat,   SYS_close,      SYS_access,  SYS_faccessat,     SYS_faccessat2,
+    SYS_getpid,     SYS_getppid,  SYS_gettid,     SYS_getuid,  SYS_geteuid,       SYS_getgid,
+    SYS_getegid,    SYS_fstat,    SYS_stat,       SYS_lstat,   SYS_newfstatat,    SYS_statx,
+    SYS_getdents64, SYS_readlink, SYS_readlinkat, SYS_time,    SYS_clock_gettime, SYS_gettimeofday,
+    SYS_getrandom,  SYS_fcntl,    SYS_ioctl,      -1,
 };
