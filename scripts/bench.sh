@@ -6,8 +6,8 @@
 # Prints one table row per workload, with state points (preemptions) per second of
 # recording and the replay time spent restoring them.
 # Usage: scripts/bench.sh [BUILD_DIR]     (default: build; deja is BUILD_DIR/bin/deja)
-# DEJA_RECORD_ARGS: extra `deja record` options (--syscall-buffer: with the system call
-# buffer, which is off by default for now; -n: without it).
+# DEJA_RECORD_ARGS: extra `deja record` options (e.g. -n: without the system call
+# buffer, which is on by default).
 # BENCH_SYSCALLS_ITERATIONS: the syscalls workload's loop count (default 200000).
 # The bench reports; it does not fail on slow numbers. It fails only when it cannot run.
 set -u

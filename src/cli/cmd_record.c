@@ -36,9 +36,7 @@ static char **build_env(char **sets, int nsets) {
   return env;
 }
 
-/* The in-process system call buffer is off unless asked for (--syscall-buffer, or
- * DEJA_SYSCALL_BUFFER=1): with it on, some of the suite does not pass yet (see
- * docs/ARCHITECTURE.md). -n turns it off. */
+/* The in-process system call buffer: on unless -n (or DEJA_SYSCALL_BUFFER=0). */
 static bool syscall_buffer;
 
 /* One recording into a new trace directory. Returns the exit status; *DIR_OUT gets the
@@ -132,7 +130,7 @@ int cmd_record(int argc, char **argv) {
   bool chaos = false;
   long until = 0; /* runs at most; 0: record once */
   const char *want = getenv("DEJA_SYSCALL_BUFFER");
-  syscall_buffer = want && !strcmp(want, "1");
+  syscall_buffer = !(want && !strcmp(want, "0"));
   char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
   int nsets = 0, c, status = RECORD_DEJA_FAILED;
   optind = 1;

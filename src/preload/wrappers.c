@@ -99,8 +99,6 @@ EXPORT time_t time(time_t *t) {
     *t = now;
   return now;
 }
-EXPORT pid_t getpid(void) { return (pid_t)preload_syscall(SYS_getpid, ARGS(0)); }
-EXPORT pid_t getppid(void) { return (pid_t)preload_syscall(SYS_getppid, ARGS(0)); }
 EXPORT pid_t gettid(void) { return (pid_t)preload_syscall(SYS_gettid, ARGS(0)); }
 EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags) {
   return CALL(SYS_getrandom, (long)buf, (long)n, flags);

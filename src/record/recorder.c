@@ -727,7 +727,8 @@ int record_run(const struct record_options *o) {
     return 127;
   }
   struct record_options with_buffer = *o;
-  char **env = syscallbuf_record_start(o->syscall_buffer, o->env);
+  /* Chaos scheduling acts at system call stops: it goes without the buffer. */
+  char **env = syscallbuf_record_start(o->syscall_buffer && !o->chaos, o->env);
   if (env)
     with_buffer.env = env;
   o = &with_buffer;

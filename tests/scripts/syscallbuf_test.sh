@@ -31,7 +31,7 @@ diverge)
   "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err"
   status=$?
   [ $status -eq 3 ] || fail "replay exited $status, expected 3 (divergence); stderr: $(cat "$tmp/rep.err")"
-  grep -q "recorded getpid .*replay made getppid" "$tmp/rep.err" \
+  grep -q "recorded getuid .*replay made geteuid" "$tmp/rep.err" \
     || fail "the divergence message does not name the calls: $(cat "$tmp/rep.err")"
   ;;
 *) fail "unknown mode $mode" ;;
