@@ -190,4 +190,5 @@ if [ -z "$replay_slower" ]; then
 else
     echo "goal: each real program's replay no slower than its record: NOT met ($replay_slower )"
 fi
+"$repo_dir/scripts/bench_reverse.sh" "$build_dir"
 exit 0

@@ -20,7 +20,16 @@ struct proc {
 struct procs {
   struct proc *v;
   size_t n;
+  int (*threads)[2]; /* tid, process: an exec from a thread names the thread's tid */
+  size_t nthreads;
 };
+
+static int process_of(const struct procs *ps, int tid) {
+  for (size_t i = 0; i < ps->nthreads; i++)
+    if (ps->threads[i][0] == tid)
+      return ps->threads[i][1];
+  return tid;
+}
 
 static struct proc *find(struct procs *ps, int pid) {
   for (size_t i = ps->n; i-- > 0;)
@@ -33,6 +42,13 @@ static int collect(uint64_t evno, const struct event *ev, void *ctx) {
   (void)evno;
   struct procs *ps = ctx;
   long nr = (long)ev->regs.orig_rax;
+  if (ev->kind == EV_SYSCALL && ev->result > 0 && (ev->flags & EVF_NEW_THREAD) &&
+      (nr == SYS_clone || nr == SYS_clone3)) {
+    ps->threads = xrealloc(ps->threads, (ps->nthreads + 1) * sizeof *ps->threads);
+    ps->threads[ps->nthreads][0] = (int)ev->result;
+    ps->threads[ps->nthreads++][1] = process_of(ps, ev->tid);
+    return 0;
+  }
   if (ev->kind == EV_SYSCALL && ev->result > 0 && !(ev->flags & EVF_NEW_THREAD) &&
       (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone3)) {
     /* a new process, running its parent's program until it execs */
@@ -44,7 +60,7 @@ static int collect(uint64_t evno, const struct event *ev, void *ctx) {
     return 0;
   }
   if (ev->kind == EV_EXEC) {
-    struct proc *p = find(ps, ev->tid);
+    struct proc *p = find(ps, process_of(ps, ev->tid));
     if (!p) {
       ps->v = xrealloc(ps->v, (ps->n + 1) * sizeof *ps->v);
       p = &ps->v[ps->n++];
@@ -103,5 +119,6 @@ int cmd_ps(int argc, char **argv) {
   for (size_t i = 0; i < ps.n; i++)
     free(ps.v[i].cmd);
   free(ps.v);
+  free(ps.threads);
   return rc;
 }

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/remove_tree.h"
 #include "record/recorder.h"
+#include "trace/trace_store.h"
 
 extern char **environ;
 
@@ -58,10 +59,13 @@ static int record_once(char **prog, char **env, const char *output, bool chaos, 
 }
 
 /* Deletes the trace of a run that passed (or was interrupted) and points latest-trace back
- * where it pointed before the first run. */
-static int discard_run(char *dir, const char *output, const char *old_latest) {
+ * where it pointed before the first run. The content store it shared is collected once
+ * at the end (the next run links the same files again). */
+static int discard_run(char *dir, const char *output, const char *old_latest, char **store) {
   char err[4200];
   int rc = 0;
+  if (!*store)
+    *store = trace_store_dir(dir);
   if (remove_tree(dir, err, sizeof err) != 0) {
     deja_msg("cannot delete the trace of a finished run: %s", err);
     rc = -1;
@@ -77,6 +81,7 @@ static int discard_run(char *dir, const char *output, const char *old_latest) {
 static int record_until_failure(char **prog, char **env, const char *output, bool chaos, long max) {
   record_catch_signals(); /* Ctrl-C between runs too: stop cleanly */
   char *old_latest = output ? NULL : trace_dir_latest_name();
+  char *store = NULL;
   int status = 0;
   long run;
   for (run = 1; run <= max; run++) {
@@ -85,7 +90,7 @@ static int record_until_failure(char **prog, char **env, const char *output, boo
     int sig = record_signal_received();
     if (sig) {
       if (dir)
-        discard_run(dir, output, old_latest);
+        discard_run(dir, output, old_latest, &store);
       deja_msg("stopped by %s during run %ld: that run's trace is deleted; no run failed "
                "before",
                strsignal(sig), run);
@@ -103,7 +108,7 @@ static int record_until_failure(char **prog, char **env, const char *output, boo
       free(dir);
       break;
     }
-    int rc = discard_run(dir, output, old_latest);
+    int rc = discard_run(dir, output, old_latest, &store);
     free(dir);
     if (rc) {
       status = RECORD_DEJA_FAILED;
@@ -112,6 +117,10 @@ static int record_until_failure(char **prog, char **env, const char *output, boo
   }
   if (run > max)
     deja_msg("no run failed in %ld runs; no trace is kept", max);
+  char err[4200];
+  if (store && trace_store_collect(store, err, sizeof err) < 0)
+    deja_msg("%s", err);
+  free(store);
   free(old_latest);
   return status;
 }

@@ -338,6 +338,12 @@ static void cmd_write_register(struct server *s, const char *args) {
     gdb_strbuf_adds(&s->out, "OK");
     return;
   }
+  /* gdb's `run` writes orig_rax = -1 so that no system call is restarted: the replay
+   * decides that itself */
+  if (regno == GDB_REG_ORIG_RAX && strspn(args, "fF") == 2 * size) {
+    gdb_strbuf_adds(&s->out, "OK");
+    return;
+  }
   if (!gdb_reg_write(&s->layout, &s->regs, (int)regno, val) || !s->t->set_regs ||
       s->t->set_regs(s->t->ctx, tid, &s->regs) != 0)
     return reply_error(s);
@@ -688,6 +694,23 @@ static bool starts_with(const char *s, const char *prefix) {
 
 /* D or D;PID, vKill;PID: gdb lets go of a process. Only letting go of the debugged
  * process ends the session; a forked child gdb does not follow is detached quietly. */
+/* vRun;hex(program)[;hex(arg)...] (gdb's `run`): the target starts again; its first
+ * argument, if any, says from where. */
+static void cmd_run(struct server *s, const char *p) {
+  char arg[256] = "";
+  const char *a = strchr(p, ';');
+  if (a)
+    arg[gdb_hex_decode(a + 1, arg, sizeof arg - 1)] = 0; /* stops at the next ';' */
+  struct gdb_stop st;
+  memset(&st, 0, sizeof(st));
+  if (s->t->restart(s->t->ctx, arg, &st) != 0)
+    return reply_error(s);
+  s->stop = st;
+  s->have_stop = true;
+  s->g_thread = 0; /* gdb takes the stop's thread as the general thread now */
+  format_stop(s, &s->stop, &s->out);
+}
+
 static enum after_reply cmd_detach(struct server *s, const char *p) {
   uint64_t pid = 0;
   gdb_strbuf_adds(&s->out, "OK");
@@ -746,8 +769,12 @@ static enum after_reply dispatch(struct server *s, const char *pkt, size_t len) 
     gdb_strbuf_adds(&s->out, "vCont;c;C;s;S");
   else if (starts_with(pkt, "vCont;"))
     cmd_vcont(s, pkt + 5);
-  else if (starts_with(pkt, "vKill"))
-    return cmd_detach(s, pkt + 5);
+  else if (starts_with(pkt, "vKill")) {
+    /* a target that can restart stays for gdb's `run` (vRun) */
+    enum after_reply r = cmd_detach(s, pkt + 5);
+    return r == SEND_AND_END && s->t->restart ? SEND_REPLY : r;
+  } else if (starts_with(pkt, "vRun;") && s->t->restart)
+    cmd_run(s, pkt + 5);
   else if (starts_with(pkt, "vFile:"))
     gdb_vfile_packet(&s->vfile, s->t, pkt + 6, len - 6, &s->out);
   else if (starts_with(pkt, "QPassSignals:"))

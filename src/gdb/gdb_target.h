@@ -92,6 +92,10 @@ struct gdb_target {
   int (*monitor)(void *ctx, const char *cmd, char *out, size_t len);
   /* The stop the target is at now (for the `?` packet). */
   void (*current_stop)(void *ctx, struct gdb_stop *stop);
+  /* gdb's `run` (vKill then vRun): starts the program again from the beginning (or from
+   * what ARG, run's first argument or "", names) and fills *stop. 0 or -1. NULL: a kill
+   * ends the session. */
+  int (*restart)(void *ctx, const char *arg, struct gdb_stop *stop);
   /* gdb changed which stops it wants (called before the next resume). */
   void (*set_filter)(void *ctx, const struct gdb_stop_filter *filter);
   /* Writes from gdb (an inferior call, or gdb putting back what it wrote). 0, or -1 when

@@ -18,6 +18,8 @@
 #include "common/log.h"
 #include "record/recorder_internal.h"
 
+static bool fd_position(pid_t tid, int fd, uint64_t *pos, unsigned *flags);
+
 int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
                      size_t filelen, char *why, size_t whylen) {
   const struct user_regs_struct *e = &x->entry;
@@ -33,9 +35,19 @@ int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char
     return 0;
   }
   /* A private mapping can read its range of the file; a shared one is preserved whole
-   * (sparsely), as replay keeps one copy of it for all its shared mappings. */
-  if (((int)e->r10 & (MAP_SHARED | MAP_PRIVATE)) != MAP_PRIVATE)
+   * (sparsely), as replay keeps one working copy of it for all its shared mappings and
+   * applies the file's changes to it. A private mapping of a file open for writing (or
+   * mapped shared) maps that copy too: it sees later changes where it wrote nothing. */
+  bool shared = ((int)e->r10 & (MAP_SHARED | MAP_PRIVATE)) != MAP_PRIVATE;
+  uint64_t pos;
+  unsigned flags = 0;
+  bool writable =
+      fd_position(x->t.tid, (int)e->r8, &pos, &flags) && (flags & O_ACCMODE) != O_RDONLY;
+  if (shared || writable || trace_files_shared_name(r->files, st.st_dev, st.st_ino)) {
+    if (!shared)
+      ev->flags |= EVF_SHARED_COPY;
     return trace_files_preserve_shared(r->files, src, orig, file, filelen, why, whylen);
+  }
   return trace_files_preserve(r->files, src, orig, e->r9, e->rsi, file, filelen, why, whylen);
 }
 
@@ -230,6 +242,9 @@ int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, ch
   char src[128];
   snprintf(src, sizeof src, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, x->t.tid, start, end);
   const char *from = access(src, R_OK) == 0 ? src : path;
+  struct stat st;
+  if (stat(from, &st) == 0 && trace_files_shared_name(r->files, st.st_dev, st.st_ino))
+    return 0; /* it maps replay's working copy of the whole file */
   if (trace_files_preserve(r->files, from, path, offset, new_len, file, filelen, why, whylen) < 0)
     return -1;
   ev->flags |= EVF_FILE_REMAP;

@@ -1,6 +1,7 @@
 /* Recording system calls: entry checks, the memory the kernel wrote, output to the
  * terminal, preserved files, process creation and exec. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,12 +43,15 @@ static uint32_t output_stream(struct recorder *r, struct rtask *x, int fd) {
   return m[1] ? OUT_TO_STDOUT : m[2] ? OUT_TO_STDERR : OUT_TO_NONE;
 }
 
-/* rseq is refused: glibc then does without restartable sequences. */
-static int refuse_rseq(struct recorder *r, struct rtask *x) {
-  x->refused = true;
+/* Refused calls (rseq: glibc then does without restartable sequences; others as
+ * record_refusal says): the kernel skips them and the exit sets the errno. */
+static int refuse_call(struct recorder *r, struct rtask *x) {
+  x->refused = record_refusal(r, x, (long)x->entry.orig_rax);
+  if (!x->refused)
+    return 0;
   x->t.regs.orig_rax = (uint64_t)-1;
   if (task_set_regs(&x->t, &x->t.regs) < 0)
-    return recorder_abort(r, "cannot refuse rseq");
+    return recorder_abort(r, "cannot refuse a system call");
   return 0;
 }
 
@@ -100,6 +104,71 @@ static int gather_output(struct recorder *r, struct rtask *x, struct exit_info *
   return 0;
 }
 
+/* The file position of the program's FD after the call, -1 when unknown. */
+static int64_t fd_position(struct rtask *x, int fd) {
+  char path[64], line[128];
+  snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", x->t.tid, fd);
+  FILE *f = fopen(path, "re");
+  long long pos = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "pos: %lld", &pos) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return pos;
+}
+
+/* Reads the RESULT bytes the call moved through FD (a regular file, at the offset word
+ * at OFF_PTR or its file position) back from that file. 0, or -1 when it cannot. */
+static int read_moved(struct recorder *r, struct rtask *x, int fd, uint64_t off_ptr,
+                      int64_t result) {
+  char path[64];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", x->t.tid, fd);
+  if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+    return -1;
+  int64_t end = -1;
+  if (off_ptr && task_read_mem(&x->t, off_ptr, &end, sizeof end) < 0)
+    return -1;
+  if (!off_ptr)
+    end = fd_position(x, fd);
+  int f = end >= result ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+  if (f < 0)
+    return -1;
+  size_t before = r->data.len;
+  ssize_t n = pread(f, tbuf_grow(&r->data, (size_t)result), (size_t)result, end - result);
+  close(f);
+  if (n != result) {
+    r->data.len = before;
+    return -1;
+  }
+  return 0;
+}
+
+/* sendfile, splice and copy_file_range to deja's stdout/stderr: the bytes are read back
+ * from the output when it is a file, else from the input file they came from. */
+static int output_copy(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  const struct user_regs_struct *e = &x->entry;
+  int in_fd, out_fd;
+  uint64_t in_off, out_off = 0;
+  if (e->orig_rax == SYS_sendfile) { /* out_fd, in_fd, offset */
+    out_fd = (int)e->rdi;
+    in_fd = (int)e->rsi;
+    in_off = e->rdx;
+  } else { /* fd_in, off_in, fd_out, off_out, ... */
+    in_fd = (int)e->rdi;
+    in_off = e->rsi;
+    out_fd = (int)e->rdx;
+    out_off = e->r10;
+  }
+  if (in->result <= 0 || !(in->ev->out_to = output_stream(r, x, out_fd)))
+    return 0;
+  if (read_moved(r, x, out_fd, out_off, in->result) < 0 &&
+      read_moved(r, x, in_fd, in_off, in->result) < 0)
+    in->ev->out_to = OUT_TO_NONE; /* from a pipe to a terminal: the bytes are gone */
+  return 0;
+}
+
 static int output_write(struct recorder *r, struct rtask *x, struct exit_info *in) {
   return gather_output(r, x, in, false);
 }
@@ -144,7 +213,8 @@ static const struct {
   int (*entry)(struct recorder *r, struct rtask *x);
   int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
 } record_hooks[SCH_COUNT] = {
-    [SCH_rseq] = {.entry = refuse_rseq},     [SCH_exit] = {.entry = record_exit_now},
+    [SCH_rseq] = {.entry = refuse_call},     [SCH_exit] = {.entry = record_exit_now},
+    [SCH_refuse] = {.entry = refuse_call},   [SCH_copy_out] = {.exit = output_copy},
     [SCH_write] = {.exit = output_write},    [SCH_writev] = {.exit = output_writev},
     [SCH_unmap] = {.exit = forget_unmapped}, [SCH_mremap] = {.exit = forget_remapped},
     [SCH_brk] = {.exit = forget_heap},       [SCH_mmap] = {.exit = preserve_mapped},
@@ -158,10 +228,13 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   const struct syscall_desc *d = syscall_table_lookup(nr);
   x->entry = x->t.regs;
   x->in_syscall = true;
-  x->refused = x->entry_emitted = x->clone_done = false;
+  x->refused = 0;
+  x->entry_emitted = x->clone_done = false;
   x->entry_seq = ++r->seq;
   char why[256];
-  if (!d || d->replay == SC_UNSUPPORTED) {
+  if (!d) /* syscall(-1), numbers past the table: the kernel's ENOSYS */
+    return refuse_call(r, x);
+  if (d->replay == SC_UNSUPPORTED) {
     snprintf(why, sizeof why,
              "unsupported system call %s (number %ld) in task %d at event %" PRIu64
              "; please report it with the program that made it",
@@ -200,6 +273,8 @@ static int find_written(struct recorder *r, struct rtask *x, const struct syscal
   for (int i = 0; i < 6; i++)
     args[i] = regs_arg(&x->entry, i);
   int n = syscall_written_regions(d, args, result, mem_reader, &x->t, w->reg, MAX_REGIONS);
+  if (n >= 0 && n < MAX_REGIONS && d && d->hook == SCH_shmat && result >= 0)
+    n += record_shmat_contents(x, result, &w->reg[n]);
   if (n < 0) {
     snprintf(why, whylen, "system call %s in task %d at event %" PRIu64 ": %s", d->name, x->t.tid,
              r->events + 1,
@@ -299,7 +374,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;
   if (x->refused) {
-    result = -ENOSYS;
+    result = -x->refused;
     x->t.regs.rax = (uint64_t)result;
     task_set_regs(&x->t, &x->t.regs);
   }
@@ -312,7 +387,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   ev.result = result;
   tbuf_reset(&r->data);
   struct exit_info in = {.ev = &ev, .result = result};
-  if (d->hook && record_hooks[d->hook].exit && record_hooks[d->hook].exit(r, x, &in) < 0) {
+  if (d && d->hook && record_hooks[d->hook].exit && record_hooks[d->hook].exit(r, x, &in) < 0) {
     event_free(&ev);
     return recorder_abort(r, in.why);
   }
@@ -325,6 +400,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, in.why);
   }
   capture_regions(r, x, &w, &ev);
+  record_seccomp_exit(x, d, &ev);
   ev.file = in.file;
   if (ev.out_to) {
     ev.out_data = r->data.data;
@@ -365,6 +441,11 @@ int record_clone(struct recorder *r, struct rtask *x) {
   ev.result = (int64_t)child;
   if (c->proc == x->proc)
     ev.flags |= EVF_NEW_THREAD;
+  else
+    c->proc->seccomp = x->proc->seccomp; /* filters are inherited */
+  pid_t seen = record_pid_seen_by(x->t.tid, (pid_t)child);
+  if (seen > 0 && seen != (pid_t)child && seen < (1 << (32 - EVF_NS_PID_SHIFT)))
+    ev.flags |= EVF_NS_PID | (uint32_t)seen << EVF_NS_PID_SHIFT;
   tbuf_reset(&r->data);
   char why[512];
   struct written w;
@@ -410,6 +491,12 @@ int record_exec(struct recorder *r, struct rtask *x) {
   ev.interp = interp_file;
   ev.interp_maps = (const uint8_t *)maps;
   ev.interp_count = nmaps > 0 ? (uint32_t)nmaps : 0;
+  if (x->t.regs.cs == 0x23) { /* the 32-bit user code segment */
+    snprintf(why, sizeof why,
+             "task %d executed %.400s, a 32-bit program; deja records x86-64 programs only",
+             x->t.tid, orig);
+    return recorder_abort(r, why);
+  }
   struct rlimit stack_lim = {RLIM_INFINITY, RLIM_INFINITY};
   prlimit(x->t.tid, RLIMIT_STACK, NULL, &stack_lim);
   ev.stack_rlim_cur = stack_lim.rlim_cur;
@@ -417,7 +504,9 @@ int record_exec(struct recorder *r, struct rtask *x) {
   char *strings;
   if (exec_image_prepare(&x->t, &strings, &ev.strings_len, &ev.argc, &ev.envc, why, sizeof why) < 0)
     return recorder_abort(r, why);
-  int cf = exec_image_enable_cpuid_faulting(&x->t);
+  /* DEJA_CPUID_NATIVE=1 records as on a CPU that cannot fault cpuid (for tests). */
+  const char *native = getenv("DEJA_CPUID_NATIVE");
+  int cf = native && *native == '1' ? 1 : exec_image_enable_cpuid_faulting(&x->t);
   if (cf < 0) {
     free(strings);
     return recorder_abort(r, "cannot turn on cpuid faulting in the new program image");
@@ -453,7 +542,8 @@ int record_exec(struct recorder *r, struct rtask *x) {
     off += (int)l;
   }
   ev.kind = EV_EXEC;
-  ev.tid = x->t.tid;
+  ev.tid = x->exec_former_tid ? x->exec_former_tid : x->t.tid; /* replay finds it by that */
+  x->exec_former_tid = 0;
   ev.regs = x->t.regs;
   ev.file = file;
   ev.stack_addr = x->t.regs.rsp;

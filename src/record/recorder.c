@@ -31,7 +31,8 @@
 #define BLOCKED_AFTER_NS 200000L     /* a system call still running after this has blocked */
 #define SLICE_MIN_NS 5000000L
 #define SLICE_MAX_NS 100000000L
-#define SETTLE_NS 2000000L /* chaos: how long a stop waits for woken tasks to stop too */
+#define STUCK_CHECK_NS 1000000000L /* how often an idle recorder checks it is not stuck */
+#define SETTLE_NS 2000000L         /* chaos: how long a stop waits for woken tasks to stop too */
 
 static volatile pid_t forward_pid;
 static volatile sig_atomic_t signal_received;
@@ -237,7 +238,7 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
   return x;
 }
 
-static void remove_task(struct recorder *r, struct rtask *x) {
+void recorder_remove_task(struct recorder *r, struct rtask *x) {
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
       r->tasks[i] = r->tasks[--r->ntasks];
@@ -512,23 +513,29 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
     if (x->state == T_IN_KERNEL)
       clock_gettime(CLOCK_MONOTONIC, &x->entered);
     return rc;
-  case PTRACE_EVENT_EXEC: rc = record_exec(r, x); return rc ? rc : continue_task(r, x);
+  case PTRACE_EVENT_EXEC:
+    x = record_exec_takeover(r, x); /* the exec'ing task may be another thread */
+    rc = record_exec(r, x);
+    return rc ? rc : continue_task(r, x);
   case PTRACE_EVENT_EXIT: {
     unsigned long status = 0;
     ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
+    bool by_exec = record_killed_by_exec(r, x, (int)status);
+    x->exit_emitted |= by_exec;
     rc = emit_exit(r, x, (int)status);
     x->state = T_EXITING;
     if (r->cur == x)
       r->cur = NULL;
     task_resume(&x->t, PTRACE_CONT, 0);
-    task_wait_dead(x->t.tid);
+    if (!by_exec) /* the main thread killed by an exec lives on as the exec'ing one */
+      task_wait_dead(x->t.tid);
     return rc;
   }
   default: return continue_task(r, x);
   }
 }
 
-static int on_group_stop(struct recorder *r, struct rtask *x) {
+static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   if (x->state == T_NEW) {
     x->first_stop_seen = true;
     x->at_boundary = task_get_regs(&x->t) == 0;
@@ -559,7 +566,9 @@ static int on_group_stop(struct recorder *r, struct rtask *x) {
       r->cur = NULL;
     return 0;
   }
-  return continue_task(r, x); /* a group stop (SIGSTOP & co.): the program goes on */
+  if (record_group_stop(r, x, sig))
+    return 0; /* stopped by SIGSTOP & co. until a SIGCONT */
+  return continue_task(r, x);
 }
 
 static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
@@ -568,8 +577,10 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     x->at_boundary = false;
   switch (st->kind) {
   case STOP_EXITED:
+    if (x->t.tid == r->root)
+      r->root_status = st->status; /* the whole process's: its last thread may end it */
     rc = emit_exit(r, x, st->status);
-    remove_task(r, x);
+    recorder_remove_task(r, x);
     return rc;
   case STOP_SYSCALL_ENTRY:
     rc = syscallbuf_record_entry(r, x);
@@ -589,6 +600,11 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     x->at_boundary = true;
     x->boundary_regs = x->t.regs;
     record_resend_held(x);
+    if (x->entry.orig_rax == SYS_sched_yield && x == r->cur && any_ready(r, x)) {
+      x->state = T_READY; /* sched_yield: the next ready task runs */
+      r->cur = NULL;
+      return 0;
+    }
     return continue_task(r, x);
   case STOP_SIGNAL: {
     int sig = record_signal(r, x, st->sig);
@@ -599,7 +615,7 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     return continue_task(r, x);
   }
   case STOP_EVENT: return on_event_stop(r, x, st->event);
-  case STOP_GROUP: return on_group_stop(r, x);
+  case STOP_GROUP: return on_group_stop(r, x, st->sig);
   }
   return 0;
 }
@@ -618,6 +634,7 @@ static int handle_stop(struct recorder *r, pid_t tid, int status) {
 }
 
 static int record_loop(struct recorder *r, const sigset_t *chld) {
+  int stuck_checks = 0;
   for (;;) {
     if (!r->ntasks)
       return 0;
@@ -632,9 +649,23 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     }
     pid_t tid;
     int status;
-    int w = wait_any(wait_budget(r), chld, &tid, &status);
+    /* Waits without a deadline look every second for a recording that cannot go on. */
+    int64_t budget = wait_budget(r);
+    bool idle = budget < 0 || budget > STUCK_CHECK_NS;
+    int w = wait_any(idle ? STUCK_CHECK_NS : budget, chld, &tid, &status);
     if (w < 0)
       return 0;
+    if (w == 0 && idle) {
+      if (!record_stuck(r)) {
+        stuck_checks = 0;
+      } else if (++stuck_checks == 3) {
+        return recorder_abort(r, "the recording can no longer make progress: every task of the "
+                                 "program waits for deja (a deja bug; please report it with "
+                                 "the program)");
+      }
+      continue;
+    }
+    stuck_checks = 0;
     if (w == 0) {
       on_timeout(r);
       continue;
@@ -782,6 +813,8 @@ int record_run(const struct record_options *o) {
     if (status == 0)
       status = exit_status_of(r.root_status);
   }
+  if (r.warned_cpuid && cpu >= 0 && cpu_bind_note(o->trace_dir, cpu) < 0)
+    status = RECORD_DEJA_FAILED; /* cpuid ran natively: replay must run on this CPU */
   if (getenv("DEJA_STATS"))
     deja_msg("stats: %" PRIu64 " events, %" PRIu64
              " state points (%.3f s, %.1f MB saved), deja's peak memory %ld kB",
@@ -799,7 +832,7 @@ out:
     status = RECORD_DEJA_FAILED;
   }
   while (r.ntasks)
-    remove_task(&r, r.tasks[0]);
+    recorder_remove_task(&r, r.tasks[0]);
   free(r.tasks);
   sigprocmask(SIG_SETMASK, &old, NULL);
   sched_setaffinity(0, sizeof cpus, &cpus);

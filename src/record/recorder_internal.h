@@ -12,6 +12,7 @@
 #include "record/chaos.h"
 #include "record/page_hashes.h"
 #include "record/recorder.h"
+#include "syscalls/syscall_table.h"
 #include "task/task.h"
 #include "trace/trace_buf.h"
 #include "trace/trace_event.h"
@@ -41,6 +42,7 @@ struct syscall_rewrite {
 struct rproc {
   pid_t pid;
   struct page_hashes *pages; /* for state points */
+  bool seccomp;              /* the program installed a seccomp filter */
   int refs;
 };
 
@@ -50,6 +52,7 @@ enum rtask_state {
   T_RUNNING,   /* the one task running user code */
   T_IN_KERNEL, /* resumed into a system call */
   T_EXITING,   /* past its exit event */
+  T_STOPPED,   /* in a group stop (SIGSTOP & co.), held with PTRACE_LISTEN until SIGCONT */
 };
 
 struct held_signal {
@@ -63,7 +66,8 @@ struct rtask {
   enum rtask_state state;
   bool first_stop_seen, announced; /* T_NEW until both */
   /* the system call in progress */
-  bool in_syscall, refused, entry_emitted, clone_done;
+  bool in_syscall, entry_emitted, clone_done;
+  int refused; /* the errno a call refused at its entry returns (0: it runs) */
   uint64_t entry_seq;
   struct user_regs_struct entry;
   struct timespec entered;
@@ -75,6 +79,7 @@ struct rtask {
   int nheld;
   bool interrupting; /* PTRACE_INTERRUPT sent */
   bool exit_emitted;
+  pid_t exec_former_tid; /* at an exec from another thread: its tid before (see below) */
   struct chaos_task ct;
   struct syscall_rewrite rw;
 };
@@ -116,6 +121,7 @@ int recorder_abort(struct recorder *r, const char *why);
 /* Says that writing the trace failed (and what to do when the disk is full). */
 void recorder_write_failed(struct recorder *r);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
+void recorder_remove_task(struct recorder *r, struct rtask *x);
 int64_t elapsed_ns(const struct timespec *since);
 
 /* chaos.c: chaos mode applied to the tasks (see chaos.h) */
@@ -140,6 +146,35 @@ int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
+
+/* record_sysv_shm.c: the region shmat mapped at RESULT, whose content the event carries
+ * (the segment may hold data from before); 1, or 0 when it cannot be found. */
+int record_shmat_contents(struct rtask *x, int64_t result, struct mem_region *out);
+
+/* record_exec_thread.c: execve from a thread other than the main one. */
+/* At PTRACE_EVENT_EXIT: whether X was killed by a sibling's execve (no exit event). */
+bool record_killed_by_exec(struct recorder *r, struct rtask *x, int status);
+/* At PTRACE_EVENT_EXEC on X: the task that called execve, now with X's tid (X, the old
+ * main thread, is removed); X itself when it exec'd. */
+struct rtask *record_exec_takeover(struct recorder *r, struct rtask *x);
+
+/* record_stop.c: at a group stop of X with SIG: true when X stays stopped (SIGSTOP,
+ * SIGTSTP, SIGTTIN, SIGTTOU), false when it goes on (the end of a stop: SIGCONT came). */
+bool record_group_stop(struct recorder *r, struct rtask *x, int sig);
+
+/* record_seccomp.c: after call D of X (event EV, result set): notes filters installed,
+ * and flags failed calls replay would execute (EVF_NOT_RUN) once a filter is there. */
+void record_seccomp_exit(struct rtask *x, const struct syscall_desc *d, struct event *ev);
+
+/* record_progress.c: true when every task waits in a ptrace stop deja will never end. */
+bool record_stuck(struct recorder *r);
+
+/* record_ns_pid.c: the pid under which task VIEWER sees task TID (PID namespaces), or
+ * -1 when it cannot be told. */
+pid_t record_pid_seen_by(pid_t viewer, pid_t tid);
+
+/* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
+int record_refusal(struct recorder *r, struct rtask *x, long nr);
 
 /* Appends to r->data the RESULT bytes a write-family call of X wrote, read back from the
  * program: one buffer (write, pwrite64) or, with IOV, iovecs (writev, pwritev, pwritev2).

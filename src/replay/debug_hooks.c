@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch/x86_writes.h"
 #include "task/proc_maps.h"
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -24,13 +25,53 @@ static bool is_user_bp(const struct replay_debug *d, uint64_t addr) {
   return false;
 }
 
-static bool is_bp(const struct replay_debug *d, uint64_t addr) {
-  return is_user_bp(d, addr) || (d->internal_bp && d->internal_bp == addr);
+static bool target_bp_of(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
+  return d->target.on && !d->target.watch && d->target.tid == x->rec_tid && d->target.addr == addr;
 }
 
-static bool observes(void *ctx, struct rptask *x) {
+static bool probe_of(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
+  return d->target.on && d->target.probe && d->target.tid == x->rec_tid && d->target.probe == addr;
+}
+
+static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
+  return is_user_bp(d, addr) || (d->internal_bp && d->internal_bp == addr) ||
+         target_bp_of(d, x, addr) || probe_of(d, x, addr);
+}
+
+static bool overlaps(const struct event *ev, uint64_t addr, int len) {
+  for (uint32_t i = 0; i < ev->nmem; i++)
+    if (addr < ev->mem[i].addr + ev->mem[i].len && ev->mem[i].addr < addr + (uint64_t)len)
+      return true;
+  return false;
+}
+
+/* Only write watchpoints (and no breakpoint or step): the stretch is observed when the
+ * pages it changed (the state point's) hold a watched address; elsewhere nothing it
+ * writes can trigger one. */
+static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   struct replay_debug *d = ctx;
-  return x->rec_pid == d->pid && (d->nbps || d->nwps || d->stepping);
+  if (x->rec_pid != d->pid)
+    return false;
+  bool bp_target = d->target.on && !d->target.watch;
+  if (d->nbps || d->stepping || bp_target)
+    return true;
+  for (int i = 0; i < d->nwps; i++)
+    if (d->wps[i].type != 2 || overlaps(ev, d->wps[i].addr, d->wps[i].len))
+      return true;
+  if (d->target.on && d->target.watch)
+    return d->target.type != 2 || overlaps(ev, d->target.addr, d->target.len);
+  return false;
+}
+
+/* The debug register slot of the target watchpoint (added after the user's), or -1. */
+static int target_slot(const struct replay_debug *d) {
+  if (!d->target.on || !d->target.watch)
+    return -1;
+  for (int i = 0; i < d->nwps; i++)
+    if (d->wps[i].addr == d->target.addr && d->wps[i].len == d->target.len &&
+        d->wps[i].type == d->target.type)
+      return i;
+  return d->nwps < DEBUG_MAX_WPS ? d->nwps : -1;
 }
 
 static void insert(struct replay_debug *d, struct task *t, uint64_t addr) {
@@ -43,14 +84,29 @@ static void insert(struct replay_debug *d, struct task *t, uint64_t addr) {
   d->ins[d->nins++] = (struct debug_inserted){addr, orig};
 }
 
+/* The debug registers the watchpoints use (the user's, then the target's). */
+static int watch_slots(const struct replay_debug *d) {
+  return target_slot(d) == d->nwps ? d->nwps + 1 : d->nwps;
+}
+
 static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   unsigned long dr7 = 0;
-  for (int i = 0; i < d->nwps; i++) {
+  int n = watch_slots(d);
+  if (d->target.on && d->target.tid == x->rec_tid)
+    for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++) {
+      /* an execution breakpoint: RW and LEN bits 0 */
+      ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(n + j), (void *)d->target.exec[j]);
+      dr7 |= 1ul << (2 * (n + j));
+    }
+  for (int i = 0; i < n; i++) {
     static const unsigned len_bits[9] = {0, 0, 1, 0, 3, 0, 0, 0, 2};
-    unsigned rw = d->wps[i].type == 2 ? 1 : 3; /* x86 has no read-only watchpoints */
-    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(i), (void *)d->wps[i].addr);
+    struct debug_watch w =
+        i < d->nwps ? d->wps[i]
+                    : (struct debug_watch){d->target.addr, d->target.len, d->target.type};
+    unsigned rw = w.type == 2 ? 1 : 3; /* x86 has no read-only watchpoints */
+    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(i), (void *)w.addr);
     dr7 |= (1ul << (2 * i)) | ((unsigned long)rw << (16 + 4 * i)) |
-           ((unsigned long)len_bits[d->wps[i].len] << (18 + 4 * i));
+           ((unsigned long)len_bits[w.len] << (18 + 4 * i));
   }
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7);
 }
@@ -67,7 +123,7 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   task_read_mem(&x->t, rip, code, 2);
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
-  bool on_bp = is_bp(d, rip);
+  bool on_bp = is_bp(d, x, rip);
   for (int i = 0; i < d->nbps; i++) {
     if (!d->bp_exec[i]) {
       struct proc_mapping m;
@@ -79,6 +135,10 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   }
   if (d->internal_bp && d->internal_bp != rip)
     insert(d, &x->t, d->internal_bp);
+  if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip)
+    insert(d, &x->t, d->target.addr);
+  if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
+    insert(d, &x->t, d->target.probe);
   set_watchpoints(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
@@ -87,6 +147,15 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   if (stepping_me || on_bp)
     return PTRACE_SINGLESTEP;
   return PTRACE_SYSCALL;
+}
+
+/* The instruction X is about to execute writes the target's watched memory. */
+static bool writes_target(const struct replay_debug *d, struct rptask *x) {
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = sizeof code;
+  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
+    len--; /* near the end of a mapping */
+  return x86_insn_writes(code, len, &x->t.regs, d->target.addr, (uint64_t)d->target.len);
 }
 
 static void remove_all(struct replay_debug *d, struct task *t) {
@@ -143,6 +212,26 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
   unsigned long dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
+  int slot = target_slot(d), n = watch_slots(d);
+  if (d->target.on && d->target.tid == x->rec_tid && !(dr6 & ((1ul << n) - 1)))
+    for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++)
+      if (dr6 & (1ul << (n + j))) {
+        d->target.exec_count[j]++;
+        d->target.exec_last = j;
+        if (d->target.before && d->target.count + 1 == d->target.n && writes_target(d, x)) {
+          fill_stop(out, RSTOP_TARGET, x);
+          out->addr = x->t.regs.rip;
+          return HOOK_STOP;
+        }
+        return HOOK_AGAIN; /* about to execute it: the kernel set RF to go on */
+      }
+  if (slot >= 0 && (dr6 & (1ul << slot)) && x->rec_tid == d->target.tid &&
+      ++d->target.count == d->target.n) {
+    d->target.missed = d->target.before;
+    fill_stop(out, RSTOP_TARGET, x);
+    d->stepover = false;
+    return HOOK_STOP;
+  }
   for (int i = 0; i < d->nwps; i++) {
     if (!(dr6 & (1ul << i)))
       continue;
@@ -152,9 +241,20 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     d->stepover = false;
     return HOOK_STOP;
   }
+  if (slot >= 0 && (dr6 & (1ul << slot)) && !(dr6 & (DR6_SINGLE_STEP)) && si.si_code != TRAP_TRACE)
+    return HOOK_AGAIN; /* the target's watchpoint, not its n-th trigger yet */
   if (si.si_code == SI_KERNEL && inserted_at_pc) {
     x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
     task_set_regs(&x->t, &x->t.regs);
+    if (probe_of(d, x, pc))
+      d->target.probe_count++;
+    if (target_bp_of(d, x, pc) && ++d->target.count == d->target.n) {
+      fill_stop(out, RSTOP_TARGET, x);
+      out->addr = pc;
+      return HOOK_STOP;
+    }
+    if (!is_user_bp(d, pc) && pc != d->internal_bp)
+      return HOOK_AGAIN; /* the target's breakpoint, not its n-th arrival yet */
     if (pc == d->internal_bp && !is_user_bp(d, pc))
       return HOOK_INTERNAL;
     fill_stop(out, RSTOP_BREAKPOINT, x);

@@ -26,6 +26,28 @@ struct debug_inserted {
   uint8_t orig;
 };
 
+/* A position to stop at (for the reverse-execution timeline): task `tid`'s n-th arrival
+ * at `addr` by a breakpoint trap, or n-th trigger of the watchpoint (addr, len, type), in
+ * the stretch of user code it runs next. */
+struct debug_target {
+  bool on, watch;
+  pid_t tid; /* recorded tid */
+  uint64_t addr;
+  int len, type;
+  uint64_t n, count;
+  uint64_t probe, probe_count; /* arrivals of the task at `probe` counted on the way */
+  /* Addresses that may or may not start an instruction: hardware execution breakpoints
+   * in the debug registers the watchpoints leave free (a wrong guess never fires and
+   * changes nothing); their arrivals are counted, and the last one to fire noted. */
+  uint64_t exec[DEBUG_MAX_WPS];
+  uint64_t exec_count[DEBUG_MAX_WPS];
+  int nexec, exec_last;
+  /* A watch target: stop just before the n-th trigger instead, at the first of the
+   * `exec` addresses reached after the (n-1)-th that writes the watched memory (their
+   * arrivals are counted from the start); `missed` when the trigger came first. */
+  bool before, missed;
+};
+
 struct replay_debug {
   pid_t pid; /* the debugged process (recorded pid): only its tasks are observed */
   uint64_t bps[DEBUG_MAX_BPS];
@@ -46,6 +68,7 @@ struct replay_debug {
   struct replay_stop watch_stop;
   bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */
   void *interrupt_arg;
+  struct debug_target target;
   /* internal state of a resume */
   uint64_t internal_bp;
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];

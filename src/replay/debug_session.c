@@ -15,20 +15,63 @@
 #include "common/log.h"
 #include "replay/gdb_adapter.h"
 
-/* Starts gdb connected to PORT; returns its pid. */
+/* gdb commands deja replay gives gdb: checkpoints as rr has them, through monitor
+ * commands, and `restart N` as a restart of the replay from checkpoint N. */
+static const char gdb_commands[] = "set confirm off\n" /* redefining gdb's own commands */
+                                   "define checkpoint\n"
+                                   "  monitor checkpoint\n"
+                                   "end\n"
+                                   "define restart\n"
+                                   "  set confirm off\n"
+                                   "  starti c$arg0\n"
+                                   "  set confirm on\n"
+                                   "end\n"
+                                   "define info checkpoints\n"
+                                   "  monitor checkpoints\n"
+                                   "end\n"
+                                   "define delete checkpoint\n"
+                                   "  monitor delete-checkpoint $arg0\n"
+                                   "end\n"
+                                   "set confirm on\n";
+
+/* Writes gdb_commands to a new file; returns its malloc'ed path, or NULL (reported). */
+static char *write_gdb_commands(void) {
+  const char *tmp = getenv("TMPDIR");
+  char *path = xasprintf("%s/deja-gdb-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0 || write(fd, gdb_commands, sizeof gdb_commands - 1) != sizeof gdb_commands - 1) {
+    deja_msg("cannot write gdb's commands to %s: %s; checkpoint commands are missing", path,
+             strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(path);
+    }
+    free(path);
+    return NULL;
+  }
+  close(fd);
+  return path;
+}
+
+/* Starts gdb connected to PORT (with COMMANDS, a file of commands, unless NULL); returns
+ * its pid. */
 static pid_t start_gdb(const struct debug_options *o, const char *exe, int port,
-                       const cpu_set_t *cpus) {
+                       const cpu_set_t *cpus, const char *commands) {
   pid_t pid = fork();
   if (pid != 0)
     return pid;
   sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
   char target[64];
   snprintf(target, sizeof target, "target extended-remote 127.0.0.1:%d", port);
-  char **argv = xcalloc((size_t)o->ndebugger_args + 8, sizeof *argv);
+  char **argv = xcalloc((size_t)o->ndebugger_args + 10, sizeof *argv);
   int n = 0;
   argv[n++] = (char *)o->debugger;
   argv[n++] = "-q";
   argv[n++] = (char *)exe;
+  if (commands) {
+    argv[n++] = "-x";
+    argv[n++] = (char *)commands;
+  }
   argv[n++] = "-ex";
   argv[n++] = target;
   for (int i = 0; i < o->ndebugger_args; i++)
@@ -87,14 +130,16 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   }
   struct gdb_adapter *a = xcalloc(1, sizeof *a);
   struct gdb_target t;
-  gdb_adapter_init(a, &s, first, &t);
+  gdb_adapter_init(a, &s, ro, first, &t);
   signal(SIGINT, SIG_IGN); /* Ctrl-C is gdb's: it interrupts the replay through the protocol */
   pid_t gdb = -1;
+  char *commands = NULL;
   if (o->port >= 0) {
     deja_msg("listening for gdb on 127.0.0.1:%d; connect with:", port);
     deja_msg("  gdb %s -ex 'target extended-remote 127.0.0.1:%d'", first->exe, port);
   } else {
-    gdb = start_gdb(o, first->exe, port, &s.cpus);
+    commands = write_gdb_commands();
+    gdb = start_gdb(o, first->exe, port, &s.cpus, commands);
   }
   int fd = accept_debugger(lfd, gdb);
   close(lfd);
@@ -109,6 +154,10 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     close(fd);
   if (gdb > 0)
     waitpid(gdb, NULL, 0);
+  if (commands) {
+    unlink(commands);
+    free(commands);
+  }
   if (rc == 0 && a->failed)
     rc = a->failed; /* a divergence under gdb fails `deja replay` too */
   gdb_adapter_detach(a);

@@ -4,12 +4,14 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/kernel_abi.h"
+#include "common/log.h"
 
 #ifndef CLONE_VFORK
 #define CLONE_VFORK 0x00004000
@@ -110,10 +112,38 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
              p->stage == STAGE_DONE ? p->event + 1 : p->event);
     return 0;
   }
+  if (!strcmp(cmd, "checkpoint")) {
+    int id = timeline_checkpoint(&a->tl);
+    if (id < 0)
+      snprintf(out, len, "Too many checkpoints (%d); delete some first.\n", TL_MAX_CHECKPOINTS);
+    else
+      snprintf(out, len, "Checkpoint %d at event %" PRIu64 ".\n", id, a->tl.cur.event + 1);
+    return 0;
+  }
+  if (!strcmp(cmd, "checkpoints")) {
+    size_t n = 0;
+    if (!a->tl.ncps)
+      n += (size_t)snprintf(out, len, "No checkpoints.\n");
+    for (int i = 0; i < a->tl.ncps && n < len; i++)
+      n += (size_t)snprintf(out + n, len - n, "%d  event %" PRIu64 "\n", a->tl.cps[i].id,
+                            a->tl.cps[i].pos.event + 1);
+    return 0;
+  }
+  if (!strncmp(cmd, "delete-checkpoint ", 18)) {
+    char *end;
+    long id = strtol(cmd + 18, &end, 10);
+    if (*end || !timeline_delete_checkpoint(&a->tl, (int)id))
+      snprintf(out, len, "No checkpoint %s.\n", cmd + 18);
+    else
+      snprintf(out, len, "Deleted checkpoint %ld.\n", id);
+    return 0;
+  }
   if (!strcmp(cmd, "help")) {
     snprintf(out, len,
              "deja monitor commands:\n  when  the number of the event replayed last (as `deja "
-             "dump` numbers them)\n");
+             "dump` numbers them)\n  checkpoint  save the current position (gdb: checkpoint)\n"
+             "  checkpoints  list them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
+             "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n");
     return 0;
   }
   return -1;
@@ -163,7 +193,8 @@ static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
     g->watch_type = (enum gdb_watch_type)r->watch_type;
     g->watch_addr = r->addr;
     break;
-  case RSTOP_STEP: g->kind = GDB_STOP_SIGNAL; break;
+  case RSTOP_STEP:
+  case RSTOP_TARGET: g->kind = GDB_STOP_SIGNAL; break;
   case RSTOP_INTERRUPT:
     g->kind = GDB_STOP_SIGNAL;
     g->signo = SIGINT;
@@ -271,15 +302,45 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
   return false;
 }
 
+/* reverse-continue and reverse-stepi, through the timeline. */
+static void resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid,
+                             struct gdb_stop *stop) {
+  char err[512];
+  struct replay_stop hit;
+  pid_t who = tid > 0 ? tid : a->last.tid;
+  int rc = action == GDB_CONTINUE ? timeline_reverse_continue(&a->tl, &hit, err, sizeof err)
+                                  : timeline_reverse_step(&a->tl, who, err, sizeof err);
+  a->exited = false;
+  struct rptask *x = engine_task(&a->s->e, who);
+  if (!x)
+    x = engine_process(&a->s->e, a->dbg.pid);
+  if (rc < 0) {
+    /* The replay is at the start of the history or where the search stopped: usable. */
+    deja_msg("reverse execution failed: %s", err);
+    stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
+  } else if (rc == 0) {
+    stop_at(stop, GDB_STOP_HISTORY_END, x, SIGTRAP);
+    stop->history_begin = true;
+  } else if (action == GDB_CONTINUE) {
+    gdb_stop_of(&hit, stop);
+  } else {
+    stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
+  }
+}
+
 static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
                     struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
   struct gdb_adapter *a = ctx;
   struct replay_debug *d = &a->dbg;
   struct rptask *cur = engine_task(&a->s->e, a->last.tid);
-  if (reverse || a->exited) {
-    /* No history to run backwards through yet; past the end there is nothing either. */
+  if (reverse) {
+    resume_backwards(a, action, tid, stop);
+    a->last = *stop;
+    return 0;
+  }
+  if (a->exited) {
+    /* past the end there is nothing to run */
     stop_at(stop, GDB_STOP_HISTORY_END, cur, cur ? SIGTRAP : 0);
-    stop->history_begin = reverse;
     a->last = *stop;
     return 0;
   }
@@ -298,8 +359,10 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
     }
     struct replay_result res;
     replay_step(a->s, &res);
-    if (stop_after(a, &res, cur, stop))
+    if (stop_after(a, &res, cur, stop)) {
+      timeline_note(&a->tl, &res, action == GDB_STEP);
       break;
+    }
   }
   d->stepping = false;
   d->interrupted = NULL;
@@ -307,12 +370,35 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   return 0;
 }
 
-void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s, struct rptask *first,
-                      struct gdb_target *t) {
+/* gdb's `run`: the replay from its start; `run cN` (what the `restart N` deja defines
+ * for gdb sends): from checkpoint N. */
+static int t_restart(void *ctx, const char *arg, struct gdb_stop *stop) {
+  struct gdb_adapter *a = ctx;
+  char err[512];
+  char *end;
+  long id = arg[0] == 'c' ? strtol(arg + 1, &end, 10) : 0;
+  int rc = id > 0 && !*end ? timeline_go_to_checkpoint(&a->tl, (int)id, err, sizeof err)
+                           : timeline_restart(&a->tl, err, sizeof err);
+  if (rc < 0) {
+    deja_msg("cannot restart the replay: %s", err);
+    return -1;
+  }
+  a->exited = false;
+  struct rptask *x = engine_task(&a->s->e, a->tl.cur.tid);
+  if (!x || x->rec_pid != a->dbg.pid)
+    x = engine_process(&a->s->e, a->dbg.pid);
+  stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
+  a->last = *stop;
+  return 0;
+}
+
+void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
+                      const struct replay_options *o, struct rptask *first, struct gdb_target *t) {
   memset(a, 0, sizeof *a);
   a->s = s;
   debug_hooks_init(&a->dbg, first->rec_pid);
   s->e.hooks = &a->dbg.hooks;
+  timeline_init(&a->tl, s, o, &a->dbg);
   stop_at(&a->last, GDB_STOP_SIGNAL, first, SIGTRAP);
   *t = (struct gdb_target){
       .ctx = a,
@@ -325,6 +411,7 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s, struct rp
       .auxv = t_auxv,
       .monitor = t_monitor,
       .current_stop = t_current_stop,
+      .restart = t_restart,
       .set_filter = t_set_filter,
       .set_regs = gdb_calls_set_regs,
       .write_mem = gdb_calls_write_mem,

@@ -8,10 +8,12 @@
 #include "gdb/gdb_target.h"
 #include "replay/debug_hooks.h"
 #include "replay/replay_session.h"
+#include "replay/timeline.h"
 
 struct gdb_adapter {
   struct replay_session *s;
   struct replay_debug dbg;
+  struct timeline tl;              /* positions and going backwards */
   struct gdb_stop last;            /* the stop gdb was told about */
   bool exited;                     /* the debugged process is gone: nothing to resume */
   struct gdb_stop_filter filter;   /* which stops gdb wants (signals, system calls, forks) */
@@ -25,9 +27,10 @@ struct gdb_adapter {
   int failed; /* the replay failed (diverged: 3): deja replay's exit status */
 };
 
-/* Attaches to S, which is stopped with FIRST the task gdb sees first; fills T. */
-void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s, struct rptask *first,
-                      struct gdb_target *t);
+/* Attaches to S (replaying the trace of O), which is stopped with FIRST the task gdb sees
+ * first; fills T. */
+void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
+                      const struct replay_options *o, struct rptask *first, struct gdb_target *t);
 /* Detaches the hooks from the session (ending a diversion). */
 void gdb_adapter_detach(struct gdb_adapter *a);
 

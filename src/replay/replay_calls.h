@@ -23,6 +23,8 @@ enum finish_flags {
 /* Runs the pending call (possibly with changed arguments) to its exit stop and checks
  * its result against the event's. FLAGS: enum finish_flags. */
 int finish_executed(struct replay_engine *e, struct rptask *x, const char *name, int flags);
+/* Skips the pending call: its recorded result and memory (and output). 0 or non-zero. */
+int replay_emulate(struct replay_engine *e, struct rptask *x);
 /* 0 when the trace holds preserved file NAME; else REPLAY_BAD_TRACE (reported: the trace
  * is incomplete, not a divergence). */
 int missing_file(struct replay_engine *e, const char *name);

@@ -97,8 +97,43 @@ void engine_remove_task(struct replay_engine *e, struct rptask *x) {
   for (int i = 0; i < e->ntasks; i++)
     if (e->tasks[i] == x)
       e->tasks[i] = e->tasks[--e->ntasks];
+  if (e->ndead == e->cap_dead) {
+    e->cap_dead = e->cap_dead ? e->cap_dead * 2 : 16;
+    e->dead = xrealloc(e->dead, (size_t)e->cap_dead * sizeof *e->dead);
+  }
+  e->dead[e->ndead++] = x->t.tid;
   task_close(&x->t);
   free(x);
+}
+
+void engine_kill_all(struct replay_engine *e) {
+  for (int i = 0; i < e->ntasks; i++)
+    kill(e->tasks[i]->t.tid, SIGKILL);
+  while (e->ntasks)
+    engine_remove_task(e, e->tasks[0]);
+  /* Reap them all, letting killed ones through their exit stops (a leader goes only
+   * after its threads, so none is waited for alone). */
+  for (int left = e->ndead; left;) {
+    bool progress = false;
+    for (int i = 0; i < e->ndead; i++) {
+      int status;
+      if (!e->dead[i])
+        continue;
+      pid_t p = waitpid(e->dead[i], &status, __WALL | WNOHANG);
+      if (p == 0)
+        continue;
+      progress = true;
+      if (p > 0 && WIFSTOPPED(status)) {
+        ptrace(PTRACE_CONT, p, 0, 0);
+        continue;
+      }
+      e->dead[i] = 0; /* reaped, or not ours to wait for */
+      left--;
+    }
+    if (!progress)
+      usleep(100);
+  }
+  e->ndead = 0;
 }
 
 /* A skipped call that returned -ERESTART*: when the task's next event is a signal, the
@@ -267,8 +302,8 @@ static void autopilot_note_write(void *ctx, struct rptask *x, uint64_t addr, uin
   (void)ctx, (void)x, (void)addr, (void)len;
 }
 
-static bool autopilot_observes(void *ctx, struct rptask *x) {
-  (void)ctx, (void)x;
+static bool autopilot_observes(void *ctx, struct rptask *x, const struct event *ev) {
+  (void)ctx, (void)x, (void)ev;
   return false;
 }
 

@@ -55,6 +55,7 @@ enum replay_stop_kind {
   RSTOP_WATCHPOINT, /* a watchpoint on `addr` (watch_type: 2 write, 3 read, 4 access) */
   RSTOP_STEP,       /* a single step ended */
   RSTOP_INTERRUPT,  /* the debugger interrupted the program (Ctrl-C) */
+  RSTOP_TARGET,     /* the position the reverse-execution timeline asked for was reached */
   RSTOP_SYSCALL,    /* the task is at the entry of system call number `addr` (catch syscall) */
 };
 
@@ -87,9 +88,9 @@ struct replay_hooks {
                               struct replay_stop *out);
   /* Replay wrote LEN bytes at ADDR into X's process for it (a skipped call's results). */
   void (*note_write)(void *ctx, struct rptask *x, uint64_t addr, uint64_t len);
-  /* True when X's stretch of user code must run for real (a breakpoint, watchpoint or
-   * step could trigger in it) instead of being restored from a state point. */
-  bool (*observes)(void *ctx, struct rptask *x);
+  /* True when X's stretch of user code ending at state point EV must run for real (a
+   * breakpoint, watchpoint or step could trigger in it) instead of being restored. */
+  bool (*observes)(void *ctx, struct rptask *x, const struct event *ev);
   /* X reached the entry of the event's system call (checked): true when the observer
    * must see it (*out filled); the event goes on from there. May be NULL. */
   bool (*syscall_entry)(void *ctx, struct rptask *x, struct replay_stop *out);
@@ -108,6 +109,8 @@ struct replay_engine {
   struct replay_stop stop; /* after REPLAY_STOPPED */
   uint64_t internal_bp;    /* an address the natural search for a state point stops at */
   char *shared_dir;        /* writable copies of files mapped MAP_SHARED, one per file */
+  pid_t *dead;             /* tasks that exited and are not reaped yet (zombie leaders) */
+  int ndead, cap_dead;
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */
@@ -132,6 +135,9 @@ struct rptask *engine_process(const struct replay_engine *e, pid_t rec_pid);
 struct rptask *engine_add_task(struct replay_engine *e, pid_t tid, pid_t rec_tid, pid_t pid,
                                pid_t rec_pid);
 void engine_remove_task(struct replay_engine *e, struct rptask *x);
+/* Kills every replayed task and reaps them and the ones that exited (only the replay's
+ * children: a debugger deja started is left alone). */
+void engine_kill_all(struct replay_engine *e);
 
 /* The asynchronous signal X's next event delivers to it, or 0. */
 int next_injected_signal(struct replay_engine *e, struct rptask *x);

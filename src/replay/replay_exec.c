@@ -13,6 +13,9 @@
 #include "common/log.h"
 #include "replay/replay_calls.h"
 #include "replay/replay_handlers.h"
+#include "task/cpu_pin.h"
+#include "task/vdso_patch.h"
+#include "replay/replay_special.h"
 #include "task/exec_image.h"
 #include "task/proc_maps.h"
 
@@ -99,7 +102,7 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
     return diverge(e, "execve did not return; found %s", stop_desc(&st, buf, sizeof buf));
   if (task_open_mem(&x->t) < 0)
     return diverge(e, "cannot open the memory of task %d: %s", x->t.tid, strerror(errno));
-  if (exec_image_enable_cpuid_faulting(&x->t) < 0)
+  if (!cpu_bind_cpuid_native() && exec_image_enable_cpuid_faulting(&x->t) < 0)
     return diverge(e, "cannot turn on cpuid faulting");
   if (task_get_regs(&x->t) < 0)
     return -1;
@@ -127,6 +130,8 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
   snprintf(x->exe, sizeof x->exe, "%s/files/%s", e->o->trace_dir, e->ev->file);
   save_auxv(x, e->ev->stack, e->ev->stack_len);
   save_cmdline(x, e->ev);
+  if (vdso_patch_from_auxv(&x->t, x->auxv, x->auxv_len) < 0)
+    return diverge(e, "the program's vDSO is not where it was recorded (another kernel?)");
   return task_set_regs(&x->t, &e->ev->regs) < 0 ? -1 : 0;
 }
 
@@ -177,8 +182,13 @@ static int exec_complete(struct replay_engine *e, struct rptask *x, const struct
     regs.rdi = strs + e->ev->strings_len;
     regs.rsi = base;
     regs.rdx = base + (e->ev->argc + 1) * 8;
-    if (task_set_regs(&x->t, &regs) < 0 || run_task(e, x, &st, false) < 0)
+    /* Other threads die first: see replay_exec_thread.c. */
+    bool in_thread = replay_exec_kills_threads(e, x);
+    if (task_set_regs(&x->t, &regs) < 0)
       rc = -1;
+    else if (in_thread ? (rc = replay_exec_in_thread(e, x, &st)) != 0
+                       : run_task(e, x, &st, false) < 0)
+      rc = rc ? rc : -1;
     else if (st.kind != STOP_EVENT || st.event != PTRACE_EVENT_EXEC)
       rc = diverge(e, "execve of the preserved %s failed; found %s", path,
                    stop_desc(&st, buf, sizeof buf));

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include "replay/replay_handlers.h"
+#include "replay/replay_special.h"
 
 static bool others_in_process(struct replay_engine *e, struct rptask *x) {
   for (int i = 0; i < e->ntasks; i++)
@@ -40,12 +41,17 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
   (void)at;
   struct stop st;
   char buf[256], want[256];
+  int k = replay_group_death(e, x);
+  if (!k)
+    k = replay_seccomp_kill(e, x);
+  if (k)
+    return k;
   if (x->exiting) {
-    if (task_wait(&x->t, &st) < 0)
+    if (replay_wait_exit(e, x, &st) < 0)
       return -1;
     while (st.kind == STOP_SIGNAL || st.kind == STOP_GROUP) {
       task_resume(&x->t, PTRACE_CONT, 0);
-      if (task_wait(&x->t, &st) < 0)
+      if (replay_wait_exit(e, x, &st) < 0)
         return -1;
     }
   } else {
@@ -73,17 +79,15 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
       engine_remove_task(e, x);
       return 0;
     }
-    if (task_wait(&x->t, &st) < 0)
+    if (replay_wait_exit(e, x, &st) < 0)
       return -1;
-    /* A task killed with its process (another thread's fatal signal) may still make a
-     * system call stop before the kill reaches it. */
-    bool killed_with_group = WIFSIGNALED(e->ev->status);
-    while (st.kind == STOP_GROUP ||
-           (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL)) ||
-           (killed_with_group && st.kind == STOP_SYSCALL_EXIT)) {
+    /* A task killed with its process (another thread's fatal signal or exit_group) may
+     * still make a system call stop (a call skipped under PTRACE_SYSEMU) on its way out. */
+    while (st.kind == STOP_GROUP || st.kind == STOP_SYSCALL_EXIT ||
+           (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL))) {
       if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 && errno != ESRCH)
         return -1;
-      if (task_wait(&x->t, &st) < 0)
+      if (replay_wait_exit(e, x, &st) < 0)
         return -1;
     }
   }

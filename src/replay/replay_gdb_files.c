@@ -131,39 +131,49 @@ static uint64_t r_debug_addr(struct rptask *x) {
   return 0;
 }
 
-/* Looks NAME up in the process's link map: the preserved copy mapped where that library
- * was loaded. Also answers the reverse question when NAME is NULL: which recorded name a
- * preserved FILE has (written to OUT). */
-static bool link_map_lookup(struct rptask *x, const char *name, const char *file, char *out,
-                            size_t outlen) {
+/* One object of the process's link map. */
+struct lib {
+  uint64_t addr; /* where the dynamic linker loaded it (the start of its first mapping) */
+  char *name;    /* the name it was loaded by (malloc'd) */
+};
+
+/* Reads the process's link map into LIBS (at most MAX); returns how many. */
+static int link_map_read(struct rptask *x, struct lib *libs, int max) {
   uint64_t rd = r_debug_addr(x), lm = 0;
   if (!rd || task_read_mem(&x->t, rd + 8, &lm, 8) < 0)
-    return false;
-  for (int i = 0; lm && i < MAX_LIBS; i++) {
+    return 0;
+  int n = 0;
+  for (int i = 0; lm && i < MAX_LIBS && n < max; i++) {
     uint64_t e[4]; /* l_addr, l_name, l_ld, l_next */
     if (task_read_mem(&x->t, lm, e, sizeof e) < 0)
-      return false;
-    char *lname = e[1] ? task_read_str(&x->t, e[1], PATH_MAX) : NULL;
-    char mapped[PATH_MAX];
-    bool hit = false;
-    if (lname && lname[0] == '/' && file_mapped_at(x, e[0], mapped, sizeof mapped)) {
-      if (name && !strcmp(lname, name)) {
-        snprintf(out, outlen, "%s", mapped);
-        hit = true;
-      } else if (!name && !strcmp(mapped, file)) {
-        snprintf(out, outlen, "%s", lname);
-        hit = true;
-      }
-    }
-    free(lname);
-    if (hit)
-      return true;
+      break;
+    char *name = e[1] ? task_read_str(&x->t, e[1], PATH_MAX) : NULL;
+    if (name && name[0] == '/')
+      libs[n++] = (struct lib){e[0], name};
+    else
+      free(name);
     lm = e[3];
   }
-  return false;
+  return n;
 }
 
-/* A preserved copy of a file named like PATH (files/BASENAME-dev-inode-size-mtime) that
+static void libs_free(struct lib *libs, int n) {
+  for (int i = 0; i < n; i++)
+    free(libs[i].name);
+}
+
+/* The preserved copy mapped where the link map says NAME was loaded. */
+static bool link_map_file(struct rptask *x, const char *name, char *out, size_t outlen) {
+  static struct lib libs[MAX_LIBS];
+  int n = link_map_read(x, libs, MAX_LIBS);
+  bool found = false;
+  for (int i = 0; i < n && !found; i++)
+    found = !strcmp(libs[i].name, name) && file_mapped_at(x, libs[i].addr, out, outlen);
+  libs_free(libs, n);
+  return found;
+}
+
+/* A preserved copy of a file named like PATH (files/BASENAME-<hash>) that
  * X's process maps: how the dynamic linker is found before the link map exists. */
 static bool mapped_by_basename(struct replay_engine *e, struct rptask *x, const char *path,
                                char *out, size_t outlen) {
@@ -180,10 +190,9 @@ static bool mapped_by_basename(struct replay_engine *e, struct rptask *x, const 
       continue;
     name[strcspn(name, "\n")] = '\0';
     const char *rest = name + strlen(prefix);
-    unsigned long a, b, c, d;
-    char tail;
-    if (!strncmp(name, prefix, strlen(prefix)) &&
-        sscanf(rest, "%lx-%lx-%lx-%lx%c", &a, &b, &c, &d, &tail) == 4) {
+    /* the rest of the name says which copy: a content hash (hex digits, dashes) */
+    if (!strncmp(name, prefix, strlen(prefix)) && *rest &&
+        strspn(rest, "0123456789abcdef-") == strlen(rest)) {
       snprintf(out, outlen, "%s", name);
       found = true;
     }
@@ -204,7 +213,16 @@ static bool in_trace_files(struct replay_engine *e, const char *path) {
   return in;
 }
 
-/* /proc/PID/maps with the preserved copies named as the recorded program named them. */
+/* One line of /proc/PID/maps: its start address and where its path begins (or NULL). */
+static char *maps_line_path(char *line, size_t len, uint64_t *start) {
+  unsigned long long a = 0;
+  sscanf(line, "%llx-", &a);
+  *start = a;
+  return memchr(line, '/', len);
+}
+
+/* /proc/PID/maps with the preserved copies named as the recorded program named them: a
+ * file whose first mapping starts where the link map loaded an object gets its name. */
 static int maps_file(struct rptask *x) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/maps", x->t.tid);
@@ -212,35 +230,58 @@ static int maps_file(struct rptask *x) {
   char *maps = slurp(path, &len);
   if (!maps)
     return -errno;
-  char *out = xmalloc(len * 2 + 1);
-  size_t n = 0;
-  char cached_file[PATH_MAX] = "", cached_name[PATH_MAX] = "";
-  for (char *line = maps; *line;) {
-    char *end = strchr(line, '\n');
-    size_t l = end ? (size_t)(end - line) : strlen(line);
-    char *name = memchr(line, '/', l);
-    size_t head = name ? (size_t)(name - line) : l;
-    memcpy(out + n, line, head);
-    n += head;
-    if (name) {
-      char file[PATH_MAX];
-      snprintf(file, sizeof file, "%.*s", (int)(l - head), name);
-      if (strcmp(file, cached_file)) {
-        snprintf(cached_file, sizeof cached_file, "%s", file);
-        if (!link_map_lookup(x, NULL, file, cached_name, sizeof cached_name))
-          snprintf(cached_name, sizeof cached_name, "%s", file);
-      }
-      size_t k = strlen(cached_name);
-      if (n + k + 2 > len * 2)
+  static struct lib libs[MAX_LIBS];
+  int nlibs = link_map_read(x, libs, MAX_LIBS);
+  struct rename {
+    char *file; /* points into maps (a path, up to its line's end) */
+    size_t file_len;
+    const char *name;
+  } *renames = xcalloc((size_t)nlibs + 1, sizeof *renames);
+  int nrenames = 0;
+  for (char *line = maps; *line;) { /* which file each object is */
+    size_t l = strcspn(line, "\n");
+    uint64_t start;
+    char *file = maps_line_path(line, l, &start);
+    for (int i = 0; file && i < nlibs; i++)
+      if (libs[i].addr == start) {
+        renames[nrenames++] = (struct rename){file, l - (size_t)(file - line), libs[i].name};
         break;
-      memcpy(out + n, cached_name, k);
-      n += k;
-    }
-    out[n++] = '\n';
-    line += l + (end ? 1 : 0);
+      }
+    line += l + (line[l] ? 1 : 0);
   }
-  int fd = memory_file("maps", out, n);
-  free(out);
+  struct {
+    char *data;
+    size_t len, cap;
+  } out = {xmalloc(len + 1), 0, len + 1};
+  for (char *line = maps; *line;) {
+    size_t l = strcspn(line, "\n");
+    uint64_t start;
+    char *file = maps_line_path(line, l, &start);
+    size_t head = file ? (size_t)(file - line) : l, file_len = l - head;
+    const char *name = file;
+    size_t name_len = file_len;
+    for (int i = 0; file && i < nrenames; i++)
+      if (renames[i].file_len == file_len && !memcmp(renames[i].file, file, file_len)) {
+        name = renames[i].name;
+        name_len = strlen(name);
+      }
+    if (out.len + head + name_len + 1 > out.cap) {
+      out.cap = 2 * (out.len + head + name_len + 1);
+      out.data = xrealloc(out.data, out.cap);
+    }
+    memcpy(out.data + out.len, line, head);
+    out.len += head;
+    if (file) {
+      memcpy(out.data + out.len, name, name_len);
+      out.len += name_len;
+    }
+    out.data[out.len++] = '\n';
+    line += l + (line[l] ? 1 : 0);
+  }
+  int fd = memory_file("maps", out.data, out.len);
+  free(out.data);
+  free(renames);
+  libs_free(libs, nlibs);
   free(maps);
   return fd;
 }
@@ -273,7 +314,7 @@ int replay_gdb_open_file(struct replay_engine *e, struct rptask *x, const char *
   const char *open_path = path;
   if (in_trace_files(e, path)) {
     open_path = path;
-  } else if (x && (link_map_lookup(x, path, NULL, file, sizeof file) ||
+  } else if (x && (link_map_file(x, path, file, sizeof file) ||
                    mapped_by_basename(e, x, path, file, sizeof file))) {
     open_path = file;
   }

@@ -60,6 +60,12 @@ int replay_output(struct replay_engine *e, struct rptask *x) {
   if (!e->ev->out_to)
     return 0;
   long nr = (long)e->ev->regs.orig_rax;
+  if (nr == SYS_sendfile || nr == SYS_splice || nr == SYS_copy_file_range) {
+    /* The bytes went from a file to the output, not through the program's memory. */
+    if (!e->o->quiet)
+      write_all(e->ev->out_to == OUT_TO_STDERR ? 2 : 1, e->ev->out_data, e->ev->out_len);
+    return 0;
+  }
   const char *stream = e->ev->out_to == OUT_TO_STDERR ? "stderr" : "stdout";
   int fd = (int)x->t.regs.rdi;
   uint32_t len = e->ev->out_len;

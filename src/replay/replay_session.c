@@ -121,7 +121,7 @@ int replay_open(struct replay_session *s, const struct replay_options *o,
   s->e.hooks = hooks ? hooks : &replay_autopilot_hooks;
   replay_syscallbuf_reset();
   s->events_path = xasprintf("%s/events", o->trace_dir);
-  cpu_pin_self(&s->cpus); /* the replayed program inherits it */
+  cpu_bind_replay(o->trace_dir, &s->cpus); /* the replayed program inherits it */
   s->e.cur = trace_cursor_open(s->events_path);
   if (!s->e.cur)
     return REPLAY_BAD_TRACE;
@@ -251,17 +251,9 @@ void replay_close(struct replay_session *s) {
   if (getenv("DEJA_STATS"))
     deja_msg("stats: %" PRIu64 " events, %" PRIu64 " state points restored in %.3f s", e->pos.event,
              s->states, s->state_ns / 1e9);
-  for (int i = 0; i < e->ntasks; i++)
-    kill(e->tasks[i]->t.tid, SIGKILL);
-  while (e->ntasks)
-    engine_remove_task(e, e->tasks[0]);
-  /* Reap every task, letting killed ones through their exit stops. */
-  int status;
-  pid_t p;
-  while ((p = waitpid(-1, &status, __WALL)) > 0)
-    if (WIFSTOPPED(status))
-      ptrace(PTRACE_CONT, p, 0, 0);
+  engine_kill_all(e);
   free(e->tasks);
+  free(e->dead);
   if (e->shared_dir) {
     char err[512];
     if (remove_tree(e->shared_dir, err, sizeof err) < 0)

@@ -83,13 +83,22 @@ static int bus_error_complete(struct replay_engine *e, struct rptask *x, const s
   return 0;
 }
 
+/* Whether replay sends the event's signal: asynchronous ones, and a seccomp filter's
+ * SIGSYS (RET_TRAP; the filter is not installed in replay). Others recur by themselves. */
+static bool replay_sends(const struct event *ev) {
+  siginfo_t si;
+  memcpy(&si, ev->siginfo, sizeof si);
+  return !signal_is_synchronous(ev->signo, ev->siginfo) ||
+         (ev->signo == SIGSYS && si.si_code == 1 /* SYS_SECCOMP */);
+}
+
 /* An asynchronous signal is sent now, to be delivered at the task's next boundary; a
  * synchronous one recurs by itself. */
 static int signal_begin(struct replay_engine *e, struct rptask *x) {
   siginfo_t si;
   if (is_bus_error(e->ev, &si))
     return bus_error_begin(e, x, &si);
-  if (!signal_is_synchronous(e->ev->signo, e->ev->siginfo))
+  if (replay_sends(e->ev))
     queue_signal(x, e->ev->signo);
   return 0;
 }
@@ -99,7 +108,7 @@ static int signal_complete(struct replay_engine *e, struct rptask *x, const stru
   if (is_bus_error(e->ev, &si))
     return bus_error_complete(e, x, st, &si);
   char buf[256];
-  bool sync = signal_is_synchronous(e->ev->signo, e->ev->siginfo);
+  bool sync = !replay_sends(e->ev);
   if (st->kind != STOP_SIGNAL || st->sig != e->ev->signo)
     return diverge(e, "expected signal %s, found %s", strsignal(e->ev->signo),
                    stop_desc(st, buf, sizeof buf));

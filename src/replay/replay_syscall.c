@@ -19,6 +19,7 @@
 #include "replay/replay_files.h"
 #include "replay/replay_handlers.h"
 #include "replay/replay_output.h"
+#include "replay/replay_special.h"
 #include "syscalls/syscall_table.h"
 
 #ifndef MREMAP_FIXED
@@ -31,7 +32,7 @@
 #define CLONE_CHILD_SETTID_FLAG 0x1000000
 
 /* A skipped call: its recorded result and memory. */
-static int emulate(struct replay_engine *e, struct rptask *x) {
+int replay_emulate(struct replay_engine *e, struct rptask *x) {
   long nr = (long)x->t.regs.orig_rax;
   if (x->sysemu_entry) {
     /* Reached with PTRACE_SYSEMU: the kernel skips the call by itself. */
@@ -70,8 +71,11 @@ static int replay_mmap(struct replay_engine *e, struct rptask *x) {
     int missing = missing_file(e, e->ev->file);
     if (missing)
       return missing;
-    char *path = shared ? replay_shared_copy(e, e->ev->file)
-                        : xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
+    /* A private mapping of a file the program may write maps the working copy too, so it
+     * sees the file's changes in the pages it has not written itself. */
+    char *path = shared || (e->ev->flags & EVF_SHARED_COPY)
+                     ? replay_shared_copy(e, e->ev->file)
+                     : xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
     if (!path)
       return diverge(e, "cannot prepare the shared file mapping of %s", e->ev->file);
     uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0};
@@ -153,7 +157,7 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(e, "cannot write the recorded tid into the new task");
   x->fix_result = true;
-  x->result = ev->result;
+  x->result = (ev->flags & EVF_NS_PID) ? (int64_t)(ev->flags >> EVF_NS_PID_SHIFT) : ev->result;
   return write_back_memory(e, x);
 }
 
@@ -219,7 +223,12 @@ static const replay_hook_fn replay_hooks[SCH_COUNT] = {
     [SCH_exit] = replay_exit_call,        [SCH_clone] = replay_clone,
     [SCH_mmap] = replay_mmap_call,        [SCH_mremap] = replay_mremap,
     [SCH_sigreturn] = replay_sigreturn,   [SCH_sigsuspend] = replay_sigsuspend,
-    [SCH_tid_result] = replay_tid_result,
+    [SCH_tid_result] = replay_tid_result, [SCH_shmat] = replay_shmat,
+};
+
+/* Hooks for calls replay skips, deciding how (replay_emulate otherwise). */
+static const replay_hook_fn replay_skip_hooks[SCH_COUNT] = {
+    [SCH_masked_wait] = replay_masked_wait,
 };
 
 /* A successful change of the program's own resource limits runs for real: the stack
@@ -261,15 +270,16 @@ static int syscall_complete(struct replay_engine *e, struct rptask *x, const str
   long nr = (long)e->ev->regs.orig_rax;
   x->at_entry = false;
   const struct syscall_desc *d = syscall_table_lookup(nr);
-  if (!d)
-    return diverge(e, "system call number %ld is unknown to this deja", nr);
   if (e->ev->flags & EVF_FILE_CHANGE) { /* a file mapped MAP_SHARED changed */
     int rc = replay_file_change(e);
     if (rc)
       return rc;
   }
+  if (!d || (e->ev->flags & EVF_NOT_RUN))
+    return replay_emulate(e, x); /* unknown numbers (ENOSYS), calls a seccomp filter failed */
   if (!runs_for_real(d, e->ev))
-    return emulate(e, x);
+    return d->hook && replay_skip_hooks[d->hook] ? replay_skip_hooks[d->hook](e, x, d)
+                                                 : replay_emulate(e, x);
   int rc = replay_reenter(e, x);
   if (rc)
     return rc;

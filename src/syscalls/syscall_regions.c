@@ -2,6 +2,7 @@
  * arguments, the result and, for indirect buffers (iovecs, msghdr, socklen), tracee memory
  * read after the call. */
 #include "syscalls/syscall_table.h"
+#include "syscalls/syscall_regions_special.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -263,6 +264,23 @@ static int add_clone(struct region_list *l, const struct syscall_desc *d, const 
   return 0;
 }
 
+/* Adapter from special_regions' callbacks to the region list. */
+struct special_ctx {
+  struct special_regions s;
+  struct region_list *l;
+  syscall_mem_read_fn rd;
+  void *ctx;
+};
+
+static void special_add(struct special_regions *s, uint64_t addr, uint64_t len) {
+  add_region(((struct special_ctx *)s)->l, addr, len);
+}
+
+static int special_read(struct special_regions *s, uint64_t addr, void *buf, size_t len) {
+  struct special_ctx *c = (struct special_ctx *)s;
+  return read_mem(c->rd, c->ctx, addr, buf, len);
+}
+
 /* One table entry's regions; -1 when tracee memory could not be read. */
 static int add_out(struct region_list *l, const struct syscall_desc *d, const struct syscall_out *o,
                    const uint64_t args[6], int64_t result, syscall_mem_read_fn rd, void *ctx) {
@@ -339,6 +357,10 @@ static int add_out(struct region_list *l, const struct syscall_desc *d, const st
     if (result > 0)
       return add_clone(l, d, args, rd, ctx);
     break;
+  case OUT_SPECIAL: {
+    struct special_ctx c = {{special_add, special_read}, l, rd, ctx};
+    return special_regions(d, args, result, &c.s);
+  }
   default: break;
   }
   return 0;

@@ -21,18 +21,23 @@ enum syscall_replay {
  * side treats the call by its mode). A new special call is one row naming a new hook
  * here, plus the function in record_syscall.c and/or replay_syscall.c. */
 #define SYSCALL_HOOKS(X)                                                                           \
-  X(exit)       /* record: written at the entry (no exit stop); replay: runs, the exit waits */    \
-  X(clone)      /* replay: creates the task, which gets the recorded tid */                        \
-  X(mmap)       /* record: preserves the mapped file; replay: maps the preserved copy */           \
-  X(mremap)     /* replay: moves to the recorded address */                                        \
-  X(unmap)      /* record: the pages' next content is saved at the next state point */             \
-  X(brk)        /* record: as unmap, for the whole heap */                                         \
-  X(sigreturn)  /* replay: restores every register from the frame (none are put back) */           \
-  X(sigsuspend) /* replay: the signal that ends it is sent first */                                \
-  X(tid_result) /* replay: returns the recorded tid, not the replay's */                           \
-  X(rseq)       /* record: refused with ENOSYS */                                                  \
-  X(write)      /* record: output to deja's stdout/stderr (buffer, result bytes) */                \
-  X(writev)     /* record: output to deja's stdout/stderr (iovecs) */
+  X(exit)        /* record: written at the entry (no exit stop); replay: runs, the exit waits */   \
+  X(clone)       /* replay: creates the task, which gets the recorded tid */                       \
+  X(mmap)        /* record: preserves the mapped file; replay: maps the preserved copy */          \
+  X(mremap)      /* replay: moves to the recorded address */                                       \
+  X(unmap)       /* record: the pages' next content is saved at the next state point */            \
+  X(brk)         /* record: as unmap, for the whole heap */                                        \
+  X(sigreturn)   /* replay: restores every register from the frame (none are put back) */          \
+  X(sigsuspend)  /* replay: the signal that ends it is sent first */                               \
+  X(tid_result)  /* replay: returns the recorded tid, not the replay's */                          \
+  X(rseq)        /* record: refused with ENOSYS */                                                 \
+  X(write)       /* record: output to deja's stdout/stderr (buffer, result bytes) */               \
+  X(writev)      /* record: output to deja's stdout/stderr (iovecs) */                             \
+  X(copy_out)    /* record: what sendfile/splice/copy_file_range sent to deja's stdout/stderr */   \
+  X(refuse)      /* record: may be refused with an errno (record_refuse.c) */                      \
+  X(shmat)       /* record: the segment's content; replay: attaches a segment like it */           \
+  X(masked_wait) /* replay: skipped, or run as rt_sigsuspend when a signal its temporary          \
+                    mask let through ended it (replay_masked_wait.c) */
 
 #define SYSCALL_HOOK_ENUM(name) SCH_##name,
 enum syscall_hook { SCH_NONE = 0, SYSCALL_HOOKS(SYSCALL_HOOK_ENUM) SCH_COUNT };
@@ -70,6 +75,8 @@ enum syscall_out_kind {
   OUT_NODEMASK,             /* get_mempolicy: node bitmap of args[size_arg] - 1 bits, in longs */
   OUT_MMSGHDR_SENT,         /* sendmmsg: msg_len of the first result struct mmsghdr at ptr_arg */
   OUT_CLONE,                /* clone/clone3 in the parent: parent tid and pidfd words */
+  OUT_SPECIAL,              /* per call, by command: SysV IPC control, msgrcv, ptrace,
+                               keyctl, quotactl, sysfs, ... (syscall_regions_special.c) */
 };
 
 struct syscall_out {

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include "common/log.h"
+#include "task/vdso_patch.h"
 
 #ifndef ARCH_SET_CPUID
 #define ARCH_SET_CPUID 0x1012
@@ -59,7 +60,9 @@ int exec_image_prepare(struct task *t, char **strings, uint32_t *len, uint32_t *
       goto bad;
     if (av[0] == AT_NULL)
       break;
-    if (av[0] == AT_SYSINFO_EHDR) {
+    /* The vDSO stays visible, its time functions made real system calls; where that
+     * fails it is hidden from the program instead. */
+    if (av[0] == AT_SYSINFO_EHDR && vdso_patch(t, av[1]) <= 0) {
       uint64_t ignore = AT_IGNORE;
       if (task_write_mem(t, p, &ignore, 8) < 0)
         goto bad;

@@ -31,12 +31,22 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* EV_SYSCALL flags */
 #define EVF_NEW_THREAD 1u /* a clone that created a thread (not a process) */
 #define EVF_DEV_ZERO 2u   /* an mmap of /dev/zero: replayed as an anonymous mapping */
-#define EVF_FILE_CHANGE                                                                            \
-  4u /* the call changed a file mapped MAP_SHARED (file: its shared
-                              copy's name): size now file_size, fdata written at file_off */
-#define EVF_FILE_REMAP                                                                             \
-  8u /* an mremap grew a private file mapping: the grown part maps
-                              file (preserved) from file_off + the old length */
+/* The call changed a file some process maps MAP_SHARED (file: the name of its working
+ * copy in replay): its size is now file_size, fdata was written at file_off. */
+#define EVF_FILE_CHANGE 4u
+/* An mremap grew a private file mapping: the grown part maps file (preserved) from
+ * file_off + the old length. */
+#define EVF_FILE_REMAP 8u
+/* A private mmap of a file the program may write (or maps shared): it maps replay's
+ * working copy of the file, so it sees the file's later changes where it wrote nothing. */
+#define EVF_SHARED_COPY 16u
+/* A call replay executes that failed without effect (a seccomp filter's errno): replay
+ * skips it. */
+#define EVF_NOT_RUN 64u
+/* A clone whose caller sees the new task under another pid (a PID namespace): that pid is
+ * in the flags' bits 8-31 (the result stays the task's id in the trace). */
+#define EVF_NS_PID 128u
+#define EVF_NS_PID_SHIFT 8
 /* EV_SBUF flags */
 #define EVF_SBUF_INIT 1u    /* the announcing call (regs): the buffer is at sbuf */
 #define EVF_SBUF_REFUSED 2u /* ...refused: the library stays off */

@@ -19,9 +19,13 @@ int main(void) {
     memset(page, 'a' + i, sizeof page);
     CHECK(write(fd, page, sizeof page) == sizeof page);
   }
-  /* A private mapping of the first page, grown to four: the new pages come from the file. */
-  char *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  /* A private mapping of the first page (through a read-only descriptor), grown to four:
+   * the new pages come from the file. */
+  int ro = open(path, O_RDONLY);
+  CHECK(ro >= 0);
+  char *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, ro, 0);
   CHECK(p != MAP_FAILED);
+  close(ro);
   p[0] = 'X';
   char *g = mremap(p, PAGE, 4 * PAGE, MREMAP_MAYMOVE);
   CHECK(g != MAP_FAILED);

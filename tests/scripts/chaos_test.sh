@@ -35,7 +35,7 @@ fail() {
   exit 1
 }
 
-traces() { find "$DEJA_TRACE_DIR" -mindepth 1 -maxdepth 1 -type d ! -name ".*" 2>/dev/null | wc -l; }
+traces() { find "$DEJA_TRACE_DIR" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | wc -l; }
 
 # 1. Without chaos mode the program passes.
 "$deja" record --until-failure="$plain" "$@" >"$tmp/plain.out" 2>"$tmp/plain.err"
@@ -44,6 +44,7 @@ status=$?
 grep -q "no run failed in $plain runs" "$tmp/plain.err" || fail "no 'no run failed' message"
 [ "$(traces)" = 0 ] || fail "traces of passing runs were kept"
 [ -e "$DEJA_TRACE_DIR/latest-trace" ] && fail "latest-trace names a deleted trace"
+[ -e "$DEJA_TRACE_DIR/.deja-store" ] && fail "the content store keeps the deleted runs' files"
 echo "without chaos mode: $plain of $plain recordings passed"
 
 # 2. With chaos mode it fails within 40 recordings.

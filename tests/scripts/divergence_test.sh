@@ -53,15 +53,14 @@ expect_divergence() {
   fi
 }
 
-# exe: the preserved executable replaced by another build of the same source, preserved
-# the way deja preserves files (a copy whose name matches its content) so that the trace is
-# valid and only the program differs.
+# exe: the preserved executable replaced by another build of the same source (a preserved
+# file of its own: overwriting the trace's copy would make it corrupt, exit 1).
 ev=$(awk '$3 == "exec" { print $1; exit }' "$tmp/dump")
 cp -a "$tmp/t" "$tmp/exe"
-if [ -n "$ev" ] && "$edit" "$tmp/exe" "$ev" exe "$other"; then
+if [ -n "$ev" ] && "$edit" "$tmp/exe" "$ev" file "$other"; then
   expect_divergence exe 1
 else
-  bad "exe: no exec event in the trace, or trace_edit could not swap the executable"
+  bad "exe: no exec event to alter, or trace_edit failed"
 fi
 
 # result: getppid's result altered.

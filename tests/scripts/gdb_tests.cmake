@@ -15,11 +15,16 @@ function(deja_gdb_program name)
     RUNTIME_OUTPUT_DIRECTORY ${DEJA_GDB_PROGRAMS_DIR})
 endfunction()
 
-# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server] [EXIT status]): test gdb_NAME.
+# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server] [EXIT status] [SCRIPT S]):
+# test gdb_NAME, with the commands and patterns of S (default NAME).
 function(deja_gdb_test name program)
-  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;LIBRARY;REPLACEMENT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT" "")
+  set(script ${name})
+  if(GDB_SCRIPT)
+    set(script ${GDB_SCRIPT})
+  endif()
   set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:gdb_program_${program}>
-      --commands ${DEJA_GDB_TEST_DIR}/${name}.gdb --expect ${DEJA_GDB_TEST_DIR}/${name}.expect)
+      --commands ${DEJA_GDB_TEST_DIR}/${script}.gdb --expect ${DEJA_GDB_TEST_DIR}/${script}.expect)
   if(GDB_MODE)
     list(APPEND args --mode ${GDB_MODE})
   endif()
@@ -34,7 +39,7 @@ function(deja_gdb_test name program)
 endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
-        calls process_info crash crash_thread abort sigusr1 syscalls forks)
+        calls process_info crash crash_thread abort sigusr1 syscalls forks reverse)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -80,3 +85,12 @@ deja_gdb_test(sigusr1 sigusr1)
 deja_gdb_test(sigusr1_nostop sigusr1)
 deja_gdb_test(syscalls syscalls MODE twice)
 deja_gdb_test(forks forks)
+# reverse execution: reverse-continue onto watchpoints and breakpoints, reverse-stepi,
+# reverse-finish, the start of history, forwards after backwards
+deja_gdb_test(reverse reverse)
+deja_gdb_test(reverse_run reverse)
+deja_gdb_test(reverse_step reverse)
+deja_gdb_test(reverse_checkpoints reverse)
+# the write in another thread (recorded again for each run: the schedule varies)
+deja_gdb_test(reverse_threads threads)
+deja_gdb_test(reverse_threads_again threads SCRIPT reverse_threads)

@@ -20,7 +20,7 @@ fail() {
   done
   exit 1
 }
-traces() { find "$DEJA_TRACE_DIR" -mindepth 1 -maxdepth 1 -type d ! -name ".*" 2>/dev/null | sort; }
+traces() { find "$DEJA_TRACE_DIR" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | sort; }
 count() { traces | wc -l; }
 
 # A trace that exists before: latest-trace must come back to it.
@@ -50,7 +50,11 @@ status=$?
 grep -q "no run failed in 4 runs; no trace is kept" "$tmp/pass.err" || fail "no 'no run failed' message"
 [ "$(grep -c '^Hello, world' "$tmp/pass.out")" = 4 ] || fail "the program did not run 4 times"
 [ "$(count)" = 1 ] || fail "traces of passing runs were kept"
+[ -z "$(find "$DEJA_TRACE_DIR/.deja-store" -type f -links 1 2>/dev/null)" ] ||
+  fail "preserved files only the deleted runs used were left in the content store"
 [ "$(readlink "$DEJA_TRACE_DIR/latest-trace")" = "$first" ] || fail "latest-trace was not restored"
+find "$DEJA_TRACE_DIR" -path '*/.deja-store/*' -type f -links 1 | grep -q . &&
+  fail "the content store keeps files of deleted runs"
 echo "never fails: 4 runs, exit 0, nothing kept, latest-trace restored"
 
 # -o DIR: removed after passing runs, kept for the failing one.

@@ -6,9 +6,9 @@
  *   trace_edit TRACE EVENT output OFFSET       change one byte of an event's recorded output
  *   trace_edit TRACE EVENT reg NAME VALUE      set a register (rip, rsp, rax, ...) of an
  *                                              event's recorded registers
- *   trace_edit TRACE EVENT exe PATH            preserve PATH in the trace (named by its
- *                                              content, as deja names files) and make the
- *                                              exec event run it instead
+ *   trace_edit TRACE EVENT file PATH           make an exec or mmap event name a copy of
+ *                                              PATH, preserved in TRACE/files/ (named by its
+ *                                              content hash, so the trace stays valid)
  *   trace_edit TRACE print-output [-q]         write each event's recorded output to
  *                                              stdout/stderr (nothing with -q)
  *   trace_edit TRACE run [-q]                  run the recorded program for real (its first
@@ -19,6 +19,8 @@
  * EVENT is an event number as `deja dump` prints it. The edited stream replaces
  * TRACE/events. Exit status 0, or 1 with a message naming what is wrong. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -26,8 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace/file_content.h"
 #include "trace/trace_buf.h"
-#include "trace/trace_files.h"
 #include "trace/trace_event.h"
 #include "cli/trace_dir.h"
 #include "trace/trace_stream.h"
@@ -37,9 +39,9 @@ static const char *prog = "trace_edit";
 static int usage(void) {
   fprintf(stderr,
           "usage: %s TRACE EVENT result VALUE | TRACE EVENT output OFFSET |\n"
-          "       %s TRACE EVENT reg NAME VALUE | TRACE EVENT exe PATH |\n"
-          "       %s TRACE print-output [-q] | TRACE run [-q]\n",
-          prog, prog, prog);
+          "       %s TRACE EVENT reg NAME VALUE | TRACE EVENT file PATH |\n"
+          "       TRACE print-output [-q] | TRACE run [-q]\n",
+          prog, prog);
   return 2;
 }
 
@@ -82,40 +84,55 @@ static unsigned long long *reg_field(struct user_regs_struct *regs, const char *
 }
 
 struct edit {
+  const char *trace;
   uint64_t evno;
   const char *what;
   const char *name;
   uint64_t value;
-  uint8_t *out;    /* the edited copy of the output */
-  const char *dir; /* the trace directory */
-  char file[512];  /* exe: the preserved replacement's name under files/ */
+  uint8_t *out; /* the edited copy of the output */
 };
 
-/* exe: preserves the file E->name in the trace the way the recorder does, so that its name
- * matches its content and replay accepts it. */
-static int preserve_exe(struct edit *e, struct event *ev) {
-  if (ev->kind != EV_EXEC) {
-    fprintf(stderr, "%s: event %" PRIu64 " is a %s event, not an exec\n", prog, e->evno,
-            event_kind_name(ev->kind));
+/* Copies PATH into TRACE/files/ as a preserved file; writes its name into NAME. */
+static int preserve_copy(const char *trace, const char *path, char *name, size_t namelen) {
+  char tmp[4096], hex[FILE_HASH_HEX_LEN + 1];
+  snprintf(tmp, sizeof tmp, "%s/files/.edit-copy", trace);
+  int in = open(path, O_RDONLY | O_CLOEXEC);
+  unlink(tmp);
+  int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  struct stat st;
+  int rc =
+      in < 0 || out < 0 || fstat(in, &st) < 0 ||
+              file_content_copy(in, out, 0, (uint64_t)st.st_size, (uint64_t)st.st_size, hex) < 0
+          ? -1
+          : 0;
+  if (in >= 0)
+    close(in);
+  if (out >= 0)
+    close(out);
+  snprintf(name, namelen, "edited-%s", rc == 0 ? hex : "");
+  char dst[4200];
+  snprintf(dst, sizeof dst, "%s/files/%s", trace, name);
+  if (rc < 0 || rename(tmp, dst) < 0) {
+    fprintf(stderr, "%s: cannot copy %s into %s: %s\n", prog, path, dst, strerror(errno));
+    unlink(tmp);
     return -1;
   }
-  struct trace_files *tf = trace_files_new(e->dir);
-  char err[512];
-  const char *base = strrchr(e->name, '/') ? strrchr(e->name, '/') + 1 : e->name;
-  int rc = trace_files_preserve(tf, e->name, base, 0, 0, e->file, sizeof e->file, err, sizeof err);
-  trace_files_free(tf);
-  if (rc < 0) {
-    fprintf(stderr, "%s: cannot preserve %s: %s\n", prog, e->name, err);
-    return -1;
-  }
-  ev->file = e->file;
   return 0;
 }
 
 /* Applies the edit to EV; 0, or -1 after a message. */
 static int apply(struct edit *e, struct event *ev) {
-  if (strcmp(e->what, "exe") == 0)
-    return preserve_exe(e, ev);
+  if (strcmp(e->what, "file") == 0) {
+    static char name[128];
+    if (!(ev->kind == EV_EXEC || (ev->kind == EV_SYSCALL && ev->file[0]))) {
+      fprintf(stderr, "%s: event %" PRIu64 " names no preserved file\n", prog, e->evno);
+      return -1;
+    }
+    if (preserve_copy(e->trace, e->name, name, sizeof name) < 0)
+      return -1;
+    ev->file = name;
+    return 0;
+  }
   if (strcmp(e->what, "result") == 0) {
     if (ev->kind != EV_SYSCALL) {
       fprintf(stderr, "%s: event %" PRIu64 " is a %s event, not a system call\n", prog, e->evno,
@@ -289,8 +306,8 @@ int main(int argc, char **argv) {
     if (argc < 5 || parse_u64(argv[2], &e.evno) < 0)
       return usage();
     e.what = argv[3];
-    e.dir = argv[1];
-    if (strcmp(e.what, "exe") == 0 && argc == 5) {
+    e.trace = argv[1];
+    if (strcmp(e.what, "file") == 0 && argc == 5) {
       e.name = argv[4];
     } else if (strcmp(e.what, "reg") == 0 && argc == 6) {
       e.name = argv[4];

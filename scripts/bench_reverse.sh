@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Reverse execution workload (bench/reverse.c): `value` written once before and once after
+# about one second of compute, single-threaded and with two threads computing past their
+# time slices. A gdb session stops at exit, sets `watch -l value` and does two
+# reverse-continues and a reverse-stepi; prints the seconds each took, and the resident
+# memory of deja after 20 checkpoints. The session starts at the last event (-g): a
+# breakpoint set while the compute runs would make every preempted stretch run for real.
+# Usage: scripts/bench_reverse.sh [BUILD_DIR]
+set -u
+build_dir=${1:-build}
+repo_dir=$(cd "$(dirname "$0")/.." && pwd)
+deja="$build_dir/bin/deja"
+work=$(mktemp -d /tmp/deja-bench-reverse-XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+export DEJA_TRACE_DIR=$work
+gcc -std=gnu11 -O2 -g -pthread -Wall -Wextra -Werror -D_GNU_SOURCE -o "$work/reverse" \
+    "$repo_dir/bench/reverse.c" || { echo "bench: compiling bench/reverse.c failed" >&2; exit 1; }
+
+# gdb prints the time around each command with `shell'; the differences are the costs.
+cat >"$work/session.gdb" <<'GDB'
+watch -l value
+shell date +%s.%N
+reverse-continue
+shell date +%s.%N
+reverse-continue
+shell date +%s.%N
+reverse-stepi
+shell date +%s.%N
+delete
+GDB
+for i in $(seq 20); do printf 'checkpoint\n' >>"$work/session.gdb"; done
+# gdb's shell's parent is gdb, whose parent is deja
+echo 'shell ps -o rss= -p $(ps -o ppid= -p $PPID)' >>"$work/session.gdb"
+
+printf '\n%-16s %12s %12s %14s %16s\n' "reverse workload" "1st bc s" "2nd bc s" "reverse-stepi s" "deja RSS 20 cp"
+for mode in single threads; do
+    trace="$work/trace-$mode"
+    arg=; [ "$mode" = threads ] && arg=threads
+    "$deja" record -o "$trace" "$work/reverse" $arg >/dev/null 2>"$work/record.err" \
+        || { echo "$mode: recording failed: $(tail -n 1 "$work/record.err")"; continue; }
+    args=()
+    while IFS= read -r l; do args+=(-ex "$l"); done <"$work/session.gdb"
+    last=$("$deja" dump "$trace" | wc -l)
+    timeout 600 "$deja" replay -q -g "$last" "$trace" -- -batch -nx "${args[@]}" \
+        >"$work/gdb.out" 2>&1
+    times=($(grep -E '^[0-9]{9,}\.[0-9]+$' "$work/gdb.out"))
+    rss=$(grep -E '^ *[0-9]+$' "$work/gdb.out" | tail -n 1 | tr -d ' ')
+    if [ ${#times[@]} -lt 4 ] || ! grep -q 'Old value = 2' "$work/gdb.out"; then
+        echo "$mode: FAILED: the gdb session did not go back to the writes"
+        continue
+    fi
+    d() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+    printf '%-16s %12s %12s %14s %13s KiB\n' "$mode" "$(d "${times[0]}" "${times[1]}")" \
+        "$(d "${times[1]}" "${times[2]}")" "$(d "${times[2]}" "${times[3]}")" "${rss:-?}"
+done
+echo "goal: each reverse-continue under 2 s; a reverse-stepi under 50 ms"

@@ -1,0 +1,129 @@
+/* Decoding memory writes of x86-64 instructions (see x86_writes.h). */
+#include "arch/x86_writes.h"
+
+#include <capstone/capstone.h>
+#include <string.h>
+
+/* One decoder with operand details, made on first use. */
+static csh decoder(void) {
+  static csh h;
+  static int state; /* 0: not tried, 1: ready, -1: unavailable */
+  if (state == 0) {
+    state = cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK ? 1 : -1;
+    if (state == 1)
+      cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  }
+  return state == 1 ? h : 0;
+}
+
+static uint64_t reg_value(const struct user_regs_struct *r, x86_reg reg, uint64_t next_rip) {
+  switch (reg) {
+  case X86_REG_RAX: return r->rax;
+  case X86_REG_RBX: return r->rbx;
+  case X86_REG_RCX: return r->rcx;
+  case X86_REG_RDX: return r->rdx;
+  case X86_REG_RSI: return r->rsi;
+  case X86_REG_RDI: return r->rdi;
+  case X86_REG_RBP: return r->rbp;
+  case X86_REG_RSP: return r->rsp;
+  case X86_REG_R8: return r->r8;
+  case X86_REG_R9: return r->r9;
+  case X86_REG_R10: return r->r10;
+  case X86_REG_R11: return r->r11;
+  case X86_REG_R12: return r->r12;
+  case X86_REG_R13: return r->r13;
+  case X86_REG_R14: return r->r14;
+  case X86_REG_R15: return r->r15;
+  case X86_REG_RIP: return next_rip;
+  case X86_REG_EAX: return (uint32_t)r->rax;
+  case X86_REG_EBX: return (uint32_t)r->rbx;
+  case X86_REG_ECX: return (uint32_t)r->rcx;
+  case X86_REG_EDX: return (uint32_t)r->rdx;
+  case X86_REG_ESI: return (uint32_t)r->rsi;
+  case X86_REG_EDI: return (uint32_t)r->rdi;
+  default: return 0;
+  }
+}
+
+/* push and call store below the stack pointer. */
+static bool pushes(csh h, const cs_insn *insn) {
+  return insn->id == X86_INS_PUSH || insn->id == X86_INS_PUSHFQ ||
+         cs_insn_group(h, insn, X86_GRP_CALL);
+}
+
+static bool string_store(const cs_insn *insn) {
+  switch (insn->id) {
+  case X86_INS_STOSB:
+  case X86_INS_STOSW:
+  case X86_INS_STOSD:
+  case X86_INS_STOSQ:
+  case X86_INS_MOVSB:
+  case X86_INS_MOVSW:
+  case X86_INS_MOVSD:
+  case X86_INS_MOVSQ: return true;
+  default: return false;
+  }
+}
+
+/* Whether INSN writes memory at all (an operand written, or an implicit stack or string
+ * store). */
+static bool writes_memory(csh h, const cs_insn *insn) {
+  const cs_x86 *x = &insn->detail->x86;
+  for (int i = 0; i < x->op_count; i++)
+    if (x->operands[i].type == X86_OP_MEM && (x->operands[i].access & CS_AC_WRITE))
+      return true;
+  return pushes(h, insn) || string_store(insn);
+}
+
+int x86_writers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, uint64_t *out,
+                          int max) {
+  csh h = decoder();
+  int n = 0;
+  if (!h)
+    return 0;
+  for (int back = 1; back <= X86_MAX_INSN_LEN && n < max; back++) {
+    cs_insn *insn;
+    const uint8_t *p = code + X86_MAX_INSN_LEN - back;
+    size_t count = cs_disasm(h, p, (size_t)back, end - (uint64_t)back, 1, &insn);
+    if (count == 1 && insn->size == (uint16_t)back && writes_memory(h, insn))
+      out[n++] = end - (uint64_t)back;
+    if (count)
+      cs_free(insn, count);
+  }
+  return n;
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen) {
+  return a < b + blen && b < a + alen;
+}
+
+bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_struct *r,
+                     uint64_t addr, uint64_t size) {
+  csh h = decoder();
+  cs_insn *insn;
+  if (!h || cs_disasm(h, code, len, r->rip, 1, &insn) != 1)
+    return true; /* cannot tell: assume it does */
+  const cs_x86 *x = &insn->detail->x86;
+  uint64_t next = r->rip + insn->size;
+  bool hit = false;
+  for (int i = 0; i < x->op_count && !hit; i++) {
+    const cs_x86_op *op = &x->operands[i];
+    if (op->type != X86_OP_MEM || !(op->access & CS_AC_WRITE))
+      continue;
+    uint64_t ea = reg_value(r, op->mem.base, next) +
+                  reg_value(r, op->mem.index, next) * (uint64_t)op->mem.scale +
+                  (uint64_t)op->mem.disp;
+    if (op->mem.segment == X86_REG_FS)
+      ea += r->fs_base;
+    else if (op->mem.segment == X86_REG_GS)
+      ea += r->gs_base;
+    hit = overlaps(ea, op->size ? op->size : 8, addr, size);
+  }
+  if (!hit && pushes(h, insn))
+    hit = overlaps(r->rsp - 8, 8, addr, size);
+  /* where rep stos/movs write depends on direction and count: assume they do */
+  if (!hit && string_store(insn))
+    hit = true;
+  cs_free(insn, 1);
+  return hit;
+}

@@ -1,0 +1,559 @@
+/* The reverse-execution timeline (see timeline.h). Every move backwards restarts the
+ * replay and runs forwards to the position wanted; replaying is deterministic, so the
+ * state there is the state the replay had when it passed it. */
+#include "replay/timeline.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86_writes.h"
+#include "common/log.h"
+
+#define TL_MAX_STEPS 1000000 /* single steps searching for the instruction before a stop */
+
+void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
+                   struct replay_debug *d) {
+  memset(tl, 0, sizeof *tl);
+  tl->s = s;
+  tl->o = o;
+  tl->quiet = *o;
+  tl->quiet.quiet = true;
+  tl->d = d;
+  tl->cur = (struct tl_pos){.event = s->e.pos.event, .kind = TL_BOUNDARY};
+}
+
+/* Counts a hit in the stretch ending with event EVENT; returns how many so far. */
+static uint64_t count_hit(struct timeline *tl, uint64_t event, bool watch, pid_t tid,
+                          uint64_t addr) {
+  if (tl->counted_event != event) {
+    tl->counted_event = event;
+    tl->ncounts = 0;
+  }
+  for (int i = 0; i < tl->ncounts; i++) {
+    struct tl_count *c = &tl->counts[i];
+    if (c->watch == watch && c->tid == tid && c->addr == addr)
+      return ++c->n;
+  }
+  if (tl->ncounts == TL_MAX_COUNTS)
+    return 0;
+  tl->counts[tl->ncounts++] = (struct tl_count){watch, tid, addr, 1};
+  return 1;
+}
+
+static void set_count(struct timeline *tl, uint64_t event, bool watch, pid_t tid, uint64_t addr,
+                      uint64_t n) {
+  count_hit(tl, event, watch, tid, addr);
+  for (int i = 0; i < tl->ncounts; i++)
+    if (tl->counts[i].watch == watch && tl->counts[i].tid == tid && tl->counts[i].addr == addr)
+      tl->counts[i].n = n;
+}
+
+static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
+  for (int i = 0; i < d->nwps; i++)
+    if (d->wps[i].addr == addr && d->wps[i].type == type)
+      return d->wps[i].len;
+  return 1;
+}
+
+/* The position of a breakpoint or watchpoint stop in a run (counted). */
+static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *res) {
+  const struct replay_stop *st = &res->stop;
+  bool watch = st->kind == RSTOP_WATCHPOINT;
+  struct tl_pos p = {.event = res->event - 1,
+                     .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
+                     .tid = st->rec_tid,
+                     .addr = st->addr,
+                     .type = st->watch_type};
+  if (watch)
+    p.len = watch_len(tl->d, st->addr, st->watch_type);
+  p.n = count_hit(tl, res->event, watch, st->rec_tid, st->addr);
+  struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
+  if (x && task_get_regs(&x->t) == 0)
+    p.pc = x->t.regs.rip;
+  if (watch && p.pc) {
+    uint8_t code[X86_MAX_INSN_LEN];
+    int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
+    if (task_read_mem(&x->t, p.pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
+      p.nwriters = x86_writers_ending_at(code, p.pc, p.writers, slots);
+  }
+  return p;
+}
+
+void timeline_note(struct timeline *tl, const struct replay_result *res, bool step) {
+  struct tl_pos *c = &tl->cur;
+  switch (res->what) {
+  case REPLAY_STOP:
+    if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
+      *c = hit_pos(tl, res);
+    } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&
+               (!c->steps || c->step_tid == res->stop.rec_tid)) {
+      c->steps++;
+      c->step_tid = res->stop.rec_tid;
+    } else {
+      /* an interrupt (or a step from an unknown place): the start of the stretch is
+       * the closest position known */
+      *c = (struct tl_pos){.event = res->event - 1, .kind = TL_BOUNDARY};
+    }
+    break;
+  case REPLAY_EVENT_DONE: *c = (struct tl_pos){.event = res->event, .kind = TL_BOUNDARY}; break;
+  case REPLAY_ENDED:
+  case REPLAY_FAILED: *c = (struct tl_pos){.event = tl->s->e.pos.event, .kind = TL_BOUNDARY}; break;
+  }
+  (void)step;
+}
+
+/* Starts the replay again (without the program's output); the debugger's hooks stay. */
+static int restart(struct timeline *tl, char *err, size_t errlen) {
+  replay_close(tl->s);
+  if (replay_open(tl->s, &tl->quiet, &tl->d->hooks) != 0)
+    return seterr(err, errlen, "cannot start the replay again");
+  tl->counted_event = 0;
+  tl->ncounts = 0;
+  tl->d->target.on = false;
+  tl->d->stepping = false;
+  tl->d->watch_pending = false;
+  return 0;
+}
+
+static bool at_boundary(const struct timeline *tl, uint64_t event) {
+  const struct replay_pos *p = &tl->s->e.pos;
+  return p->stage == STAGE_DONE && p->event == event;
+}
+
+/* Counts a stop of the user's breakpoints or watchpoints passed on the way. */
+static void pass_hit(struct timeline *tl, const struct replay_result *res) {
+  if (res->what == REPLAY_STOP &&
+      (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT))
+    hit_pos(tl, res);
+}
+
+/* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
+static int step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
+  struct replay_debug *d = tl->d;
+  d->stepping = true;
+  d->step_tid = tid;
+  d->watch_pending = false;
+  int rc = -1;
+  for (;;) {
+    replay_step(tl->s, res);
+    if (res->what == REPLAY_STOP) {
+      pass_hit(tl, res);
+      rc = 1;
+      break;
+    }
+    if (res->what != REPLAY_EVENT_DONE)
+      break;
+    struct rptask *x = engine_task(&tl->s->e, res->rec_tid);
+    if (d->watch_pending || (x && x->rec_pid == d->pid && res->kind == EV_EXEC) ||
+        (res->rec_tid == tid && res->kind != EV_ENTER)) {
+      d->watch_pending = false;
+      rc = 1;
+      break;
+    }
+  }
+  d->stepping = false;
+  return rc;
+}
+
+/* Replays to the end of event EVENT (the current position must be before it). */
+static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_t errlen) {
+  struct replay_result res;
+  while (!at_boundary(tl, event)) {
+    if (tl->s->e.pos.event > event)
+      return seterr(err, errlen, "event %" PRIu64 " was passed", event);
+    replay_step(tl->s, &res);
+    if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
+      return seterr(err, errlen, "the replay ended before event %" PRIu64, event);
+    pass_hit(tl, &res);
+    tl->d->watch_pending = false;
+  }
+  return 0;
+}
+
+/* Replays from the boundary before P's stretch to P's arrival or trigger. */
+static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t count,
+                         const uint64_t *exec, int nexec, char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  bool before = p->kind == TL_BEFORE;
+  d->target = (struct debug_target){.on = true,
+                                    .watch = p->kind == TL_TRIGGER || before,
+                                    .tid = p->tid,
+                                    .addr = p->addr,
+                                    .len = p->len,
+                                    .type = p->type,
+                                    .n = p->n,
+                                    .count = count,
+                                    .probe = p->kind == TL_TRIGGER ? p->pc : 0,
+                                    .nexec = before ? p->nwriters : nexec,
+                                    .exec_last = -1,
+                                    .before = before};
+  for (int i = 0; i < d->target.nexec; i++)
+    d->target.exec[i] = before ? p->writers[i] : exec[i];
+  struct replay_result res;
+  int rc = 0;
+  for (;;) {
+    replay_step(tl->s, &res);
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET)
+      break;
+    if (res.what != REPLAY_STOP && res.what != REPLAY_EVENT_DONE) {
+      rc = seterr(err, errlen, "the replay ended before the position was found again");
+      break;
+    }
+    if (res.what == REPLAY_EVENT_DONE && res.event > p->event + 1) {
+      rc = seterr(err, errlen, "event %" PRIu64 " ended before the position was found again",
+                  p->event + 1);
+      break;
+    }
+    pass_hit(tl, &res);
+    d->watch_pending = false;
+  }
+  d->target.on = false;
+  if (rc == 0 && d->target.missed)
+    rc = seterr(err, errlen, "the instruction that made the write was not found");
+  if (rc == 0 && before) {
+    set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
+    set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
+              d->target.exec_count[d->target.exec_last]);
+  } else if (rc == 0) {
+    set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, p->n);
+    if (d->target.probe)
+      set_count(tl, p->event + 1, false, p->tid, d->target.probe, d->target.probe_count);
+  }
+  return rc;
+}
+
+/* Goes to P: from the start of the replay. */
+static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  if (getenv("DEJA_TL_DEBUG"))
+    deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+             " steps %" PRIu64,
+             p->event, p->kind, p->tid, p->addr, p->n, p->steps);
+  if (restart(tl, err, errlen) < 0 || run_to_boundary(tl, p->event, err, errlen) < 0)
+    return -1;
+  if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
+    return -1;
+  struct replay_result res;
+  for (uint64_t i = 0; i < p->steps; i++)
+    if (step_once(tl, p->step_tid, &res) < 0)
+      return seterr(err, errlen, "the replay ended stepping to the position");
+  tl->cur = *p;
+  if (p->kind == TL_BEFORE && !p->steps) {
+    /* it is an arrival at the writing instruction, which any move can name */
+    int j = tl->d->target.exec_last;
+    tl->cur = (struct tl_pos){.event = p->event,
+                              .kind = TL_ARRIVAL,
+                              .tid = p->tid,
+                              .addr = p->writers[j],
+                              .n = tl->d->target.exec_count[j]};
+  }
+  tl->s->e.o = tl->o; /* from here on the program's output shows again */
+  return 0;
+}
+
+#define MAX_INSN_LEN 15
+
+/* Whether one single step of P's task from here makes P's n-th trigger. */
+static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
+  struct replay_debug *d = tl->d;
+  d->target = (struct debug_target){.on = true,
+                                    .watch = true,
+                                    .tid = p->tid,
+                                    .addr = p->addr,
+                                    .len = p->len,
+                                    .type = p->type,
+                                    .n = p->n,
+                                    .count = p->n - 1};
+  struct replay_result res;
+  bool hit =
+      step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
+  d->target.on = false;
+  return hit;
+}
+
+/* The position just before the instruction that made trigger P (pc after it: p->pc):
+ * the addresses up to MAX_INSN_LEN bytes before the pc are tried as execution
+ * breakpoints, a few at a time; the last one to fire before the trigger made the write
+ * if a single step from there triggers P. 1: found (*OUT); 0: not found (a write by a
+ * branch, or a rep-prefixed instruction); -1: failed. */
+static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_pos *out, char *err,
+                       size_t errlen) {
+  struct replay_debug *d = tl->d;
+  bool in_user = false;
+  for (int i = 0; i < d->nwps; i++)
+    in_user |= d->wps[i].addr == p->addr && d->wps[i].len == p->len && d->wps[i].type == p->type;
+  int free_slots = DEBUG_MAX_WPS - d->nwps - !in_user;
+  struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+  for (int back = 1; free_slots > 0 && back <= MAX_INSN_LEN; back += free_slots) {
+    uint64_t exec[DEBUG_MAX_WPS];
+    int n = 0;
+    for (; n < free_slots && back + n <= MAX_INSN_LEN; n++)
+      exec[n] = p->pc - (uint64_t)(back + n);
+    if (go_to(tl, &start, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    struct tl_pos at = *p;
+    at.steps = 0;
+    if (run_to_target(tl, &at, 0, exec, n, err, errlen) < 0)
+      return -1;
+    int last = d->target.exec_last;
+    if (last < 0)
+      continue;
+    *out = (struct tl_pos){.event = p->event,
+                           .kind = TL_ARRIVAL,
+                           .tid = p->tid,
+                           .addr = exec[last],
+                           .n = d->target.exec_count[last]};
+    if (go_to(tl, out, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    if (steps_into(tl, p))
+      return 1;
+  }
+  return 0;
+}
+
+/* The state one instruction (of P's task) before P: from the previous arrival or trigger
+ * (or the start of the stretch), single steps up to P; then goes there. */
+static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  struct tl_pos anchor = *p;
+  anchor.n = p->n - 1;
+  anchor.steps = 0;
+  if (anchor.n == 0)
+    anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  if (p->kind == TL_TRIGGER && p->nwriters) {
+    struct tl_pos b = *p;
+    b.kind = TL_BEFORE;
+    b.steps = 0;
+    if (go_to(tl, &b, err, errlen) == 0)
+      return 0;
+  }
+  if (p->kind == TL_TRIGGER && p->pc) {
+    struct tl_pos w;
+    int rc = find_writer(tl, p, &w, err, errlen);
+    if (rc != 0)
+      return rc < 0 ? -1 : go_to(tl, &w, err, errlen);
+    /* Otherwise from the last time the task was at the instruction after the write
+     * before P (one loop iteration back, typically), not from the previous trigger. */
+    struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+    if (go_to(tl, &start, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    struct tl_pos probe = *p;
+    probe.steps = 0;
+    if (run_to_target(tl, &probe, 0, NULL, 0, err, errlen) < 0)
+      return -1;
+    uint64_t m = tl->d->target.probe_count;
+    anchor = m ? (struct tl_pos){.event = p->event,
+                                 .kind = TL_ARRIVAL,
+                                 .tid = p->tid,
+                                 .addr = p->pc,
+                                 .n = m}
+               : start;
+  }
+  if (go_to(tl, &anchor, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct replay_debug *d = tl->d;
+  if (p->kind == TL_TRIGGER)
+    d->target = (struct debug_target){.on = true,
+                                      .watch = true,
+                                      .tid = p->tid,
+                                      .addr = p->addr,
+                                      .len = p->len,
+                                      .type = p->type,
+                                      .n = p->n,
+                                      .count = p->n - 1};
+  uint64_t steps = 0;
+  bool found = false;
+  struct replay_result res;
+  while (!found && steps < TL_MAX_STEPS) {
+    if (step_once(tl, p->tid, &res) < 0)
+      break;
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
+      found = true;
+    } else if (p->kind == TL_ARRIVAL) {
+      struct rptask *x = engine_task(&tl->s->e, p->tid);
+      found = x && task_get_regs(&x->t) == 0 && x->t.regs.rip == p->addr &&
+              tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING;
+    }
+    if (!found)
+      steps++;
+    if (tl->s->e.pos.event > p->event + 1)
+      break;
+  }
+  d->target.on = false;
+  if (!found)
+    return seterr(err, errlen,
+                  "cannot find the instruction before the stop (event %" PRIu64
+                  ", task %d, %" PRIu64 " steps searched)",
+                  p->event + 1, p->tid, steps);
+  anchor.steps = steps;
+  anchor.step_tid = p->tid;
+  return go_to(tl, &anchor, err, errlen);
+}
+
+static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bps[i] == addr)
+      return true;
+  return false;
+}
+
+int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
+  struct tl_pos start = {.event = 1, .kind = TL_BOUNDARY};
+  return go_to(tl, &start, err, errlen);
+}
+
+int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
+                              size_t errlen) {
+  struct tl_pos p = tl->cur, last;
+  struct replay_stop last_stop;
+  bool found = false, armed = false;
+  if (restart(tl, err, errlen) < 0)
+    return -1;
+  struct replay_debug *d = tl->d;
+  struct replay_result res;
+  for (;;) {
+    if (at_boundary(tl, p.event)) {
+      if (p.kind == TL_BOUNDARY)
+        break;
+      if (!armed) {
+        d->target = (struct debug_target){.on = true,
+                                          .watch = p.kind == TL_TRIGGER,
+                                          .tid = p.tid,
+                                          .addr = p.addr,
+                                          .len = p.len,
+                                          .type = p.type,
+                                          .n = p.n};
+        armed = true;
+      }
+    }
+    d->watch_pending = false;
+    replay_step(tl->s, &res);
+    if (res.what == REPLAY_STOP) {
+      if (res.stop.kind == RSTOP_TARGET)
+        break;
+      if (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT) {
+        last = hit_pos(tl, &res);
+        last_stop = res.stop;
+        found = true;
+      }
+      continue;
+    }
+    if (res.what != REPLAY_EVENT_DONE) {
+      d->target.on = false;
+      return seterr(err, errlen,
+                    "the replay did not reach the current position again (event %" PRIu64 ")",
+                    p.event + 1);
+    }
+    if (d->watch_pending) {
+      /* replay wrote the watched memory for a skipped call: before that event */
+      last = (struct tl_pos){.event = res.event - 1, .kind = TL_BOUNDARY};
+      last_stop = d->watch_stop;
+      found = true;
+    }
+  }
+  d->target.on = false;
+  if (getenv("DEJA_TL_DEBUG"))
+    deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+             " steps %" PRIu64 "; last hit: found %d event %" PRIu64 " kind %d tid %d addr %" PRIx64
+             " n %" PRIu64 " pc %" PRIx64,
+             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found, last.event, last.kind, last.tid,
+             last.addr, last.n, last.pc);
+  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint. */
+  struct tl_pos base = p;
+  for (uint64_t i = 1; i <= p.steps; i++) {
+    base.steps = 0;
+    if (step_once(tl, p.step_tid, &res) < 0)
+      return seterr(err, errlen, "the replay ended stepping to the current position");
+    struct rptask *x = engine_task(&tl->s->e, p.step_tid);
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+      last = base;
+      last.steps = i - 1;
+      last.step_tid = p.step_tid;
+      last_stop = res.stop;
+      found = true;
+    } else if (i < p.steps && x && task_get_regs(&x->t) == 0 &&
+               is_user_breakpoint(d, x->t.regs.rip)) {
+      last = base;
+      last.steps = i;
+      last.step_tid = p.step_tid;
+      last_stop = (struct replay_stop){.kind = RSTOP_BREAKPOINT,
+                                       .rec_pid = x->rec_pid,
+                                       .rec_tid = x->rec_tid,
+                                       .addr = x->t.regs.rip};
+      found = true;
+    }
+  }
+  if (!found)
+    return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
+  if (last.steps)
+    return go_to(tl, &last, err, errlen) < 0 ? -1 : (*hit = last_stop, 1);
+  int rc =
+      last.kind == TL_TRIGGER ? go_before(tl, &last, err, errlen) : go_to(tl, &last, err, errlen);
+  if (rc < 0)
+    return -1;
+  *hit = last_stop;
+  return 1;
+}
+
+int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errlen) {
+  struct tl_pos p = tl->cur;
+  if (p.steps) {
+    p.steps--;
+    return go_to(tl, &p, err, errlen) < 0 ? -1 : 1;
+  }
+  if (p.kind != TL_BOUNDARY)
+    return go_before(tl, &p, err, errlen) < 0 ? -1 : 1;
+  if (p.event <= 1)
+    return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
+  /* Right after an event: from the one before, step TID until that event is done. */
+  struct tl_pos anchor = {.event = p.event - 1, .kind = TL_BOUNDARY};
+  if (go_to(tl, &anchor, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct replay_result res;
+  uint64_t steps = 0;
+  while (!at_boundary(tl, p.event) && tl->s->e.pos.event <= p.event && steps < TL_MAX_STEPS) {
+    if (step_once(tl, tid, &res) < 0)
+      break;
+    steps++;
+  }
+  if (!at_boundary(tl, p.event))
+    return seterr(err, errlen, "cannot step back over event %" PRIu64 " in task %d", p.event, tid);
+  anchor.steps = steps ? steps - 1 : 0;
+  anchor.step_tid = tid;
+  return go_to(tl, &anchor, err, errlen) < 0 ? -1 : 1;
+}
+
+int timeline_checkpoint(struct timeline *tl) {
+  if (tl->ncps == TL_MAX_CHECKPOINTS)
+    return -1;
+  tl->cps[tl->ncps] = (struct tl_checkpoint){++tl->last_id, tl->cur};
+  return tl->cps[tl->ncps++].id;
+}
+
+static struct tl_checkpoint *checkpoint_of(struct timeline *tl, int id) {
+  for (int i = 0; i < tl->ncps; i++)
+    if (tl->cps[i].id == id)
+      return &tl->cps[i];
+  return NULL;
+}
+
+int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t errlen) {
+  struct tl_checkpoint *c = checkpoint_of(tl, id);
+  if (!c)
+    return seterr(err, errlen, "no checkpoint %d (see info checkpoints)", id);
+  struct tl_pos p = c->pos;
+  return go_to(tl, &p, err, errlen);
+}
+
+bool timeline_delete_checkpoint(struct timeline *tl, int id) {
+  struct tl_checkpoint *c = checkpoint_of(tl, id);
+  if (!c)
+    return false;
+  *c = tl->cps[--tl->ncps];
+  return true;
+}

@@ -1,0 +1,91 @@
+/* The reverse-execution timeline, between the gdb adapter and the replay session: it names
+ * positions of the replay exactly, goes to any of them (today by restarting the replay
+ * from the beginning and running forwards), and finds the last breakpoint or watchpoint
+ * hit before the current position (reverse-continue) or the instruction before it
+ * (reverse-stepi). Positions do not depend on which breakpoints are set: see
+ * struct tl_pos. */
+#ifndef DEJA_REPLAY_TIMELINE_H
+#define DEJA_REPLAY_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "replay/debug_hooks.h"
+#include "replay/replay_session.h"
+
+enum tl_kind {
+  TL_BOUNDARY, /* right after event `event` was replayed */
+  TL_ARRIVAL,  /* task `tid` about to execute `addr` for the n-th time (by a breakpoint trap)
+                  in the stretch of user code that ends with event `event` + 1 */
+  TL_TRIGGER,  /* just after the n-th trigger of watchpoint (addr, len, type) by task `tid`
+                  in that stretch */
+  TL_BEFORE,   /* just before the instruction that makes that trigger: the first of the
+                  `writers` (addresses) the task reaches after the (n-1)-th trigger that
+                  writes the watched memory */
+};
+
+struct tl_pos {
+  uint64_t event;
+  enum tl_kind kind;
+  pid_t tid;
+  uint64_t addr;
+  int len, type;
+  uint64_t n;
+  uint64_t pc; /* TL_TRIGGER: the task's pc there (after the writing instruction) */
+  uint64_t writers[DEBUG_MAX_WPS];
+  int nwriters;
+  uint64_t steps; /* then this many single steps of step_tid (as gdb's stepi makes them) */
+  pid_t step_tid;
+};
+
+/* Hits of one breakpoint or watchpoint in the current stretch. */
+struct tl_count {
+  bool watch;
+  pid_t tid;
+  uint64_t addr;
+  uint64_t n;
+};
+
+#define TL_MAX_COUNTS 64
+#define TL_MAX_CHECKPOINTS 64
+
+/* A position the user saved (gdb's `checkpoint`). */
+struct tl_checkpoint {
+  int id;
+  struct tl_pos pos;
+};
+
+struct timeline {
+  struct replay_session *s;
+  const struct replay_options *o;
+  struct replay_options quiet; /* o without the program's output (replays to a position) */
+  struct replay_debug *d;
+  struct tl_pos cur; /* where the replay is (the last stop gdb saw) */
+  struct tl_checkpoint cps[TL_MAX_CHECKPOINTS];
+  int ncps, last_id;
+  uint64_t counted_event;
+  struct tl_count counts[TL_MAX_COUNTS];
+  int ncounts;
+};
+
+void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
+                   struct replay_debug *d);
+/* After a forward replay gdb saw a stop of (RES): the current position. */
+void timeline_note(struct timeline *tl, const struct replay_result *res, bool step);
+/* reverse-continue: goes to the last breakpoint or watchpoint hit before the current
+ * position (a watchpoint: just before the instruction that wrote). 1: *HIT says which;
+ * 0: there is none, the replay is at its start; -1: failed (message in ERR). */
+int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
+                              size_t errlen);
+/* reverse-stepi of task TID: one instruction back. 1: done; 0: at the start; -1: failed. */
+int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errlen);
+/* Goes back to the start of the replay. 0 or -1. */
+int timeline_restart(struct timeline *tl, char *err, size_t errlen);
+/* Saves the current position; returns its id (1, 2, ...) or -1 when there are too many. */
+int timeline_checkpoint(struct timeline *tl);
+/* Goes to checkpoint ID. 0 or -1. */
+int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t errlen);
+/* Forgets checkpoint ID; false when there is none. */
+bool timeline_delete_checkpoint(struct timeline *tl, int id);
+
+#endif

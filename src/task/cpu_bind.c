@@ -1,0 +1,54 @@
+/* The CPU a trace must replay on. When the CPU cannot fault cpuid, the program ran cpuid
+ * natively and its answers (the APIC id, for one) depend on the CPU: the recorder notes
+ * the CPU in the trace directory (file `cpu`), and replay runs there, whatever deja's
+ * own affinity. */
+#include "task/cpu_pin.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+
+int cpu_bind_note(const char *trace_dir, int cpu) {
+  char *path = xasprintf("%s/cpu", trace_dir);
+  FILE *f = fopen(path, "we");
+  int rc = f && fprintf(f, "%d\n", cpu) > 0 ? 0 : -1;
+  if (f && fclose(f) != 0)
+    rc = -1;
+  if (rc < 0)
+    deja_msg("cannot write %s: %s", path, strerror(errno));
+  free(path);
+  return rc;
+}
+
+static bool cpuid_native;
+
+bool cpu_bind_cpuid_native(void) { return cpuid_native; }
+
+int cpu_bind_replay(const char *trace_dir, cpu_set_t *old) {
+  char *path = xasprintf("%s/cpu", trace_dir);
+  FILE *f = fopen(path, "re");
+  int cpu = -1;
+  if (f) {
+    if (fscanf(f, "%d", &cpu) != 1 || cpu < 0 || cpu >= CPU_SETSIZE)
+      cpu = -1;
+    fclose(f);
+  }
+  free(path);
+  cpuid_native = cpu >= 0;
+  if (cpu < 0)
+    return cpu_pin_self(old);
+  CPU_ZERO(old);
+  sched_getaffinity(0, sizeof *old, old);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (sched_setaffinity(0, sizeof one, &one) == 0)
+    return cpu;
+  deja_msg("warning: %s was recorded on CPU %d, which deja cannot use here (%s); cpuid answers "
+           "differ between CPUs, so the replay may diverge where the program used them",
+           trace_dir, cpu, strerror(errno));
+  return cpu_pin_self(old);
+}

@@ -1,0 +1,18 @@
+break mark
+continue
+checkpoint
+continue
+print v
+checkpoint
+info checkpoints
+restart 1
+print v
+print value
+next
+print value
+restart 2
+print v
+delete checkpoint 1
+info checkpoints
+delete
+continue

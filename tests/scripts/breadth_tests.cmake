@@ -1,0 +1,25 @@
+# Breadth (issue 10): the system calls and process behaviours ordinary programs use.
+# Included from tests/CMakeLists.txt, which defines deja_rr_test; programs are built from
+# tests/programs/br_*.c.
+deja_rr_program_test(br_unknown_syscall DIFFER)
+deja_rr_program_test(br_rare_calls DIFFER)
+deja_rr_program_test(br_sysv_shm DIFFER)
+deja_rr_program_test(br_sysv_sem_msg DIFFER)
+deja_rr_program_test(br_sched_yield_pingpong REPEAT 2)
+deja_rr_program_test(br_exec_from_thread DIFFER REPEAT 3)
+deja_rr_program_test(br_stop_signals DIFFER REPEAT 3)
+deja_rr_program_test(br_exec_keeps_signals DIFFER)
+deja_rr_program_test(br_ppoll_sigmask DIFFER REPEAT 2)
+deja_rr_program_test(br_seccomp_filter DIFFER)
+deja_rr_program_test(br_copy_to_stdout DIFFER)
+deja_rr_test(br_thread_deaths_exit COMMAND $<TARGET_FILE:br_thread_deaths> exit DIFFER REPEAT 3)
+deja_rr_test(br_thread_deaths_fatal COMMAND $<TARGET_FILE:br_thread_deaths> fatal EXIT 139 DIFFER REPEAT 3)
+deja_rr_test(br_thread_deaths_abort COMMAND $<TARGET_FILE:br_thread_deaths> abort EXIT 134 DIFFER REPEAT 3)
+deja_rr_test(br_thread_deaths_leader COMMAND $<TARGET_FILE:br_thread_deaths> leader DIFFER REPEAT 3)
+# cpuid running natively: the replay runs on the recording's CPU.
+add_test(NAME br_cpu_bind COMMAND sh ${DEJA_TEST_SCRIPTS}/cpu_bind_test.sh $<TARGET_FILE:deja>
+         $<TARGET_FILE:br_cpuid_apic>)
+set_tests_properties(br_cpu_bind PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+deja_rr_program_test(br_vdso_lookup DIFFER)
+deja_rr_test(br_exec_from_main COMMAND $<TARGET_FILE:br_exec_from_thread> main DIFFER REPEAT 3)
+deja_rr_program_test(br_namespaces DIFFER)
