@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
 
@@ -102,6 +103,11 @@ long preload_syscall(long nr, const long a[6]) {
     if ((a[3] & MAP_SHARED) && (int)a[4] >= 0)
       shared_file_mapped = true;
     break; /* always traced: replay makes the mapping */
+  case SYS_seccomp:
+  case SYS_prctl:
+    if (nr == SYS_seccomp || a[0] == PR_SET_SECCOMP)
+      preload_off(); /* see preload_off */
+    break;
   case SYS_ioctl:
     switch ((unsigned long)a[1]) {
     case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, PROBE_NONE);
@@ -116,15 +122,11 @@ long preload_syscall(long nr, const long a[6]) {
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
 const int preload_buffered_calls[] = {
-    SYS_read,         SYS_write,      SYS_writev,
-    SYS_pread64,      SYS_pwrite64,   SYS_lseek,
-    SYS_open,         SYS_openat,     SYS_close,
-    SYS_access,       SYS_faccessat,  SYS_faccessat2,
-    SYS_gettid,       SYS_getuid,     SYS_geteuid,
-    SYS_getgid,       SYS_getegid,    SYS_fstat,
-    SYS_stat,         SYS_lstat,      SYS_newfstatat,
-    SYS_statx,        SYS_getdents64, SYS_readlink,
-    SYS_readlinkat,   SYS_time,       SYS_clock_gettime,
-    SYS_gettimeofday, SYS_getrandom,  SYS_mmap,
-    SYS_fcntl,        SYS_ioctl,      -1,
+    SYS_read,       SYS_write,         SYS_writev,       SYS_pread64,   SYS_pwrite64,
+    SYS_lseek,      SYS_open,          SYS_openat,       SYS_close,     SYS_access,
+    SYS_faccessat,  SYS_faccessat2,    SYS_gettid,       SYS_getuid,    SYS_geteuid,
+    SYS_getgid,     SYS_getegid,       SYS_fstat,        SYS_stat,      SYS_lstat,
+    SYS_newfstatat, SYS_statx,         SYS_getdents64,   SYS_readlink,  SYS_readlinkat,
+    SYS_time,       SYS_clock_gettime, SYS_gettimeofday, SYS_getrandom, SYS_mmap,
+    SYS_seccomp,    SYS_prctl,         SYS_fcntl,        SYS_ioctl,     -1,
 };

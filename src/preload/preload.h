@@ -41,6 +41,9 @@ long preload_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, l
 void preload_copy(void *dst, const void *src, size_t n);
 /* Redirects libc's own system call instructions to the buffer (patch.c). */
 void preload_patch_libc(void);
+/* From now on every call of this process is made traced: it installs a seccomp filter
+ * of its own, whose errno results the recorder sees only at traced calls' entries. */
+void preload_off(void);
 /* A raw result as libc returns it: -1 with errno set on failure. */
 long preload_errno(long ret);
 

@@ -280,7 +280,7 @@ static bool higher_ready(struct recorder *r, struct rtask *x) {
 static void resume_running(struct recorder *r, struct rtask *x) {
   int sig = x->deliver;
   x->deliver = 0;
-  if (task_resume(&x->t, syscallbuf_resume_request(), sig) < 0)
+  if (task_resume(&x->t, syscallbuf_resume_request(x), sig) < 0)
     return; /* gone: its exit status follows */
   x->state = T_RUNNING;
   if (r->o->chaos)

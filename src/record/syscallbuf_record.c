@@ -127,7 +127,9 @@ void syscallbuf_install_filter(void) {
   }
 }
 
-int syscallbuf_resume_request(void) { return S.on ? PTRACE_CONT : PTRACE_SYSCALL; }
+int syscallbuf_resume_request(const struct rtask *x) {
+  return S.on && !x->proc->seccomp ? PTRACE_CONT : PTRACE_SYSCALL;
+}
 
 long syscallbuf_ptrace_options(void) { return S.on ? PTRACE_O_TRACESECCOMP : 0; }
 
@@ -202,6 +204,13 @@ static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s) {
 }
 
 int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
+  /* A process with its own filter runs with entry stops: the seccomp stop of the same
+   * call follows its entry stop, and is passed over. */
+  struct __ptrace_syscall_info info;
+  if (S.on && x->proc->seccomp &&
+      ptrace(PTRACE_GET_SYSCALL_INFO, x->t.tid, (void *)sizeof info, &info) > 0 &&
+      info.op == PTRACE_SYSCALL_INFO_SECCOMP)
+    return 1;
   struct sbuf_task *s = find(x->t.tid);
   if (s && flush(r, x, s) < 0)
     return 70;

@@ -18,9 +18,10 @@ bool syscallbuf_record_on(void);
 /* In the recorded program's first process, before execve: the seccomp filter. Exits
  * with a message when it cannot be installed. */
 void syscallbuf_install_filter(void);
-/* How to resume a task into user code: PTRACE_CONT with the filter (traced calls stop
- * at PTRACE_EVENT_SECCOMP), PTRACE_SYSCALL without. */
-int syscallbuf_resume_request(void);
+/* How to resume task X into user code: PTRACE_CONT with the filter (traced calls stop
+ * at PTRACE_EVENT_SECCOMP), PTRACE_SYSCALL without, or when X's process installed a
+ * seccomp filter of its own (a call it fails with an errno makes no seccomp stop). */
+int syscallbuf_resume_request(const struct rtask *x);
 /* ptrace options the buffer needs (PTRACE_O_TRACESECCOMP). */
 long syscallbuf_ptrace_options(void);
 
