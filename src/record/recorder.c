@@ -652,6 +652,12 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     /* Waits without a deadline look every second for a recording that cannot go on. */
     int64_t budget = wait_budget(r);
     bool idle = budget < 0 || budget > STUCK_CHECK_NS;
+    /* Nothing runs user code for a while (every task waits in the kernel): what the trace
+     * holds so far is written now, so a recorder killed meanwhile leaves it replayable. */
+    if (budget < 0 && trace_writer_flush(r->w) < 0) {
+      recorder_write_failed(r);
+      return recorder_abort(r, "cannot write the trace");
+    }
     int w = wait_any(idle ? STUCK_CHECK_NS : budget, chld, &tid, &status);
     if (w < 0)
       return 0;
