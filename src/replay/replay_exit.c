@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "replay/replay_handlers.h"
 #include "replay/replay_special.h"
@@ -37,6 +38,28 @@ static void deliver_fatal_signal(struct replay_engine *e, struct rptask *x, int 
   }
 }
 
+/* Another thread of X's process resumed into exit_group kills X, but only once the kernel
+ * gets to it: until that thread reaches its own exit stop, X could still leave a call and
+ * run on. Waits (a bounded time) for every exiting thread of the process to get there; the
+ * stop is left for that thread's own exit event (WNOWAIT). */
+static void wait_for_exiting_siblings(struct replay_engine *e, struct rptask *x) {
+  for (int i = 0; i < e->ntasks; i++) {
+    struct rptask *y = e->tasks[i];
+    if (y == x || y->pid != x->pid || !y->exiting)
+      continue;
+    for (int tries = 0; tries < 20000; tries++) {
+      siginfo_t info = {0};
+      int rc =
+          waitid(P_PID, (id_t)y->t.tid, &info, WSTOPPED | WEXITED | __WALL | WNOWAIT | WNOHANG);
+      if (rc < 0 && errno == EINTR)
+        continue;
+      if (rc < 0 || info.si_pid != 0)
+        break;
+      usleep(tries < 100 ? 10 : 250);
+    }
+  }
+}
+
 static int exit_complete(struct replay_engine *e, struct rptask *x, const struct stop *at) {
   (void)at;
   struct stop st;
@@ -57,6 +80,7 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
   } else {
     if (WIFSIGNALED(e->ev->status) && WTERMSIG(e->ev->status) != SIGKILL)
       deliver_fatal_signal(e, x, WTERMSIG(e->ev->status));
+    wait_for_exiting_siblings(e, x);
     if (x->at_entry) {
       /* killed in a system call (another thread's exit_group): it must not run */
       x->t.regs.orig_rax = (uint64_t)-1;
