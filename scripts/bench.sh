@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Measures deja's recording and replay overhead on three workloads (bench/*.c), then
-# the disk cost of ten recordings of one program and state points of a 500 MB process:
-# CPU-bound, system-call heavy, file mapping, two compute threads, two threads contending for
-# a lock. Prints one table row per workload, with state points (preemptions) per second of
+# Measures deja's recording and replay overhead on workloads built from bench/*.c
+# (CPU-bound, system-call heavy, file mapping, two compute threads, two threads contending
+# for a lock) and on real programs (tar czf, grep -r, git log -p, a python3 script), then
+# the disk cost of ten recordings of one program and state points of a 500 MB process.
+# Prints one table row per workload, with state points (preemptions) per second of
 # recording and the replay time spent restoring them.
 # Usage: scripts/bench.sh [BUILD_DIR]     (default: build; deja is BUILD_DIR/bin/deja)
+# DEJA_RECORD_ARGS: extra `deja record` options (e.g. -n: without the system call
+# buffer, which is on by default).
+# BENCH_SYSCALLS_ITERATIONS: the syscalls workload's loop count (default 200000).
 # The bench reports; it does not fail on slow numbers. It fails only when it cannot run.
 set -u
 
@@ -17,6 +21,9 @@ cpu_goal=1.25
 
 # Each name is a bench/NAME.c program, built into $bench_bin/NAME.
 workloads=(cpu syscalls mmap threads_cpu locks)
+syscalls_goal=4
+real_goal=2.5
+record_args=(${DEJA_RECORD_ARGS:-})
 
 die() { echo "bench: $*" >&2; exit 1; }
 
@@ -31,6 +38,21 @@ done
 DEJA_TRACE_DIR=$(mktemp -d /tmp/deja-bench-XXXXXX) || die "cannot create a temp trace directory"
 export DEJA_TRACE_DIR
 trap 'rm -rf "$DEJA_TRACE_DIR"' EXIT
+
+# Real programs (name and command line), run on inputs made here: a copy of
+# /usr/include/linux as the source tree, this repository's history, a Python script.
+work="$DEJA_TRACE_DIR/work"
+mkdir -p "$work/tree" || die "cannot create $work"
+cp -r /usr/include/linux "$work/tree/" || die "cannot copy /usr/include/linux"
+cp "$repo_dir/bench/python_work.py" "$work/" || die "cannot copy bench/python_work.py"
+real_names=(tar_czf grep_r git_log_p python3)
+real_commands=(
+    "tar czf $work/out.tgz -C $work tree"
+    "grep -r -c define $work/tree"
+    "git -C $repo_dir log -p -n 300"
+    "/usr/bin/python3 $work/python_work.py"
+)
+git -C "$repo_dir" rev-parse HEAD >/dev/null 2>&1 || die "$repo_dir is not a git repository"
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
@@ -50,17 +72,24 @@ printf '%-11s %9s %9s %9s %13s %13s %8s %12s %12s %9s %13s\n' \
     workload "native s" "record s" "replay s" record/native replay/native events \
     "trace bytes" "bytes/event" "states/s" "restore s"
 
-cpu_record_ratio=""
-for name in "${workloads[@]}"; do
-    program="$bench_bin/$name"
+cpu_record_ratio="" syscalls_ratios="" real_record_ratios="" replay_slower=""
+for ((w = 0; w < ${#workloads[@]} + ${#real_names[@]}; w++)); do
+    if ((w < ${#workloads[@]})); then
+        name=${workloads[w]}
+        command=("$bench_bin/$name")
+        [ "$name" = syscalls ] && command+=("${BENCH_SYSCALLS_ITERATIONS:-200000}")
+    else
+        name=${real_names[w - ${#workloads[@]}]}
+        read -r -a command <<<"${real_commands[w - ${#workloads[@]}]}"
+    fi
     trace="$DEJA_TRACE_DIR/$name"
     best_native="" best_record="" best_replay="" failure=""
     # Alternate native, record, replay so that machine noise hits all three alike.
     for ((run = 1; run <= runs; run++)); do
         rm -rf "$trace"
-        t=$(time_run "$program") || { failure="native run failed"; break; }
+        t=$(time_run "${command[@]}") || { failure="native run failed"; break; }
         best_native=$(min "$best_native" "$t")
-        t=$(time_run "$deja" record -o "$trace" "$program") \
+        t=$(time_run "$deja" record "${record_args[@]}" -o "$trace" "${command[@]}") \
             || { failure="deja record failed: $(tail -n 1 "$DEJA_TRACE_DIR/last-stderr")"; break; }
         best_record=$(min "$best_record" "$t")
         t=$(DEJA_STATS=1 time_run "$deja" replay -a -q "$trace") \
@@ -78,10 +107,23 @@ for name in "${workloads[@]}"; do
     states=$("$deja" dump "$trace" | grep -c ' state' || true)
     restore=$(sed -n 's/.*state points restored in \([0-9.]*\) s.*/\1/p' "$DEJA_TRACE_DIR/last-stderr" | tail -n 1)
     record_ratio=$(ratio "$best_record" "$best_native")
+    replay_ratio=$(ratio "$best_replay" "$best_native")
     [ "$name" = cpu ] && cpu_record_ratio=$record_ratio
+    if [ "$name" = syscalls ]; then
+        syscalls_ratios="$record_ratio $replay_ratio"
+        # Buffered calls, their records' bytes (32 per call plus the data the calls
+        # returned), and the events file's bytes per buffered call.
+        syscalls_sbuf=$("$deja" dump "$trace" | sed -n 's/.* sbuf \([0-9]*\) calls\{0,1\} (\([0-9]*\) bytes).*/\1 \2/p' \
+            | awk -v f="$events_bytes" '{ n += $1; b += $2 } END { if (n) printf "%d buffered calls, %.1f record bytes per call (%.1f of them data), %.2f trace bytes per call", n, b / n, b / n - 32, f / n; else print "no buffered calls" }')
+    fi
+    if ((w >= ${#workloads[@]})); then
+        real_record_ratios="$real_record_ratios $record_ratio"
+        awk -v a="$best_replay" -v b="$best_record" 'BEGIN { exit !(a > b) }' \
+            && replay_slower="$replay_slower $name"
+    fi
     printf '%-11s %9s %9s %9s %13s %13s %8s %12s %12s %9s %13s\n' \
         "$name" "$best_native" "$best_record" "$best_replay" "$record_ratio" \
-        "$(ratio "$best_replay" "$best_native")" "$events" "$trace_bytes" \
+        "$replay_ratio" "$events" "$trace_bytes" \
         "$(ratio "$events_bytes" "$events")" "$(ratio "$states" "$best_record")" "${restore:-0}"
     rm -rf "$trace"
 done
@@ -128,6 +170,25 @@ elif awk -v r="$cpu_record_ratio" -v g="$cpu_goal" 'BEGIN { exit !(r <= g) }'; t
     echo "goal: record/native <= $cpu_goal for cpu-bound: met ($cpu_record_ratio)"
 else
     echo "goal: record/native <= $cpu_goal for cpu-bound: NOT met ($cpu_record_ratio)"
+fi
+if [ -n "$syscalls_ratios" ]; then
+    set -- $syscalls_ratios
+    verdict="met"
+    awk -v a="$1" -v b="$2" -v g="$syscalls_goal" 'BEGIN { exit !(a <= g && b <= g) }' || verdict="NOT met"
+    echo "goal: record and replay <= ${syscalls_goal}x native for syscalls: $verdict (record $1, replay $2)"
+fi
+[ -n "${syscalls_sbuf:-}" ] && echo "syscalls: $syscalls_sbuf (goal: <= 32 plus the data)"
+geomean=$(echo "$real_record_ratios" | awk '{ s = 0; n = 0; for (i = 1; i <= NF; i++) if ($i > 0) { s += log($i); n++ }
+    if (n) printf "%.2f", exp(s / n); else print "-" }')
+if awk -v m="$geomean" -v g="$real_goal" 'BEGIN { exit !(m != "-" && m <= g) }'; then
+    echo "goal: geometric mean of record/native <= $real_goal for real programs: met ($geomean)"
+else
+    echo "goal: geometric mean of record/native <= $real_goal for real programs: NOT met ($geomean)"
+fi
+if [ -z "$replay_slower" ]; then
+    echo "goal: each real program's replay no slower than its record: met"
+else
+    echo "goal: each real program's replay no slower than its record: NOT met ($replay_slower )"
 fi
 "$repo_dir/scripts/bench_reverse.sh" "$build_dir"
 exit 0

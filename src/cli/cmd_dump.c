@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/event_iter.h"
 #include "common/log.h"
+#include "replay/replay_syscallbuf.h"
 #include "syscalls/syscall_table.h"
 
 static void print_strings(const struct event *ev) {
@@ -64,6 +65,7 @@ static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
   case EV_STATE:
     printf(" at 0x%llx, %u changed page%s", ev->regs.rip, ev->nmem, ev->nmem == 1 ? "" : "s");
     break;
+  case EV_SBUF: syscallbuf_describe(ev, stdout); break;
   }
   putchar('\n');
   return 0;

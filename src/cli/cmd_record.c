@@ -37,6 +37,9 @@ static char **build_env(char **sets, int nsets) {
   return env;
 }
 
+/* The in-process system call buffer: on unless -n (or DEJA_SYSCALL_BUFFER=0). */
+static bool syscall_buffer;
+
 /* One recording into a new trace directory. Returns the exit status; *DIR_OUT gets the
  * malloc'ed trace path (NULL when none was created). */
 static int record_once(char **prog, char **env, const char *output, bool chaos, char **dir_out) {
@@ -47,7 +50,11 @@ static int record_once(char **prog, char **env, const char *output, bool chaos, 
     return RECORD_DEJA_FAILED;
   }
   deja_msg("Saving execution to trace directory `%s'.", *dir_out);
-  struct record_options o = {.argv = prog, .env = env, .trace_dir = *dir_out, .chaos = chaos};
+  struct record_options o = {.argv = prog,
+                             .env = env,
+                             .trace_dir = *dir_out,
+                             .chaos = chaos,
+                             .syscall_buffer = syscall_buffer};
   return record_run(&o);
 }
 
@@ -122,6 +129,7 @@ int cmd_record(int argc, char **argv) {
   static const struct option longopts[] = {
       {"output-trace-dir", required_argument, NULL, 'o'},
       {"no-syscall-buffer", no_argument, NULL, 'n'},
+      {"syscall-buffer", no_argument, NULL, 'B'},
       {"chaos", no_argument, NULL, 'h'},
       {"env", required_argument, NULL, 'e'},
       {"until-failure", optional_argument, NULL, 'u'},
@@ -130,6 +138,8 @@ int cmd_record(int argc, char **argv) {
   const char *output = NULL;
   bool chaos = false;
   long until = 0; /* runs at most; 0: record once */
+  const char *want = getenv("DEJA_SYSCALL_BUFFER");
+  syscall_buffer = !(want && !strcmp(want, "0"));
   char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
   int nsets = 0, c, status = RECORD_DEJA_FAILED;
   optind = 1;
@@ -137,7 +147,8 @@ int cmd_record(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "+o:nh", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': output = optarg; break;
-    case 'n': break; /* every system call already stops the program (no in-process buffer yet) */
+    case 'n': syscall_buffer = false; break;
+    case 'B': syscall_buffer = true; break;
     case 'h': chaos = true; break;
     case 'e':
       if (!strchr(optarg, '=') || optarg[0] == '=') {

@@ -23,6 +23,7 @@
 
 #include "common/log.h"
 #include "record/recorder_internal.h"
+#include "record/syscallbuf_record.h"
 #include "task/cpu_pin.h"
 #include "trace/trace_stream.h"
 
@@ -119,12 +120,16 @@ int recorder_event_written(struct recorder *r) {
  * inside calls not yet in the trace, every such entry (X's too) is written first as
  * EV_ENTER, oldest first. */
 int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
+  if (syscallbuf_record_before_emit(r, x, ev) < 0)
+    return -1;
   if (recorder_emit_enters(r, x) < 0)
     return -1;
   return write_event(r, ev);
 }
 
 int recorder_emit_enters(struct recorder *r, struct rtask *x) {
+  if (syscallbuf_record_before_emit(r, x, NULL) < 0)
+    return -1;
   bool others = false;
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *y = r->tasks[i];
@@ -275,7 +280,7 @@ static bool higher_ready(struct recorder *r, struct rtask *x) {
 static void resume_running(struct recorder *r, struct rtask *x) {
   int sig = x->deliver;
   x->deliver = 0;
-  if (task_resume(&x->t, PTRACE_SYSCALL, sig) < 0)
+  if (task_resume(&x->t, syscallbuf_resume_request(x), sig) < 0)
     return; /* gone: its exit status follows */
   x->state = T_RUNNING;
   if (r->o->chaos)
@@ -501,6 +506,8 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   case PTRACE_EVENT_FORK:
   case PTRACE_EVENT_VFORK:
     rc = record_clone(r, x);
+    if (rc == 0)
+      syscallbuf_record_clone(r, x);
     if (rc == 0 && task_resume(&x->t, PTRACE_SYSCALL, 0) == 0)
       x->state = T_IN_KERNEL;
     if (x->state == T_IN_KERNEL)
@@ -539,6 +546,7 @@ static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   }
   if (x->interrupting) {
     x->interrupting = false;
+    syscallbuf_record_interrupted(x);
     int rc = record_state_point(r, x);
     if (rc)
       return rc;
@@ -575,8 +583,10 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     recorder_remove_task(r, x);
     return rc;
   case STOP_SYSCALL_ENTRY:
-    rc = record_syscall_entry(r, x);
-    if (rc)
+    rc = syscallbuf_record_entry(r, x);
+    if (rc == 0)
+      rc = record_syscall_entry(r, x);
+    if (rc && rc != 1)
       return rc;
     if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
       x->state = T_IN_KERNEL;
@@ -642,6 +652,12 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     /* Waits without a deadline look every second for a recording that cannot go on. */
     int64_t budget = wait_budget(r);
     bool idle = budget < 0 || budget > STUCK_CHECK_NS;
+    /* Nothing runs user code for a while (every task waits in the kernel): what the trace
+     * holds so far is written now, so a recorder killed meanwhile leaves it replayable. */
+    if (budget < 0 && trace_writer_flush(r->w) < 0) {
+      recorder_write_failed(r);
+      return recorder_abort(r, "cannot write the trace");
+    }
     int w = wait_any(idle ? STUCK_CHECK_NS : budget, chld, &tid, &status);
     if (w < 0)
       return 0;
@@ -676,6 +692,8 @@ static pid_t spawn(const struct record_options *o, const char *path, const sigse
   prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   raise(SIGSTOP);
+  if (syscallbuf_record_on())
+    syscallbuf_install_filter();
   execve(path, o->argv, o->env);
   deja_msg("cannot run `%s': %s", path, strerror(errno));
   _exit(127);
@@ -688,7 +706,8 @@ static int start_tracing(struct recorder *r, pid_t pid) {
   if (waitpid(pid, &ws, WUNTRACED) < 0 || !WIFSTOPPED(ws))
     return 127;
   long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
-              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT;
+              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT |
+              syscallbuf_ptrace_options();
   if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0) {
     deja_msg("cannot trace the program (ptrace: %s); is ptrace allowed here (yama ptrace_scope, "
              "seccomp)?",
@@ -744,6 +763,12 @@ int record_run(const struct record_options *o) {
              strchr(o->argv[0], '/') ? " (no such executable file)" : " in PATH");
     return 127;
   }
+  struct record_options with_buffer = *o;
+  /* Chaos scheduling acts at system call stops: it goes without the buffer. */
+  char **env = syscallbuf_record_start(o->syscall_buffer && !o->chaos, o->env);
+  if (env)
+    with_buffer.env = env;
+  o = &with_buffer;
   struct recorder r = {.o = o, .slice_ns = 20000000L, .root_status = 0};
   uint64_t seed = 0;
   const char *seed_env = getenv("DEJA_CHAOS_SEED");
@@ -825,5 +850,7 @@ out:
   free(files);
   free(events);
   free(path);
+  free(env);
+  syscallbuf_record_end();
   return status;
 }

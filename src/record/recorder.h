@@ -9,6 +9,7 @@ struct record_options {
   char **env;            /* the program's full environment */
   const char *trace_dir; /* created already, empty */
   bool chaos;
+  bool syscall_buffer; /* record common calls in-process (src/preload/); -n turns it off */
 };
 
 /* The exit status of `deja record` when deja itself failed (the trace up to there stays

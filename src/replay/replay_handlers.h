@@ -29,5 +29,7 @@ extern const struct event_handler replay_insn_handler, replay_signal_handler;
 extern const struct event_handler replay_state_handler;
 /* replay_exit.c */
 extern const struct event_handler replay_exit_handler;
+/* replay_syscallbuf.c */
+extern const struct event_handler replay_syscallbuf_handler;
 
 #endif

@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/remove_tree.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_syscallbuf.h"
 #include "task/cpu_pin.h"
 #include "trace/trace_files.h"
 
@@ -110,7 +111,7 @@ static const struct event_handler *const handlers[] = {
     [EV_SYSCALL] = &replay_syscall_handler, [EV_ENTER] = &replay_enter_handler,
     [EV_INSN] = &replay_insn_handler,       [EV_SIGNAL] = &replay_signal_handler,
     [EV_STATE] = &replay_state_handler,     [EV_EXEC] = &replay_exec_handler,
-    [EV_EXIT] = &replay_exit_handler,
+    [EV_EXIT] = &replay_exit_handler,       [EV_SBUF] = &replay_syscallbuf_handler,
 };
 
 int replay_open(struct replay_session *s, const struct replay_options *o,
@@ -118,6 +119,7 @@ int replay_open(struct replay_session *s, const struct replay_options *o,
   memset(s, 0, sizeof *s);
   s->e.o = o;
   s->e.hooks = hooks ? hooks : &replay_autopilot_hooks;
+  replay_syscallbuf_reset();
   s->events_path = xasprintf("%s/events", o->trace_dir);
   cpu_bind_replay(o->trace_dir, &s->cpus); /* the replayed program inherits it */
   s->e.cur = trace_cursor_open(s->events_path);
@@ -222,6 +224,8 @@ void replay_step(struct replay_session *s, struct replay_result *res) {
   res->rec_tid = e->ev->tid;
   int64_t t0 = e->ev->kind == EV_STATE ? now_ns() : 0;
   int rc = replay_event(e);
+  if (rc == 0)
+    rc = replay_syscallbuf_check(e);
   if (e->ev->kind == EV_STATE) {
     s->state_ns += now_ns() - t0;
     s->states += rc == 0;

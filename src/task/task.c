@@ -122,6 +122,8 @@ int task_classify_stop(pid_t tid, int status, struct stop *st) {
     if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof info, &info) < 0)
       return -1;
     st->kind = info.op == PTRACE_SYSCALL_INFO_EXIT ? STOP_SYSCALL_EXIT : STOP_SYSCALL_ENTRY;
+  } else if (event == PTRACE_EVENT_SECCOMP) {
+    st->kind = STOP_SYSCALL_ENTRY; /* a call the recorder's seccomp filter traces */
   } else if (event == PTRACE_EVENT_STOP) {
     st->kind = STOP_GROUP;
     st->sig = sig;

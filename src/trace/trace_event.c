@@ -24,8 +24,8 @@ void event_add_mem(struct event *ev, uint64_t addr, const uint8_t *data, uint32_
 }
 
 const char *event_kind_name(uint32_t kind) {
-  static const char *names[] = {"?",    "exec",  "syscall", "insn", "signal",
-                                "exit", "abort", "enter",   "state"};
+  static const char *names[] = {"?",    "exec",  "syscall", "insn",  "signal",
+                                "exit", "abort", "enter",   "state", "sbuf"};
   return kind < EV_KIND_MAX ? names[kind] : "?";
 }
 
@@ -158,6 +158,12 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     }
     tbuf_put_u64(b, STATE_PAGES_END);
     break;
+  case EV_SBUF:
+    tbuf_put_u32(b, ev->flags);
+    tbuf_put_u64(b, ev->sbuf);
+    tbuf_put_u32(b, ev->sbuf_off);
+    tbuf_put_blob(b, ev->sbuf_data, ev->sbuf_len);
+    break;
   }
 }
 
@@ -272,6 +278,12 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
         return seterr(err, errlen, "state event has malformed memory pages");
       event_add_mem(ev, addr, d, l);
     }
+    break;
+  case EV_SBUF:
+    ev->flags = tcur_u32(&c);
+    ev->sbuf = tcur_u64(&c);
+    ev->sbuf_off = tcur_u32(&c);
+    ev->sbuf_data = tcur_blob(&c, &ev->sbuf_len);
     break;
   default: return seterr(err, errlen, "unknown event kind %u", ev->kind);
   }

@@ -20,6 +20,8 @@ enum event_kind {
                     code up to here ran before the events that follow */
   EV_STATE,    /* a state point: a task preempted in user code; registers, xsave area
                     and the pages of its process that changed since the last one */
+  EV_SBUF,     /* the system call buffer: records of calls a task made in-process, or
+                    (EVF_SBUF_INIT) the call announcing a task's buffer */
   EV_KIND_MAX,
 };
 
@@ -45,6 +47,9 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
  * in the flags' bits 8-31 (the result stays the task's id in the trace). */
 #define EVF_NS_PID 128u
 #define EVF_NS_PID_SHIFT 8
+/* EV_SBUF flags */
+#define EVF_SBUF_INIT 1u    /* the announcing call (regs): the buffer is at sbuf */
+#define EVF_SBUF_REFUSED 2u /* ...refused: the library stays off */
 
 struct event_mem {
   uint64_t addr;
@@ -95,6 +100,11 @@ struct event {
   uint32_t interp_count;
   /* EV_ABORT */
   const char *message;
+  /* EV_SBUF (flags in flags): the buffer's address; records that start at byte sbuf_off
+   * of its record area */
+  uint64_t sbuf;
+  uint32_t sbuf_off, sbuf_len;
+  const uint8_t *sbuf_data;
   /* EV_STATE (pages in mem) */
   const uint8_t *xsave;
   uint32_t xsave_len;

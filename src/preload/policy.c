@@ -1,0 +1,132 @@
+/* Which system calls the library buffers, and how: one policy for the libc functions it
+ * replaces (wrappers.c) and for libc's own call sites it redirects (patch.c). Calls that
+ * may block stay traced so the recorder can run another task meanwhile: reads and
+ * writes of files, or of pipes, sockets and terminals poll says are ready (writes of at
+ * most PIPE_BUF bytes), never sleeps or waits. Writes to
+ * descriptors 0-2 stay traced so replay can reproduce the program's terminal output. */
+#include <asm/termbits.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <stdbool.h>
+#include <sys/syscall.h>
+
+#include "preload/preload.h"
+
+#define STAT_SIZE 144 /* the kernel's struct stat on x86-64 */
+#define STATX_SIZE 256
+#define TIMESPEC_SIZE 16
+
+/* Set once the process maps a file MAP_SHARED: the recorder tracks changes to such files
+ * (replay's shared copy gets them) at traced writes, so its writes stay traced. */
+static bool shared_file_mapped;
+
+/* The recorder shows the program its own view of the CPUs (record_cpus.c) by redirecting
+ * opens of these files: they stay traced. */
+static bool cpu_view_path(const char *p) {
+  static const char sys[] = "/sys/", cpuinfo[] = "/proc/cpuinfo";
+  if (!p)
+    return false;
+  size_t i = 0;
+  while (i < sizeof sys - 1 && p[i] == sys[i])
+    i++;
+  if (i == sizeof sys - 1)
+    return true;
+  for (i = 0; i < sizeof cpuinfo && p[i] == cpuinfo[i]; i++)
+    if (!p[i])
+      return true;
+  return false;
+}
+
+/* getpid and getppid stay traced: cheap enough, and what debuggers catch (`catch
+ * syscall getpid`) and tests alter in traces. */
+long preload_syscall(long nr, const long a[6]) {
+  switch (nr) {
+  case SYS_read: /* of a file, or of a pipe, socket or terminal that has data */
+    return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_READ);
+  case SYS_write:
+  case SYS_writev:
+    if (a[0] <= 2 || shared_file_mapped)
+      break;
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, nr == SYS_write ? PROBE_WRITE : PROBE_SEEKABLE);
+  case SYS_pread64: /* of a pipe it fails at once (ESPIPE) */
+    return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
+  case SYS_pwrite64:
+    if (a[0] <= 2 || shared_file_mapped)
+      break;
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case SYS_open:
+  case SYS_openat:
+    if (cpu_view_path((const char *)a[nr == SYS_open ? 0 : 1]))
+      break;
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case SYS_lseek:
+  case SYS_close:
+  case SYS_access:
+  case SYS_faccessat:
+  case SYS_faccessat2:
+  case SYS_gettid:
+  case SYS_getuid:
+  case SYS_geteuid:
+  case SYS_getgid:
+  case SYS_getegid: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case SYS_fstat:
+  case SYS_stat:
+  case SYS_lstat: return preload_buffered(nr, a, 1, STAT_SIZE, OUT_FIXED, PROBE_NONE);
+  case SYS_newfstatat: return preload_buffered(nr, a, 2, STAT_SIZE, OUT_FIXED, PROBE_NONE);
+  case SYS_statx: return preload_buffered(nr, a, 4, STATX_SIZE, OUT_FIXED, PROBE_NONE);
+  case SYS_getdents64:
+  case SYS_readlink: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
+  case SYS_readlinkat: return preload_buffered(nr, a, 2, (size_t)a[3], OUT_RESULT, PROBE_NONE);
+  case SYS_clock_gettime: return preload_buffered(nr, a, 1, TIMESPEC_SIZE, OUT_FIXED, PROBE_NONE);
+  case SYS_gettimeofday:
+    if (a[1])
+      break; /* the obsolete time zone */
+    return preload_buffered(nr, a, 0, TIMESPEC_SIZE, OUT_FIXED, PROBE_NONE);
+  case SYS_time:
+    if (a[0])
+      break;
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case SYS_getrandom: return preload_buffered(nr, a, 0, (size_t)a[1], OUT_RESULT, PROBE_NONE);
+  case SYS_fcntl:
+    switch (a[1]) {
+    case F_GETFD:
+    case F_SETFD:
+    case F_GETFL:
+    case F_SETFL:
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+    }
+    break; /* locks may block */
+  case SYS_mmap:
+    if ((a[3] & MAP_SHARED) && (int)a[4] >= 0)
+      shared_file_mapped = true;
+    break; /* always traced: replay makes the mapping */
+  case SYS_seccomp:
+  case SYS_prctl:
+    if (nr == SYS_seccomp || a[0] == PR_SET_SECCOMP)
+      preload_off(); /* see preload_off */
+    break;
+  case SYS_ioctl:
+    switch ((unsigned long)a[1]) {
+    case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, PROBE_NONE);
+    case TCGETS: return preload_buffered(nr, a, 2, sizeof(struct termios), OUT_FIXED, PROBE_NONE);
+    case TIOCGWINSZ:
+      return preload_buffered(nr, a, 2, sizeof(struct winsize), OUT_FIXED, PROBE_NONE);
+    }
+    break;
+  }
+  return preload_traced(nr, a);
+}
+
+/* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
+const int preload_buffered_calls[] = {
+    SYS_read,       SYS_write,         SYS_writev,       SYS_pread64,   SYS_pwrite64,
+    SYS_lseek,      SYS_open,          SYS_openat,       SYS_close,     SYS_access,
+    SYS_faccessat,  SYS_faccessat2,    SYS_gettid,       SYS_getuid,    SYS_geteuid,
+    SYS_getgid,     SYS_getegid,       SYS_fstat,        SYS_stat,      SYS_lstat,
+    SYS_newfstatat, SYS_statx,         SYS_getdents64,   SYS_readlink,  SYS_readlinkat,
+    SYS_time,       SYS_clock_gettime, SYS_gettimeofday, SYS_getrandom, SYS_mmap,
+    SYS_seccomp,    SYS_prctl,         SYS_fcntl,        SYS_ioctl,     -1,
+};

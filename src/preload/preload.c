@@ -1,0 +1,233 @@
+/* The preload library's core: the fixed page, each thread's buffer and the buffered call.
+ *
+ * A buffered call runs through the page's entry (untraced while recording: no ptrace
+ * stop) and leaves a record in the thread's buffer: its number, an argument hash, its
+ * result and the bytes the kernel wrote, which the kernel writes into the record itself
+ * and the library then copies to the caller. In a replay the entry does not call the
+ * kernel: it returns the result deja put into the record beforehand, with the recorded
+ * bytes, so the very same code path yields the recorded outcome. */
+#include "preload/preload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define TLS __attribute__((tls_model("initial-exec")))
+#define barrier() __asm__ volatile("" ::: "memory")
+
+enum { T_NONE, T_READY, T_BUSY, T_OFF };
+static __thread struct sbuf_hdr *t_buf TLS;
+static __thread int t_state TLS;
+static int g_on;  /* the page is mapped and deja took the first thread's buffer */
+static int g_off; /* the process has a seccomp filter of its own */
+
+void preload_off(void) { g_off = 1; }
+
+/* Whether the process already has a seccomp filter besides the recorder's (inherited
+ * across exec): then the library stays off. */
+static bool own_filter(void) {
+  char buf[4096];
+  long fd = preload_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/status", O_RDONLY, 0, 0, 0);
+  if (fd < 0)
+    return false;
+  long n = preload_raw_syscall(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+  preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+  if (n <= 0)
+    return false;
+  buf[n] = 0;
+  static const char key[] = "Seccomp_filters:";
+  for (long i = 0; i + (long)sizeof key < n; i++) {
+    long k = 0;
+    while (key[k] && buf[i + k] == key[k])
+      k++;
+    if (key[k])
+      continue;
+    long v = 0;
+    for (i += k; buf[i] == ' ' || buf[i] == '\t'; i++) {
+    }
+    for (; buf[i] >= '0' && buf[i] <= '9'; i++)
+      v = v * 10 + (buf[i] - '0');
+    return v > 1;
+  }
+  return false;
+}
+
+/* rdi=nr, rsi..r9 = a0..a4, [rsp+8] = a5, [rsp+16] = where the result lives in the
+ * record (the replay entry reads it from there). */
+__asm__(".text\n"
+        ".globl sbuf_entry_call\n"
+        ".hidden sbuf_entry_call\n"
+        ".type sbuf_entry_call,@function\n"
+        "sbuf_entry_call:\n"
+        "  mov %rdi, %rax\n"
+        "  mov %rsi, %rdi\n"
+        "  mov %rdx, %rsi\n"
+        "  mov %rcx, %rdx\n"
+        "  mov %r8, %r10\n"
+        "  mov %r9, %r8\n"
+        "  mov 8(%rsp), %r9\n"
+        "  mov 16(%rsp), %r11\n"
+        "  push %r11\n"
+        "  mov $0x70000000, %r11\n"
+        "  call *%r11\n"
+        "  add $8, %rsp\n"
+        "  ret\n"
+        ".size sbuf_entry_call, .-sbuf_entry_call\n");
+long sbuf_entry_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5,
+                     int64_t *result);
+
+/* The library touches no SSE register (-mgeneral-regs-only), so the patched libc call
+ * sites need not save any: copies are `rep movs`, not libc's memcpy. */
+void preload_copy(void *dst, const void *src, size_t n) {
+  /* Eight bytes at a time: a debugger's watchpoint on a word sees it written whole. */
+  size_t words = n / 8, rest = n % 8;
+  __asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(words) : : "memory");
+  __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(rest) : : "memory");
+}
+
+long preload_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5) {
+  long ret;
+  register long r10 __asm__("r10") = a3;
+  register long r8 __asm__("r8") = a4;
+  register long r9 __asm__("r9") = a5;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8), "r"(r9)
+                   : "rcx", "r11", "memory");
+  return ret;
+}
+
+long preload_errno(long ret) {
+  if ((unsigned long)ret > -4096ul) {
+    errno = (int)-ret;
+    return -1;
+  }
+  return ret;
+}
+
+long preload_traced(long nr, const long a[6]) {
+  return preload_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+static struct sbuf_hdr *thread_buffer(void) {
+  if (__builtin_expect(t_state == T_READY, 1))
+    return t_buf;
+  if (t_state != T_NONE || !g_on)
+    return NULL;
+  t_state = T_BUSY; /* a signal handler running meanwhile makes its calls traced */
+  long b = preload_raw_syscall(SYS_mmap, 0, SBUF_SIZE, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if ((unsigned long)b > -4096ul) {
+    t_state = T_OFF;
+    return NULL;
+  }
+  if (preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, 0, 0, 0, 0) != 0) {
+    preload_raw_syscall(SYS_munmap, b, SBUF_SIZE, 0, 0, 0, 0);
+    t_state = T_OFF;
+    return NULL;
+  }
+  t_buf = (struct sbuf_hdr *)b;
+  t_state = T_READY;
+  return t_buf;
+}
+
+static uint32_t args_hash(long nr, const long a[6]) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)nr;
+  for (int i = 0; i < 6; i++)
+    h = (h ^ (uint64_t)a[i]) * 1099511628211ull;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
+                      enum probe probe) {
+  struct sbuf_hdr *h = g_off ? NULL : thread_buffer();
+  if (!h || h->in_call)
+    return preload_traced(nr, a);
+  if (outarg < 0 || !a[outarg])
+    outmax = 0;
+  h->in_call = 1;
+  barrier(); /* `used` is read only once deja can no longer reset it */
+  uint32_t used = h->used;
+  size_t need = sizeof(struct sbuf_rec) + ((outmax + 7) & ~(size_t)7);
+  if (need > SBUF_CAPACITY - used) {
+    barrier();
+    h->in_call = 0;
+    return preload_traced(nr, a); /* deja flushes the buffer at this stop */
+  }
+  struct sbuf_rec *rec = (struct sbuf_rec *)((char *)h + SBUF_DATA_OFF + used);
+  uint8_t *scratch = (uint8_t *)(rec + 1);
+  rec->nr = (uint16_t)nr;
+  rec->flags = 0;
+  rec->hash = args_hash(nr, a);
+  if (probe != PROBE_NONE) {
+    long s = sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
+    rec->aux = s;
+    bool ok = s >= 0; /* a file: never blocks */
+    if (!ok && (probe == PROBE_READ || (probe == PROBE_WRITE && (size_t)a[2] <= PIPE_BUF))) {
+      /* A pipe, socket or terminal: only when it is ready now. The result's low half
+       * is the record's `ready` (the replay entry reads 8 bytes there). */
+      volatile struct pollfd pfd = {(int)a[0], probe == PROBE_READ ? POLLIN : POLLOUT, 0};
+      int ready =
+          (int)sbuf_entry_call(SYS_poll, (long)&pfd, 1, 0, 0, 0, 0, (int64_t *)(void *)&rec->ready);
+      pfd.revents = 0; /* what the kernel wrote differs in replay: not left on the stack */
+      rec->ready = (uint32_t)ready;
+      ok = ready == 1;
+    }
+    if (!ok) {
+      rec->flags = SBUF_REC_PROBE_ONLY;
+      rec->ret = 0;
+      rec->size = sizeof *rec;
+      barrier();
+      h->used = used + rec->size;
+      barrier();
+      h->in_call = 0;
+      return preload_traced(nr, a);
+    }
+  }
+  long b[6];
+  preload_copy(b, a, sizeof b);
+  if (outmax)
+    b[outarg] = (long)scratch;
+  long ret = sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
+  rec->ret = ret;
+  size_t n = 0;
+  if (kind == OUT_RESULT && ret > 0)
+    n = (size_t)ret;
+  else if (kind == OUT_FIXED && ret == 0)
+    n = outmax;
+  if (n > outmax)
+    n = outmax;
+  rec->size = (uint32_t)(sizeof *rec + ((n + 7) & ~(size_t)7));
+  if (n)
+    preload_copy((void *)a[outarg], scratch, n);
+  barrier();
+  h->used = used + rec->size;
+  barrier();
+  h->in_call = 0;
+  return ret;
+}
+
+/* Maps the page with the untraced entry and takes the first thread's buffer. */
+__attribute__((constructor)) static void preload_init(void) {
+  if (own_filter())
+    return;
+  static const uint8_t entry[] = SBUF_ENTRY_RECORD, traced[] = SBUF_TRACED_ENTRY;
+  long p = preload_raw_syscall(SYS_mmap, (long)SBUF_PAGE_ADDR, 4096, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p != (long)SBUF_PAGE_ADDR)
+    return;
+  preload_copy((void *)p, entry, sizeof entry);
+  preload_copy((void *)(p + SBUF_TRACED_ENTRY_OFF), traced, sizeof traced);
+  if (preload_raw_syscall(SYS_mprotect, p, 4096, PROT_READ | PROT_EXEC, 0, 0, 0) != 0)
+    return;
+  g_on = 1;
+  if (!thread_buffer()) {
+    g_on = 0;
+    return;
+  }
+  preload_patch_libc();
+}

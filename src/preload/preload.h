@@ -1,0 +1,50 @@
+/* The preload library's internal interface: the buffered call and the traced fallback. */
+#ifndef DEJA_PRELOAD_PRELOAD_H
+#define DEJA_PRELOAD_PRELOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "preload/syscallbuf_abi.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* How many bytes of the output argument the kernel wrote. */
+enum out_kind {
+  OUT_NONE,
+  OUT_RESULT, /* the result counts them (read, readlink, getrandom, getdents64) */
+  OUT_FIXED,  /* all OUTMAX of them when the call returned 0 (stat, clock_gettime) */
+};
+
+/* How a call on descriptor a[0] that might block is made sure not to: probes the
+ * library makes (untraced, their results in the record) before buffering it. */
+enum probe {
+  PROBE_NONE,
+  PROBE_SEEKABLE, /* only a seekable descriptor (a file) */
+  PROBE_READ,     /* a file, or one poll says is readable (then a read returns at once) */
+  PROBE_WRITE,    /* a file, or one poll says is writable, for at most PIPE_BUF bytes */
+};
+
+/* Runs call NR buffered when the thread has a buffer with room, else traced. The kernel
+ * writes argument OUTARG's memory (at most OUTMAX bytes) into the record, and the
+ * library copies it to the caller. When PROBE says the call could block, it is made
+ * traced. Returns the raw result (-errno on failure). */
+long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
+                      enum probe probe);
+/* The policy (policy.c): call NR buffered when that is safe, else traced. Raw result. */
+long preload_syscall(long nr, const long a[6]);
+/* The numbers preload_syscall may buffer, ending with -1. */
+extern const int preload_buffered_calls[];
+/* The call made traced, from the library's own `syscall` instruction. Raw result. */
+long preload_traced(long nr, const long a[6]);
+long preload_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+void preload_copy(void *dst, const void *src, size_t n);
+/* Redirects libc's own system call instructions to the buffer (patch.c). */
+void preload_patch_libc(void);
+/* From now on every call of this process is made traced: it installs a seccomp filter
+ * of its own, whose errno results the recorder sees only at traced calls' entries. */
+void preload_off(void);
+/* A raw result as libc returns it: -1 with errno set on failure. */
+long preload_errno(long ret);
+
+#endif

@@ -1,0 +1,58 @@
+/* What the preload library and deja share: the fixed page holding the library's one
+ * untraced `syscall` instruction, the per-thread buffer's layout and the call that
+ * announces a buffer to deja. Included by the library and by deja. */
+#ifndef DEJA_PRELOAD_SYSCALLBUF_ABI_H
+#define DEJA_PRELOAD_SYSCALLBUF_ABI_H
+
+#include <stdint.h>
+
+/* The page the library maps at a fixed address in every process. Its entry point runs
+ * one system call: in a recording `syscall; ret` (the seccomp filter lets a call made
+ * from there through without a stop), in a replay deja rewrites it to return the
+ * recorded result instead (read through the pointer the caller pushed). */
+#define SBUF_PAGE_ADDR 0x70000000ul
+#define SBUF_ENTRY_ADDR SBUF_PAGE_ADDR
+#define SBUF_UNTRACED_IP (SBUF_PAGE_ADDR + 2) /* the address after the `syscall` */
+/* A traced `syscall; ret` in the same page: a buffered call that blocked is restarted
+ * there by the recorder, so it blocks as a traced call while other tasks run. */
+#define SBUF_TRACED_ENTRY_OFF 32
+#define SBUF_TRACED_ENTRY_ADDR (SBUF_PAGE_ADDR + SBUF_TRACED_ENTRY_OFF)
+#define SBUF_TRACED_ENTRY                                                                          \
+  { 0x0f, 0x05, 0xc3 }
+
+/* The entry's code in a recording and in a replay. Both have an instruction boundary at
+ * offset 2 (a `ret`), so a task stopped right after the recorded `syscall` resumes
+ * correctly in replay too. */
+#define SBUF_ENTRY_RECORD                                                                          \
+  { 0x0f, 0x05, 0xc3 }
+/* jmp +1; ret; mov rax,[rsp+8]; mov rax,[rax]; ret */
+#define SBUF_ENTRY_REPLAY                                                                          \
+  { 0xeb, 0x01, 0xc3, 0x48, 0x8b, 0x44, 0x24, 0x08, 0x48, 0x8b, 0x00, 0xc3 }
+
+/* The traced call a thread makes to announce its buffer: (buffer, size). deja answers
+ * 0 when it records the buffer; anything else (no deja, or -n) turns the library off. */
+#define SBUF_ANNOUNCE_NR 0x5dea
+#define SBUF_SIZE (1u << 20)
+
+/* The buffer: this header, then records back to back from SBUF_DATA_OFF. */
+struct sbuf_hdr {
+  uint32_t used;    /* bytes of complete records; deja resets it after flushing */
+  uint32_t in_call; /* the library is inside a buffered call: deja must not reset `used` */
+  uint32_t pad[14];
+};
+#define SBUF_DATA_OFF 64u
+#define SBUF_CAPACITY (SBUF_SIZE - SBUF_DATA_OFF)
+
+/* One buffered call: this header, then the bytes the kernel wrote (8-byte aligned). */
+struct sbuf_rec {
+  uint16_t nr;    /* system call number */
+  uint16_t flags; /* SBUF_REC_* */
+  uint32_t size;  /* of the whole record */
+  uint32_t hash;  /* of the arguments, for the divergence check */
+  uint32_t ready; /* a poll probe's result (will the call block) */
+  int64_t ret;    /* the call's result */
+  int64_t aux;    /* an lseek probe's result (is the descriptor seekable) */
+};
+#define SBUF_REC_PROBE_ONLY 1u /* the probe said no: the call itself was made traced */
+
+#endif

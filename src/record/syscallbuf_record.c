@@ -1,0 +1,295 @@
+/* The record side of the in-process system call buffer. Each thread using the preload
+ * library announces its buffer with a traced call; the library then records calls there
+ * without stopping. Before any event of a task is written (and at each of its traced
+ * calls) its new records are flushed into the trace as one EV_SBUF event, so the trace
+ * keeps the order in which tasks ran. */
+#include "record/syscallbuf_record.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <unistd.h>
+
+#include "common/kernel_abi.h"
+#include "common/log.h"
+#include "preload/syscallbuf_abi.h"
+#include "record/recorder_internal.h"
+
+#define PRELOAD_REL "../lib/deja/libdeja-preload.so"
+
+/* A task's buffer: where, and how much of it is already in the trace. */
+struct sbuf_task {
+  pid_t tid;
+  uint64_t buf;
+  uint32_t flushed;
+};
+
+static struct {
+  bool on;
+  bool flushing;
+  struct sbuf_task *tasks;
+  int n, cap;
+  struct tbuf data;
+  char *lib;
+} S;
+
+bool syscallbuf_record_on(void) { return S.on; }
+
+/* The library's path: ../lib/deja/ from the deja executable. */
+static char *find_library(void) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return NULL;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash)
+    return NULL;
+  *slash = 0;
+  char *path = xasprintf("%s/%s", exe, PRELOAD_REL);
+  char *real = realpath(path, NULL);
+  free(path);
+  return real;
+}
+
+char **syscallbuf_record_start(bool want, char **env) {
+  syscallbuf_record_end();
+  if (!want)
+    return NULL;
+  S.lib = find_library();
+  if (!S.lib) {
+    deja_msg("warning: the system call buffer library (%s from deja's directory) is missing; "
+             "recording with every system call traced (slower); reinstall deja",
+             PRELOAD_REL);
+    return NULL;
+  }
+  S.on = true;
+  tbuf_init(&S.data);
+  size_t n = 0;
+  while (env[n])
+    n++;
+  char **out = xcalloc(n + 2, sizeof *out);
+  char *pre = NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!strncmp(env[i], "LD_PRELOAD=", 11) && !pre)
+      pre = env[i] + 11;
+    else
+      out[k++] = env[i];
+  }
+  /* Kept for the life of the process (the recording's environment points at it). */
+  static char *setting;
+  free(setting);
+  setting =
+      pre && *pre ? xasprintf("LD_PRELOAD=%s:%s", S.lib, pre) : xasprintf("LD_PRELOAD=%s", S.lib);
+  out[k++] = setting;
+  out[k] = NULL;
+  return out;
+}
+
+void syscallbuf_record_end(void) {
+  free(S.tasks);
+  free(S.lib);
+  if (S.on)
+    tbuf_free(&S.data);
+  memset(&S, 0, sizeof S);
+}
+
+void syscallbuf_install_filter(void) {
+  /* Calls from the page's untraced entry run without a stop; all others are traced. */
+  struct sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SBUF_UNTRACED_IP, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer) + 4),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(SBUF_UNTRACED_IP >> 32), 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+  };
+  struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
+  /* With CAP_SYS_ADMIN (root) the filter needs no no_new_privs, so set-user-ID programs
+   * keep working; without it, it does. */
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0 &&
+      (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)) {
+    fprintf(stderr,
+            "deja: cannot install the system call filter (%s); record with -n "
+            "(--no-syscall-buffer)\n",
+            strerror(errno));
+    _exit(70);
+  }
+}
+
+int syscallbuf_resume_request(const struct rtask *x) {
+  return S.on && !x->proc->seccomp ? PTRACE_CONT : PTRACE_SYSCALL;
+}
+
+long syscallbuf_ptrace_options(void) { return S.on ? PTRACE_O_TRACESECCOMP : 0; }
+
+static struct sbuf_task *find(pid_t tid) {
+  for (int i = 0; i < S.n; i++)
+    if (S.tasks[i].tid == tid)
+      return &S.tasks[i];
+  return NULL;
+}
+
+static void set_buffer(pid_t tid, uint64_t buf, uint32_t flushed) {
+  struct sbuf_task *s = find(tid);
+  if (!s) {
+    if (S.n == S.cap) {
+      S.cap = S.cap ? S.cap * 2 : 16;
+      S.tasks = xrealloc(S.tasks, (size_t)S.cap * sizeof *S.tasks);
+    }
+    s = &S.tasks[S.n++];
+  }
+  *s = (struct sbuf_task){tid, buf, flushed};
+}
+
+static void drop(pid_t tid) {
+  struct sbuf_task *s = find(tid);
+  if (s)
+    *s = S.tasks[--S.n];
+}
+
+/* Writes X's records not yet in the trace as an EV_SBUF event, and empties the buffer
+ * unless the library is inside a call (then it goes on where it is). 0 or -1. */
+static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s) {
+  struct sbuf_hdr h;
+  if (task_read_mem(&x->t, s->buf, &h, sizeof h) < 0)
+    return 0; /* the task is gone: its records no longer matter to anything */
+  if (h.used > SBUF_CAPACITY || h.used < s->flushed || h.used % 8) {
+    char why[256];
+    snprintf(why, sizeof why,
+             "the system call buffer of task %d at 0x%" PRIx64
+             " was overwritten (%u bytes used); the program wrote into deja's memory",
+             x->t.tid, s->buf, h.used);
+    recorder_abort(r, why);
+    return -1;
+  }
+  uint32_t off = s->flushed, len = h.used - off;
+  tbuf_reset(&S.data);
+  if (len && task_read_mem(&x->t, s->buf + SBUF_DATA_OFF + off, tbuf_grow(&S.data, len), len) < 0)
+    return 0;
+  if (h.in_call) {
+    s->flushed = h.used;
+  } else {
+    s->flushed = 0;
+    uint32_t zero = 0;
+    if (h.used && task_write_mem(&x->t, s->buf + offsetof(struct sbuf_hdr, used), &zero, 4) < 0)
+      return 0;
+  }
+  /* What replay restores at a state point must be what the library saw here. */
+  page_hashes_forget(x->proc->pages, s->buf, SBUF_DATA_OFF + (uint64_t)h.used);
+  if (!len)
+    return 0;
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_SBUF;
+  ev.tid = x->t.tid;
+  ev.sbuf = s->buf;
+  ev.sbuf_off = off;
+  ev.sbuf_data = S.data.data;
+  ev.sbuf_len = len;
+  S.flushing = true;
+  int rc = recorder_emit(r, x, &ev);
+  S.flushing = false;
+  return rc;
+}
+
+int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
+  /* A process with its own filter runs with entry stops: the seccomp stop of the same
+   * call follows its entry stop, and is passed over. */
+  struct __ptrace_syscall_info info;
+  if (S.on && x->proc->seccomp &&
+      ptrace(PTRACE_GET_SYSCALL_INFO, x->t.tid, (void *)sizeof info, &info) > 0 &&
+      info.op == PTRACE_SYSCALL_INFO_SECCOMP)
+    return 1;
+  struct sbuf_task *s = find(x->t.tid);
+  if (s && flush(r, x, s) < 0)
+    return 70;
+  if (task_get_regs(&x->t) < 0)
+    return recorder_abort(r, "cannot read registers at a system call");
+  struct user_regs_struct regs = x->t.regs;
+  if (regs.orig_rax != SBUF_ANNOUNCE_NR)
+    return 0;
+  /* The library announces a thread's buffer: taken when the buffer is on. */
+  bool ok = S.on && regs.rdi && regs.rsi == SBUF_SIZE;
+  if (ok)
+    set_buffer(x->t.tid, regs.rdi, 0);
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_SBUF;
+  ev.tid = x->t.tid;
+  ev.regs = regs;
+  ev.flags = EVF_SBUF_INIT | (ok ? 0 : EVF_SBUF_REFUSED);
+  ev.sbuf = regs.rdi;
+  if (recorder_emit(r, x, &ev) < 0)
+    return 70;
+  /* Skipped; its result is set now (the kernel leaves rax alone for call -1). */
+  regs.orig_rax = (uint64_t)-1;
+  regs.rax = ok ? 0 : (uint64_t)-ENOSYS;
+  if (task_set_regs(&x->t, &regs) < 0)
+    return recorder_abort(r, "cannot answer the system call buffer's announcement");
+  return 1;
+}
+
+int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
+  if (S.flushing || !x || !S.n)
+    return 0;
+  struct sbuf_task *s = find(x->t.tid);
+  if (!s)
+    return 0;
+  if (ev && ev->kind == EV_EXEC) {
+    /* A new image: its library announces new buffers. */
+    for (int i = 0; i < r->ntasks; i++)
+      if (r->tasks[i]->proc == x->proc)
+        drop(r->tasks[i]->t.tid);
+    return 0;
+  }
+  int rc = x->in_syscall ? 0 : flush(r, x, s); /* in a call: flushed at its entry */
+  if (ev && ev->kind == EV_EXIT)
+    drop(x->t.tid);
+  return rc;
+}
+
+void syscallbuf_record_clone(struct recorder *r, struct rtask *x) {
+  unsigned long child = 0;
+  struct sbuf_task *s = find(x->t.tid);
+  if (!s || ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child) < 0)
+    return;
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *c = r->tasks[i];
+    /* A new thread has its own thread-local state and announces its own buffer. */
+    if (c->t.tid == (pid_t)child && c->proc != x->proc)
+      set_buffer(c->t.tid, s->buf, s->flushed);
+  }
+}
+
+void syscallbuf_record_interrupted(struct rtask *x) {
+  if (!S.on || task_get_regs(&x->t) < 0)
+    return;
+  struct user_regs_struct g = x->t.regs;
+  int64_t rax = (int64_t)g.rax;
+  if (g.rip != SBUF_UNTRACED_IP || (int64_t)g.orig_rax < 0 || !IS_ERESTART(rax))
+    return;
+  /* What the kernel does when it restarts the call, done now, but at the page's traced
+   * `syscall`: the call blocks again as a traced one (others run meanwhile) and is
+   * recorded and replayed as such; it returns to the library like the untraced one. */
+  if (rax == -ERESTART_RESTARTBLOCK) {
+    g.rax = SYS_restart_syscall;
+    g.rip -= 2;
+  } else {
+    g.rax = g.orig_rax;
+    g.rip = SBUF_TRACED_ENTRY_ADDR;
+  }
+  g.orig_rax = (uint64_t)-1;
+  if (task_set_regs(&x->t, &g) == 0)
+    x->t.regs = g;
+}

@@ -1,0 +1,43 @@
+/* The record side of the in-process system call buffer (src/preload/): the preload
+ * library and the seccomp filter that lets its calls through without a stop, each
+ * thread's buffer, and flushing the buffers into the trace as EV_SBUF events. */
+#ifndef DEJA_RECORD_SYSCALLBUF_RECORD_H
+#define DEJA_RECORD_SYSCALLBUF_RECORD_H
+
+#include <stdbool.h>
+
+struct recorder;
+struct rtask;
+struct event;
+
+/* Starts a recording: with WANT, finds the preload library next to deja and returns
+ * ENV with it in LD_PRELOAD (malloc'ed array; strings of ENV are shared), else NULL
+ * (the buffer is off: -n, or the library is missing, which is said). */
+char **syscallbuf_record_start(bool want, char **env);
+bool syscallbuf_record_on(void);
+/* In the recorded program's first process, before execve: the seccomp filter. Exits
+ * with a message when it cannot be installed. */
+void syscallbuf_install_filter(void);
+/* How to resume task X into user code: PTRACE_CONT with the filter (traced calls stop
+ * at PTRACE_EVENT_SECCOMP), PTRACE_SYSCALL without, or when X's process installed a
+ * seccomp filter of its own (a call it fails with an errno makes no seccomp stop). */
+int syscallbuf_resume_request(const struct rtask *x);
+/* ptrace options the buffer needs (PTRACE_O_TRACESECCOMP). */
+long syscallbuf_ptrace_options(void);
+
+/* At a traced system call's entry: flushes the task's buffer; handles the library's
+ * announcing call. 0: an ordinary call; 1: the announcing call, handled (the task goes
+ * on to its exit stop); 70: the recording was aborted. */
+int syscallbuf_record_entry(struct recorder *r, struct rtask *x);
+/* Before an event of task X is written (EV, or NULL when streamed): flushes X's buffer
+ * when X is in user code. 0 or -1 (the trace cannot be written). */
+int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const struct event *ev);
+/* At a clone/fork/vfork event of X: a new process's task uses X's buffer (a copy, or the
+ * same memory after vfork). */
+void syscallbuf_record_clone(struct recorder *r, struct rtask *x);
+/* At X's PTRACE_INTERRUPT stop: a buffered call the interrupt cut short (it blocked;
+ * the kernel would restart it) is restarted as a traced call. */
+void syscallbuf_record_interrupted(struct rtask *x);
+void syscallbuf_record_end(void);
+
+#endif

@@ -1,0 +1,253 @@
+/* The replay side of the in-process system call buffer. The library runs the same code
+ * as when recording, but the page's entry returns the result found in the record the
+ * library is about to write, and the kernel's bytes are already there: deja writes a
+ * task's recorded records into its buffer (EV_SBUF) before the task runs the user code
+ * that made them. After the task's next event the records the library wrote are compared
+ * with the recorded ones: a call with another number or other arguments is a divergence
+ * that names it. */
+#include "replay/replay_syscallbuf.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "preload/syscallbuf_abi.h"
+#include "replay/replay_handlers.h"
+#include "syscalls/syscall_table.h"
+
+/* Records written into a task's buffer and not yet checked. */
+struct pending {
+  pid_t rec_tid;
+  uint64_t buf, evno;
+  uint32_t off, len;
+  uint8_t *data;
+};
+
+static struct {
+  struct pending *p;
+  int n, cap;
+} S;
+
+void replay_syscallbuf_reset(void) {
+  for (int i = 0; i < S.n; i++)
+    free(S.p[i].data);
+  free(S.p);
+  memset(&S, 0, sizeof S);
+}
+
+static struct pending *find(pid_t rec_tid) {
+  for (int i = 0; i < S.n; i++)
+    if (S.p[i].rec_tid == rec_tid)
+      return &S.p[i];
+  return NULL;
+}
+
+static void drop(struct pending *p) {
+  free(p->data);
+  *p = S.p[--S.n];
+}
+
+/* Whether LEN bytes at DATA are whole records; their number in *COUNT. */
+static bool records_valid(const uint8_t *data, uint32_t len, uint32_t *count) {
+  uint32_t n = 0;
+  for (uint32_t at = 0; at < len; n++) {
+    struct sbuf_rec rec;
+    if (len - at < sizeof rec)
+      return false;
+    memcpy(&rec, data + at, sizeof rec);
+    if (rec.size < sizeof rec || rec.size % 8 || rec.size > len - at)
+      return false;
+    at += rec.size;
+  }
+  *count = n;
+  return true;
+}
+
+/* The announcing call: run to its entry... */
+static int announce_run(struct replay_engine *e, struct rptask *x, struct stop *st) {
+  char buf[256];
+  if (!(e->ev->flags & EVF_SBUF_INIT) || x->at_entry)
+    return 0;
+  int rc = run_task(e, x, st, true);
+  if (rc)
+    return rc;
+  if (st->kind != STOP_SYSCALL_ENTRY)
+    return diverge(e, "expected the system call buffer's announcement, found %s",
+                   stop_desc(st, buf, sizeof buf));
+  rc = expect_regs(e, x, &e->ev->regs);
+  if (rc == 0)
+    x->at_entry = true;
+  return rc;
+}
+
+/* ...skipped with the recorded answer; the page's entry becomes the replay one. */
+static int announce_complete(struct replay_engine *e, struct rptask *x, const struct stop *st0) {
+  (void)st0;
+  if (!(e->ev->flags & EVF_SBUF_INIT))
+    return 0;
+  x->at_entry = false;
+  if (x->sysemu_entry) {
+    x->sysemu_entry = false; /* PTRACE_SYSEMU: the kernel skips it by itself */
+    x->at_sysentry = false;
+  } else {
+    struct stop st;
+    char buf[256];
+    if (task_get_regs(&x->t) < 0)
+      return -1;
+    x->t.regs.orig_rax = (uint64_t)-1;
+    if (task_set_regs(&x->t, &x->t.regs) < 0 || run_task(e, x, &st, false) < 0)
+      return -1;
+    if (st.kind != STOP_SYSCALL_EXIT)
+      return diverge(e, "the system call buffer's announcement did not return; found %s",
+                     stop_desc(&st, buf, sizeof buf));
+  }
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  bool refused = e->ev->flags & EVF_SBUF_REFUSED;
+  x->t.regs.rax = refused ? (uint64_t)-ENOSYS : 0;
+  if (task_set_regs(&x->t, &x->t.regs) < 0)
+    return -1;
+  static const uint8_t entry[] = SBUF_ENTRY_REPLAY;
+  if (!refused && task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0)
+    return diverge(e, "cannot write the system call buffer's replay entry at 0x%lx: %s",
+                   SBUF_ENTRY_ADDR, strerror(errno));
+  return 0;
+}
+
+/* Refills the buffer before the task runs the code that made the calls. */
+static int refill(struct replay_engine *e, struct rptask *x) {
+  if (e->ev->flags & EVF_SBUF_INIT)
+    return 0;
+  uint32_t count;
+  if (e->ev->sbuf_off % 8 || e->ev->sbuf_off > SBUF_CAPACITY ||
+      e->ev->sbuf_len > SBUF_CAPACITY - e->ev->sbuf_off ||
+      !records_valid(e->ev->sbuf_data, e->ev->sbuf_len, &count)) {
+    deja_msg("%s/events: event %" PRIu64 " (buffered system calls of task %d) is corrupt",
+             e->o->trace_dir, e->pos.event, e->ev->tid);
+    return REPLAY_BAD_TRACE;
+  }
+  struct pending *p = find(x->rec_tid);
+  if (p) {
+    int rc = replay_syscallbuf_check(e);
+    if (rc)
+      return rc;
+  }
+  uint64_t at = e->ev->sbuf + SBUF_DATA_OFF + e->ev->sbuf_off;
+  uint32_t used = e->ev->sbuf_off;
+  if (task_write_mem(&x->t, at, e->ev->sbuf_data, e->ev->sbuf_len) < 0 ||
+      task_write_mem(&x->t, e->ev->sbuf, &used, sizeof used) < 0)
+    return diverge(e, "cannot refill the system call buffer at 0x%" PRIx64 ": %s", e->ev->sbuf,
+                   strerror(errno));
+  if (S.n == S.cap) {
+    S.cap = S.cap ? S.cap * 2 : 16;
+    S.p = xrealloc(S.p, (size_t)S.cap * sizeof *S.p);
+  }
+  p = &S.p[S.n++];
+  *p = (struct pending){x->rec_tid,      e->ev->sbuf,
+                        e->pos.event,    e->ev->sbuf_off,
+                        e->ev->sbuf_len, xmalloc(e->ev->sbuf_len ? e->ev->sbuf_len : 1)};
+  memcpy(p->data, e->ev->sbuf_data, e->ev->sbuf_len);
+  return 0;
+}
+
+/* Compares the records the library wrote with the recorded ones. */
+static int check(struct replay_engine *e, struct rptask *x, const struct pending *p) {
+  uint32_t used;
+  if (task_read_mem(&x->t, p->buf, &used, sizeof used) < 0)
+    return 0; /* the task is on its way out */
+  uint32_t have = used < p->off ? 0 : used - p->off;
+  uint32_t n = have < p->len ? have : p->len;
+  uint8_t *got = xmalloc(n + sizeof(struct sbuf_rec));
+  if (task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off, got, n) < 0) {
+    free(got);
+    return 0;
+  }
+  int rc = 0;
+  /* Unless it diverged, the library wrote the very bytes that were recorded. */
+  if (n == p->len && used == p->off + p->len && !memcmp(got, p->data, n)) {
+    free(got);
+    return 0;
+  }
+  uint32_t total, i = 0, at = 0;
+  records_valid(p->data, p->len, &total);
+  for (; at < p->len && !rc; i++) {
+    struct sbuf_rec want, made;
+    memcpy(&want, p->data + at, sizeof want);
+    memcpy(&made, got + at, sizeof made);
+    if (n < at + want.size)
+      rc = diverge(e,
+                   "the task made %u of the %u system calls it recorded in its buffer (event "
+                   "%" PRIu64 "); the next one recorded is %s",
+                   i, total, p->evno, syscall_name(want.nr));
+    else if (made.nr != want.nr || made.hash != want.hash || made.ret != want.ret)
+      rc = diverge(e,
+                   "buffered system call %u of %u (event %" PRIu64
+                   "): recorded %s (arguments hash %08x), replay made %s (arguments hash %08x)",
+                   i + 1, total, p->evno, syscall_name(want.nr), want.hash, syscall_name(made.nr),
+                   made.hash);
+    at += want.size;
+  }
+  if (!rc && used > p->off + p->len) {
+    struct sbuf_rec more;
+    memset(&more, 0, sizeof more);
+    task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off + p->len, &more, sizeof more);
+    rc = diverge(e,
+                 "the task made more system calls in its buffer than the %u recorded (event "
+                 "%" PRIu64 "): the next one is %s",
+                 total, p->evno, syscall_name(more.nr));
+  }
+  free(got);
+  return rc;
+}
+
+int replay_syscallbuf_check(struct replay_engine *e) {
+  struct pending *p = find(e->ev->tid);
+  if (!p || (e->ev->kind == EV_SBUF && p->evno == e->pos.event))
+    return 0;
+  struct rptask *x = engine_task(e, e->ev->tid);
+  int rc = 0;
+  bool gone = !x || e->ev->kind == EV_EXEC || e->ev->kind == EV_EXIT;
+  /* A restored state point, a new image or an exit leave nothing to check. */
+  if (!gone && e->ev->kind != EV_STATE)
+    rc = check(e, x, p);
+  /* The recorder emptied the buffer here unless the library was inside a call: so does
+   * replay, so the buffer's memory is the recorded one (a state point compares it). */
+  struct sbuf_hdr h;
+  uint32_t zero = 0;
+  if (!rc && !gone && task_read_mem(&x->t, p->buf, &h, sizeof h) == 0 && !h.in_call && h.used)
+    task_write_mem(&x->t, p->buf + offsetof(struct sbuf_hdr, used), &zero, sizeof zero);
+  drop(p);
+  return rc;
+}
+
+const struct event_handler replay_syscallbuf_handler = {
+    .begin = refill,
+    .run = announce_run,
+    .complete = announce_complete,
+};
+
+void syscallbuf_describe(const struct event *ev, FILE *f) {
+  if (ev->flags & EVF_SBUF_INIT) {
+    fprintf(f, " buffer at 0x%" PRIx64 " announced%s", ev->sbuf,
+            ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "");
+    return;
+  }
+  uint32_t count = 0;
+  if (!records_valid(ev->sbuf_data, ev->sbuf_len, &count)) {
+    fprintf(f, " (corrupt records)");
+    return;
+  }
+  fprintf(f, " %u call%s (%u bytes):", count, count == 1 ? "" : "s", ev->sbuf_len);
+  for (uint32_t at = 0; at < ev->sbuf_len;) {
+    struct sbuf_rec rec;
+    memcpy(&rec, ev->sbuf_data + at, sizeof rec);
+    if (rec.flags & SBUF_REC_PROBE_ONLY)
+      fprintf(f, " %s(traced)", syscall_name(rec.nr));
+    else
+      fprintf(f, " %s=%" PRId64, syscall_name(rec.nr), rec.ret);
+    at += rec.size;
+  }
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Checks that the system call buffer is really used and that its checks work:
+#   used PROGRAM...   recording PROGRAM writes sbuf events holding at least 1000 calls,
+#                     and with -n none at all; both replay.
+#   diverge PROGRAM   replaying PROGRAM (whose buffered calls differ in replay) exits 3
+#                     with a message naming the recorded and the replayed call.
+# usage: syscallbuf_test.sh DEJA used|diverge PROGRAM [ARG...]
+set -u
+deja=$1 mode=$2
+shift 2
+tmp=$(mktemp -d /tmp/deja-sbuf-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+calls_in() { "$deja" dump "$1" | sed -n 's/.* sbuf \([0-9]*\) calls\{0,1\} (.*/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
+
+case "$mode" in
+used)
+  "$deja" record -o "$tmp/on" "$@" >"$tmp/on.out" 2>"$tmp/on.err" || fail "record exited $?: $(tail -n 3 "$tmp/on.err")"
+  n=$(calls_in "$tmp/on")
+  [ "$n" -ge 1000 ] || fail "recording $* buffered $n system calls, expected at least 1000 (deja dump shows none in sbuf events)"
+  "$deja" replay -a -q "$tmp/on" 2>"$tmp/on.rerr" || fail "replay of the buffered recording exited $?: $(tail -n 3 "$tmp/on.rerr")"
+  "$deja" record -n -o "$tmp/off" "$@" >"$tmp/off.out" 2>"$tmp/off.err" || fail "record -n exited $?: $(tail -n 3 "$tmp/off.err")"
+  n=$(calls_in "$tmp/off")
+  [ "$n" -eq 0 ] || fail "record -n buffered $n system calls, expected none"
+  "$deja" dump "$tmp/off" | grep -q ' sbuf ' && fail "record -n wrote sbuf events"
+  "$deja" replay -a -q "$tmp/off" 2>"$tmp/off.rerr" || fail "replay of the -n recording exited $?: $(tail -n 3 "$tmp/off.rerr")"
+  ;;
+diverge)
+  "$deja" record -o "$tmp/t" "$@" >/dev/null 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"
+  "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err"
+  status=$?
+  [ $status -eq 3 ] || fail "replay exited $status, expected 3 (divergence); stderr: $(cat "$tmp/rep.err")"
+  grep -q "recorded getuid .*replay made geteuid" "$tmp/rep.err" \
+    || fail "the divergence message does not name the calls: $(cat "$tmp/rep.err")"
+  ;;
+*) fail "unknown mode $mode" ;;
+esac
+echo "PASS"

@@ -1,0 +1,27 @@
+# The in-process system call buffer (issue 9). The whole suite records with the buffer on
+# (the default); these add programs that stress it, a subset recorded with -n, checks
+# that the buffer is used and that a buffered call differing in replay is a divergence,
+# and gdb on a replay with buffered calls.
+deja_rr_program_test(sbuf_calls DIFFER)
+deja_rr_program_test(sbuf_signals REPEAT 2)
+deja_rr_program_test(sbuf_thread_pipe REPEAT 3)
+deja_rr_program_test(sbuf_fork_exec)
+deja_rr_program_test(sbuf_close_fds)
+deja_rr_program_test(sbuf_fifo_open REPEAT 2)
+
+# Without the buffer (-n): every call traced.
+foreach(program hello file_io stat_calls dir_listing pipe_basic mt_condvar_pingpong pt_fork_wait
+    sig_alarm_eintr_read sbuf_calls sbuf_signals sbuf_fork_exec)
+  deja_rr_test(${program}_nobuf COMMAND $<TARGET_FILE:${program}> RECORD_ARGS -n)
+endforeach()
+deja_rr_test(real_ls_nobuf COMMAND ls -la /usr/lib RECORD_ARGS -n)
+
+add_test(NAME syscallbuf_used COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh $<TARGET_FILE:deja>
+  used $<TARGET_FILE:sbuf_calls>)
+add_test(NAME syscallbuf_diverge COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> diverge $<TARGET_FILE:sbuf_diverge>)
+set_tests_properties(syscallbuf_used syscallbuf_diverge PROPERTIES TIMEOUT 120)
+
+# gdb on a replay with buffered calls: a watchpoint on memory a buffered call wrote.
+deja_gdb_program(sbuf_watch)
+deja_gdb_test(sbuf_watch sbuf_watch)
