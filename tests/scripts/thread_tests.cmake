@@ -37,7 +37,7 @@ import threading
 results = []
 lock = threading.Lock()
 def work(n):
-    total = sum(range(n * 100000))
+    total = sum(range(n * 1000000))
     with lock:
         results.append((n, total))
 workers = [threading.Thread(target=work, args=(n,)) for n in range(1, 5)]
