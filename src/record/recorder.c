@@ -337,20 +337,7 @@ static bool should_preempt(struct recorder *r, struct rtask *c) {
 static int handle_stop(struct recorder *r, pid_t tid, int status);
 
 /* A task inside the kernel (or new) that the kernel made runnable: it is about to stop. */
-static bool task_runnable(pid_t tid) {
-  char path[64], buf[512];
-  snprintf(path, sizeof path, "/proc/%d/stat", tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0)
-    return false;
-  buf[n] = 0;
-  const char *p = strrchr(buf, ')');
-  return p && p[1] == ' ' && p[2] == 'R';
-}
+static bool task_runnable(pid_t tid) { return task_proc_state(tid) == 'R'; }
 
 static sigset_t chld_set;
 

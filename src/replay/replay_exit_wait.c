@@ -14,20 +14,7 @@
 
 #include "replay/replay_special.h"
 
-static bool is_zombie(pid_t tid) {
-  char path[64], buf[512];
-  snprintf(path, sizeof path, "/proc/%d/stat", tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0)
-    return false;
-  buf[n] = 0;
-  const char *paren = strrchr(buf, ')');
-  return paren && paren[1] == ' ' && paren[2] == 'Z';
-}
+static bool is_zombie(pid_t tid) { return task_proc_state(tid) == 'Z'; }
 
 int replay_wait_exit(struct replay_engine *e, struct rptask *x, struct stop *st) {
   for (int i = 0;; i++) {

@@ -209,20 +209,25 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
   return result;
 }
 
-void task_wait_dead(pid_t tid) {
+char task_proc_state(pid_t tid) {
   char path[64], buf[512];
   snprintf(path, sizeof path, "/proc/%d/stat", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = 0;
+  const char *paren = strrchr(buf, ')'); /* the state follows the command name */
+  return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+void task_wait_dead(pid_t tid) {
   for (int i = 0; i < 100000; i++) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      return;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-      return;
-    buf[n] = 0;
-    const char *paren = strrchr(buf, ')'); /* the state follows the command name */
-    if (!paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X' || paren[2] == 'x')
+    char state = task_proc_state(tid);
+    if (state == 0 || state == 'Z' || state == 'X' || state == 'x')
       return;
     usleep(20);
   }
