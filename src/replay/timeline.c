@@ -254,9 +254,9 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
 
 #define MAX_INSN_LEN 15
 
-/* Whether one single step of P's task from here makes P's n-th trigger. */
-static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
-  struct replay_debug *d = tl->d;
+/* Arms the one-shot debugger target at P's n-th watchpoint trigger (its n-1 earlier ones
+ * already counted). */
+static void arm_trigger(struct replay_debug *d, const struct tl_pos *p) {
   d->target = (struct debug_target){.on = true,
                                     .watch = true,
                                     .tid = p->tid,
@@ -265,6 +265,12 @@ static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
                                     .type = p->type,
                                     .n = p->n,
                                     .count = p->n - 1};
+}
+
+/* Whether one single step of P's task from here makes P's n-th trigger. */
+static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
+  struct replay_debug *d = tl->d;
+  arm_trigger(d, p);
   struct replay_result res;
   bool hit =
       step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
@@ -357,14 +363,7 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   tl->s->e.o = &tl->quiet;
   struct replay_debug *d = tl->d;
   if (p->kind == TL_TRIGGER)
-    d->target = (struct debug_target){.on = true,
-                                      .watch = true,
-                                      .tid = p->tid,
-                                      .addr = p->addr,
-                                      .len = p->len,
-                                      .type = p->type,
-                                      .n = p->n,
-                                      .count = p->n - 1};
+    arm_trigger(d, p);
   uint64_t steps = 0;
   bool found = false;
   struct replay_result res;
