@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include "check.h"
 
-enum { THREADS = 4, INCREMENTS = 20000, WINDOW = 2000 };
+enum { THREADS = 4, INCREMENTS = 20000, WINDOW = 20000 };
 
 static volatile long counter;
 
