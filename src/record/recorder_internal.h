@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "record/chaos.h"
-#include "record/page_hashes.h"
+#include "task/page_hashes.h"
 #include "record/recorder.h"
 #include "syscalls/syscall_table.h"
 #include "task/task.h"

@@ -24,6 +24,8 @@ enum {
 };
 
 /* A replayed thread. Events name tasks by their recorded tids; the replayed ones differ. */
+struct state_pages;
+
 struct rptask {
   struct task t;
   pid_t rec_tid, rec_pid; /* as recorded (what the program saw) */
@@ -111,6 +113,7 @@ struct replay_engine {
   char *shared_dir;        /* writable copies of files mapped MAP_SHARED, one per file */
   pid_t *dead;             /* tasks that exited and are not reaped yet (zombie leaders) */
   int ndead, cap_dead;
+  struct state_pages *state_pages; /* replay_state_pages.c */
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */

@@ -18,6 +18,7 @@
 #include "replay/replay_calls.h"
 #include "replay/replay_files.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_state_pages.h"
 #include "replay/replay_output.h"
 #include "replay/replay_special.h"
 #include "syscalls/syscall_table.h"
@@ -147,6 +148,8 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
     return diverge(e, "the new task %lu vanished", child);
   if (task_open_mem(&c->t) < 0)
     return diverge(e, "cannot open the memory of the new task %lu", child);
+  if (!thread)
+    state_pages_forget_process(e->state_pages, c->rec_pid);
   c->gadget = x->gadget;
   memcpy(c->exe, x->exe, sizeof c->exe);
   memcpy(c->auxv, x->auxv, sizeof c->auxv);

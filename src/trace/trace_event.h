@@ -108,6 +108,10 @@ struct event {
   /* EV_STATE (pages in mem) */
   const uint8_t *xsave;
   uint32_t xsave_len;
+  /* the digest of the process's memory (page_digest_add over its present writable
+   * pages), absent in traces of older versions */
+  bool has_digest;
+  uint64_t digest;
 };
 
 void event_init(struct event *ev);
@@ -122,7 +126,7 @@ void event_encode(const struct event *ev, struct tbuf *b);
  * resets B. The result decodes like event_encode's. */
 void event_encode_state_head(const struct event *ev, struct tbuf *b);
 void event_encode_state_page(struct tbuf *b, uint64_t addr, uint32_t len);
-void event_encode_state_end(struct tbuf *b);
+void event_encode_state_end(struct tbuf *b, uint64_t digest);
 /* A syscall event streamed in pieces (for results too large to hold twice): the head
  * (EV without its memory, which will have NMEM regions), then for each region the header
  * from event_encode_mem_header followed by LEN bytes, then the tail. Each resets B. */
