@@ -25,3 +25,5 @@ deja_rr_test(br_exec_from_main COMMAND $<TARGET_FILE:br_exec_from_thread> main D
 deja_rr_program_test(br_namespaces DIFFER)
 # A page changed after a state point and changed back before the next (issue 10 gap 1).
 deja_rr_program_test(br_state_revert DIFFER)
+# io_uring is refused with ENOSYS; programs fall back to plain calls.
+deja_rr_program_test(br_io_uring_fallback DIFFER)
