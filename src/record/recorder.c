@@ -84,6 +84,24 @@ char *record_find_program(const char *program) {
   return NULL;
 }
 
+bool record_program_supported(const char *path) {
+  unsigned char h[20];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read(fd, h, sizeof h) : -1;
+  if (fd >= 0)
+    close(fd);
+  if (n < (ssize_t)sizeof h || memcmp(h, "\177ELF", 4) != 0)
+    return true; /* a script, or unreadable: the kernel decides at exec */
+  unsigned machine = h[18] | (unsigned)h[19] << 8;
+  if (h[4] == 2 && machine == 62) /* ELFCLASS64, EM_X86_64 */
+    return true;
+  deja_msg("`%s' is a %s program; deja records 64-bit x86-64 programs only", path,
+           h[4] == 1 && machine == 3 ? "32-bit x86"
+           : h[4] == 1               ? "32-bit non-x86"
+                                     : "non-x86-64");
+  return false;
+}
+
 void recorder_write_failed(struct recorder *r) {
   int e = errno;
   deja_msg("cannot write the trace: %s", trace_writer_error(r->w));
