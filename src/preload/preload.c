@@ -145,7 +145,7 @@ static uint32_t args_hash(long nr, const long a[6]) {
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
                       enum probe probe) {
   struct sbuf_hdr *h = g_off ? NULL : thread_buffer();
-  if (!h || h->in_call)
+  if (!h || h->in_call || h->traced)
     return preload_traced(nr, a);
   if (outarg < 0 || !a[outarg])
     outmax = 0;

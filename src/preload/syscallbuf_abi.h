@@ -38,7 +38,9 @@
 struct sbuf_hdr {
   uint32_t used;    /* bytes of complete records; deja resets it after flushing */
   uint32_t in_call; /* the library is inside a buffered call: deja must not reset `used` */
-  uint32_t pad[14];
+  uint32_t traced;  /* deja makes every call traced: the thread is ptraced by another
+                       recorded task, whose PTRACE_SYSCALL must see its calls */
+  uint32_t pad[13];
 };
 #define SBUF_DATA_OFF 64u
 #define SBUF_CAPACITY (SBUF_SIZE - SBUF_DATA_OFF)

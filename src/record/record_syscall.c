@@ -230,6 +230,8 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   x->entry = x->t.regs;
   x->in_syscall = true;
   x->refused = 0;
+  x->emulated = x->wait_tracer = x->wait_again = false;
+  x->effect.tid = 0;
   x->entry_emitted = x->clone_done = false;
   x->entry_seq = ++r->seq;
   char why[256];
@@ -250,6 +252,13 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
              "; please report it with the program that made it",
              syscall_name(nr), nr, x->t.tid, r->events + 1);
     return recorder_abort(r, why);
+  }
+  if (nr == SYS_ptrace)
+    return record_ptrace_call(r, x);
+  if (nr == SYS_wait4 || nr == SYS_waitid) {
+    int rc = record_ptrace_wait_entry(r, x);
+    if (rc || x->emulated)
+      return rc;
   }
   record_rewrite_entry(r, x); /* record_cpus.c */
   if (d->hook && record_hooks[d->hook].entry)
@@ -383,9 +392,10 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   const struct user_regs_struct *e = &x->entry;
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;
-  if (x->refused) {
-    result = -x->refused;
+  if (x->refused || x->emulated) {
+    result = x->emulated ? x->emu_result : -x->refused;
     x->t.regs.rax = (uint64_t)result;
+    x->t.regs.orig_rax = e->orig_rax; /* as replay has it, should a signal come now */
     task_set_regs(&x->t, &x->t.regs);
   }
   const struct syscall_desc *d = syscall_table_lookup(nr);
@@ -410,6 +420,8 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, in.why);
   }
   capture_regions(r, x, &w, &ev);
+  if (x->emulated)
+    record_ptrace_effects(x, &ev);
   record_seccomp_exit(x, d, &ev);
   ev.file = in.file;
   if (ev.out_to) {

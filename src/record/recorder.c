@@ -257,6 +257,8 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
 }
 
 void recorder_remove_task(struct recorder *r, struct rtask *x) {
+  x->pt.tracer = NULL;
+  record_ptrace_task_gone(r, x);
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
       r->tasks[i] = r->tasks[--r->ntasks];
@@ -504,6 +506,21 @@ static int emit_exit(struct recorder *r, struct rtask *x, int status) {
   return rc;
 }
 
+int recorder_exit_stop(struct recorder *r, struct rtask *x) {
+  unsigned long status = 0;
+  ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
+  bool by_exec = record_killed_by_exec(r, x, (int)status);
+  x->exit_emitted |= by_exec;
+  int rc = emit_exit(r, x, (int)status);
+  x->state = T_EXITING;
+  if (r->cur == x)
+    r->cur = NULL;
+  task_resume(&x->t, PTRACE_CONT, 0);
+  if (!by_exec) /* the main thread killed by an exec lives on as the exec'ing one */
+    task_wait_dead(x->t.tid);
+  return rc;
+}
+
 static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   int rc = 0;
   switch (event) {
@@ -521,21 +538,13 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   case PTRACE_EVENT_EXEC:
     x = record_exec_takeover(r, x); /* the exec'ing task may be another thread */
     rc = record_exec(r, x);
+    if (rc == 0 && record_ptrace_exec_stop(r, x))
+      return 0;
     return rc ? rc : continue_task(r, x);
-  case PTRACE_EVENT_EXIT: {
-    unsigned long status = 0;
-    ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
-    bool by_exec = record_killed_by_exec(r, x, (int)status);
-    x->exit_emitted |= by_exec;
-    rc = emit_exit(r, x, (int)status);
-    x->state = T_EXITING;
-    if (r->cur == x)
-      r->cur = NULL;
-    task_resume(&x->t, PTRACE_CONT, 0);
-    if (!by_exec) /* the main thread killed by an exec lives on as the exec'ing one */
-      task_wait_dead(x->t.tid);
-    return rc;
-  }
+  case PTRACE_EVENT_EXIT:
+    if (record_ptrace_exit_event(r, x))
+      return 0; /* its tracer sees the exit first */
+    return recorder_exit_stop(r, x);
   default: return continue_task(r, x);
   }
 }
@@ -576,6 +585,17 @@ static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   return continue_task(r, x);
 }
 
+int recorder_enter_syscall(struct recorder *r, struct rtask *x) {
+  int rc = record_syscall_entry(r, x);
+  if (rc && rc != 1)
+    return rc;
+  if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
+    x->state = T_IN_KERNEL;
+    clock_gettime(CLOCK_MONOTONIC, &x->entered);
+  }
+  return 0;
+}
+
 static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   int rc = 0;
   if (st->kind != STOP_GROUP && st->kind != STOP_SIGNAL)
@@ -589,22 +609,27 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     return rc;
   case STOP_SYSCALL_ENTRY:
     rc = syscallbuf_record_entry(r, x);
-    if (rc == 0)
-      rc = record_syscall_entry(r, x);
-    if (rc && rc != 1)
-      return rc;
-    if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
-      x->state = T_IN_KERNEL;
-      clock_gettime(CLOCK_MONOTONIC, &x->entered);
+    if (rc == 0 && record_ptrace_entry_stop(r, x))
+      return 0; /* its tracer sees it first */
+    if (rc == 1) {
+      if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
+        x->state = T_IN_KERNEL;
+        clock_gettime(CLOCK_MONOTONIC, &x->entered);
+      }
+      return 0;
     }
-    return 0;
+    return rc ? rc : recorder_enter_syscall(r, x);
   case STOP_SYSCALL_EXIT:
+    if (record_ptrace_wait_exit(r, x))
+      return 0; /* a tracer's wait, made again later */
     rc = record_syscall_exit(r, x);
     if (rc)
       return rc;
     x->at_boundary = true;
     x->boundary_regs = x->t.regs;
     record_resend_held(x);
+    if (record_ptrace_exit_stop(r, x))
+      return 0;
     if (x->entry.orig_rax == SYS_sched_yield && x == r->cur && any_ready(r, x)) {
       x->state = T_READY; /* sched_yield: the next ready task runs */
       r->cur = NULL;
@@ -613,6 +638,8 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     return continue_task(r, x);
   case STOP_SIGNAL: {
     int sig = record_signal(r, x, st->sig);
+    if (sig == -2)
+      return 0; /* held for its tracer */
     if (sig < 0)
       return RECORD_DEJA_FAILED;
     x->deliver = sig;
@@ -645,6 +672,7 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
       return 0;
     if (r->o->chaos)
       chaos_tick(r);
+    int64_t emu_wait = record_ptrace_tick(r);
     struct rtask *c = r->cur;
     if (!c)
       schedule(r);
@@ -656,6 +684,8 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     int status;
     /* Waits without a deadline look every second for a recording that cannot go on. */
     int64_t budget = wait_budget(r);
+    if (emu_wait >= 0 && (budget < 0 || emu_wait < budget))
+      budget = emu_wait;
     bool idle = budget < 0 || budget > STUCK_CHECK_NS;
     /* Nothing runs user code for a while (every task waits in the kernel): what the trace
      * holds so far is written now, so a recorder killed meanwhile leaves it replayable. */

@@ -127,6 +127,13 @@ void syscallbuf_install_filter(void) {
   }
 }
 
+static struct sbuf_task *find(pid_t tid);
+
+uint64_t syscallbuf_task_buffer(pid_t tid) {
+  struct sbuf_task *s = find(tid);
+  return s ? s->buf : 0;
+}
+
 int syscallbuf_resume_request(const struct rtask *x) {
   return S.on && !x->proc->seccomp ? PTRACE_CONT : PTRACE_SYSCALL;
 }
@@ -220,7 +227,8 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
   if (regs.orig_rax != SBUF_ANNOUNCE_NR)
     return 0;
   /* The library announces a thread's buffer: taken when the buffer is on. */
-  bool ok = S.on && regs.rdi && regs.rsi == SBUF_SIZE;
+  /* A thread ptraced by another recorded task makes every call traced. */
+  bool ok = S.on && regs.rdi && regs.rsi == SBUF_SIZE && !record_ptrace_traced(x);
   if (ok)
     set_buffer(x->t.tid, regs.rdi, 0);
   struct event ev;

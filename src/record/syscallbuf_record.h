@@ -4,6 +4,8 @@
 #ifndef DEJA_RECORD_SYSCALLBUF_RECORD_H
 #define DEJA_RECORD_SYSCALLBUF_RECORD_H
 
+#include <stdint.h>
+#include <sys/types.h>
 #include <stdbool.h>
 
 struct recorder;
@@ -39,5 +41,7 @@ void syscallbuf_record_clone(struct recorder *r, struct rtask *x);
  * the kernel would restart it) is restarted as a traced call. */
 void syscallbuf_record_interrupted(struct rtask *x);
 void syscallbuf_record_end(void);
+/* The address of task TID's buffer, or 0. */
+uint64_t syscallbuf_task_buffer(pid_t tid);
 
 #endif
