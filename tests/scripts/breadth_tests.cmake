@@ -31,3 +31,5 @@ deja_rr_program_test(br_io_uring_fallback DIFFER)
 deja_rr_program_test(br_ptrace_child DIFFER REPEAT 2)
 deja_rr_test(br_ptrace_traceme COMMAND $<TARGET_FILE:br_ptrace_child> traceme DIFFER REPEAT 2)
 deja_rr_test(br_strace COMMAND strace -f true REPEAT 2)
+# A perf event ring buffer is refused (EPERM); the program reads the counter instead.
+deja_rr_program_test(br_perf_ring DIFFER)
