@@ -41,6 +41,10 @@ struct rptask {
                         resuming runs no user code */
   bool sysemu_entry; /* ...reached with PTRACE_SYSEMU: the call will not run (replay skips
                         most calls with a single stop) */
+  bool sysemu_skipped; /* left at an entry PTRACE_SYSEMU skipped: resumed with
+                          PTRACE_SYSCALL, the kernel reports that call's exit first */
+  bool execute_next; /* the call it is run to runs for real: reached with PTRACE_SYSCALL,
+                        which saves re-entering a call PTRACE_SYSEMU skipped (2 stops) */
   int bus_prot;      /* protection of the page a reproduced bus error made inaccessible */
   char exe[512];     /* the preserved executable of its process (for gdb) */
   uint8_t auxv[512]; /* its process's recorded auxiliary vector (for gdb) */

@@ -92,6 +92,7 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   if (x->sysemu_entry) {
     x->sysemu_entry = false; /* PTRACE_SYSEMU: the kernel skips it by itself */
     x->at_sysentry = false;
+    x->sysemu_skipped = true;
   } else {
     struct stop st;
     char buf[256];
