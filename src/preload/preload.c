@@ -190,7 +190,10 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   if (probe != PROBE_NONE) {
     long s = sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
     rec->aux = s;
-    bool ok = s >= 0; /* a file: never blocks */
+    bool file = s >= 0;
+    bool ok = file && probe != PROBE_WRITE_NOFILE; /* a file: never blocks */
+    if (probe == PROBE_WRITE_NOFILE)
+      probe = file ? PROBE_NONE : PROBE_WRITE;
     /* A read of anything else is made with the context-switch event armed: if it blocks,
      * deja restarts it as a traced call and runs another task meanwhile. */
     if (!ok && probe == PROBE_READ && t_desched >= 0) {

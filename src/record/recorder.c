@@ -440,7 +440,7 @@ static void on_timeout(struct recorder *r) {
  * interrupted, and its call restarted as a traced one (on_group_stop). */
 static void on_desched(struct recorder *r, int fd) {
   struct rtask *x = syscallbuf_desched_task(r, fd);
-  if (!x || x != r->cur || x->state != T_RUNNING || x->interrupting)
+  if (!x || x != r->cur || x->state != T_RUNNING || x->interrupting || x->sbuf_restarted)
     return;
   char st = task_proc_state(x->t.tid);
   if (st != 'S' && st != 'D')
@@ -556,11 +556,11 @@ static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
     bool desched = x->desched;
     x->desched = false;
     if (syscallbuf_record_interrupted(x)) {
-      /* It blocked in a buffered call, now a traced one it makes when it runs next
-       * (others run first). No state point: replay diverts the call too. */
-      x->state = T_READY;
-      if (r->cur == x)
-        r->cur = NULL;
+      /* It blocked in a buffered call, now a traced one: it goes into that call right
+       * away (not interrupted again), so the user code it ran is in the trace before
+       * any other task's; others run while it blocks there. No state point: replay
+       * diverts the call too. */
+      resume_running(r, x);
       return 0;
     }
     if (desched && !should_preempt(r, x)) {
@@ -665,7 +665,8 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     struct rtask *c = r->cur;
     if (!c)
       schedule(r);
-    else if (c->state == T_RUNNING && !c->interrupting && should_preempt(r, c)) {
+    else if (c->state == T_RUNNING && !c->interrupting && !c->sbuf_restarted &&
+             should_preempt(r, c)) {
       c->interrupting = true;
       ptrace(PTRACE_INTERRUPT, c->t.tid, 0, 0);
     }
@@ -710,6 +711,7 @@ static pid_t spawn(const struct record_options *o, const char *path, const sigse
     return pid;
   /* The child: deterministic layout, trapping rdtsc, stopped until the tracer is ready. */
   sigprocmask(SIG_SETMASK, mask, NULL);
+  signal(syscallbuf_desched_signal(), SIG_DFL);
   personality(ADDR_NO_RANDOMIZE);
   prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -817,6 +819,8 @@ int record_run(const struct record_options *o) {
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   sigaddset(&chld, syscallbuf_desched_signal());
+  /* Waited for while blocked; dropped, not fatal, wherever deja does not block it. */
+  signal(syscallbuf_desched_signal(), SIG_IGN);
   chld_set = chld;
   sigprocmask(SIG_BLOCK, &chld, &old);
   if (mkdir(files, 0700) < 0) {
