@@ -157,8 +157,8 @@ static int refill(struct replay_engine *e, struct rptask *x) {
     S.p = xrealloc(S.p, (size_t)S.cap * sizeof *S.p);
   }
   p = &S.p[S.n++];
-  *p = (struct pending){x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len,
-                        xmalloc(len ? len : 1), divert};
+  *p = (struct pending){
+      x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len, xmalloc(len ? len : 1), divert};
   memcpy(p->data, e->ev->sbuf_data, len);
   if (divert) {
     uint64_t ret = at + len + offsetof(struct sbuf_rec, ret);
