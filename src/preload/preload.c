@@ -135,8 +135,8 @@ static struct sbuf_hdr *thread_buffer(void) {
       .sample_period = 1,
       .disabled = 1,
   };
-  long fd = preload_raw_syscall(SYS_perf_event_open, (long)&attr, 0, -1, -1,
-                                PERF_FLAG_FD_CLOEXEC, 0);
+  long fd =
+      preload_raw_syscall(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
   if (preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, fd < 0 ? -1 : fd, 0, 0, 0) != 0) {
     preload_raw_syscall(SYS_munmap, b, SBUF_SIZE, 0, 0, 0, 0);
     if (fd >= 0)
