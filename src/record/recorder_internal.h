@@ -115,7 +115,10 @@ struct rtask {
   struct user_regs_struct boundary_regs;
   struct held_signal held[32];
   int nheld;
-  bool interrupting; /* PTRACE_INTERRUPT sent */
+  bool interrupting;   /* PTRACE_INTERRUPT sent */
+  bool desched;        /* ...because it was switched out inside a buffered call */
+  bool sbuf_restarted; /* a buffered call that blocked restarted as a traced call: the
+                          next entry is that call's, which blocks (others run at once) */
   bool exit_emitted;
   pid_t exec_former_tid; /* at an exec from another thread: its tid before (see below) */
   struct chaos_task ct;

@@ -54,6 +54,9 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* EV_SBUF flags */
 #define EVF_SBUF_INIT 1u    /* the announcing call (regs): the buffer is at sbuf */
 #define EVF_SBUF_REFUSED 2u /* ...refused: the library stays off */
+/* The task's next event is a buffered call the recorder restarted as a traced one (it
+ * blocked): replay diverts the call whose record follows these to the traced entry. */
+#define EVF_SBUF_DIVERT 4u
 
 struct event_mem {
   uint64_t addr;
