@@ -85,22 +85,25 @@ char *record_find_program(const char *program) {
   return NULL;
 }
 
-bool record_program_supported(const char *path) {
+const char *record_foreign_program(const char *path) {
   unsigned char h[20];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   ssize_t n = fd >= 0 ? read(fd, h, sizeof h) : -1;
   if (fd >= 0)
     close(fd);
   if (n < (ssize_t)sizeof h || memcmp(h, "\177ELF", 4) != 0)
-    return true; /* a script, or unreadable: the kernel decides at exec */
+    return NULL; /* a script, or unreadable: the kernel decides at exec */
   unsigned machine = h[18] | (unsigned)h[19] << 8;
   if (h[4] == 2 && machine == 62) /* ELFCLASS64, EM_X86_64 */
-    return true;
-  deja_msg("`%s' is a %s program; deja records 64-bit x86-64 programs only", path,
-           h[4] == 1 && machine == 3 ? "32-bit x86"
-           : h[4] == 1               ? "32-bit non-x86"
-                                     : "non-x86-64");
-  return false;
+    return NULL;
+  return h[4] == 1 && machine == 3 ? "32-bit x86" : h[4] == 1 ? "32-bit non-x86" : "non-x86-64";
+}
+
+bool record_program_supported(const char *path) {
+  const char *kind = record_foreign_program(path);
+  if (kind)
+    deja_msg("`%s' is a %s program; deja records 64-bit x86-64 programs only", path, kind);
+  return !kind;
 }
 
 void recorder_write_failed(struct recorder *r) {
