@@ -18,10 +18,12 @@
  * wait with only tracees that are not the tracer's children (the kernel says ECHILD)
  * is recorded as interrupted and made again once a tracee stops, a task exits, or 10 ms
  * passed (T_EMU_WAIT). A tracer of a process outside the recording (not
- * traced by deja) uses the real ptrace. Not emulated: PTRACE_O_TRACECLONE/FORK/VFORK
- * events (children of a tracee are not traced), group stops (a stop signal is a
- * signal-delivery stop), tracers that are not the tracee's parent seeing its exit,
- * SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail with EIO. */
+ * traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
+ * of a tracee is traced too and starts with a stop; a tracee that ends is reported to a
+ * tracer that is not its parent from a list of such ends. Not emulated: group stops (a
+ * stop signal is a signal-delivery stop), PTRACE_INTERRUPT and LISTEN (nothing special),
+ * VFORK_DONE events, SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail
+ * with EIO. */
 #include <elf.h>
 #include <errno.h>
 #include <linux/audit.h>
@@ -36,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
@@ -202,6 +205,45 @@ bool record_ptrace_exit_event(struct recorder *r, struct rtask *x) {
   return true;
 }
 
+bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event) {
+  unsigned long child = 0, opt = event == PTRACE_EVENT_FORK    ? PTRACE_O_TRACEFORK
+                                 : event == PTRACE_EVENT_VFORK ? PTRACE_O_TRACEVFORK
+                                                               : PTRACE_O_TRACECLONE;
+  if (!x->pt.tracer || !(x->pt.options & opt) ||
+      ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child) < 0)
+    return false;
+  struct rtask *c = task_by_tid(r, (pid_t)child);
+  if (c) {
+    memset(&c->pt, 0, sizeof c->pt);
+    c->pt.tracer = x->pt.tracer;
+    c->pt.seized = x->pt.seized;
+    c->pt.options = x->pt.options;
+    c->pt.start_stop = true;
+  }
+  x->pt.msg = child;
+  post_stop(r, x, EMU_CLONE_EVENT, 0x7f | SIGTRAP << 8 | event << 16);
+  return true;
+}
+
+void record_ptrace_exited(struct recorder *r, struct rtask *x, int status) {
+  struct rtask *tracer = x->pt.tracer;
+  if (!tracer || x->pt.tracer_is_parent)
+    return; /* the kernel tells its parent */
+  if (r->nzombies == r->cap_zombies) {
+    r->cap_zombies = r->cap_zombies ? r->cap_zombies * 2 : 8;
+    r->zombies = xrealloc(r->zombies, (size_t)r->cap_zombies * sizeof *r->zombies);
+  }
+  r->zombies[r->nzombies++] = (struct emu_zombie){tracer->proc->pid, x->t.tid, status};
+  siginfo_t *si = &tracer->chld_si;
+  memset(si, 0, sizeof *si);
+  si->si_signo = SIGCHLD;
+  si->si_code = WIFEXITED(status) ? CLD_EXITED : CLD_KILLED;
+  si->si_pid = x->t.tid;
+  si->si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
+  kill(tracer->proc->pid, SIGCHLD);
+  wake_tracer(r, tracer, NULL);
+}
+
 bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, const siginfo_t *si) {
   if (!x->pt.tracer || sig == SIGKILL)
     return false;
@@ -264,6 +306,12 @@ static int release(struct recorder *r, struct rtask *y, int sig) {
     return rc;
   }
   case EMU_EXIT_EVENT: return recorder_exit_stop(r, y);
+  case EMU_CLONE_EVENT: /* on to the call's exit */
+    if (task_resume(&y->t, PTRACE_SYSCALL, 0) == 0) {
+      y->state = T_IN_KERNEL;
+      clock_gettime(CLOCK_MONOTONIC, &y->entered);
+    }
+    return 0;
   case EMU_EVENT:
     if (y->pt.exit_after && y->pt.tracer) {
       y->pt.exit_after = false;
@@ -439,6 +487,7 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
     return -EPERM;
   memset(&y->pt, 0, sizeof y->pt);
   y->pt.tracer = tracer;
+  y->pt.tracer_is_parent = parent_of(y->proc->pid) == tracer->proc->pid;
   y->pt.seized = req == RQ_SEIZE;
   if (req == RQ_SEIZE)
     y->pt.options = data;
@@ -549,6 +598,20 @@ int record_ptrace_wait_entry(struct recorder *r, struct rtask *x) {
     x->t.regs.orig_rax = (uint64_t)-1;
     return task_set_regs(&x->t, &x->t.regs) < 0 ? recorder_abort(r, "cannot skip a wait") : 0;
   }
+  /* Ends of tracees that are not its children, after their stops (as they came). */
+  for (int i = 0; i < r->nzombies && !waitid; i++) {
+    struct emu_zombie *z = &r->zombies[i];
+    if (z->tracer_pid != x->proc->pid || (pid > 0 && pid != z->tid))
+      continue;
+    int64_t res = z->tid;
+    if (a->rsi && task_write_mem(&x->t, a->rsi, &z->status, sizeof(int)) < 0)
+      res = -EFAULT;
+    r->zombies[i] = r->zombies[--r->nzombies];
+    x->emulated = true;
+    x->emu_result = res;
+    x->t.regs.orig_rax = (uint64_t)-1;
+    return task_set_regs(&x->t, &x->t.regs) < 0 ? recorder_abort(r, "cannot skip a wait") : 0;
+  }
   return 0; /* the kernel's wait: a tracee's stop sends SIGCHLD (wake_tracer) */
 }
 
@@ -588,6 +651,19 @@ static bool wait_again(struct recorder *r, struct rtask *x) {
 
 int64_t record_ptrace_tick(struct recorder *r) {
   int64_t next = -1;
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *y = r->tasks[i];
+    if (!y->pt.start_stop || y->state != T_READY || !y->pt.tracer)
+      continue;
+    y->pt.start_stop = false; /* a new tracee's first stop */
+    if (y->pt.seized) {
+      post_stop(r, y, EMU_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_STOP << 16);
+    } else {
+      memset(&y->pt.si, 0, sizeof y->pt.si);
+      y->pt.si.si_signo = SIGSTOP;
+      post_stop(r, y, EMU_SIGNAL_LATER, 0x7f | SIGSTOP << 8);
+    }
+  }
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *w = r->tasks[i];
     if (w->state != T_EMU_WAIT)

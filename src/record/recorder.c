@@ -553,6 +553,8 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
     rc = record_clone(r, x);
     if (rc == 0)
       syscallbuf_record_clone(r, x);
+    if (rc == 0 && record_ptrace_clone_event(r, x, event))
+      return 0; /* its tracer sees the event first; the child is traced too */
     if (rc == 0 && task_resume(&x->t, PTRACE_SYSCALL, 0) == 0)
       x->state = T_IN_KERNEL;
     if (x->state == T_IN_KERNEL)
@@ -643,6 +645,7 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     if (x->t.tid == r->root)
       r->root_status = st->status; /* the whole process's: its last thread may end it */
     rc = emit_exit(r, x, st->status);
+    record_ptrace_exited(r, x, st->status);
     recorder_remove_task(r, x);
     return rc;
   case STOP_SYSCALL_ENTRY:
@@ -918,6 +921,7 @@ out:
   while (r.ntasks)
     recorder_remove_task(&r, r.tasks[0]);
   free(r.tasks);
+  free(r.zombies);
   sigprocmask(SIG_SETMASK, &old, NULL);
   sched_setaffinity(0, sizeof cpus, &cpus);
   record_cpus_free(&r);

@@ -66,6 +66,7 @@ enum emu_stop {
   EMU_SYSCALL_EXIT,  /* at deja's exit stop, recorded */
   EMU_EVENT,         /* a PTRACE_EVENT stop (exec) */
   EMU_EXIT_EVENT,    /* PTRACE_EVENT_EXIT, at deja's own */
+  EMU_CLONE_EVENT,   /* PTRACE_EVENT_CLONE/FORK/VFORK, at deja's own (recorded) */
 };
 
 /* X traced by another recorded task: ptrace emulated as rr does (record_ptrace.c). */
@@ -79,8 +80,10 @@ struct emu_trace {
   int inject;      /* a signal the tracer let through: delivered without another stop */
   siginfo_t si;    /* at a signal-delivery stop */
   unsigned long msg;
-  bool exit_after; /* after the exec event stop: the execve exit stop */
-  bool in_call;    /* its tracer saw the entry of the call in progress */
+  bool exit_after;       /* after the exec event stop: the execve exit stop */
+  bool in_call;          /* its tracer saw the entry of the call in progress */
+  bool start_stop;       /* a new task of a traced one: it starts with a stop */
+  bool tracer_is_parent; /* the kernel tells the tracer of its end */
 };
 
 /* What an emulated ptrace call did to its tracee, for replay to do again. */
@@ -133,8 +136,17 @@ struct rtask {
   struct timespec wait_since;
 };
 
+/* A tracee that ended, for a tracer that is not its parent (whose wait the kernel
+ * would not tell). */
+struct emu_zombie {
+  pid_t tracer_pid, tid;
+  int status;
+};
+
 struct recorder {
   const struct record_options *o;
+  struct emu_zombie *zombies;
+  int nzombies, cap_zombies;
   struct trace_writer *w;
   struct trace_files *files; /* the preserved files */
   struct tbuf rec, data, addrs;
@@ -241,6 +253,11 @@ bool record_ptrace_chld_info(struct rtask *x, siginfo_t *si);
 /* The syscall event of X's emulated call: its effects on the tracee. */
 void record_ptrace_effects(struct rtask *x, struct event *ev);
 bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
+/* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the
+ * event, and the new task is traced by it too. */
+bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event);
+/* X ended with wait STATUS: a tracer that is not its parent is told by its wait. */
+void record_ptrace_exited(struct recorder *r, struct rtask *x, int status);
 /* recorder.c: X's entry stop recorded and X resumed into the call (after a ptrace stop). */
 int recorder_enter_syscall(struct recorder *r, struct rtask *x);
 /* recorder.c: X at its PTRACE_EVENT_EXIT stop: its exit recorded, X let die. */

@@ -33,3 +33,4 @@ deja_rr_test(br_ptrace_traceme COMMAND $<TARGET_FILE:br_ptrace_child> traceme DI
 deja_rr_test(br_strace COMMAND strace -f true REPEAT 2)
 # A perf event ring buffer is refused (EPERM); the program reads the counter instead.
 deja_rr_program_test(br_perf_ring DIFFER)
+deja_rr_test(br_strace_fork COMMAND strace -f -o /dev/null sh -c "ls / >/dev/null; (echo sub) | cat; echo $$ | cat" DIFFER REPEAT 2)
