@@ -3,7 +3,8 @@
  * may block stay traced so the recorder can run another task meanwhile: reads and
  * writes of files, or of pipes, sockets and terminals poll says are ready (writes of at
  * most PIPE_BUF bytes), never sleeps or waits. Writes to
- * descriptors 0-2 stay traced so replay can reproduce the program's terminal output. */
+ * descriptors 0-2 keep their bytes in the record, so replay can reproduce the program's
+ * terminal output; writev to them stays traced. */
 #include <asm/termbits.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -47,6 +48,9 @@ long preload_syscall(long nr, const long a[6]) {
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_READ);
   case SYS_write:
   case SYS_writev:
+    if (nr == SYS_write && a[0] >= 0 && a[0] <= 2)
+      return preload_buffered(nr, a, 1, (size_t)a[2], OUT_INPUT,
+                              shared_file_mapped ? PROBE_WRITE_NOFILE : PROBE_WRITE);
     if (a[0] <= 2 || (shared_file_mapped && nr == SYS_writev))
       break;
     /* With a file mapped MAP_SHARED, only writes of pipes and sockets (which cannot

@@ -226,8 +226,13 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   }
   long b[6];
   preload_copy(b, a, sizeof b);
-  if (outmax)
+  if (kind == OUT_INPUT) {
+    rec->flags = (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT));
+    if (outmax)
+      preload_copy(scratch, (const void *)a[outarg], outmax);
+  } else if (outmax) {
     b[outarg] = (long)scratch;
+  }
   if (armed)
     desched_arm(true);
   long ret = sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
@@ -235,14 +240,14 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
     desched_arm(false);
   rec->ret = ret;
   size_t n = 0;
-  if (kind == OUT_RESULT && ret > 0)
+  if ((kind == OUT_RESULT || kind == OUT_INPUT) && ret > 0)
     n = (size_t)ret;
   else if (kind == OUT_FIXED && ret == 0)
     n = outmax;
   if (n > outmax)
     n = outmax;
   rec->size = (uint32_t)(sizeof *rec + ((n + 7) & ~(size_t)7));
-  if (n)
+  if (n && kind != OUT_INPUT)
     preload_copy((void *)a[outarg], scratch, n);
   barrier();
   h->used = used + rec->size;

@@ -67,5 +67,12 @@ struct sbuf_rec {
   int64_t aux;    /* an lseek probe's result (is the descriptor seekable) */
 };
 #define SBUF_REC_PROBE_ONLY 1u /* the probe said no: the call itself was made traced */
+/* A write to descriptor 0-2 (the fd in bits 8-9): its bytes follow the header. deja sets
+ * bits 10-11 in the trace's copy when that descriptor was its stdout (1) or stderr (2),
+ * and replay prints them. */
+#define SBUF_REC_OUTPUT 2u
+#define SBUF_REC_FD_SHIFT 8
+#define SBUF_REC_OUT_SHIFT 10
+#define SBUF_REC_OUT_MASK (3u << SBUF_REC_OUT_SHIFT)
 
 #endif

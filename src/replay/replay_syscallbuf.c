@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "preload/syscallbuf_abi.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_output.h"
 #include "syscalls/syscall_table.h"
 
 /* Records written into a task's buffer and not yet checked. */
@@ -119,8 +120,46 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   return 0;
 }
 
+uint64_t syscallbuf_output(const uint8_t *data, uint32_t len, unsigned stream,
+                           void (*fn)(void *ctx, unsigned stream, uint32_t off, uint32_t n),
+                           void *ctx) {
+  uint64_t total = 0;
+  for (uint32_t at = 0; at + sizeof(struct sbuf_rec) <= len;) {
+    struct sbuf_rec rec;
+    memcpy(&rec, data + at, sizeof rec);
+    if (rec.size < sizeof rec || rec.size > len - at)
+      break;
+    uint32_t n = rec.ret > 0 && (uint64_t)rec.ret <= rec.size - sizeof rec ? (uint32_t)rec.ret : 0;
+    unsigned to = (rec.flags & SBUF_REC_OUT_MASK) >> SBUF_REC_OUT_SHIFT;
+    if ((rec.flags & SBUF_REC_OUTPUT) && n && to && (!stream || to == stream)) {
+      if (fn)
+        fn(ctx, to, at + (uint32_t)sizeof rec, n);
+      total += n;
+    }
+    at += rec.size;
+  }
+  return total;
+}
+
+struct print_ctx {
+  struct replay_engine *e;
+  const uint8_t *data;
+};
+
+static void print_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
+  struct print_ctx *c = ctx;
+  replay_print(c->e, stream, c->data + off, n);
+}
+
+/* Prints the output of the writes to the recording's stdout and stderr among LEN bytes of
+ * records (before the task runs them: in order with its traced writes). */
+static void print_output(struct replay_engine *e, const uint8_t *data, uint32_t len) {
+  struct print_ctx c = {e, data};
+  syscallbuf_output(data, len, 0, print_one, &c);
+}
+
 /* The bytes of EV's records: all of its data but the diverted call's record header. */
-static uint32_t records_len(const struct event *ev) {
+uint32_t syscallbuf_records_len(const struct event *ev) {
   uint32_t extra = ev->flags & EVF_SBUF_DIVERT ? sizeof(struct sbuf_rec) : 0;
   return ev->sbuf_len < extra ? 0 : ev->sbuf_len - extra;
 }
@@ -130,7 +169,7 @@ static uint32_t records_len(const struct event *ev) {
 static int refill(struct replay_engine *e, struct rptask *x) {
   if (e->ev->flags & EVF_SBUF_INIT)
     return 0;
-  uint32_t count, len = records_len(e->ev);
+  uint32_t count, len = syscallbuf_records_len(e->ev);
   bool divert = e->ev->flags & EVF_SBUF_DIVERT;
   if (e->ev->sbuf_off % 8 || e->ev->sbuf_off > SBUF_CAPACITY ||
       e->ev->sbuf_len > SBUF_CAPACITY - e->ev->sbuf_off ||
@@ -160,6 +199,7 @@ static int refill(struct replay_engine *e, struct rptask *x) {
   *p = (struct pending){
       x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len, xmalloc(len ? len : 1), divert};
   memcpy(p->data, e->ev->sbuf_data, len);
+  print_output(e, p->data, len);
   if (divert) {
     uint64_t ret = at + len + offsetof(struct sbuf_rec, ret);
     if (task_write_mem(&x->t, SBUF_DIVERT_ADDR, &ret, sizeof ret) < 0)
@@ -198,6 +238,16 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
                    "the task made %u of the %u system calls it recorded in its buffer (event "
                    "%" PRIu64 "); the next one recorded is %s",
                    i, total, p->evno, syscall_name(want.nr));
+    else if (made.nr == want.nr && made.hash == want.hash && made.ret == want.ret &&
+             (want.flags & SBUF_REC_OUTPUT) && want.ret > 0 &&
+             memcmp(got + at + sizeof want, p->data + at + sizeof want,
+                    (uint64_t)want.ret < want.size - sizeof want ? (size_t)want.ret
+                                                                 : want.size - sizeof want))
+      rc = diverge(e,
+                   "buffered system call %u of %u (event %" PRIu64
+                   "): the replayed program wrote other bytes to descriptor %u than the "
+                   "recording",
+                   i + 1, total, p->evno, (want.flags >> SBUF_REC_FD_SHIFT) & 3u);
     else if (made.nr != want.nr || made.hash != want.hash || made.ret != want.ret)
       rc = diverge(e,
                    "buffered system call %u of %u (event %" PRIu64
@@ -254,7 +304,7 @@ void syscallbuf_describe(const struct event *ev, FILE *f) {
             ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "");
     return;
   }
-  uint32_t count = 0, len = records_len(ev);
+  uint32_t count = 0, len = syscallbuf_records_len(ev);
   if (!records_valid(ev->sbuf_data, len, &count)) {
     fprintf(f, " (corrupt records)");
     return;
@@ -270,4 +320,11 @@ void syscallbuf_describe(const struct event *ev, FILE *f) {
       fprintf(f, " %s=%" PRId64, syscall_name(rec.nr), rec.ret);
     at += rec.size;
   }
+  /* As for traced writes (whose lines tests and tools read the same way). */
+  uint64_t out = syscallbuf_output(ev->sbuf_data, len, OUT_TO_STDOUT, NULL, NULL);
+  uint64_t err = syscallbuf_output(ev->sbuf_data, len, OUT_TO_STDERR, NULL, NULL);
+  if (out)
+    fprintf(f, "; output to stdout (%" PRIu64 " bytes)", out);
+  if (err)
+    fprintf(f, "; output to stderr (%" PRIu64 " bytes)", err);
 }

@@ -4,6 +4,7 @@
 #ifndef DEJA_REPLAY_REPLAY_SYSCALLBUF_H
 #define DEJA_REPLAY_REPLAY_SYSCALLBUF_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct replay_engine;
@@ -15,6 +16,14 @@ struct event;
 int replay_syscallbuf_check(struct replay_engine *e);
 /* Forgets what a previous replay in this process left. */
 void replay_syscallbuf_reset(void);
+/* The bytes of an EV_SBUF event's records (its data but a diverted call's header). */
+uint32_t syscallbuf_records_len(const struct event *ev);
+/* The output to the recording's STREAM (OUT_TO_STDOUT, OUT_TO_STDERR, 0: both) among LEN
+ * bytes of an EV_SBUF event's records: calls FN (when not NULL) with each write's stream
+ * and its bytes' offset and length in DATA; returns their total. */
+uint64_t syscallbuf_output(const uint8_t *data, uint32_t len, unsigned stream,
+                           void (*fn)(void *ctx, unsigned stream, uint32_t off, uint32_t n),
+                           void *ctx);
 /* One line's worth for `deja dump`: the buffered calls and their results. */
 void syscallbuf_describe(const struct event *ev, FILE *f);
 
