@@ -113,8 +113,10 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   x->t.regs.rax = refused ? (uint64_t)-ENOSYS : 0;
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
-  static const uint8_t entry[] = SBUF_ENTRY_REPLAY;
-  if (!refused && task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0)
+  static const uint8_t entry[] = SBUF_ENTRY_REPLAY, divert[] = SBUF_DIVERT_CODE;
+  if (!refused &&
+      (task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0 ||
+       task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_DIVERT_CODE_OFF, divert, sizeof divert) < 0))
     return diverge(e, "cannot write the system call buffer's replay entry at 0x%lx: %s",
                    SBUF_ENTRY_ADDR, strerror(errno));
   return 0;
@@ -152,7 +154,8 @@ static void print_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
 }
 
 /* Prints the output of the writes to the recording's stdout and stderr among LEN bytes of
- * records (before the task runs them: in order with its traced writes). */
+ * records, once the task made them (at its next event's entry: in order with its traced
+ * writes). */
 static void print_output(struct replay_engine *e, const uint8_t *data, uint32_t len) {
   struct print_ctx c = {e, data};
   syscallbuf_output(data, len, 0, print_one, &c);
@@ -199,7 +202,6 @@ static int refill(struct replay_engine *e, struct rptask *x) {
   *p = (struct pending){
       x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len, xmalloc(len ? len : 1), divert};
   memcpy(p->data, e->ev->sbuf_data, len);
-  print_output(e, p->data, len);
   if (divert) {
     uint64_t ret = at + len + offsetof(struct sbuf_rec, ret);
     if (task_write_mem(&x->t, SBUF_DIVERT_ADDR, &ret, sizeof ret) < 0)
@@ -207,6 +209,14 @@ static int refill(struct replay_engine *e, struct rptask *x) {
                      e->ev->tid, strerror(errno));
   }
   return 0;
+}
+
+/* The offset of the first byte where A and B differ, or -1. */
+static int first_difference(const uint8_t *a, const uint8_t *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return (int)i;
+  return -1;
 }
 
 /* Compares the records the library wrote with the recorded ones. */
@@ -228,6 +238,7 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
     return 0;
   }
   uint32_t total, i = 0, at = 0;
+  int b;
   records_valid(p->data, p->len, &total);
   for (; at < p->len && !rc; i++) {
     struct sbuf_rec want, made;
@@ -240,14 +251,16 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
                    i, total, p->evno, syscall_name(want.nr));
     else if (made.nr == want.nr && made.hash == want.hash && made.ret == want.ret &&
              (want.flags & SBUF_REC_OUTPUT) && want.ret > 0 &&
-             memcmp(got + at + sizeof want, p->data + at + sizeof want,
-                    (uint64_t)want.ret < want.size - sizeof want ? (size_t)want.ret
-                                                                 : want.size - sizeof want))
+             (b = first_difference(got + at + sizeof want, p->data + at + sizeof want,
+                                   (uint64_t)want.ret < want.size - sizeof want
+                                       ? (uint32_t)want.ret
+                                       : want.size - (uint32_t)sizeof want)) >= 0)
       rc = diverge(e,
                    "buffered system call %u of %u (event %" PRIu64
-                   "): the replayed program wrote other bytes to descriptor %u than the "
-                   "recording",
-                   i + 1, total, p->evno, (want.flags >> SBUF_REC_FD_SHIFT) & 3u);
+                   "): write to descriptor %u differs from the recorded output at byte %d of "
+                   "%" PRId64 ": the replayed program wrote 0x%02x, the recording 0x%02x",
+                   i + 1, total, p->evno, (want.flags >> SBUF_REC_FD_SHIFT) & 3u, b, want.ret,
+                   got[at + sizeof want + (uint32_t)b], p->data[at + sizeof want + (uint32_t)b]);
     else if (made.nr != want.nr || made.hash != want.hash || made.ret != want.ret)
       rc = diverge(e,
                    "buffered system call %u of %u (event %" PRIu64
@@ -269,16 +282,13 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
   return rc;
 }
 
-int replay_syscallbuf_check(struct replay_engine *e) {
-  struct pending *p = find(e->ev->tid);
-  if (!p || (e->ev->kind == EV_SBUF && p->evno == e->pos.event))
-    return 0;
-  struct rptask *x = engine_task(e, e->ev->tid);
-  int rc = 0;
-  bool gone = !x || e->ev->kind == EV_EXEC || e->ev->kind == EV_EXIT;
-  /* A restored state point, a new image or an exit leave nothing to check. */
-  if (!gone && e->ev->kind != EV_STATE)
-    rc = check(e, x, p);
+/* Checks X's pending records P (unless CHECK is false: nothing to compare), empties the
+ * buffer as the recorder did and forgets them. */
+static int settle(struct replay_engine *e, struct rptask *x, struct pending *p, bool check_them,
+                  bool gone) {
+  int rc = check_them && !gone ? check(e, x, p) : 0;
+  if (!rc)
+    print_output(e, p->data, p->len); /* what the program wrote (or the stretch restored) */
   /* The recorder emptied the buffer here unless the library was inside a call: so does
    * replay, so the buffer's memory is the recorded one (a state point compares it). */
   struct sbuf_hdr h;
@@ -286,10 +296,27 @@ int replay_syscallbuf_check(struct replay_engine *e) {
   if (!rc && !gone && task_read_mem(&x->t, p->buf, &h, sizeof h) == 0 && !h.in_call && h.used)
     task_write_mem(&x->t, p->buf + offsetof(struct sbuf_hdr, used), &zero, sizeof zero);
   uint64_t none = 0;
-  if (p->divert && x && e->ev->kind != EV_EXEC)
+  if (p->divert && !gone)
     task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);
   drop(p);
   return rc;
+}
+
+int replay_syscallbuf_check(struct replay_engine *e) {
+  struct pending *p = find(e->ev->tid);
+  if (!p || (e->ev->kind == EV_SBUF && p->evno == e->pos.event))
+    return 0;
+  struct rptask *x = engine_task(e, e->ev->tid);
+  /* A restored state point, a new image or an exit leave nothing to check. */
+  bool gone = !x || e->ev->kind == EV_EXEC || e->ev->kind == EV_EXIT;
+  return settle(e, x, p, e->ev->kind != EV_STATE, gone);
+}
+
+int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x) {
+  struct pending *p = find(x->rec_tid);
+  if (!p || p->evno == e->pos.event)
+    return 0;
+  return settle(e, x, p, true, false);
 }
 
 const struct event_handler replay_syscallbuf_handler = {

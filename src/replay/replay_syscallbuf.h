@@ -8,12 +8,16 @@
 #include <stdio.h>
 
 struct replay_engine;
+struct rptask;
 struct event;
 
 /* The EV_SBUF handler (replay_handlers.h) is replay_syscallbuf_handler. */
 /* After the current event was replayed: checks the buffered calls its task made since
  * its last EV_SBUF against the recorded ones. 0 or REPLAY_DIVERGED. */
 int replay_syscallbuf_check(struct replay_engine *e);
+/* At the entry of X's traced call (the current event's; its memory still there, even
+ * before an exec or exit): the same check, done now. 0 or REPLAY_DIVERGED. */
+int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x);
 /* Forgets what a previous replay in this process left. */
 void replay_syscallbuf_reset(void);
 /* The bytes of an EV_SBUF event's records (its data but a diverted call's header). */
