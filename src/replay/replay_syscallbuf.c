@@ -312,6 +312,13 @@ int replay_syscallbuf_check(struct replay_engine *e) {
   return settle(e, x, p, e->ev->kind != EV_STATE, gone);
 }
 
+void replay_syscallbuf_finish(struct replay_engine *e) {
+  while (S.n) {
+    print_output(e, S.p[0].data, S.p[0].len);
+    drop(&S.p[0]);
+  }
+}
+
 int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x) {
   struct pending *p = find(x->rec_tid);
   if (!p || p->evno == e->pos.event)

@@ -18,6 +18,9 @@ int replay_syscallbuf_check(struct replay_engine *e);
 /* At the entry of X's traced call (the current event's; its memory still there, even
  * before an exec or exit): the same check, done now. 0 or REPLAY_DIVERGED. */
 int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x);
+/* At the end of the trace: the output of the buffered calls no later event checked
+ * (the recording ended before their task's next event) is printed as recorded. */
+void replay_syscallbuf_finish(struct replay_engine *e);
 /* Forgets what a previous replay in this process left. */
 void replay_syscallbuf_reset(void);
 /* The bytes of an EV_SBUF event's records (its data but a diverted call's header). */
