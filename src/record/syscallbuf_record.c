@@ -289,7 +289,9 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
   if (regs.orig_rax != SBUF_ANNOUNCE_NR)
     return 0;
   /* The library announces a thread's buffer: taken when the buffer is on. */
-  bool ok = S.on && regs.rdi && regs.rsi == SBUF_SIZE;
+  /* Refused in a process with a seccomp filter of its own (inherited across exec): its
+   * calls are all made traced. */
+  bool ok = S.on && !x->proc->seccomp && regs.rdi && regs.rsi == SBUF_SIZE;
   if (ok)
     set_buffer(x->t.tid, regs.rdi, 0)->desched = take_desched(x, (int)regs.rdx);
   struct event ev;
