@@ -24,7 +24,7 @@ enum { T_NONE, T_READY, T_BUSY, T_OFF };
 static __thread struct sbuf_hdr *t_buf TLS;
 static __thread int t_state TLS;
 static __thread int t_desched TLS = -1; /* the thread's context-switch event, or -1 */
-#define DESCHED_FD_FLOOR 900 /* where it goes (below the usual limit of 1024) */
+#define DESCHED_FD_FLOOR 900            /* where it goes (below the usual limit of 1024) */
 static int g_on;  /* the page is mapped and deja took the first thread's buffer */
 static int g_off; /* the process has a seccomp filter of its own */
 
