@@ -26,15 +26,20 @@
 #define SBUF_ENTRY_RECORD                                                                          \
   { 0x0f, 0x05, 0xc3 }
 /* jmp +1; ret; pushf; mov rcx,[rsp+16]; cmp rcx,[rip+24] (the divert word); je divert;
- * popf; mov rax,[rcx]; ret; divert: popf; jmp SBUF_TRACED_ENTRY. The recorded result
- * is read through the pointer the caller pushed. A call the recorder restarted as a
- * traced one (it blocked) is diverted to the traced `syscall`, reached with the flags
- * and registers it had when recorded (rcx and r11 are the syscall instruction's). */
+ * mov rax,[rcx]; popf; pushf; pop r11; mov ecx,0x70000002; ret: the recorded result, read
+ * through the pointer the caller pushed, with rcx and r11 as the recording's `syscall`
+ * left them. A call the recorder restarted as a traced one (it blocked) is diverted
+ * (SBUF_DIVERT_CODE: popf; jmp SBUF_TRACED_ENTRY) to the traced `syscall`, reached
+ * with the flags and registers it had when recorded. */
 #define SBUF_ENTRY_REPLAY                                                                          \
   {                                                                                                \
     0xeb, 0x01, 0xc3, 0x9c, 0x48, 0x8b, 0x4c, 0x24, 0x10, 0x48, 0x3b, 0x0d, 0x18, 0x00, 0x00,      \
-        0x00, 0x74, 0x05, 0x9d, 0x48, 0x8b, 0x01, 0xc3, 0x9d, 0xeb, 0x06                           \
+        0x00, 0x74, 0x1e, 0x48, 0x8b, 0x01, 0x9d, 0x9c, 0x41, 0x5b, 0xb9, 0x02, 0x00, 0x00, 0x70,  \
+        0xc3                                                                                       \
   }
+#define SBUF_DIVERT_CODE_OFF 48
+#define SBUF_DIVERT_CODE                                                                           \
+  { 0x9d, 0xeb, 0xed }
 /* In a replay: the address of the `ret` word of the record whose call is diverted. */
 #define SBUF_DIVERT_OFF 40
 #define SBUF_DIVERT_ADDR (SBUF_PAGE_ADDR + SBUF_DIVERT_OFF)
@@ -69,5 +74,12 @@ struct sbuf_rec {
   int64_t aux;    /* an lseek probe's result (is the descriptor seekable) */
 };
 #define SBUF_REC_PROBE_ONLY 1u /* the probe said no: the call itself was made traced */
+/* A write to descriptor 0-2 (the fd in bits 8-9): its bytes follow the header. deja sets
+ * bits 10-11 in the trace's copy when that descriptor was its stdout (1) or stderr (2),
+ * and replay prints them. */
+#define SBUF_REC_OUTPUT 2u
+#define SBUF_REC_FD_SHIFT 8
+#define SBUF_REC_OUT_SHIFT 10
+#define SBUF_REC_OUT_MASK (3u << SBUF_REC_OUT_SHIFT)
 
 #endif
