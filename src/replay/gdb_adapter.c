@@ -351,6 +351,7 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   d->interrupted = interrupted;
   d->interrupt_arg = arg;
   d->watch_pending = false;
+  timeline_resumed(&a->tl);
   for (;;) {
     if (interrupted(arg)) {
       struct rptask *x = a->s->e.pos.stage != STAGE_DONE ? replay_current_task(a->s) : NULL;
@@ -363,6 +364,7 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
       timeline_note(&a->tl, &res, action == GDB_STEP);
       break;
     }
+    timeline_passed(&a->tl, &res);
   }
   d->stepping = false;
   d->interrupted = NULL;
@@ -424,5 +426,6 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
 
 void gdb_adapter_detach(struct gdb_adapter *a) {
   gdb_calls_end(a);
+  timeline_free(&a->tl);
   a->s->e.hooks = &replay_autopilot_hooks;
 }

@@ -15,6 +15,12 @@ struct event;
 int replay_syscallbuf_check(struct replay_engine *e);
 /* Forgets what a previous replay in this process left. */
 void replay_syscallbuf_reset(void);
+/* A copy of the records written and not yet checked (for a checkpoint of the replay);
+ * putting one back replaces the current ones. */
+struct syscallbuf_saved;
+struct syscallbuf_saved *replay_syscallbuf_save(void);
+void replay_syscallbuf_restore(const struct syscallbuf_saved *saved);
+void replay_syscallbuf_saved_free(struct syscallbuf_saved *saved);
 /* One line's worth for `deja dump`: the buffered calls and their results. */
 void syscallbuf_describe(const struct event *ev, FILE *f);
 
