@@ -124,9 +124,12 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
     size_t n = 0;
     if (!a->tl.ncps)
       n += (size_t)snprintf(out, len, "No checkpoints.\n");
-    for (int i = 0; i < a->tl.ncps && n < len; i++)
-      n += (size_t)snprintf(out + n, len - n, "%d  event %" PRIu64 "\n", a->tl.cps[i].id,
-                            a->tl.cps[i].pos.event + 1);
+    for (int i = 0; i < a->tl.ncps && n < len; i++) {
+      char what[256];
+      timeline_describe_checkpoint(&a->tl.cps[i], what, sizeof what);
+      n += (size_t)snprintf(out + n, len - n, "%d  event %" PRIu64 "  %s\n", a->tl.cps[i].id,
+                            a->tl.cps[i].pos.event + 1, what);
+    }
     return 0;
   }
   if (!strncmp(cmd, "delete-checkpoint ", 18)) {

@@ -97,6 +97,8 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
   return p;
 }
 
+static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
+                                size_t whylen);
 static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos);
 
 void timeline_note(struct timeline *tl, const struct replay_result *res, bool step) {
@@ -240,18 +242,28 @@ static void evict_forks(struct timeline *tl) {
   }
 }
 
-/* Takes a checkpoint of the replay, which is exactly at POS. NULL when it cannot be. */
-static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos) {
-  if (tl->no_forks)
+/* Takes a checkpoint of the replay, which is exactly at POS. NULL when it cannot be
+ * (WHY, when not NULL, says why). */
+static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
+                                size_t whylen) {
+  char buf[256];
+  if (!why) {
+    why = buf;
+    whylen = sizeof buf;
+  }
+  if (tl->no_forks) {
+    snprintf(why, whylen, "DEJA_CHECKPOINTS=0");
     return NULL;
+  }
   for (int i = 0; i < tl->nforks; i++)
     if (same_spot(&tl->forks[i]->pos, pos) && tl->forks[i]->pos.steps == pos->steps &&
         tl->forks[i]->pos.step_tid == pos->step_tid)
       return tl->forks[i];
-  if (tl->nforks == (int)(sizeof tl->forks / sizeof *tl->forks))
+  if (tl->nforks == (int)(sizeof tl->forks / sizeof *tl->forks)) {
+    snprintf(why, whylen, "too many checkpoints");
     return NULL;
-  char why[256];
-  struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, sizeof why);
+  }
+  struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, whylen);
   if (!cp) {
     if (tl_debug())
       deja_msg("tl: no checkpoint at event %" PRIu64 ": %s", pos->event, why);
@@ -273,13 +285,21 @@ static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos) 
   return f;
 }
 
+static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos) {
+  return fork_why(tl, pos, NULL, 0);
+}
+
 /* Adds up replay time; at a boundary, a checkpoint when enough of it passed since the
  * last one. */
 static void tick(struct timeline *tl, bool boundary) {
   int64_t now = now_ns();
   tl->run_ns += now - tl->tick_ns;
   tl->tick_ns = now;
-  if (boundary && tl->run_ns >= TL_FORK_INTERVAL_NS && tl->s->e.pos.stage == STAGE_DONE) {
+  bool first = true; /* the first one as early as possible: restarts become rare */
+  for (int i = 0; first && i < tl->nforks; i++)
+    first = tl->forks[i]->pos.kind != TL_BOUNDARY || tl->forks[i]->pos.steps;
+  if (boundary && (first || tl->run_ns >= TL_FORK_INTERVAL_NS) &&
+      tl->s->e.pos.stage == STAGE_DONE) {
     struct tl_pos b = {.event = tl->s->e.pos.event, .kind = TL_BOUNDARY};
     fork_here(tl, &b);
     tl->run_ns = 0; /* also when refused: try again after the next interval */
@@ -806,11 +826,25 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errl
 int timeline_checkpoint(struct timeline *tl) {
   if (tl->ncps == TL_MAX_CHECKPOINTS)
     return -1;
-  struct tl_fork *f = tl->cur_exact ? fork_here(tl, &tl->cur) : NULL;
-  if (f)
-    f->users++;
-  tl->cps[tl->ncps] = (struct tl_checkpoint){++tl->last_id, tl->cur, f};
+  struct tl_checkpoint *c = &tl->cps[tl->ncps];
+  *c = (struct tl_checkpoint){.id = ++tl->last_id, .pos = tl->cur};
+  if (tl->cur_exact)
+    c->fork = fork_why(tl, &tl->cur, c->why, sizeof c->why);
+  else
+    snprintf(c->why, sizeof c->why, "the replay stopped between two known places");
+  if (c->fork)
+    c->fork->users++;
   return tl->cps[tl->ncps++].id;
+}
+
+void timeline_describe_checkpoint(const struct tl_checkpoint *c, char *buf, size_t len) {
+  if (c->fork) {
+    pid_t pids[64];
+    int n = replay_checkpoint_pids(c->fork->cp, pids, 64);
+    snprintf(buf, len, "a fork of %d process%s", n, n == 1 ? "" : "es");
+  } else {
+    snprintf(buf, len, "replayed to (%s)", c->why);
+  }
 }
 
 static struct tl_checkpoint *checkpoint_of(struct timeline *tl, int id) {

@@ -67,6 +67,7 @@ struct tl_checkpoint {
   int id;
   struct tl_pos pos;
   struct tl_fork *fork;
+  char why[160]; /* why there is no fork */
 };
 
 struct timeline {
@@ -105,6 +106,8 @@ int timeline_restart(struct timeline *tl, char *err, size_t errlen);
 int timeline_checkpoint(struct timeline *tl);
 /* Goes to checkpoint ID. 0 or -1. */
 int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t errlen);
+/* What checkpoint C is: "a fork of N processes", or why going to it replays. */
+void timeline_describe_checkpoint(const struct tl_checkpoint *c, char *buf, size_t len);
 /* Forgets checkpoint ID; false when there is none. */
 bool timeline_delete_checkpoint(struct timeline *tl, int id);
 /* Forward replay for gdb: it starts (time spent waiting for gdb is not replay time), and
