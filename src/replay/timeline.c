@@ -18,6 +18,7 @@
 
 #define TL_MAX_STEPS 1000000         /* single steps searching for the instruction before a stop */
 #define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
+#define TL_STOP_FORK_NS 2000000      /* replay time before a gdb stop worth a checkpoint */
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -100,6 +101,7 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
 static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
                                 size_t whylen);
 static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos);
+static void tick(struct timeline *tl, bool boundary);
 
 void timeline_note(struct timeline *tl, const struct replay_result *res, bool step) {
   struct tl_pos *c = &tl->cur;
@@ -108,7 +110,9 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
     if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
       *c = hit_pos(tl, res);
       tl->cur_exact = true;
-      if (!step)
+      tick(tl, false);
+      /* not at every stop: a conditional breakpoint gdb resumes from at once */
+      if (!step && tl->run_ns >= TL_STOP_FORK_NS)
         fork_here(tl, c);
     } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&
                (!c->steps || c->step_tid == res->stop.rec_tid)) {
