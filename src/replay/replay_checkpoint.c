@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "replay/replay_state_pages.h"
 #include "replay/replay_syscallbuf.h"
 
 #ifndef CLONE_PARENT
@@ -50,6 +51,7 @@ struct replay_checkpoint {
   uint64_t internal_bp;
   uint64_t evno; /* the trace cursor's event */
   struct syscallbuf_saved *sbuf;
+  struct state_pages *pages; /* the page hashes state points are checked with */
 };
 
 /* Resumes T with REQ until a stop of kind WANT, passing over signals (real ones replay
@@ -266,6 +268,7 @@ struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char 
   c->internal_bp = e->internal_bp;
   c->evno = trace_cursor_tell(e->cur);
   c->sbuf = replay_syscallbuf_save();
+  c->pages = state_pages_copy(e->state_pages);
   return c;
 }
 
@@ -305,6 +308,8 @@ int replay_checkpoint_restore(struct replay_session *s, const struct replay_chec
   e->internal_bp = c->internal_bp;
   s->ended = false;
   replay_syscallbuf_restore(c->sbuf);
+  state_pages_free(e->state_pages);
+  e->state_pages = state_pages_copy(c->pages);
   return 0;
 }
 
@@ -323,6 +328,7 @@ void replay_checkpoint_free(struct replay_checkpoint *c) {
   }
   free(c->tasks);
   replay_syscallbuf_saved_free(c->sbuf);
+  state_pages_free(c->pages);
   free(c);
 }
 

@@ -1,6 +1,6 @@
 /* Checkpoints of a replay: a fork of every replayed process, kept stopped under ptrace,
  * with a copy of the session's bookkeeping (trace position, task table, pending buffered
- * calls). Going back to one forks the stopped copies again (so it can be used again) and
+ * calls, the page hashes state points are checked with). Going back to one forks the stopped copies again (so it can be used again) and
  * puts the copies in place of the replayed processes, without replaying anything.
  *
  * A checkpoint can be taken where the replay stands still for the timeline or a
