@@ -149,6 +149,8 @@ static int by_tag(const void *a, const void *b) {
 /* Puts back the pages of S's reverts from the state points that hold their content. */
 static int put_back(struct replay_engine *e, struct rptask *x, struct scan *s) {
   struct state_pages *sp = e->state_pages;
+  if (s->nrv == 0)
+    return 0;
   qsort(s->rv, s->nrv, sizeof *s->rv, by_tag);
   for (size_t i = 0; i < s->nrv;) {
     uint64_t tag = s->rv[i].tag;
