@@ -40,6 +40,44 @@ void replay_syscallbuf_reset(void) {
   memset(&S, 0, sizeof S);
 }
 
+struct syscallbuf_saved {
+  struct pending *p;
+  int n;
+};
+
+static struct pending *copy_pending(const struct pending *from, int n) {
+  struct pending *p = xcalloc((size_t)(n ? n : 1), sizeof *p);
+  for (int i = 0; i < n; i++) {
+    p[i] = from[i];
+    p[i].data = xmalloc(from[i].len ? from[i].len : 1);
+    memcpy(p[i].data, from[i].data, from[i].len);
+  }
+  return p;
+}
+
+struct syscallbuf_saved *replay_syscallbuf_save(void) {
+  struct syscallbuf_saved *saved = xcalloc(1, sizeof *saved);
+  saved->p = copy_pending(S.p, S.n);
+  saved->n = S.n;
+  return saved;
+}
+
+void replay_syscallbuf_restore(const struct syscallbuf_saved *saved) {
+  replay_syscallbuf_reset();
+  S.p = copy_pending(saved->p, saved->n);
+  S.cap = saved->n ? saved->n : 1;
+  S.n = saved->n;
+}
+
+void replay_syscallbuf_saved_free(struct syscallbuf_saved *saved) {
+  if (!saved)
+    return;
+  for (int i = 0; i < saved->n; i++)
+    free(saved->p[i].data);
+  free(saved->p);
+  free(saved);
+}
+
 static struct pending *find(pid_t rec_tid) {
   for (int i = 0; i < S.n; i++)
     if (S.p[i].rec_tid == rec_tid)

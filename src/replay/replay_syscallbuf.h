@@ -31,6 +31,12 @@ uint32_t syscallbuf_records_len(const struct event *ev);
 uint64_t syscallbuf_output(const uint8_t *data, uint32_t len, unsigned stream,
                            void (*fn)(void *ctx, unsigned stream, uint32_t off, uint32_t n),
                            void *ctx);
+/* A copy of the records written and not yet checked (for a checkpoint of the replay);
+ * putting one back replaces the current ones. */
+struct syscallbuf_saved;
+struct syscallbuf_saved *replay_syscallbuf_save(void);
+void replay_syscallbuf_restore(const struct syscallbuf_saved *saved);
+void replay_syscallbuf_saved_free(struct syscallbuf_saved *saved);
 /* One line's worth for `deja dump`: the buffered calls and their results. */
 void syscallbuf_describe(const struct event *ev, FILE *f);
 
