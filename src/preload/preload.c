@@ -144,6 +144,22 @@ static void desched_arm(bool on) {
                   0, 0, (int64_t *)&ignored);
 }
 
+/* Which of deja's stdout (1) and stderr (2) descriptor FD refers to, if either (0), for
+ * the write whose record REC is. In a replay, what the record says. */
+static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_rec *rec) {
+  if (*(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF))
+    return (rec->flags & SBUF_REC_OUT_MASK) >> SBUF_REC_OUT_SHIFT;
+  uint64_t st[18]; /* the kernel's struct stat: st_dev, st_ino first */
+  static int64_t ignored;
+  if (sbuf_entry_call(SYS_fstat, fd, (long)st, 0, 0, 0, 0, &ignored) != 0)
+    return 0;
+  bool m1 = (h->out_dev[0] || h->out_ino[0]) && st[0] == h->out_dev[0] && st[1] == h->out_ino[0];
+  bool m2 = (h->out_dev[1] || h->out_ino[1]) && st[0] == h->out_dev[1] && st[1] == h->out_ino[1];
+  if (m1 && m2)
+    return fd == 2 ? 2 : 1;
+  return m1 ? 1 : m2 ? 2 : 0;
+}
+
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
                       enum probe probe) {
   struct sbuf_hdr *h = g_off ? NULL : thread_buffer();
@@ -206,7 +222,9 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   long b[6];
   preload_copy(b, a, sizeof b);
   if (kind == OUT_INPUT) {
-    rec->flags = (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT));
+    unsigned to = output_to(h, (int)a[0], rec);
+    rec->flags =
+        (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT) | (to << SBUF_REC_OUT_SHIFT));
     if (outmax)
       preload_copy(scratch, (const void *)a[outarg], outmax);
   } else if (outmax) {

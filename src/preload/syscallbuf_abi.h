@@ -57,9 +57,16 @@ struct sbuf_hdr {
   uint32_t used;    /* bytes of complete records; deja resets it after flushing */
   uint32_t in_call; /* the library is inside a buffered call: deja must not reset `used` */
   uint32_t traced;  /* deja makes every call traced: the thread is ptraced by another
-                       recorded task, whose PTRACE_SYSCALL must see its calls */
-  uint32_t pad[13];
+                      recorded task, whose PTRACE_SYSCALL must see its calls */
+  uint32_t pad0;
+  /* deja's stdout [0] and stderr [1] (dev 0 and ino 0: none), set at the announcement:
+   * a write to descriptor 0-2 that refers to one of them is output replay prints */
+  uint64_t out_dev[2], out_ino[2];
+  uint32_t pad1[4];
 };
+/* In the page: nonzero in a replay (deja writes it; state points never restore the
+ * page, which is not writable). */
+#define SBUF_REPLAYING_OFF 56
 #define SBUF_DATA_OFF 64u
 #define SBUF_CAPACITY (SBUF_SIZE - SBUF_DATA_OFF)
 
@@ -74,9 +81,9 @@ struct sbuf_rec {
   int64_t aux;    /* an lseek probe's result (is the descriptor seekable) */
 };
 #define SBUF_REC_PROBE_ONLY 1u /* the probe said no: the call itself was made traced */
-/* A write to descriptor 0-2 (the fd in bits 8-9): its bytes follow the header. deja sets
- * bits 10-11 in the trace's copy when that descriptor was its stdout (1) or stderr (2),
- * and replay prints them. */
+/* A write to descriptor 0-2 (the fd in bits 8-9): its bytes follow the header. Bits
+ * 10-11: the descriptor was deja's stdout (1) or stderr (2) when written (replay prints
+ * those bytes). */
 #define SBUF_REC_OUTPUT 2u
 #define SBUF_REC_FD_SHIFT 8
 #define SBUF_REC_OUT_SHIFT 10

@@ -29,7 +29,8 @@ static int mem_reader(void *ctx, uint64_t addr, void *buf, size_t len) {
   return task_read_mem(ctx, addr, buf, len);
 }
 
-uint32_t output_stream(struct recorder *r, struct rtask *x, int fd) {
+/* Which of deja's stdout/stderr the program's fd refers to, if either. */
+static uint32_t output_stream(struct recorder *r, struct rtask *x, int fd) {
   char path[64];
   struct stat st;
   snprintf(path, sizeof path, "/proc/%d/fd/%d", x->t.tid, fd);

@@ -295,7 +295,4 @@ void record_resend_held(struct rtask *x);
 int record_state_point(struct recorder *r, struct rtask *x);
 bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b);
 
-/* Which of deja's stdout/stderr (OUT_TO_*) task X's FD refers to, if either. */
-uint32_t output_stream(struct recorder *r, struct rtask *x, int fd);
-
 #endif

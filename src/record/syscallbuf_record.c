@@ -201,28 +201,6 @@ static int take_desched(struct rtask *x, int fd) {
   return mine;
 }
 
-/* Marks the records of writes to descriptors 0-2 that went to deja's stdout or stderr
- * (as the descriptor is now) in the trace's copy of LEN bytes of records. */
-static void mark_output(struct recorder *r, struct rtask *x, uint8_t *data, uint32_t len) {
-  int out[3] = {-1, -1, -1};
-  for (uint32_t at = 0; at + sizeof(struct sbuf_rec) <= len;) {
-    struct sbuf_rec rec;
-    memcpy(&rec, data + at, sizeof rec);
-    if (rec.size < sizeof rec || rec.size > len - at)
-      return;
-    if ((rec.flags & SBUF_REC_OUTPUT) && rec.ret > 0) {
-      int fd = (rec.flags >> SBUF_REC_FD_SHIFT) & 3;
-      if (fd < 3 && out[fd] < 0)
-        out[fd] = (int)output_stream(r, x, fd);
-      if (fd < 3 && out[fd] > 0) {
-        rec.flags = (uint16_t)(rec.flags | ((unsigned)out[fd] << SBUF_REC_OUT_SHIFT));
-        memcpy(data + at, &rec, sizeof rec);
-      }
-    }
-    at += rec.size;
-  }
-}
-
 /* Writes X's records not yet in the trace as an EV_SBUF event, and empties the buffer
  * unless the library is inside a call (then it goes on where it is). 0 or -1. */
 static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s, bool divert) {
@@ -256,7 +234,6 @@ static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s, bool 
     if (h.used && task_write_mem(&x->t, s->buf + offsetof(struct sbuf_hdr, used), &zero, 4) < 0)
       return 0;
   }
-  mark_output(r, x, S.data.data, len);
   /* What replay restores at a state point must be what the library saw here. */
   page_hashes_forget(x->proc->pages, s->buf, SBUF_DATA_OFF + (uint64_t)h.used);
   if (!len && !divert)
@@ -298,10 +275,19 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
   /* The library announces a thread's buffer: taken when the buffer is on. */
   /* Refused in a process with a seccomp filter of its own (inherited across exec), and in a
    * thread ptraced by another recorded task: their calls are all made traced. */
-  bool ok = S.on && !x->proc->seccomp && regs.rdi && regs.rsi == SBUF_SIZE &&
-            !record_ptrace_traced(x);
-  if (ok)
+  bool ok =
+      S.on && !x->proc->seccomp && regs.rdi && regs.rsi == SBUF_SIZE && !record_ptrace_traced(x);
+  if (ok) {
     set_buffer(x->t.tid, regs.rdi, 0)->desched = take_desched(x, (int)regs.rdx);
+    /* Which files are deja's stdout and stderr: the library marks writes to them. */
+    uint64_t out[4] = {0, 0, 0, 0};
+    for (int i = 1; i <= 2; i++)
+      if (r->out_ok[i]) {
+        out[i - 1] = (uint64_t)r->out_st[i].st_dev;
+        out[i + 1] = (uint64_t)r->out_st[i].st_ino;
+      }
+    task_write_mem(&x->t, regs.rdi + offsetof(struct sbuf_hdr, out_dev), out, sizeof out);
+  }
   struct event ev;
   event_init(&ev);
   ev.kind = EV_SBUF;

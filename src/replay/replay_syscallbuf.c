@@ -152,9 +152,12 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
   static const uint8_t entry[] = SBUF_ENTRY_REPLAY, divert[] = SBUF_DIVERT_CODE;
+  static const uint32_t replaying = 1;
   if (!refused &&
       (task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0 ||
-       task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_DIVERT_CODE_OFF, divert, sizeof divert) < 0))
+       task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_DIVERT_CODE_OFF, divert, sizeof divert) < 0 ||
+       task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF, &replaying, sizeof replaying) <
+           0))
     return diverge(e, "cannot write the system call buffer's replay entry at 0x%lx: %s",
                    SBUF_ENTRY_ADDR, strerror(errno));
   return 0;
