@@ -33,6 +33,11 @@ static struct {
   int n, cap;
 } S;
 
+/* The last EV_SBUF event whose output was printed: going back (to a checkpoint, or by
+ * replaying again from the start) does not print it twice. Not part of the checkpointed
+ * state, nor reset with it. */
+static uint64_t printed_through;
+
 void replay_syscallbuf_reset(void) {
   for (int i = 0; i < S.n; i++)
     free(S.p[i].data);
@@ -197,9 +202,12 @@ static void print_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
 /* Prints the output of the writes to the recording's stdout and stderr among LEN bytes of
  * records, once the task made them (at its next event's entry: in order with its traced
  * writes). */
-static void print_output(struct replay_engine *e, const uint8_t *data, uint32_t len) {
-  struct print_ctx c = {e, data};
-  syscallbuf_output(data, len, 0, print_one, &c);
+static void print_output(struct replay_engine *e, const struct pending *p) {
+  if (p->evno <= printed_through)
+    return;
+  printed_through = p->evno;
+  struct print_ctx c = {e, p->data};
+  syscallbuf_output(p->data, p->len, 0, print_one, &c);
 }
 
 /* The bytes of EV's records: all of its data but the diverted call's record header. */
@@ -329,7 +337,7 @@ static int settle(struct replay_engine *e, struct rptask *x, struct pending *p, 
                   bool gone) {
   int rc = check_them && !gone ? check(e, x, p) : 0;
   if (!rc)
-    print_output(e, p->data, p->len); /* what the program wrote (or the stretch restored) */
+    print_output(e, p); /* what the program wrote (or the stretch restored) */
   /* The recorder emptied the buffer here unless the library was inside a call: so does
    * replay, so the buffer's memory is the recorded one (a state point compares it). */
   struct sbuf_hdr h;
@@ -355,7 +363,7 @@ int replay_syscallbuf_check(struct replay_engine *e) {
 
 void replay_syscallbuf_finish(struct replay_engine *e) {
   while (S.n) {
-    print_output(e, S.p[0].data, S.p[0].len);
+    print_output(e, &S.p[0]);
     drop(&S.p[0]);
   }
 }
