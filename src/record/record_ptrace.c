@@ -37,6 +37,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <stdlib.h>
 
 #include "common/log.h"
 #include "preload/syscallbuf_abi.h"
@@ -56,6 +57,7 @@ enum {
   RQ_POKEUSER = 6,
   RQ_CONT = 7,
   RQ_KILL = 8,
+  RQ_SINGLESTEP = 9,
   RQ_GETREGS = 12,
   RQ_SETREGS = 13,
   RQ_GETFPREGS = 14,
@@ -355,6 +357,32 @@ static size_t syscall_info(struct rtask *y, uint8_t out[88]) {
   return size;
 }
 
+/* PTRACE_SINGLESTEP from a signal stop: Y runs one instruction now (the tracer is in
+ * its call, nothing else runs). The trap's point is recorded as a state point, which
+ * replay restores; Y then stops for its tracer again. Another stop (the instruction was
+ * a system call, or faulted) is handled as usual and Y goes on. */
+static int single_step(struct recorder *r, struct rtask *y) {
+  y->pt.stop = EMU_NONE;
+  y->pt.unreported = false;
+  y->state = T_RUNNING;
+  int status;
+  if (ptrace(PTRACE_SINGLESTEP, y->t.tid, 0, 0) < 0 || waitpid(y->t.tid, &status, __WALL) < 0)
+    return -1;
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP && !(status >> 16) &&
+      ptrace(PTRACE_GETSIGINFO, y->t.tid, 0, &si) == 0 && si.si_code == TRAP_TRACE) {
+    if (record_state_point(r, y))
+      return -1;
+    y->at_boundary = true;
+    y->boundary_regs = y->t.regs;
+    y->pt.si = si;
+    post_stop(r, y, EMU_SIGNAL, 0x7f | SIGTRAP << 8);
+    return 0;
+  }
+  return recorder_handle_stop(r, y->t.tid, status) ? -1 : 0;
+}
+
 /* Y's calls from its system call buffer become traced (ON) or buffered again: its
  * tracer's PTRACE_SYSCALL must see them. The change is the effect X's call records. */
 static void set_traced_calls(struct rtask *x, struct rtask *y, uint32_t on) {
@@ -391,6 +419,26 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
       return put_word(x, data, v);
     }
     return put_word(x, data, 0);
+  case RQ_POKEUSER:
+    if (addr % 8 || addr >= sizeof(struct user))
+      return -EIO;
+    if (addr < sizeof(struct user_regs_struct)) {
+      struct user_regs_struct regs = y->t.regs;
+      memcpy((uint8_t *)&regs + addr, &data, 8);
+      if (task_set_regs(&y->t, &regs) < 0)
+        return -EIO;
+      y->t.regs = regs;
+      x->effect = (struct emu_effect){.tid = y->t.tid, .regs = true, .r = regs};
+      return 0;
+    }
+    /* Debug registers: clearing them is what a debugger does at the start; setting them
+     * (hardware watchpoints) is not emulated. */
+    return data == 0 ? 0 : -EIO;
+  case RQ_SINGLESTEP:
+    if (data || (y->pt.stop != EMU_SIGNAL && y->pt.stop != EMU_SIGNAL_LATER))
+      return -EIO;
+    y->pt.syscalls = false;
+    return single_step(r, y) < 0 ? -EIO : 0;
   case RQ_POKETEXT:
   case RQ_POKEDATA:
     if (task_write_mem(&y->t, addr, &data, sizeof data) < 0)
@@ -533,6 +581,30 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
   return 0;
 }
 
+void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result) {
+  const struct user_regs_struct *e = &x->entry;
+  char path[64], target[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", x->t.tid, (int)e->rdi);
+  ssize_t l = readlink(path, target, sizeof target - 1);
+  target[l > 0 ? l : 0] = 0;
+  int pid;
+  char rest[8];
+  if (result <= 0 || result > (1 << 20) || sscanf(target, "/proc/%d/mem%7s", &pid, rest) != 1)
+    return;
+  struct rtask *y = task_by_tid(r, pid);
+  if (!y)
+    return;
+  uint8_t *buf = xmalloc((size_t)result);
+  if (task_read_mem(&x->t, e->rsi, buf, (size_t)result) < 0) {
+    free(buf);
+    return;
+  }
+  free(x->effect.big);
+  x->effect =
+      (struct emu_effect){.tid = y->t.tid, .addr = e->r10, .len = (uint32_t)result, .big = buf};
+  page_hashes_forget(y->proc->pages, e->r10, (uint64_t)result);
+}
+
 void record_ptrace_effects(struct rtask *x, struct event *ev) {
   struct emu_effect *f = &x->effect;
   if (!f->tid)
@@ -541,7 +613,7 @@ void record_ptrace_effects(struct rtask *x, struct event *ev) {
   ev->remote_tid = f->tid;
   ev->remote_from = ev->nmem;
   if (f->len)
-    event_add_mem(ev, f->addr, f->data, f->len);
+    event_add_mem(ev, f->addr, f->big ? f->big : f->data, f->len);
   ev->remote_regs = f->regs;
   if (f->regs)
     ev->regs_after = f->r;
