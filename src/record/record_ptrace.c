@@ -11,9 +11,8 @@
  * memory it poked, registers it set) and done again by replay; a signal it let through
  * is an ordinary signal event of the tracee.
  *
- * The tracer's waits: record_ptrace_wait.c.
-A tracer of a process outside the recording (not
- * traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
+ * The tracer's waits: record_ptrace_wait.c. A tracer of a process outside the recording
+ * (not traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
  * of a tracee is traced too and starts with a stop; a tracee that ends is reported to a
  * tracer that is not its parent from a list of such ends. Not emulated: group stops (a
  * stop signal is a signal-delivery stop), PTRACE_INTERRUPT and LISTEN (nothing special),
