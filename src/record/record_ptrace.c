@@ -11,14 +11,8 @@
  * memory it poked, registers it set) and done again by replay; a signal it let through
  * is an ordinary signal event of the tracee.
  *
- * A tracer's wait reports a pending tracee stop at its entry (the call is not run).
- * Otherwise it runs in the kernel (a tracee is usually the tracer's child); when a
- * tracee stops, the tracer gets a SIGCHLD as from the kernel, which ends a blocked wait
- * (-ERESTARTSYS, recorded so) and the kernel makes it again, which reports the stop. A
- * wait with only tracees that are not the tracer's children (the kernel says ECHILD)
- * is recorded as interrupted and made again once a tracee stops, a task exits, or 10 ms
- * passed (T_EMU_WAIT). A tracer of a process outside the recording (not
- * traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
+ * The tracer's waits: record_ptrace_wait.c. A tracer of a process outside the recording
+ * (not traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
  * of a tracee is traced too and starts with a stop; a tracee that ends is reported to a
  * tracer that is not its parent from a list of such ends. Not emulated: group stops (a
  * stop signal is a signal-delivery stop), PTRACE_INTERRUPT and LISTEN (nothing special),
@@ -37,14 +31,13 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <stdlib.h>
 
 #include "common/log.h"
 #include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
+#include "record/record_ptrace_internal.h"
 #include "record/syscallbuf_record.h"
-
-#define WAIT_RETRY_NS 10000000L /* a tracer's blocking wait is made again this often */
-#define ERESTARTSYS_ 512
 
 enum {
   RQ_TRACEME = 0,
@@ -56,6 +49,7 @@ enum {
   RQ_POKEUSER = 6,
   RQ_CONT = 7,
   RQ_KILL = 8,
+  RQ_SINGLESTEP = 9,
   RQ_GETREGS = 12,
   RQ_SETREGS = 13,
   RQ_GETFPREGS = 14,
@@ -76,7 +70,7 @@ enum {
 
 bool record_ptrace_traced(const struct rtask *x) { return x->pt.tracer != NULL; }
 
-static struct rtask *task_by_tid(struct recorder *r, pid_t tid) {
+struct rtask *ptrace_task_by_tid(struct recorder *r, pid_t tid) {
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i]->t.tid == tid)
       return r->tasks[i];
@@ -84,7 +78,7 @@ static struct rtask *task_by_tid(struct recorder *r, pid_t tid) {
 }
 
 /* The parent of process PID (its PPid), or 0. */
-static pid_t parent_of(pid_t pid) {
+pid_t ptrace_parent_of(pid_t pid) {
   char path[64], line[256];
   snprintf(path, sizeof path, "/proc/%d/status", pid);
   FILE *f = fopen(path, "re");
@@ -101,47 +95,15 @@ static int64_t put_word(struct rtask *x, uint64_t addr, uint64_t v) {
   return task_write_mem(&x->t, addr, &v, sizeof v) < 0 ? -EFAULT : 0;
 }
 
-static bool wait_again(struct recorder *r, struct rtask *x);
-
-/* The tracer's waits look again: one waiting in T_EMU_WAIT is made ready; and as the
- * kernel does, the tracer's process gets a SIGCHLD (CLD_TRAPPED) for the stop, which
- * also ends a wait blocked in the kernel (it returns -ERESTARTSYS, recorded so, and is
- * made again). TRACER NULL: waits of every process, no signal. */
-static void wake_tracer(struct recorder *r, struct rtask *tracer, struct rtask *y) {
-  for (int i = 0; i < r->ntasks; i++) {
-    struct rtask *w = r->tasks[i];
-    if (w->state == T_EMU_WAIT && (!tracer || w->proc == tracer->proc))
-      w->state = T_READY;
-  }
-  if (!tracer || !y)
-    return;
-  siginfo_t *si = &tracer->chld_si;
-  memset(si, 0, sizeof *si);
-  si->si_signo = SIGCHLD;
-  si->si_code = CLD_TRAPPED;
-  si->si_pid = y->t.tid;
-  si->si_status = (y->pt.status >> 8) & 0xff;
-  kill(tracer->proc->pid, SIGCHLD);
-}
-
-bool record_ptrace_chld_info(struct rtask *x, siginfo_t *si) {
-  if (si->si_signo != SIGCHLD || si->si_code != SI_USER || si->si_pid != getpid())
-    return false;
-  if (x->chld_si.si_signo != SIGCHLD)
-    return false;
-  *si = x->chld_si;
-  return true;
-}
-
 /* Holds Y in a stop its tracer's wait reports with STATUS. */
-static void post_stop(struct recorder *r, struct rtask *y, enum emu_stop kind, int status) {
+void ptrace_post_stop(struct recorder *r, struct rtask *y, enum emu_stop kind, int status) {
   y->pt.stop = kind;
   y->pt.status = status;
   y->pt.unreported = true;
   y->state = T_PTRACED;
   if (r->cur == y)
     r->cur = NULL;
-  wake_tracer(r, y->pt.tracer, y);
+  ptrace_wake_tracer(r, y->pt.tracer, y);
 }
 
 static int syscall_stop_status(const struct rtask *y) {
@@ -159,18 +121,18 @@ bool record_ptrace_entry_stop(struct recorder *r, struct rtask *x) {
   x->entry_emitted = false;
   x->entry_seq = ++r->seq;
   x->pt.in_call = true;
-  post_stop(r, x, EMU_SYSCALL_ENTRY, syscall_stop_status(x));
+  ptrace_post_stop(r, x, EMU_SYSCALL_ENTRY, syscall_stop_status(x));
   return true;
 }
 
 bool record_ptrace_exit_stop(struct recorder *r, struct rtask *x) {
   if (x->wait_again)
-    return wait_again(r, x);
+    return ptrace_wait_again(r, x);
   bool seen = x->pt.in_call; /* the tracer saw its entry (not deja's own calls) */
   x->pt.in_call = false;
   if (!x->pt.tracer || !x->pt.syscalls || !seen)
     return false;
-  post_stop(r, x, EMU_SYSCALL_EXIT, syscall_stop_status(x));
+  ptrace_post_stop(r, x, EMU_SYSCALL_EXIT, syscall_stop_status(x));
   return true;
 }
 
@@ -180,14 +142,14 @@ bool record_ptrace_exec_stop(struct recorder *r, struct rtask *x) {
   if (x->pt.options & PTRACE_O_TRACEEXEC) {
     x->pt.msg = (unsigned long)x->t.tid;
     x->pt.exit_after = x->pt.syscalls;
-    post_stop(r, x, EMU_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_EXEC << 16);
+    ptrace_post_stop(r, x, EMU_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_EXEC << 16);
   } else if (!x->pt.seized) {
     memset(&x->pt.si, 0, sizeof x->pt.si);
     x->pt.si.si_signo = SIGTRAP;
     x->pt.si.si_code = SI_USER;
-    post_stop(r, x, EMU_SIGNAL_LATER, 0x7f | SIGTRAP << 8);
+    ptrace_post_stop(r, x, EMU_SIGNAL_LATER, 0x7f | SIGTRAP << 8);
   } else if (x->pt.syscalls) {
-    post_stop(r, x, EMU_SYSCALL_EXIT, syscall_stop_status(x));
+    ptrace_post_stop(r, x, EMU_SYSCALL_EXIT, syscall_stop_status(x));
   } else {
     return false;
   }
@@ -201,7 +163,7 @@ bool record_ptrace_exit_event(struct recorder *r, struct rtask *x) {
   ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
   x->pt.msg = status;
   x->pt.in_call = false;
-  post_stop(r, x, EMU_EXIT_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_EXIT << 16);
+  ptrace_post_stop(r, x, EMU_EXIT_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_EXIT << 16);
   return true;
 }
 
@@ -212,7 +174,7 @@ bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event) {
   if (!x->pt.tracer || !(x->pt.options & opt) ||
       ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child) < 0)
     return false;
-  struct rtask *c = task_by_tid(r, (pid_t)child);
+  struct rtask *c = ptrace_task_by_tid(r, (pid_t)child);
   if (c) {
     memset(&c->pt, 0, sizeof c->pt);
     c->pt.tracer = x->pt.tracer;
@@ -221,27 +183,8 @@ bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event) {
     c->pt.start_stop = true;
   }
   x->pt.msg = child;
-  post_stop(r, x, EMU_CLONE_EVENT, 0x7f | SIGTRAP << 8 | event << 16);
+  ptrace_post_stop(r, x, EMU_CLONE_EVENT, 0x7f | SIGTRAP << 8 | event << 16);
   return true;
-}
-
-void record_ptrace_exited(struct recorder *r, struct rtask *x, int status) {
-  struct rtask *tracer = x->pt.tracer;
-  if (!tracer || x->pt.tracer_is_parent)
-    return; /* the kernel tells its parent */
-  if (r->nzombies == r->cap_zombies) {
-    r->cap_zombies = r->cap_zombies ? r->cap_zombies * 2 : 8;
-    r->zombies = xrealloc(r->zombies, (size_t)r->cap_zombies * sizeof *r->zombies);
-  }
-  r->zombies[r->nzombies++] = (struct emu_zombie){tracer->proc->pid, x->t.tid, status};
-  siginfo_t *si = &tracer->chld_si;
-  memset(si, 0, sizeof *si);
-  si->si_signo = SIGCHLD;
-  si->si_code = WIFEXITED(status) ? CLD_EXITED : CLD_KILLED;
-  si->si_pid = x->t.tid;
-  si->si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
-  kill(tracer->proc->pid, SIGCHLD);
-  wake_tracer(r, tracer, NULL);
 }
 
 bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, const siginfo_t *si) {
@@ -252,7 +195,7 @@ bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, con
     return false;
   }
   x->pt.si = *si;
-  post_stop(r, x, EMU_SIGNAL, 0x7f | sig << 8);
+  ptrace_post_stop(r, x, EMU_SIGNAL, 0x7f | sig << 8);
   return true;
 }
 
@@ -315,7 +258,7 @@ static int release(struct recorder *r, struct rtask *y, int sig) {
   case EMU_EVENT:
     if (y->pt.exit_after && y->pt.tracer) {
       y->pt.exit_after = false;
-      post_stop(r, y, EMU_SYSCALL_EXIT, syscall_stop_status(y));
+      ptrace_post_stop(r, y, EMU_SYSCALL_EXIT, syscall_stop_status(y));
     }
     return 0;
   default: return 0;
@@ -355,6 +298,32 @@ static size_t syscall_info(struct rtask *y, uint8_t out[88]) {
   return size;
 }
 
+/* PTRACE_SINGLESTEP from a signal stop: Y runs one instruction now (the tracer is in
+ * its call, nothing else runs). The trap's point is recorded as a state point, which
+ * replay restores; Y then stops for its tracer again. Another stop (the instruction was
+ * a system call, or faulted) is handled as usual and Y goes on. */
+static int single_step(struct recorder *r, struct rtask *y) {
+  y->pt.stop = EMU_NONE;
+  y->pt.unreported = false;
+  y->state = T_RUNNING;
+  int status;
+  if (ptrace(PTRACE_SINGLESTEP, y->t.tid, 0, 0) < 0 || waitpid(y->t.tid, &status, __WALL) < 0)
+    return -1;
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP && !(status >> 16) &&
+      ptrace(PTRACE_GETSIGINFO, y->t.tid, 0, &si) == 0 && si.si_code == TRAP_TRACE) {
+    if (record_state_point(r, y))
+      return -1;
+    y->at_boundary = true;
+    y->boundary_regs = y->t.regs;
+    y->pt.si = si;
+    ptrace_post_stop(r, y, EMU_SIGNAL, 0x7f | SIGTRAP << 8);
+    return 0;
+  }
+  return recorder_handle_stop(r, y->t.tid, status) ? -1 : 0;
+}
+
 /* Y's calls from its system call buffer become traced (ON) or buffered again: its
  * tracer's PTRACE_SYSCALL must see them. The change is the effect X's call records. */
 static void set_traced_calls(struct rtask *x, struct rtask *y, uint32_t on) {
@@ -391,6 +360,26 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
       return put_word(x, data, v);
     }
     return put_word(x, data, 0);
+  case RQ_POKEUSER:
+    if (addr % 8 || addr >= sizeof(struct user))
+      return -EIO;
+    if (addr < sizeof(struct user_regs_struct)) {
+      struct user_regs_struct regs = y->t.regs;
+      memcpy((uint8_t *)&regs + addr, &data, 8);
+      if (task_set_regs(&y->t, &regs) < 0)
+        return -EIO;
+      y->t.regs = regs;
+      x->effect = (struct emu_effect){.tid = y->t.tid, .regs = true, .r = regs};
+      return 0;
+    }
+    /* Debug registers: clearing them is what a debugger does at the start; setting them
+     * (hardware watchpoints) is not emulated. */
+    return data == 0 ? 0 : -EIO;
+  case RQ_SINGLESTEP:
+    if (data || (y->pt.stop != EMU_SIGNAL && y->pt.stop != EMU_SIGNAL_LATER))
+      return -EIO;
+    y->pt.syscalls = false;
+    return single_step(r, y) < 0 ? -EIO : 0;
   case RQ_POKETEXT:
   case RQ_POKEDATA:
     if (task_write_mem(&y->t, addr, &data, sizeof data) < 0)
@@ -487,7 +476,7 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
     return -EPERM;
   memset(&y->pt, 0, sizeof y->pt);
   y->pt.tracer = tracer;
-  y->pt.tracer_is_parent = parent_of(y->proc->pid) == tracer->proc->pid;
+  y->pt.tracer_is_parent = ptrace_parent_of(y->proc->pid) == tracer->proc->pid;
   y->pt.seized = req == RQ_SEIZE;
   if (req == RQ_SEIZE)
     y->pt.options = data;
@@ -504,12 +493,12 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
   pid_t pid = (pid_t)a->rsi;
   int64_t res;
   if (req == RQ_TRACEME) {
-    struct rtask *parent = task_by_tid(r, parent_of(x->proc->pid));
+    struct rtask *parent = ptrace_task_by_tid(r, ptrace_parent_of(x->proc->pid));
     if (!parent)
       return 0; /* a parent outside the recording: the kernel answers */
     res = attach(r, x, parent, x, req, 0);
   } else {
-    struct rtask *y = task_by_tid(r, pid);
+    struct rtask *y = ptrace_task_by_tid(r, pid);
     if (!y)
       return 0; /* outside the recording: the real ptrace works */
     if (req == RQ_ATTACH || req == RQ_SEIZE)
@@ -533,6 +522,30 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
   return 0;
 }
 
+void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result) {
+  const struct user_regs_struct *e = &x->entry;
+  char path[64], target[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", x->t.tid, (int)e->rdi);
+  ssize_t l = readlink(path, target, sizeof target - 1);
+  target[l > 0 ? l : 0] = 0;
+  int pid;
+  char rest[8];
+  if (result <= 0 || result > (1 << 20) || sscanf(target, "/proc/%d/mem%7s", &pid, rest) != 1)
+    return;
+  struct rtask *y = ptrace_task_by_tid(r, pid);
+  if (!y)
+    return;
+  uint8_t *buf = xmalloc((size_t)result);
+  if (task_read_mem(&x->t, e->rsi, buf, (size_t)result) < 0) {
+    free(buf);
+    return;
+  }
+  free(x->effect.big);
+  x->effect =
+      (struct emu_effect){.tid = y->t.tid, .addr = e->r10, .len = (uint32_t)result, .big = buf};
+  page_hashes_forget(y->proc->pages, e->r10, (uint64_t)result);
+}
+
 void record_ptrace_effects(struct rtask *x, struct event *ev) {
   struct emu_effect *f = &x->effect;
   if (!f->tid)
@@ -541,141 +554,10 @@ void record_ptrace_effects(struct rtask *x, struct event *ev) {
   ev->remote_tid = f->tid;
   ev->remote_from = ev->nmem;
   if (f->len)
-    event_add_mem(ev, f->addr, f->data, f->len);
+    event_add_mem(ev, f->addr, f->big ? f->big : f->data, f->len);
   ev->remote_regs = f->regs;
   if (f->regs)
     ev->regs_after = f->r;
-}
-
-/* Whether tracee Y is one a wait of X's process for PID may report. */
-static bool wait_matches(const struct rtask *x, const struct rtask *y, pid_t pid) {
-  return y->pt.tracer && y->pt.tracer->proc == x->proc && (pid <= 0 || pid == y->t.tid);
-}
-
-/* The wait call's pid argument (-1: any) and options. */
-static pid_t wait_pid(const struct user_regs_struct *a, uint64_t *options) {
-  bool waitid = a->orig_rax == SYS_waitid;
-  *options = waitid ? a->r10 : a->rdx;
-  return waitid ? (a->rdi == P_PID ? (pid_t)a->rsi : -1) : (pid_t)a->rdi;
-}
-
-static bool has_tracees(struct recorder *r, const struct rtask *x, pid_t pid) {
-  for (int i = 0; i < r->ntasks; i++)
-    if (wait_matches(x, r->tasks[i], pid))
-      return true;
-  return false;
-}
-
-int record_ptrace_wait_entry(struct recorder *r, struct rtask *x) {
-  const struct user_regs_struct *a = &x->entry;
-  bool waitid = a->orig_rax == SYS_waitid;
-  uint64_t options;
-  pid_t pid = wait_pid(a, &options);
-  x->wait_tracer = false;
-  for (int i = 0; i < r->ntasks; i++) {
-    struct rtask *y = r->tasks[i];
-    if (!wait_matches(x, y, pid))
-      continue;
-    x->wait_tracer = true;
-    if (!y->pt.unreported)
-      continue;
-    y->pt.unreported = false;
-    int64_t res = y->t.tid;
-    if (waitid) {
-      siginfo_t si;
-      memset(&si, 0, sizeof si);
-      si.si_signo = SIGCHLD;
-      si.si_code = CLD_TRAPPED;
-      si.si_pid = y->t.tid;
-      si.si_status = (y->pt.status >> 8) & 0xff;
-      res = a->rdx && task_write_mem(&x->t, a->rdx, &si, sizeof si) < 0 ? -EFAULT : 0;
-    } else if (a->rsi && task_write_mem(&x->t, a->rsi, &y->pt.status, sizeof(int)) < 0) {
-      res = -EFAULT;
-    }
-    x->wait_tracer = false;
-    x->emulated = true;
-    x->emu_result = res;
-    x->t.regs.orig_rax = (uint64_t)-1;
-    return task_set_regs(&x->t, &x->t.regs) < 0 ? recorder_abort(r, "cannot skip a wait") : 0;
-  }
-  /* Ends of tracees that are not its children, after their stops (as they came). */
-  for (int i = 0; i < r->nzombies && !waitid; i++) {
-    struct emu_zombie *z = &r->zombies[i];
-    if (z->tracer_pid != x->proc->pid || (pid > 0 && pid != z->tid))
-      continue;
-    int64_t res = z->tid;
-    if (a->rsi && task_write_mem(&x->t, a->rsi, &z->status, sizeof(int)) < 0)
-      res = -EFAULT;
-    r->zombies[i] = r->zombies[--r->nzombies];
-    x->emulated = true;
-    x->emu_result = res;
-    x->t.regs.orig_rax = (uint64_t)-1;
-    return task_set_regs(&x->t, &x->t.regs) < 0 ? recorder_abort(r, "cannot skip a wait") : 0;
-  }
-  return 0; /* the kernel's wait: a tracee's stop sends SIGCHLD (wake_tracer) */
-}
-
-bool record_ptrace_wait_exit(struct recorder *r, struct rtask *x) {
-  if (!x->wait_tracer || task_get_regs(&x->t) < 0)
-    return false;
-  x->wait_tracer = false;
-  uint64_t options;
-  pid_t pid = wait_pid(&x->entry, &options);
-  if ((int64_t)x->t.regs.rax != -ECHILD || !has_tracees(r, x, pid))
-    return false;
-  /* Only tracees that are not its children: nothing for the kernel to wait for. */
-  x->t.regs.rax = options & WNOHANG ? 0 : (uint64_t)-ERESTARTSYS_;
-  x->wait_again = !(options & WNOHANG);
-  task_set_regs(&x->t, &x->t.regs);
-  return false;
-}
-
-/* After the exit of a wait call that found nothing for now (recorded as interrupted):
- * the call is made again, when a tracee stops or a task ends, or in 10 ms. */
-static bool wait_again(struct recorder *r, struct rtask *x) {
-  x->wait_again = false;
-  struct user_regs_struct g = x->t.regs;
-  g.rax = x->entry.orig_rax;
-  g.rip -= 2;
-  if (task_set_regs(&x->t, &g) < 0)
-    return false;
-  x->t.regs = g;
-  x->at_boundary = true;
-  x->boundary_regs = g;
-  x->state = T_EMU_WAIT;
-  clock_gettime(CLOCK_MONOTONIC, &x->wait_since);
-  if (r->cur == x)
-    r->cur = NULL;
-  return true;
-}
-
-int64_t record_ptrace_tick(struct recorder *r) {
-  int64_t next = -1;
-  for (int i = 0; i < r->ntasks; i++) {
-    struct rtask *y = r->tasks[i];
-    if (!y->pt.start_stop || y->state != T_READY || !y->pt.tracer)
-      continue;
-    y->pt.start_stop = false; /* a new tracee's first stop */
-    if (y->pt.seized) {
-      post_stop(r, y, EMU_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_STOP << 16);
-    } else {
-      memset(&y->pt.si, 0, sizeof y->pt.si);
-      y->pt.si.si_signo = SIGSTOP;
-      post_stop(r, y, EMU_SIGNAL_LATER, 0x7f | SIGSTOP << 8);
-    }
-  }
-  for (int i = 0; i < r->ntasks; i++) {
-    struct rtask *w = r->tasks[i];
-    if (w->state != T_EMU_WAIT)
-      continue;
-    int64_t left = WAIT_RETRY_NS - elapsed_ns(&w->wait_since);
-    if (left <= 0) {
-      w->state = T_READY;
-    } else if (next < 0 || left < next) {
-      next = left;
-    }
-  }
-  return next;
 }
 
 void record_ptrace_task_gone(struct recorder *r, struct rtask *x) {
@@ -686,5 +568,5 @@ void record_ptrace_task_gone(struct recorder *r, struct rtask *x) {
       detach(r, y);
     }
   }
-  wake_tracer(r, NULL, NULL); /* its parent may be waiting for it */
+  ptrace_wake_tracer(r, NULL, NULL); /* its parent may be waiting for it */
 }

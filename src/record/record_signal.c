@@ -103,6 +103,15 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
           x->held[i] = x->held[--x->nheld];
     }
   }
+  if (record_ptrace_traced(x) && signal_is_synchronous(sig, &si) &&
+      !(x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))) {
+    /* A fault or breakpoint trap of a tracee: its tracer may change it there, so replay
+     * must reach that very point (a state point). */
+    if (record_state_point(r, x))
+      return -1;
+    x->at_boundary = true;
+    x->boundary_regs = x->t.regs;
+  }
   if (record_ptrace_signal_stop(r, x, sig, &si))
     return -2; /* held for its tracer, who decides */
   uint8_t raw[128] = {0};

@@ -254,7 +254,8 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   x->in_syscall = true;
   x->refused = 0;
   x->emulated = x->wait_tracer = x->wait_again = false;
-  x->effect.tid = 0;
+  free(x->effect.big);
+  x->effect = (struct emu_effect){0};
   x->entry_emitted = x->clone_done = false;
   x->entry_seq = ++r->seq;
   char why[256];
@@ -443,8 +444,9 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, in.why);
   }
   capture_regions(r, x, &w, &ev);
-  if (x->emulated)
-    record_ptrace_effects(x, &ev);
+  if (nr == SYS_pwrite64)
+    record_ptrace_mem_write(r, x, result);
+  record_ptrace_effects(x, &ev);
   record_seccomp_exit(x, d, &ev);
   ev.file = in.file;
   if (ev.out_to) {

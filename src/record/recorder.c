@@ -262,6 +262,7 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
 
 void recorder_remove_task(struct recorder *r, struct rtask *x) {
   x->pt.tracer = NULL;
+  free(x->effect.big);
   record_ptrace_task_gone(r, x);
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
@@ -691,6 +692,10 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   case STOP_GROUP: return on_group_stop(r, x, st->sig);
   }
   return 0;
+}
+
+int recorder_handle_stop(struct recorder *r, pid_t tid, int status) {
+  return handle_stop(r, tid, status);
 }
 
 static int handle_stop(struct recorder *r, pid_t tid, int status) {

@@ -92,7 +92,8 @@ struct emu_effect {
   uint64_t addr;
   uint32_t len; /* memory written at addr (0: none) */
   uint8_t data[8];
-  bool regs; /* registers set */
+  uint8_t *big; /* the bytes when more than 8 (malloc'ed, freed at the next call) */
+  bool regs;    /* registers set */
   struct user_regs_struct r;
 };
 
@@ -252,6 +253,9 @@ bool record_ptrace_traced(const struct rtask *x);
 bool record_ptrace_chld_info(struct rtask *x, siginfo_t *si);
 /* The syscall event of X's emulated call: its effects on the tracee. */
 void record_ptrace_effects(struct rtask *x, struct event *ev);
+/* After a pwrite64 of X that wrote RESULT bytes: a write into a recorded process's
+ * memory through /proc/PID/mem (debuggers do this) is such an effect too. */
+void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result);
 bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
 /* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the
  * event, and the new task is traced by it too. */
@@ -260,6 +264,8 @@ bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event);
 void record_ptrace_exited(struct recorder *r, struct rtask *x, int status);
 /* recorder.c: X's entry stop recorded and X resumed into the call (after a ptrace stop). */
 int recorder_enter_syscall(struct recorder *r, struct rtask *x);
+/* recorder.c: a stop of task TID (wait STATUS) handled as the event loop does. */
+int recorder_handle_stop(struct recorder *r, pid_t tid, int status);
 /* recorder.c: X at its PTRACE_EVENT_EXIT stop: its exit recorded, X let die. */
 int recorder_exit_stop(struct recorder *r, struct rtask *x);
 

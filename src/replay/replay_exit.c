@@ -60,6 +60,13 @@ static void wait_for_exiting_siblings(struct replay_engine *e, struct rptask *x)
   }
 }
 
+/* A signal stop of the task's own fault: going on repeats it. A task its tracer killed
+ * at such a stop (emulated ptrace while recording) is killed there. */
+static bool fault_stop(struct rptask *x, const struct stop *st) {
+  siginfo_t si;
+  return ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 && signal_is_synchronous(st->sig, &si);
+}
+
 static int exit_complete(struct replay_engine *e, struct rptask *x, const struct stop *at) {
   (void)at;
   struct stop st;
@@ -108,7 +115,7 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
     /* A task killed with its process (another thread's fatal signal or exit_group) may
      * still make a system call stop (a call skipped under PTRACE_SYSEMU) on its way out. */
     while (st.kind == STOP_GROUP || st.kind == STOP_SYSCALL_EXIT ||
-           (st.kind == STOP_SIGNAL && !signal_is_synchronous(st.sig, NULL))) {
+           (st.kind == STOP_SIGNAL && !fault_stop(x, &st))) {
       if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 && errno != ESRCH)
         return -1;
       if (replay_wait_exit(e, x, &st) < 0)

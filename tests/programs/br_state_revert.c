@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "check.h"
 
-#define ROUNDS 3
+#define ROUNDS 2
 
 static char page[4096] __attribute__((aligned(4096)));
 static atomic_int done;
@@ -26,7 +26,7 @@ static void fill(char c) {
 
 static uint64_t compute(uint64_t seed) {
   uint64_t x = seed;
-  for (unsigned long i = 0; i < 60000000ul; i++)
+  for (unsigned long i = 0; i < 40000000ul; i++)
     x = (x ^ i) * 1099511628211ull;
   return x;
 }

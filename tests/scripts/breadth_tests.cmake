@@ -34,3 +34,5 @@ deja_rr_test(br_strace COMMAND strace -f true REPEAT 2)
 # A perf event ring buffer is refused (EPERM); the program reads the counter instead.
 deja_rr_program_test(br_perf_ring DIFFER)
 deja_rr_test(br_strace_fork COMMAND strace -f -o /dev/null sh -c "ls / >/dev/null; (echo sub) | cat; echo $$ | cat" DIFFER REPEAT 2)
+# gdb as the recorded program: breakpoints (written through /proc/PID/mem), single steps.
+deja_rr_test(br_gdb_inferior COMMAND gdb -batch -nx -ex "break main" -ex run -ex next -ex next -ex continue --args $<TARGET_FILE:hello> DIFFER)
