@@ -486,6 +486,7 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
              " steps %" PRIu64,
              p->event, p->kind, p->tid, p->addr, p->n, p->steps);
+  tl->cur_exact = false; /* until P is reached: a failure leaves the replay elsewhere */
   const struct tl_fork *f = best_fork(tl, p, 0);
   if (start_from(tl, f, err, errlen) < 0)
     return -1;
@@ -748,6 +749,7 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   struct replay_stop last_stop = {0};
   bool found = false;
   tl->tick_ns = now_ns();
+  tl->cur_exact = false;
   /* From the latest checkpoint at a boundary before P; without a hit there, from the one
    * before that up to it, and so on (the last window starts at the start). */
   const struct tl_fork *f =
