@@ -229,7 +229,8 @@ twice)
     ;;
 goto)
     "$DEJA" dump "$TRACE" >"$WORK/dump" 2>&1
-    event=$(awk '/ syscall write\(/ { print $1; exit }' "$WORK/dump")
+    # a traced write, or buffered ones (an sbuf event)
+    event=$(awk '/ syscall write\(/ || / sbuf .* write=/ { print $1; exit }' "$WORK/dump")
     if [ -z "$event" ]; then
         fail "deja dump shows no write() event"
         show_output "deja dump" "$WORK/dump"
