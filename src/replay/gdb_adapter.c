@@ -126,7 +126,7 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
       n += (size_t)snprintf(out, len, "No checkpoints.\n");
     for (int i = 0; i < a->tl.ncps && n < len; i++) {
       char what[256];
-      timeline_describe_checkpoint(&a->tl.cps[i], what, sizeof what);
+      timeline_describe_checkpoint(&a->tl, &a->tl.cps[i], what, sizeof what);
       n += (size_t)snprintf(out + n, len - n, "%d  event %" PRIu64 "  %s\n", a->tl.cps[i].id,
                             a->tl.cps[i].pos.event + 1, what);
     }

@@ -52,6 +52,11 @@ struct replay_checkpoint {
   uint64_t evno; /* the trace cursor's event */
   struct syscallbuf_saved *sbuf;
   struct state_pages *pages; /* the page hashes state points are checked with */
+  /* Files mapped MAP_SHARED map the session's copies of them (in shared_dir), which hold
+   * the content as of the latest recorded change replay applied, whatever the position:
+   * going back is right only while no change was applied since. */
+  char *shared_dir;
+  uint64_t file_changes;
 };
 
 /* Resumes T with REQ until a stop of kind WANT, passing over signals (real ones replay
@@ -142,20 +147,23 @@ static int into_saved_stop(struct task *t, const struct rptask *x,
   return task_set_regs(t, regs);
 }
 
-/* Whether process PID maps memory it shares with another process (MAP_SHARED writable,
- * System V shared memory): a fork would share it too. */
-static bool maps_shared_writable(pid_t pid) {
+/* How process PID maps memory shared with others: 2 when a fork would share memory that
+ * changes (writable MAP_SHARED, System V shared memory, which replay refills at each
+ * attach), 1 when it maps a file MAP_SHARED read-only (its content changes only with the
+ * recorded file changes replay applies), 0 when neither. */
+static int maps_shared(pid_t pid) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/maps", pid);
   FILE *f = fopen(path, "r");
   if (!f)
-    return true;
+    return 2;
   char line[4096];
-  bool shared = false;
-  while (!shared && fgets(line, sizeof line, f)) {
+  int shared = 0;
+  while (shared < 2 && fgets(line, sizeof line, f)) {
     char perms[8] = "";
-    if (sscanf(line, "%*x-%*x %7s", perms) == 1 && perms[1] == 'w' && perms[3] == 's')
-      shared = true;
+    if (sscanf(line, "%*x-%*x %7s", perms) != 1 || perms[3] != 's')
+      continue;
+    shared = perms[1] == 'w' || strstr(line, "SYSV") ? 2 : 1;
   }
   fclose(f);
   return shared;
@@ -166,8 +174,6 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
   struct replay_engine *e = &s->e;
   if (s->ended || !e->ntasks)
     return "the replay has ended";
-  if (e->shared_dir)
-    return "a process mapped a file MAP_SHARED";
   for (int i = 0; i < e->ntasks; i++) {
     struct rptask *x = e->tasks[i];
     for (int j = 0; j < e->ntasks; j++) {
@@ -201,7 +207,7 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
       snprintf(buf, len, "task %d is inside an exec or clone", x->rec_tid);
       return buf;
     }
-    if (maps_shared_writable(x->t.tid)) {
+    if (maps_shared(x->t.tid) == 2) {
       snprintf(buf, len, "process %d maps memory shared with other processes", x->rec_pid);
       return buf;
     }
@@ -269,6 +275,8 @@ struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char 
   c->evno = trace_cursor_tell(e->cur);
   c->sbuf = replay_syscallbuf_save();
   c->pages = state_pages_copy(e->state_pages);
+  c->shared_dir = e->shared_dir ? xstrdup(e->shared_dir) : NULL;
+  c->file_changes = e->file_changes;
   return c;
 }
 
@@ -292,9 +300,19 @@ static int restore_task(struct replay_engine *e, const struct cp_task *c) {
   return task_get_regs(&x->t);
 }
 
+bool replay_checkpoint_valid(const struct replay_checkpoint *c, const struct replay_session *s) {
+  const struct replay_engine *e = &s->e;
+  if (c->file_changes != e->file_changes)
+    return false;
+  /* copies made after C was taken are made from the preserved files: C's content too */
+  return !c->shared_dir || (e->shared_dir && !strcmp(c->shared_dir, e->shared_dir));
+}
+
 int replay_checkpoint_restore(struct replay_session *s, const struct replay_checkpoint *c,
                               char *err, size_t errlen) {
   struct replay_engine *e = &s->e;
+  if (!replay_checkpoint_valid(c, s))
+    return seterr(err, errlen, "a file the replay maps MAP_SHARED changed since");
   engine_kill_all(e);
   for (int i = 0; i < c->ntasks; i++)
     if (restore_task(e, &c->tasks[i]) < 0)
@@ -329,6 +347,7 @@ void replay_checkpoint_free(struct replay_checkpoint *c) {
   free(c->tasks);
   replay_syscallbuf_saved_free(c->sbuf);
   state_pages_free(c->pages);
+  free(c->shared_dir);
   free(c);
 }
 

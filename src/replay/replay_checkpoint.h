@@ -12,6 +12,7 @@
 #ifndef DEJA_REPLAY_REPLAY_CHECKPOINT_H
 #define DEJA_REPLAY_REPLAY_CHECKPOINT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,10 @@ struct replay_checkpoint;
  * taken here (WHY says what stands in the way); S is unchanged either way. */
 struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char *why,
                                                  size_t whylen);
+/* Whether S can go back to C: false when replay applied a recorded change to a file
+ * mapped MAP_SHARED since C was taken (the session's copy of the file holds the later
+ * content), or made the copies again after a restart. */
+bool replay_checkpoint_valid(const struct replay_checkpoint *c, const struct replay_session *s);
 /* Replaces S's replayed processes by new forks of C's copies and S's bookkeeping by C's
  * (the trace cursor goes back to C's event). 0, or -1 (ERR says why; S then holds no
  * tasks and must be closed and opened again). */

@@ -115,6 +115,7 @@ struct replay_engine {
   struct replay_stop stop; /* after REPLAY_STOPPED */
   uint64_t internal_bp;    /* an address the natural search for a state point stops at */
   char *shared_dir;        /* writable copies of files mapped MAP_SHARED, one per file */
+  uint64_t file_changes;   /* recorded changes applied to them (checkpoints check it) */
   pid_t *dead;             /* tasks that exited and are not reaped yet (zombie leaders) */
   int ndead, cap_dead;
   struct state_pages *state_pages; /* replay_state_pages.c */

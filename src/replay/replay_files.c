@@ -69,6 +69,7 @@ int replay_file_change(struct replay_engine *e) {
   if (fd >= 0)
     close(fd);
   free(path);
+  e->file_changes++;
   return rc;
 }
 

@@ -102,6 +102,7 @@ static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, c
                                 size_t whylen);
 static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos);
 static void tick(struct timeline *tl, bool boundary);
+static bool fork_due(const struct timeline *tl, int64_t min);
 
 void timeline_note(struct timeline *tl, const struct replay_result *res, bool step) {
   struct tl_pos *c = &tl->cur;
@@ -112,7 +113,7 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
       tl->cur_exact = true;
       tick(tl, false);
       /* not at every stop: a conditional breakpoint gdb resumes from at once */
-      if (!step && tl->run_ns >= TL_STOP_FORK_NS)
+      if (!step && fork_due(tl, TL_STOP_FORK_NS))
         fork_here(tl, c);
     } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&
                (!c->steps || c->step_tid == res->stop.rec_tid)) {
@@ -196,7 +197,8 @@ static struct tl_fork *best_fork(struct timeline *tl, const struct tl_pos *p,
     if (boundary_before &&
         (f->pos.kind != TL_BOUNDARY || f->pos.steps || f->pos.event >= boundary_before))
       continue;
-    if (fork_usable(f, p) && (!best || fork_later(f, best)))
+    if (fork_usable(f, p) && replay_checkpoint_valid(f->cp, tl->s) &&
+        (!best || fork_later(f, best)))
       best = f;
   }
   return best;
@@ -267,6 +269,7 @@ static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, c
     snprintf(why, whylen, "too many checkpoints");
     return NULL;
   }
+  int64_t t0 = now_ns();
   struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, whylen);
   if (!cp) {
     if (tl_debug())
@@ -282,11 +285,21 @@ static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, c
   f->made = ++tl->forks_made;
   tl->forks[tl->nforks++] = f;
   tl->run_ns = 0;
-  if (tl_debug())
-    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d steps %" PRIu64 " (%d kept)", pos->event,
-             pos->kind, pos->steps, tl->nforks);
+  int64_t t1 = now_ns();
   evict_forks(tl);
+  /* what a checkpoint costs here (a large process takes longer to fork), smoothed */
+  tl->fork_ns = (tl->fork_ns * 3 + (now_ns() - t0)) / 4;
+  if (tl_debug())
+    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d steps %" PRIu64
+             " (%d kept; %.1f ms, %.1f ms evicting)",
+             pos->event, pos->kind, pos->steps, tl->nforks, (t1 - t0) / 1e6, (now_ns() - t1) / 1e6);
   return f;
+}
+
+/* Replay time that must pass before the next checkpoint: at least MIN, and ten times what
+ * one costs, so taking them slows the replay by a tenth at most. */
+static bool fork_due(const struct timeline *tl, int64_t min) {
+  return tl->run_ns >= min && tl->run_ns >= 10 * tl->fork_ns;
 }
 
 static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos) {
@@ -302,7 +315,7 @@ static void tick(struct timeline *tl, bool boundary) {
   bool first = true; /* the first one as early as possible: restarts become rare */
   for (int i = 0; first && i < tl->nforks; i++)
     first = tl->forks[i]->pos.kind != TL_BOUNDARY || tl->forks[i]->pos.steps;
-  if (boundary && (first || tl->run_ns >= TL_FORK_INTERVAL_NS) &&
+  if (boundary && (first || fork_due(tl, TL_FORK_INTERVAL_NS)) &&
       tl->s->e.pos.stage == STAGE_DONE) {
     struct tl_pos b = {.event = tl->s->e.pos.event, .kind = TL_BOUNDARY};
     fork_here(tl, &b);
@@ -473,6 +486,7 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
              " steps %" PRIu64,
              p->event, p->kind, p->tid, p->addr, p->n, p->steps);
+  tl->cur_exact = false; /* until P is reached: a failure leaves the replay elsewhere */
   const struct tl_fork *f = best_fork(tl, p, 0);
   if (start_from(tl, f, err, errlen) < 0)
     return -1;
@@ -499,7 +513,7 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     if (step_once(tl, p->step_tid, &res) < 0)
       return seterr(err, errlen, "the replay ended stepping to the position");
     tick(tl, false);
-    if (i + 1 < p->steps && tl->run_ns >= TL_FORK_INTERVAL_NS) {
+    if (i + 1 < p->steps && fork_due(tl, TL_FORK_INTERVAL_NS)) {
       /* long single stepping: checkpoints on the way, for the next step back */
       struct tl_pos at = *p;
       at.steps = i + 1;
@@ -735,6 +749,7 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   struct replay_stop last_stop = {0};
   bool found = false;
   tl->tick_ns = now_ns();
+  tl->cur_exact = false;
   /* From the latest checkpoint at a boundary before P; without a hit there, from the one
    * before that up to it, and so on (the last window starts at the start). */
   const struct tl_fork *f =
@@ -841,8 +856,11 @@ int timeline_checkpoint(struct timeline *tl) {
   return tl->cps[tl->ncps++].id;
 }
 
-void timeline_describe_checkpoint(const struct tl_checkpoint *c, char *buf, size_t len) {
-  if (c->fork) {
+void timeline_describe_checkpoint(const struct timeline *tl, const struct tl_checkpoint *c,
+                                  char *buf, size_t len) {
+  if (c->fork && !replay_checkpoint_valid(c->fork->cp, tl->s)) {
+    snprintf(buf, len, "replayed to (a file mapped MAP_SHARED changed since)");
+  } else if (c->fork) {
     pid_t pids[64];
     int n = replay_checkpoint_pids(c->fork->cp, pids, 64);
     snprintf(buf, len, "a fork of %d process%s", n, n == 1 ? "" : "es");

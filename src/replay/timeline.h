@@ -84,6 +84,7 @@ struct timeline {
   uint64_t forks_made;
   bool no_forks;           /* DEJA_CHECKPOINTS=0: every move replays from the beginning */
   int64_t run_ns, tick_ns; /* replay time since the last fork, and when it was last added up */
+  int64_t fork_ns;         /* what taking one costs (smoothed) */
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
@@ -107,7 +108,8 @@ int timeline_checkpoint(struct timeline *tl);
 /* Goes to checkpoint ID. 0 or -1. */
 int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t errlen);
 /* What checkpoint C is: "a fork of N processes", or why going to it replays. */
-void timeline_describe_checkpoint(const struct tl_checkpoint *c, char *buf, size_t len);
+void timeline_describe_checkpoint(const struct timeline *tl, const struct tl_checkpoint *c,
+                                  char *buf, size_t len);
 /* Forgets checkpoint ID; false when there is none. */
 bool timeline_delete_checkpoint(struct timeline *tl, int id);
 /* Forward replay for gdb: it starts (time spent waiting for gdb is not replay time), and

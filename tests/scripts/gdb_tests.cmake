@@ -39,7 +39,8 @@ function(deja_gdb_test name program)
 endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
-        calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree)
+        calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
+        shared_map)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -96,6 +97,8 @@ deja_gdb_test(reverse_checkpoints reverse)
 deja_gdb_test(checkpoints_forks reverse)
 deja_gdb_test(checkpoints_fork_tree fork_tree MODE goto)
 deja_gdb_test(checkpoints_threads threads)
+# a file mapped MAP_SHARED changes after a checkpoint: going back replays instead
+deja_gdb_test(checkpoints_shared_map shared_map)
 # the write in another thread (recorded again for each run: the schedule varies)
 deja_gdb_test(reverse_threads threads)
 deja_gdb_test(reverse_threads_again threads SCRIPT reverse_threads)
