@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arch/x86_writes.h"
+#include "replay/stretch_observe.h"
 #include "task/proc_maps.h"
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -38,28 +39,27 @@ static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t
          target_bp_of(d, x, addr) || probe_of(d, x, addr);
 }
 
-static bool overlaps(const struct event *ev, uint64_t addr, int len) {
-  for (uint32_t i = 0; i < ev->nmem; i++)
-    if (addr < ev->mem[i].addr + ev->mem[i].len && ev->mem[i].addr < addr + (uint64_t)len)
-      return true;
-  return false;
-}
-
-/* Only write watchpoints (and no breakpoint or step): the stretch is observed when the
- * pages it changed (the state point's) hold a watched address; elsewhere nothing it
- * writes can trigger one. */
+/* Whether X's preempted stretch ending at state point EV must run for real: a step or
+ * the timeline's breakpoint target in it; a breakpoint it may reach (any but gdb's
+ * shared-library event breakpoint when the stretch cannot call the dynamic linker's
+ * hook, stretch_observe.h); a read or access watchpoint; a write watchpoint whose bytes
+ * the stretch changes (gdb reports a `watch` only when the value changed). Elsewhere
+ * its end state is restored. */
 static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   struct replay_debug *d = ctx;
   if (x->rec_pid != d->pid)
     return false;
-  bool bp_target = d->target.on && !d->target.watch;
-  if (d->nbps || d->stepping || bp_target)
+  if (d->stepping || (d->target.on && !d->target.watch && d->target.tid == x->rec_tid))
     return true;
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
+      return true;
   for (int i = 0; i < d->nwps; i++)
-    if (d->wps[i].type != 2 || overlaps(ev, d->wps[i].addr, d->wps[i].len))
+    if (d->wps[i].type != 2 || stretch_changes(x, ev, d->wps[i].addr, (uint64_t)d->wps[i].len))
       return true;
   if (d->target.on && d->target.watch)
-    return d->target.type != 2 || overlaps(ev, d->target.addr, d->target.len);
+    return d->target.type != 2 ||
+           stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len);
   return false;
 }
 
