@@ -58,8 +58,7 @@ static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
     if (d->wps[i].type != 2 || stretch_changes(x, ev, d->wps[i].addr, (uint64_t)d->wps[i].len))
       return true;
   if (d->target.on && d->target.watch)
-    return d->target.type != 2 ||
-           stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len);
+    return d->target.type != 2 || stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len);
   return false;
 }
 
