@@ -42,6 +42,9 @@ struct gdb_stop {
   char exec_path[256];
   int syscall_no;             /* GDB_STOP_SYSCALL_* */
   pid_t child_pid, child_tid; /* GDB_STOP_FORK, GDB_STOP_VFORK */
+  /* Text for gdb's console, shown before the stop (what could not be done on the way,
+   * deja's messages while the target ran); "" for none. */
+  char note[2048];
 };
 
 #define GDB_NSIG 65       /* Linux signal numbers 1..64 */

@@ -11,7 +11,9 @@
 #include "arch/x86_writes.h"
 #include "common/log.h"
 
-#define TL_MAX_STEPS 1000000 /* single steps searching for the instruction before a stop */
+/* Single steps searching for the instruction before a stop (about 15 s of them);
+ * DEJA_TL_MAX_STEPS sets another limit (the tests of the error path use a small one). */
+#define TL_MAX_STEPS 1000000
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
                    struct replay_debug *d) {
@@ -22,6 +24,8 @@ void timeline_init(struct timeline *tl, struct replay_session *s, const struct r
   tl->quiet.quiet = true;
   tl->d = d;
   tl->cur = (struct tl_pos){.event = s->e.pos.event, .kind = TL_BOUNDARY};
+  const char *max = getenv("DEJA_TL_MAX_STEPS");
+  tl->max_steps = max && atoll(max) > 0 ? (uint64_t)atoll(max) : TL_MAX_STEPS;
 }
 
 /* Counts a hit in the stretch ending with event EVENT; returns how many so far. */
@@ -367,7 +371,7 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   uint64_t steps = 0;
   bool found = false;
   struct replay_result res;
-  while (!found && steps < TL_MAX_STEPS) {
+  while (!found && steps < tl->max_steps) {
     if (step_once(tl, p->tid, &res) < 0)
       break;
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
@@ -398,6 +402,11 @@ static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
     if (d->bps[i] == addr)
       return true;
   return false;
+}
+
+int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  struct tl_pos want = *p; /* go_to may change tl->cur, which P may be */
+  return go_to(tl, &want, err, errlen);
 }
 
 int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
@@ -515,7 +524,7 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errl
   tl->s->e.o = &tl->quiet;
   struct replay_result res;
   uint64_t steps = 0;
-  while (!at_boundary(tl, p.event) && tl->s->e.pos.event <= p.event && steps < TL_MAX_STEPS) {
+  while (!at_boundary(tl, p.event) && tl->s->e.pos.event <= p.event && steps < tl->max_steps) {
     if (step_once(tl, tid, &res) < 0)
       break;
     steps++;

@@ -66,6 +66,7 @@ struct timeline {
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
+  uint64_t max_steps; /* single steps a search for the instruction before a stop may make */
 };
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
@@ -79,6 +80,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
                               size_t errlen);
 /* reverse-stepi of task TID: one instruction back. 1: done; 0: at the start; -1: failed. */
 int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errlen);
+/* Goes to position P (one the timeline named: tl->cur at some time). 0 or -1. */
+int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 /* Goes back to the start of the replay. 0 or -1. */
 int timeline_restart(struct timeline *tl, char *err, size_t errlen);
 /* Saves the current position; returns its id (1, 2, ...) or -1 when there are too many. */
