@@ -47,7 +47,7 @@ static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t
  * its end state is restored. */
 static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   struct replay_debug *d = ctx;
-  if (x->rec_pid != d->pid)
+  if (x->rec_pid != d->pid || d->blind)
     return false;
   if (d->stepping || (d->target.on && !d->target.watch && d->target.tid == x->rec_tid))
     return true;
@@ -117,13 +117,24 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   d->internal_bp = internal_bp;
   if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0)
     return PTRACE_SYSCALL; /* another process */
+  if (d->blind) {
+    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), 0);
+    return PTRACE_SYSCALL;
+  }
   uint64_t rip = x->t.regs.rip;
   uint8_t code[2] = {0, 0};
   task_read_mem(&x->t, rip, code, 2);
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
   bool on_bp = is_bp(d, x, rip);
+  /* The target's arrivals counted in the kernel, not trapped one by one. Not when the
+   * task starts on the target (that execution is stepped over uncounted, as with a trap). */
+  bool in_kernel =
+      !stepping_me && !on_bp && target_bp_of(d, x, d->target.addr) && !d->target.slow &&
+      exec_counter_start(&d->counter, x->t.tid, d->target.addr, d->target.n - d->target.count) == 0;
   for (int i = 0; i < d->nbps; i++) {
+    if (in_kernel && d->bps[i] == d->target.addr)
+      continue;
     if (!d->bp_exec[i]) {
       struct proc_mapping m;
       if (proc_mapping_find(x->t.tid, d->bps[i], &m) == 0)
@@ -134,7 +145,7 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   }
   if (d->internal_bp && d->internal_bp != rip)
     insert(d, &x->t, d->internal_bp);
-  if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip)
+  if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip && !in_kernel)
     insert(d, &x->t, d->target.addr);
   if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
     insert(d, &x->t, d->target.probe);
@@ -182,16 +193,40 @@ static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const s
   s->rec_tid = x->rec_tid;
 }
 
+/* The stop of a run whose target arrivals the kernel counted: adds them up; the
+ * counter's signal at the target's n-th arrival is the target (else it is swallowed). */
+static enum hook_verdict counted_stop(struct replay_debug *d, struct rptask *x,
+                                      const struct stop *st, struct replay_stop *out) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  bool ours = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 &&
+              exec_counter_is_signal(&d->counter, st->sig, &si);
+  d->target.count += exec_counter_read(&d->counter);
+  exec_counter_stop(&d->counter);
+  if (!ours)
+    return HOOK_NONE;
+  if (d->target.count == d->target.n && task_get_regs(&x->t) == 0 &&
+      x->t.regs.rip == d->target.addr) {
+    fill_stop(out, RSTOP_TARGET, x);
+    out->addr = d->target.addr;
+    d->target.counted_in_kernel = true;
+    return HOOK_STOP;
+  }
+  return HOOK_AGAIN;
+}
+
 static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *st,
                                 struct replay_stop *out) {
   struct replay_debug *d = ctx;
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
+    d->target.count += exec_counter_read(&d->counter);
+    exec_counter_stop(&d->counter);
     d->interrupt_sent = false;
     remove_all(d, &x->t);
     fill_stop(out, RSTOP_INTERRUPT, x);
     return HOOK_STOP;
   }
-  if (x->rec_pid != d->pid)
+  if (x->rec_pid != d->pid || d->blind)
     return HOOK_NONE;
   bool inserted_at_pc = false;
   uint64_t pc = 0;
@@ -202,6 +237,11 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
         inserted_at_pc = true;
   }
   remove_all(d, &x->t);
+  if (d->counter.fd >= 0) {
+    enum hook_verdict v = counted_stop(d, x, st, out);
+    if (v != HOOK_NONE)
+      return v;
+  }
   if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP) {
     d->stepover = false;
     return HOOK_NONE;
@@ -313,8 +353,8 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
 
 static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len) {
   struct replay_debug *d = ctx;
-  if (x->rec_pid != d->pid)
-    return; /* another process's memory */
+  if (x->rec_pid != d->pid || d->blind)
+    return; /* another process's memory, or nothing observed */
   for (int i = 0; i < d->nwps && !d->watch_pending; i++) {
     if (d->wps[i].type == 3 || addr >= d->wps[i].addr + (uint64_t)d->wps[i].len ||
         d->wps[i].addr >= addr + len)
@@ -329,7 +369,7 @@ static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len)
 static bool syscall_entry(void *ctx, struct rptask *x, struct replay_stop *out) {
   struct replay_debug *d = ctx;
   long nr = (long)x->t.regs.orig_rax;
-  if (x->rec_pid != d->pid || !d->catch_syscalls ||
+  if (x->rec_pid != d->pid || d->blind || !d->catch_syscalls ||
       !(d->catch_any_syscall || (nr >= 0 && nr < DEBUG_NSYSCALLS && d->catch_syscall[nr])))
     return false;
   fill_stop(out, RSTOP_SYSCALL, x);
@@ -340,6 +380,7 @@ static bool syscall_entry(void *ctx, struct rptask *x, struct replay_stop *out) 
 void debug_hooks_init(struct replay_debug *d, pid_t pid) {
   memset(d, 0, sizeof *d);
   d->pid = pid;
+  d->counter.fd = -1;
   d->hooks = (struct replay_hooks){
       .ctx = d,
       .arm = arm,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "replay/exec_counter.h"
 #include "replay/replay_engine.h"
 
 #define DEBUG_MAX_BPS 256
@@ -46,6 +47,10 @@ struct debug_target {
    * `exec` addresses reached after the (n-1)-th that writes the watched memory (their
    * arrivals are counted from the start); `missed` when the trigger came first. */
   bool before, missed;
+  /* A breakpoint target's arrivals are counted in the kernel (exec_counter.h) unless
+   * `slow`: then by a breakpoint trap each. `counted_in_kernel`: the last stop at the
+   * target came from the kernel's count. */
+  bool slow, counted_in_kernel;
 };
 
 struct replay_debug {
@@ -69,12 +74,16 @@ struct replay_debug {
   bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */
   void *interrupt_arg;
   struct debug_target target;
+  /* Observe nothing (no breakpoints, watchpoints or catches; preempted stretches are
+   * restored): for runs to an event boundary, where the state does not depend on it. */
+  bool blind;
   /* internal state of a resume */
   uint64_t internal_bp;
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
   bool stepover, interrupt_sent;
-  struct replay_hooks hooks; /* what the engine calls, with ctx = this */
+  struct exec_counter counter; /* counting the target's arrivals while the task runs */
+  struct replay_hooks hooks;   /* what the engine calls, with ctx = this */
 };
 
 /* Sets up D (zeroed) for debugging process PID; D->hooks is what to attach. */

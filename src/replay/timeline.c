@@ -10,6 +10,7 @@
 
 #include "arch/x86_writes.h"
 #include "common/log.h"
+#include "replay/regs_compare.h"
 
 /* Single steps searching for the instruction before a stop (about 15 s of them);
  * DEJA_TL_MAX_STEPS sets another limit (the tests of the error path use a small one). */
@@ -74,8 +75,11 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
     p.len = watch_len(tl->d, st->addr, st->watch_type);
   p.n = count_hit(tl, res->event, watch, st->rec_tid, st->addr);
   struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
-  if (x && task_get_regs(&x->t) == 0)
+  if (x && task_get_regs(&x->t) == 0) {
     p.pc = x->t.regs.rip;
+    p.have_regs = !watch;
+    p.regs = x->t.regs;
+  }
   if (watch && p.pc) {
     uint8_t code[X86_MAX_INSN_LEN];
     int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
@@ -161,19 +165,25 @@ static int step_once(struct timeline *tl, pid_t tid, struct replay_result *res) 
   return rc;
 }
 
-/* Replays to the end of event EVENT (the current position must be before it). */
+/* Replays to the end of event EVENT (the current position must be before it), blind:
+ * the state there does not depend on what is observed on the way, and hit counts start
+ * again after it. */
 static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_t errlen) {
   struct replay_result res;
-  while (!at_boundary(tl, event)) {
-    if (tl->s->e.pos.event > event)
-      return seterr(err, errlen, "event %" PRIu64 " was passed", event);
+  int rc = 0;
+  tl->d->blind = true;
+  while (rc == 0 && !at_boundary(tl, event)) {
+    if (tl->s->e.pos.event > event) {
+      rc = seterr(err, errlen, "event %" PRIu64 " was passed", event);
+      break;
+    }
     replay_step(tl->s, &res);
     if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
-      return seterr(err, errlen, "the replay ended before event %" PRIu64, event);
-    pass_hit(tl, &res);
+      rc = seterr(err, errlen, "the replay ended before event %" PRIu64, event);
     tl->d->watch_pending = false;
   }
-  return 0;
+  tl->d->blind = false;
+  return rc;
 }
 
 /* Replays from the boundary before P's stretch to P's arrival or trigger. */
@@ -195,6 +205,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
                                     .before = before};
   for (int i = 0; i < d->target.nexec; i++)
     d->target.exec[i] = before ? p->writers[i] : exec[i];
+  d->target.slow = tl->slow_arrivals;
   struct replay_result res;
   int rc = 0;
   for (;;) {
@@ -228,6 +239,30 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
   return rc;
 }
 
+/* After going to arrival P: whether the task is where P was seen (registers), when the
+ * kernel counted the arrivals. If not, they are trapped one by one from now on. */
+static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
+  bool debug = getenv("DEJA_TL_DEBUG");
+  if (!exec_counter_usable() && !tl->said_slow && debug) {
+    deja_msg("tl: the kernel cannot count executions (perf hardware breakpoints); arrivals "
+             "are trapped one by one");
+    tl->said_slow = true;
+  }
+  if (!tl->d->target.counted_in_kernel || !p->have_regs)
+    return true;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  char diff[256];
+  if (!x || task_get_regs(&x->t) < 0 || regs_differ(&p->regs, &x->t.regs, diff, sizeof diff)) {
+    if (debug)
+      deja_msg("tl: the kernel's count of arrivals at %" PRIx64 " landed elsewhere (%s); "
+               "trapping them one by one",
+               p->addr, x ? diff : "no task");
+    tl->slow_arrivals = true;
+    return false;
+  }
+  return true;
+}
+
 /* Goes to P: from the start of the replay. */
 static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (getenv("DEJA_TL_DEBUG"))
@@ -238,6 +273,8 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     return -1;
   if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
     return -1;
+  if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
+    return go_to(tl, p, err, errlen); /* again, trapping each arrival */
   struct replay_result res;
   for (uint64_t i = 0; i < p->steps; i++)
     if (step_once(tl, p->step_tid, &res) < 0)
@@ -428,13 +465,16 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       if (p.kind == TL_BOUNDARY)
         break;
       if (!armed) {
-        d->target = (struct debug_target){.on = true,
-                                          .watch = p.kind == TL_TRIGGER,
-                                          .tid = p.tid,
-                                          .addr = p.addr,
-                                          .len = p.len,
-                                          .type = p.type,
-                                          .n = p.n};
+        d->target =
+            (struct debug_target){.on = true,
+                                  .watch = p.kind == TL_TRIGGER,
+                                  .tid = p.tid,
+                                  .addr = p.addr,
+                                  .len = p.len,
+                                  .type = p.type,
+                                  .n = p.n,
+                                  /* earlier arrivals at a breakpoint are hits */
+                                  .slow = tl->slow_arrivals || is_user_breakpoint(d, p.addr)};
         armed = true;
       }
     }

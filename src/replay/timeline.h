@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/user.h>
 
 #include "replay/debug_hooks.h"
 #include "replay/replay_session.h"
@@ -36,6 +37,10 @@ struct tl_pos {
   int nwriters;
   uint64_t steps; /* then this many single steps of step_tid (as gdb's stepi makes them) */
   pid_t step_tid;
+  /* TL_ARRIVAL seen by a stop: the task's registers there, to check arrivals counted
+   * in the kernel against */
+  bool have_regs;
+  struct user_regs_struct regs;
 };
 
 /* Hits of one breakpoint or watchpoint in the current stretch. */
@@ -67,6 +72,8 @@ struct timeline {
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
   uint64_t max_steps; /* single steps a search for the instruction before a stop may make */
+  bool slow_arrivals; /* arrivals are trapped one by one (the kernel's count went wrong) */
+  bool said_slow;     /* DEJA_TL_DEBUG was told that the kernel cannot count */
 };
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
