@@ -110,6 +110,60 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7);
 }
 
+static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const struct rptask *x);
+
+static void stop_bp_counters(struct replay_debug *d) {
+  for (int j = 0; j < d->nbp_counters; j++)
+    exec_counter_stop(&d->bp_counters[j]);
+  d->nbp_counters = 0;
+}
+
+/* Counts the user's breakpoints in the kernel for X's run (the timeline's target among
+ * them with its signal at the n-th arrival). False when they do not all fit in the debug
+ * registers (or the kernel cannot): count_failed, and they are trapped. */
+static bool start_bp_counters(struct replay_debug *d, struct rptask *x) {
+  d->nbp_counters = 0;
+  for (int i = 0; i < d->nbps; i++) {
+    if (d->bp_exec[i] < 0)
+      continue;
+    uint64_t period = target_bp_of(d, x, d->bps[i]) ? d->target.n - d->hits[i] : 0;
+    if (d->nbp_counters == DEBUG_MAX_WPS ||
+        exec_counter_start(&d->bp_counters[d->nbp_counters], x->t.tid, d->bps[i], period) < 0) {
+      stop_bp_counters(d);
+      d->count_failed = true;
+      return false;
+    }
+    d->bp_counter_of[d->nbp_counters++] = i;
+  }
+  return true;
+}
+
+/* After a counted run: adds the arrivals up; the signal of the target's counter at its
+ * n-th arrival is the target (HOOK_STOP), another one of theirs is swallowed. */
+static enum hook_verdict counted_bps_stop(struct replay_debug *d, struct rptask *x,
+                                          const struct stop *st, struct replay_stop *out) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
+  enum hook_verdict v = HOOK_NONE;
+  for (int j = 0; j < d->nbp_counters; j++) {
+    int i = d->bp_counter_of[j];
+    d->hits[i] += exec_counter_read(&d->bp_counters[j]);
+    if (!have_si || !exec_counter_is_signal(&d->bp_counters[j], st->sig, &si))
+      continue;
+    v = HOOK_AGAIN;
+    if (target_bp_of(d, x, d->bps[i]) && d->hits[i] == d->target.n && task_get_regs(&x->t) == 0 &&
+        x->t.regs.rip == d->bps[i]) {
+      fill_stop(out, RSTOP_TARGET, x);
+      out->addr = d->bps[i];
+      d->target.counted_in_kernel = true;
+      v = HOOK_STOP;
+    }
+  }
+  stop_bp_counters(d);
+  return v;
+}
+
 static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   struct replay_debug *d = ctx;
   d->nins = 0;
@@ -127,29 +181,33 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
   bool on_bp = is_bp(d, x, rip);
-  /* The target's arrivals counted in the kernel, not trapped one by one. Not when the
-   * task starts on the target (that execution is stepped over uncounted, as with a trap). */
-  bool in_kernel =
-      !stepping_me && !on_bp && target_bp_of(d, x, d->target.addr) && !d->target.slow &&
-      exec_counter_start(&d->counter, x->t.tid, d->target.addr, d->target.n - d->target.count) == 0;
-  for (int i = 0; i < d->nbps; i++) {
-    if (in_kernel && d->bps[i] == d->target.addr)
-      continue;
+  for (int i = 0; i < d->nbps; i++)
     if (!d->bp_exec[i]) {
       struct proc_mapping m;
       if (proc_mapping_find(x->t.tid, d->bps[i], &m) == 0)
         d->bp_exec[i] = m.prot & PROT_EXEC ? 1 : -1;
     }
-    if (d->bps[i] != rip && d->bp_exec[i] >= 0)
+  set_watchpoints(d, x); /* before the counters: the debug registers go to watchpoints first */
+  /* Arrivals counted in the kernel rather than trapped one by one: not when the task
+   * starts on one of the addresses (that execution is stepped over uncounted, as with a
+   * trap). */
+  bool kernel_ok = !stepping_me && !on_bp;
+  bool bps_counted = kernel_ok && d->count_hits && start_bp_counters(d, x);
+  bool in_kernel =
+      kernel_ok && target_bp_of(d, x, d->target.addr) && !d->target.slow &&
+      !(bps_counted && is_user_bp(d, d->target.addr)) &&
+      exec_counter_start(&d->counter, x->t.tid, d->target.addr, d->target.n - d->target.count) == 0;
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bps[i] != rip && d->bp_exec[i] >= 0 && !bps_counted &&
+        !(in_kernel && d->bps[i] == d->target.addr))
       insert(d, &x->t, d->bps[i]);
-  }
   if (d->internal_bp && d->internal_bp != rip)
     insert(d, &x->t, d->internal_bp);
-  if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip && !in_kernel)
+  if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip && !in_kernel &&
+      !(bps_counted && is_user_bp(d, d->target.addr)))
     insert(d, &x->t, d->target.addr);
   if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
     insert(d, &x->t, d->target.probe);
-  set_watchpoints(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
     return PTRACE_SYSCALL;
@@ -221,6 +279,8 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
     d->target.count += exec_counter_read(&d->counter);
     exec_counter_stop(&d->counter);
+    struct replay_stop ignored;
+    counted_bps_stop(d, x, st, &ignored);
     d->interrupt_sent = false;
     remove_all(d, &x->t);
     fill_stop(out, RSTOP_INTERRUPT, x);
@@ -239,6 +299,11 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   remove_all(d, &x->t);
   if (d->counter.fd >= 0) {
     enum hook_verdict v = counted_stop(d, x, st, out);
+    if (v != HOOK_NONE)
+      return v;
+  }
+  if (d->nbp_counters) {
+    enum hook_verdict v = counted_bps_stop(d, x, st, out);
     if (v != HOOK_NONE)
       return v;
   }

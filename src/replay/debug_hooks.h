@@ -77,13 +77,21 @@ struct replay_debug {
   /* Observe nothing (no breakpoints, watchpoints or catches; preempted stretches are
    * restored): for runs to an event boundary, where the state does not depend on it. */
   bool blind;
+  /* The user's breakpoints counted in the kernel (hits[i], for the timeline to read
+   * and reset), not trapped, when they fit in the debug registers; count_failed when
+   * they did not once. */
+  bool count_hits, count_failed;
+  uint64_t hits[DEBUG_MAX_BPS];
   /* internal state of a resume */
   uint64_t internal_bp;
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
   bool stepover, interrupt_sent;
   struct exec_counter counter; /* counting the target's arrivals while the task runs */
-  struct replay_hooks hooks;   /* what the engine calls, with ctx = this */
+  struct exec_counter bp_counters[DEBUG_MAX_WPS]; /* count_hits: the breakpoints' */
+  int bp_counter_of[DEBUG_MAX_WPS];               /* ...which breakpoint each counts */
+  int nbp_counters;
+  struct replay_hooks hooks; /* what the engine calls, with ctx = this */
 };
 
 /* Sets up D (zeroed) for debugging process PID; D->hooks is what to attach. */

@@ -37,7 +37,7 @@ static bool blocks(pid_t tid, int sig) {
 int exec_counter_start(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t period) {
   c->fd = -1;
   c->period = period;
-  if (refused || !period || blocks(tid, EXEC_COUNTER_SIGNAL))
+  if (refused || (period && blocks(tid, EXEC_COUNTER_SIGNAL)))
     return -1;
   struct perf_event_attr a;
   memset(&a, 0, sizeof a);
@@ -56,8 +56,8 @@ int exec_counter_start(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_
     return -1;
   }
   struct f_owner_ex owner = {F_OWNER_TID, tid};
-  if (fcntl(fd, F_SETOWN_EX, &owner) < 0 || fcntl(fd, F_SETSIG, EXEC_COUNTER_SIGNAL) < 0 ||
-      fcntl(fd, F_SETFL, O_ASYNC) < 0) {
+  if (period && (fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
+                 fcntl(fd, F_SETSIG, EXEC_COUNTER_SIGNAL) < 0 || fcntl(fd, F_SETFL, O_ASYNC) < 0)) {
     close(fd);
     refused = true;
     return -1;

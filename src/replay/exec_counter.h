@@ -19,7 +19,8 @@ struct exec_counter {
   uint64_t period;
 };
 
-/* Starts counting task TID's executions of ADDR, the signal at the PERIOD-th. 0, or -1
+/* Starts counting task TID's executions of ADDR, the signal at the PERIOD-th (0: no
+ * signal). 0, or -1
  * when the kernel refuses (no hardware breakpoints, perf_event_paranoid, all debug
  * registers taken) or the task blocks the signal: then the caller counts some other way. */
 int exec_counter_start(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t period);

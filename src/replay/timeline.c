@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arch/x86_writes.h"
 #include "common/log.h"
@@ -27,6 +28,13 @@ void timeline_init(struct timeline *tl, struct replay_session *s, const struct r
   tl->cur = (struct tl_pos){.event = s->e.pos.event, .kind = TL_BOUNDARY};
   const char *max = getenv("DEJA_TL_MAX_STEPS");
   tl->max_steps = max && atoll(max) > 0 ? (uint64_t)atoll(max) : TL_MAX_STEPS;
+}
+
+/* A clock for DEJA_TL_DEBUG's messages. */
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t); /* comparable with gdb's `shell date +%s.%N` */
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* Counts a hit in the stretch ending with event EVENT; returns how many so far. */
@@ -266,9 +274,9 @@ static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
 /* Goes to P: from the start of the replay. */
 static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (getenv("DEJA_TL_DEBUG"))
-    deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+    deja_msg("tl: %.3f s: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
              " steps %" PRIu64,
-             p->event, p->kind, p->tid, p->addr, p->n, p->steps);
+             seconds_now(), p->event, p->kind, p->tid, p->addr, p->n, p->steps);
   if (restart(tl, err, errlen) < 0 || run_to_boundary(tl, p->event, err, errlen) < 0)
     return -1;
   if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
@@ -451,64 +459,144 @@ int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
   return go_to(tl, &start, err, errlen);
 }
 
-int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
-                              size_t errlen) {
-  struct tl_pos p = tl->cur, last;
-  struct replay_stop last_stop;
-  bool found = false, armed = false;
-  if (restart(tl, err, errlen) < 0)
-    return -1;
+/* The last breakpoint or watchpoint hit a search found. `ambiguous`: it is in the
+ * stretch that ends with event amb_event, where the kernel counted hits of more than
+ * one breakpoint, so their order is not known. */
+struct tl_last {
+  bool found, ambiguous;
+  uint64_t amb_event;
+  struct tl_pos pos;
+  struct replay_stop stop;
+};
+
+/* The breakpoint hits the kernel counted in the stretch of task TID that ends with event
+ * EVENT (up to TARGET_ADDR's n-th arrival when that ended it: not a hit before it);
+ * SNAP: the counts at the stretch's last trapped hit, which the later ones follow. */
+static void note_counted(struct timeline *tl, struct tl_last *last, uint64_t event, pid_t tid,
+                         const uint64_t *snap, uint64_t target_addr) {
+  struct replay_debug *d = tl->d;
+  int which = -1, k = 0;
+  for (int i = 0; i < d->nbps; i++) {
+    uint64_t c = d->hits[i] - (d->bps[i] == target_addr && d->hits[i] ? 1 : 0);
+    if (c > snap[i]) {
+      which = i;
+      k++;
+    }
+  }
+  if (!k)
+    return;
+  last->found = true;
+  last->ambiguous = k > 1;
+  last->amb_event = event;
+  if (k > 1)
+    return;
+  struct rptask *x = engine_task(&tl->s->e, tid);
+  uint64_t addr = d->bps[which];
+  last->pos = (struct tl_pos){.event = event - 1,
+                              .kind = TL_ARRIVAL,
+                              .tid = tid,
+                              .addr = addr,
+                              .n = d->hits[which] - (addr == target_addr ? 1 : 0)};
+  last->stop = (struct replay_stop){
+      .kind = RSTOP_BREAKPOINT, .rec_pid = x ? x->rec_pid : 0, .rec_tid = tid, .addr = addr};
+}
+
+/* From the start of the replay (or where it is, at a boundary before P) forwards to P
+ * (its arrival or trigger, not its steps) with gdb's breakpoints and watchpoints armed,
+ * noting the last hit in *LAST; up to the end of event STOP_AFTER instead when that is
+ * before P. COUNT: breakpoints counted in the kernel (d->count_failed when they could
+ * not be). 0 or -1. */
+static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_after, bool count,
+                  struct tl_last *last, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   struct replay_result res;
+  uint64_t snap[DEBUG_MAX_BPS];
+  bool armed = false;
+  int rc = 0;
+  memset(d->hits, 0, sizeof d->hits);
+  memset(snap, 0, sizeof snap);
+  d->count_hits = count;
+  d->count_failed = false;
   for (;;) {
-    if (at_boundary(tl, p.event)) {
-      if (p.kind == TL_BOUNDARY)
+    if (at_boundary(tl, p->event)) {
+      if (p->kind == TL_BOUNDARY)
         break;
       if (!armed) {
         d->target =
             (struct debug_target){.on = true,
-                                  .watch = p.kind == TL_TRIGGER,
-                                  .tid = p.tid,
-                                  .addr = p.addr,
-                                  .len = p.len,
-                                  .type = p.type,
-                                  .n = p.n,
+                                  .watch = p->kind == TL_TRIGGER,
+                                  .tid = p->tid,
+                                  .addr = p->addr,
+                                  .len = p->len,
+                                  .type = p->type,
+                                  .n = p->n,
                                   /* earlier arrivals at a breakpoint are hits */
-                                  .slow = tl->slow_arrivals || is_user_breakpoint(d, p.addr)};
+                                  .slow = tl->slow_arrivals || is_user_breakpoint(d, p->addr)};
         armed = true;
       }
     }
+    if (at_boundary(tl, stop_after))
+      break;
     d->watch_pending = false;
     replay_step(tl->s, &res);
+    if (count && d->count_failed)
+      break; /* the caller searches again, trapping */
     if (res.what == REPLAY_STOP) {
-      if (res.stop.kind == RSTOP_TARGET)
+      if (res.stop.kind == RSTOP_TARGET) {
+        note_counted(tl, last, res.event, p->tid, snap, p->kind == TL_ARRIVAL ? p->addr : 0);
         break;
+      }
       if (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT) {
-        last = hit_pos(tl, &res);
-        last_stop = res.stop;
-        found = true;
+        *last = (struct tl_last){.found = true, .pos = hit_pos(tl, &res), .stop = res.stop};
+        memcpy(snap, d->hits, sizeof snap);
       }
       continue;
     }
     if (res.what != REPLAY_EVENT_DONE) {
-      d->target.on = false;
-      return seterr(err, errlen,
-                    "the replay did not reach the current position again (event %" PRIu64 ")",
-                    p.event + 1);
+      rc = seterr(err, errlen,
+                  "the replay did not reach the current position again (event %" PRIu64 ")",
+                  p->event + 1);
+      break;
     }
+    note_counted(tl, last, res.event, res.rec_tid, snap, 0);
+    memset(d->hits, 0, sizeof d->hits);
+    memset(snap, 0, sizeof snap);
     if (d->watch_pending) {
       /* replay wrote the watched memory for a skipped call: before that event */
-      last = (struct tl_pos){.event = res.event - 1, .kind = TL_BOUNDARY};
-      last_stop = d->watch_stop;
-      found = true;
+      *last = (struct tl_last){.found = true,
+                               .pos = {.event = res.event - 1, .kind = TL_BOUNDARY},
+                               .stop = d->watch_stop};
     }
   }
   d->target.on = false;
+  d->count_hits = false;
+  return rc;
+}
+
+int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
+                              size_t errlen) {
+  struct tl_pos p = tl->cur;
+  struct tl_last lh = {0};
+  struct replay_debug *d = tl->d;
+  struct replay_result res;
+  bool count = !tl->slow_arrivals && exec_counter_usable();
+  if (restart(tl, err, errlen) < 0 || search(tl, &p, UINT64_MAX, count, &lh, err, errlen) < 0)
+    return -1;
+  if (count && d->count_failed) {
+    /* the breakpoints did not fit in the debug registers: trapped, from the start */
+    lh = (struct tl_last){0};
+    if (restart(tl, err, errlen) < 0 || search(tl, &p, UINT64_MAX, false, &lh, err, errlen) < 0)
+      return -1;
+  }
+  struct tl_pos last = lh.pos;
+  struct replay_stop last_stop = lh.stop;
+  bool found = lh.found, stepped_hit = false;
   if (getenv("DEJA_TL_DEBUG"))
-    deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
-             " steps %" PRIu64 "; last hit: found %d event %" PRIu64 " kind %d tid %d addr %" PRIx64
-             " n %" PRIu64 " pc %" PRIx64,
-             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found, last.event, last.kind, last.tid,
+    deja_msg("tl: %.3f s: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+             " steps %" PRIu64 "; last hit: found %d%s event %" PRIu64
+             " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " pc %" PRIx64,
+             seconds_now(), p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
+             lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
              last.addr, last.n, last.pc);
   /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint. */
   struct tl_pos base = p;
@@ -522,7 +610,7 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       last.steps = i - 1;
       last.step_tid = p.step_tid;
       last_stop = res.stop;
-      found = true;
+      found = stepped_hit = true;
     } else if (i < p.steps && x && task_get_regs(&x->t) == 0 &&
                is_user_breakpoint(d, x->t.regs.rip)) {
       last = base;
@@ -532,8 +620,20 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
                                        .rec_pid = x->rec_pid,
                                        .rec_tid = x->rec_tid,
                                        .addr = x->t.regs.rip};
-      found = true;
+      found = stepped_hit = true;
     }
+  }
+  if (lh.ambiguous && !stepped_hit) {
+    /* The order of the counted hits in that stretch: it runs again, trapping them. */
+    struct tl_last in = {0};
+    if (restart(tl, err, errlen) < 0 || run_to_boundary(tl, lh.amb_event - 1, err, errlen) < 0 ||
+        search(tl, &p, lh.amb_event, false, &in, err, errlen) < 0)
+      return -1;
+    if (!in.found)
+      return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
+                    lh.amb_event);
+    last = in.pos;
+    last_stop = in.stop;
   }
   if (!found)
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
