@@ -29,7 +29,10 @@ struct server {
   char in[GDB_PACKET_MAX + 1];
   struct gdb_strbuf out;
   pid_t g_thread, c_thread; /* from Hg / Hc: 0 any, -1 all, else a tid */
-  struct gdb_stop stop;     /* the last stop reported */
+  /* the last Hg's thread even when refused (a forked child gdb lets go of, whose
+   * breakpoints it removes): whose breakpoints Z/z packets mean */
+  pid_t g_asked;
+  struct gdb_stop stop; /* the last stop reported */
   bool have_stop;
   bool swbreak_ok, hwbreak_ok; /* gdb understands these stop reasons */
   bool multiprocess;           /* thread ids as pPID.TID */
@@ -422,7 +425,8 @@ static void cmd_breakpoint(struct server *s, const char *pkt) {
   if (!gdb_parse_hex(&p, &type) || type > 4 || *p++ != ',' ||
       !parse_addr_len(p, &addr, &kind, &p) || (*p && *p != ';'))
     return reply_error(s);
-  if (!s->t->set_break || s->t->set_break(s->t->ctx, (int)type, addr, (int)kind, insert) != 0) {
+  if (!s->t->set_break || s->t->set_break(s->t->ctx, s->g_asked > 0 ? s->g_asked : general_tid(s),
+                                          (int)type, addr, (int)kind, insert) != 0) {
     if (type <= 1)
       return; /* "" : not supported, gdb falls back or reports it */
     return reply_error(s);
@@ -436,6 +440,8 @@ static void cmd_set_thread(struct server *s, const char *args) {
   const char *p = args + 1;
   if ((which != 'g' && which != 'c') || !parse_thread_id(&p, &tid) || *p)
     return reply_error(s);
+  if (which == 'g')
+    s->g_asked = tid;
   if (tid > 0 && !thread_alive(s, tid))
     return reply_error(s);
   if (which == 'g')
@@ -489,7 +495,7 @@ static void resume(struct server *s, enum gdb_resume_action action, pid_t tid, b
     send_console(s, st.note); /* what could not be done shows before the stop */
   s->stop = st;
   s->have_stop = true;
-  s->g_thread = 0; /* gdb takes the stop's thread as the general thread now (no Hg) */
+  s->g_thread = s->g_asked = 0; /* gdb takes the stop's thread as the general thread now */
   format_stop(s, &s->stop, &s->out);
 }
 
@@ -716,7 +722,7 @@ static void cmd_run(struct server *s, const char *p) {
     return reply_error(s);
   s->stop = st;
   s->have_stop = true;
-  s->g_thread = 0; /* gdb takes the stop's thread as the general thread now */
+  s->g_thread = s->g_asked = 0; /* gdb takes the stop's thread as the general thread now */
   format_stop(s, &s->stop, &s->out);
 }
 

@@ -152,6 +152,8 @@ static enum hook_verdict counted_bps_stop(struct replay_debug *d, struct rptask 
     if (!have_si || !exec_counter_is_signal(&d->bp_counters[j], st->sig, &si))
       continue;
     v = HOOK_AGAIN;
+    d->arrived_tid = x->rec_tid;
+    d->arrived_pc = d->bps[i];
     if (target_bp_of(d, x, d->bps[i]) && d->hits[i] == d->target.n && task_get_regs(&x->t) == 0 &&
         x->t.regs.rip == d->bps[i]) {
       fill_stop(out, RSTOP_TARGET, x);
@@ -180,7 +182,12 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   task_read_mem(&x->t, rip, code, 2);
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
-  bool on_bp = is_bp(d, x, rip);
+  /* A task on a breakpoint is stepped over it when its stop was that arrival (trapped or
+   * counted); otherwise (a watchpoint's trap or a system call left it there) it arrives
+   * now: the trap is inserted under it, so arrivals do not depend on other stops. */
+  bool fresh = !(d->arrived_tid == x->rec_tid && d->arrived_pc == rip) && !stepping_me &&
+               (is_user_bp(d, rip) || target_bp_of(d, x, rip));
+  bool on_bp = is_bp(d, x, rip) && !fresh;
   for (int i = 0; i < d->nbps; i++)
     if (!d->bp_exec[i]) {
       struct proc_mapping m;
@@ -198,12 +205,12 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
       !(bps_counted && is_user_bp(d, d->target.addr)) &&
       exec_counter_start(&d->counter, x->t.tid, d->target.addr, d->target.n - d->target.count) == 0;
   for (int i = 0; i < d->nbps; i++)
-    if (d->bps[i] != rip && d->bp_exec[i] >= 0 && !bps_counted &&
+    if ((d->bps[i] != rip || fresh) && d->bp_exec[i] >= 0 && !bps_counted &&
         !(in_kernel && d->bps[i] == d->target.addr))
       insert(d, &x->t, d->bps[i]);
   if (d->internal_bp && d->internal_bp != rip)
     insert(d, &x->t, d->internal_bp);
-  if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip && !in_kernel &&
+  if (target_bp_of(d, x, d->target.addr) && (d->target.addr != rip || fresh) && !in_kernel &&
       !(bps_counted && is_user_bp(d, d->target.addr)))
     insert(d, &x->t, d->target.addr);
   if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
@@ -263,6 +270,8 @@ static enum hook_verdict counted_stop(struct replay_debug *d, struct rptask *x,
   exec_counter_stop(&d->counter);
   if (!ours)
     return HOOK_NONE;
+  d->arrived_tid = x->rec_tid;
+  d->arrived_pc = d->target.addr;
   if (d->target.count == d->target.n && task_get_regs(&x->t) == 0 &&
       x->t.regs.rip == d->target.addr) {
     fill_stop(out, RSTOP_TARGET, x);
@@ -288,6 +297,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   }
   if (x->rec_pid != d->pid || d->blind)
     return HOOK_NONE;
+  d->arrived_tid = 0; /* until this stop is found to be an arrival */
   bool inserted_at_pc = false;
   uint64_t pc = 0;
   if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
@@ -350,6 +360,8 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   if (si.si_code == SI_KERNEL && inserted_at_pc) {
     x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
     task_set_regs(&x->t, &x->t.regs);
+    d->arrived_tid = x->rec_tid;
+    d->arrived_pc = pc;
     if (probe_of(d, x, pc))
       d->target.probe_count++;
     if (target_bp_of(d, x, pc) && ++d->target.count == d->target.n) {

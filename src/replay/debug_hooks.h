@@ -87,6 +87,8 @@ struct replay_debug {
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
   bool stepover, interrupt_sent;
+  pid_t arrived_tid;   /* this task's last stop was its arrival at arrived_pc (a breakpoint */
+  uint64_t arrived_pc; /* trap, or the count's signal): resuming steps over it */
   struct exec_counter counter; /* counting the target's arrivals while the task runs */
   struct exec_counter bp_counters[DEBUG_MAX_WPS]; /* count_hits: the breakpoints' */
   int bp_counter_of[DEBUG_MAX_WPS];               /* ...which breakpoint each counts */

@@ -81,8 +81,13 @@ static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t le
   return done ? (long)done : -1;
 }
 
-static int t_set_break(void *ctx, int type, uint64_t addr, int len, bool insert) {
+/* Breakpoints are the debugged process's: gdb also removes them from a forked child it
+ * lets go of (with the child selected), which must not remove them from the parent. */
+static int t_set_break(void *ctx, pid_t tid, int type, uint64_t addr, int len, bool insert) {
   struct gdb_adapter *a = ctx;
+  struct rptask *x = engine_task(&a->s->e, tid);
+  if (x && x->rec_pid != a->dbg.pid)
+    return 0;
   return debug_set_break(&a->dbg, type, addr, len, insert);
 }
 
@@ -321,7 +326,7 @@ static void resume_backwards(struct gdb_adapter *a, enum gdb_resume_action actio
   pid_t who = tid > 0 ? tid : a->last.tid;
   struct tl_pos from = a->tl.cur;
   int rc = action == GDB_CONTINUE ? timeline_reverse_continue(&a->tl, &hit, err, sizeof err)
-                                  : timeline_reverse_step(&a->tl, who, err, sizeof err);
+                                  : timeline_reverse_step(&a->tl, who, &hit, err, sizeof err);
   a->exited = false;
   if (rc < 0) {
     deja_msg("cannot %s: %s", action == GDB_CONTINUE ? "reverse-continue" : "reverse-stepi", err);
@@ -341,7 +346,7 @@ static void resume_backwards(struct gdb_adapter *a, enum gdb_resume_action actio
   } else if (rc == 0) {
     stop_at(stop, GDB_STOP_HISTORY_END, x, SIGTRAP);
     stop->history_begin = true;
-  } else if (action == GDB_CONTINUE) {
+  } else if (action == GDB_CONTINUE || rc == 2) {
     gdb_stop_of(&hit, stop);
   } else {
     stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);

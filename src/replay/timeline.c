@@ -30,6 +30,8 @@ void timeline_init(struct timeline *tl, struct replay_session *s, const struct r
   tl->max_steps = max && atoll(max) > 0 ? (uint64_t)atoll(max) : TL_MAX_STEPS;
 }
 
+static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
+
 /* A clock for DEJA_TL_DEBUG's messages. */
 static double seconds_now(void) {
   struct timespec t;
@@ -103,6 +105,10 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
   case REPLAY_STOP:
     if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
       *c = hit_pos(tl, res);
+      /* gdb shows a breakpoint under a watchpoint's stop as hit too, and steps over it;
+       * a search traps it there (debug_hooks.c): the same arrival */
+      if (res->stop.kind == RSTOP_WATCHPOINT && c->pc && is_user_breakpoint(tl->d, c->pc))
+        count_hit(tl, res->event, false, res->stop.rec_tid, c->pc);
     } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&
                (!c->steps || c->step_tid == res->stop.rec_tid)) {
       c->steps++;
@@ -425,6 +431,12 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
       struct rptask *x = engine_task(&tl->s->e, p->tid);
       found = x && task_get_regs(&x->t) == 0 && x->t.regs.rip == p->addr &&
               tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING;
+      /* the instruction before the arrival wrote a watched value: going back over it is
+       * that watchpoint's trigger */
+      if (found && res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+        tl->undone = res.stop;
+        tl->have_undone = true;
+      }
     }
     if (!found)
       steps++;
@@ -440,6 +452,13 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   anchor.steps = steps;
   anchor.step_tid = p->tid;
   return go_to(tl, &anchor, err, errlen);
+}
+
+static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p) {
+  for (int i = 0; i < d->nwps; i++)
+    if (d->wps[i].addr == p->addr && d->wps[i].len == p->len && d->wps[i].type == p->type)
+      return true;
+  return false;
 }
 
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
@@ -647,14 +666,33 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   return 1;
 }
 
-int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errlen) {
+int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
+                          size_t errlen) {
   struct tl_pos p = tl->cur;
+  tl->have_undone = false;
+  if (p.kind == TL_TRIGGER && !p.steps && is_user_watchpoint(tl->d, &p)) {
+    /* back over the write that triggered it */
+    struct rptask *x = engine_task(&tl->s->e, p.tid);
+    tl->undone = (struct replay_stop){.kind = RSTOP_WATCHPOINT,
+                                      .rec_pid = x ? x->rec_pid : 0,
+                                      .rec_tid = p.tid,
+                                      .addr = p.addr,
+                                      .watch_type = p.type};
+    if (go_before(tl, &p, err, errlen) < 0)
+      return -1;
+    *hit = tl->undone;
+    return 2;
+  }
   if (p.steps) {
     p.steps--;
     return go_to(tl, &p, err, errlen) < 0 ? -1 : 1;
   }
-  if (p.kind != TL_BOUNDARY)
-    return go_before(tl, &p, err, errlen) < 0 ? -1 : 1;
+  if (p.kind != TL_BOUNDARY) {
+    if (go_before(tl, &p, err, errlen) < 0)
+      return -1;
+    *hit = tl->undone;
+    return tl->have_undone ? 2 : 1;
+  }
   if (p.event <= 1)
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
   /* Right after an event: from the one before, step TID until that event is done. */

@@ -71,9 +71,11 @@ struct timeline {
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
-  uint64_t max_steps; /* single steps a search for the instruction before a stop may make */
-  bool slow_arrivals; /* arrivals are trapped one by one (the kernel's count went wrong) */
-  bool said_slow;     /* DEJA_TL_DEBUG was told that the kernel cannot count */
+  uint64_t max_steps;        /* single steps a search for the instruction before a stop may make */
+  bool slow_arrivals;        /* arrivals are trapped one by one (the kernel's count went wrong) */
+  bool said_slow;            /* DEJA_TL_DEBUG was told that the kernel cannot count */
+  bool have_undone;          /* the last reverse step went back over a watched write: */
+  struct replay_stop undone; /* ...that watchpoint's stop */
 };
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
@@ -85,8 +87,10 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
  * 0: there is none, the replay is at its start; -1: failed (message in ERR). */
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen);
-/* reverse-stepi of task TID: one instruction back. 1: done; 0: at the start; -1: failed. */
-int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errlen);
+/* reverse-stepi of task TID: one instruction back. 1: done; 2: done, and that instruction
+ * wrote a watched value (*HIT: the watchpoint's stop); 0: at the start; -1: failed. */
+int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
+                          size_t errlen);
 /* Goes to position P (one the timeline named: tl->cur at some time). 0 or -1. */
 int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 /* Goes back to the start of the replay. 0 or -1. */
