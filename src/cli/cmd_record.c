@@ -184,6 +184,11 @@ int cmd_record(int argc, char **argv) {
     status = 127;
     goto out;
   }
+  if (!record_program_supported(path)) {
+    free(path);
+    status = 70;
+    goto out;
+  }
   free(path);
   char **env = build_env(sets, nsets);
   if (until) {

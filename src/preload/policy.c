@@ -47,9 +47,14 @@ long preload_syscall(long nr, const long a[6]) {
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_READ);
   case SYS_write:
   case SYS_writev:
-    if (a[0] <= 2 || shared_file_mapped)
+    if (a[0] <= 2 || (shared_file_mapped && nr == SYS_writev))
       break;
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, nr == SYS_write ? PROBE_WRITE : PROBE_SEEKABLE);
+    /* With a file mapped MAP_SHARED, only writes of pipes and sockets (which cannot
+     * change the file) are buffered. */
+    return preload_buffered(nr, a, -1, 0, OUT_NONE,
+                            nr == SYS_writev     ? PROBE_SEEKABLE
+                            : shared_file_mapped ? PROBE_WRITE_NOFILE
+                                                 : PROBE_WRITE);
   case SYS_pread64: /* of a pipe it fails at once (ESPIPE) */
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
   case SYS_pwrite64:

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -22,6 +23,7 @@
 enum { T_NONE, T_READY, T_BUSY, T_OFF };
 static __thread struct sbuf_hdr *t_buf TLS;
 static __thread int t_state TLS;
+static __thread int t_desched TLS = -1; /* the thread's context-switch event, or -1 */
 static int g_on;  /* the page is mapped and deja took the first thread's buffer */
 static int g_off; /* the process has a seccomp filter of its own */
 
@@ -125,11 +127,24 @@ static struct sbuf_hdr *thread_buffer(void) {
     t_state = T_OFF;
     return NULL;
   }
-  if (preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, 0, 0, 0, 0) != 0) {
+  /* Counts this thread's context switches once enabled; deja sets where it signals. */
+  struct perf_event_attr attr = {
+      .type = PERF_TYPE_SOFTWARE,
+      .size = sizeof attr,
+      .config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+      .sample_period = 1,
+      .disabled = 1,
+  };
+  long fd =
+      preload_raw_syscall(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+  if (preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, fd < 0 ? -1 : fd, 0, 0, 0) != 0) {
     preload_raw_syscall(SYS_munmap, b, SBUF_SIZE, 0, 0, 0, 0);
+    if (fd >= 0)
+      preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
     t_state = T_OFF;
     return NULL;
   }
+  t_desched = fd < 0 ? -1 : (int)fd;
   t_buf = (struct sbuf_hdr *)b;
   t_state = T_READY;
   return t_buf;
@@ -140,6 +155,14 @@ static uint32_t args_hash(long nr, const long a[6]) {
   for (int i = 0; i < 6; i++)
     h = (h ^ (uint64_t)a[i]) * 1099511628211ull;
   return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Enables or disables the thread's context-switch event, untraced. What the ioctl
+ * returns matters to nothing: in a replay the entry returns this zero instead. */
+static void desched_arm(bool on) {
+  static const int64_t ignored = 0;
+  sbuf_entry_call(SYS_ioctl, t_desched, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0, 0,
+                  0, 0, (int64_t *)&ignored);
 }
 
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
@@ -163,11 +186,22 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   rec->nr = (uint16_t)nr;
   rec->flags = 0;
   rec->hash = args_hash(nr, a);
+  bool armed = false;
   if (probe != PROBE_NONE) {
     long s = sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
     rec->aux = s;
-    bool ok = s >= 0; /* a file: never blocks */
-    if (!ok && (probe == PROBE_READ || (probe == PROBE_WRITE && (size_t)a[2] <= PIPE_BUF))) {
+    bool file = s >= 0;
+    bool ok = file && probe != PROBE_WRITE_NOFILE; /* a file: never blocks */
+    if (probe == PROBE_WRITE_NOFILE)
+      probe = file ? PROBE_NONE : PROBE_WRITE;
+    /* A read of anything else is made with the context-switch event armed: if it blocks,
+     * deja restarts it as a traced call and runs another task meanwhile. */
+    if (!ok && probe == PROBE_READ && t_desched >= 0) {
+      ok = armed = true;
+      rec->ready = 0;
+    }
+    if (!ok && (probe == PROBE_READ || (probe == PROBE_WRITE && (size_t)a[2] <= PIPE_BUF) ||
+                (probe == PROBE_WRITE && t_desched >= 0))) {
       /* A pipe, socket or terminal: only when it is ready now. The result's low half
        * is the record's `ready` (the replay entry reads 8 bytes there). */
       volatile struct pollfd pfd = {(int)a[0], probe == PROBE_READ ? POLLIN : POLLOUT, 0};
@@ -176,6 +210,8 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
       pfd.revents = 0; /* what the kernel wrote differs in replay: not left on the stack */
       rec->ready = (uint32_t)ready;
       ok = ready == 1;
+      /* Ready, but more than PIPE_BUF bytes may still block once part is written. */
+      armed = ok && (size_t)a[2] > PIPE_BUF;
     }
     if (!ok) {
       rec->flags = SBUF_REC_PROBE_ONLY;
@@ -192,7 +228,11 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   preload_copy(b, a, sizeof b);
   if (outmax)
     b[outarg] = (long)scratch;
+  if (armed)
+    desched_arm(true);
   long ret = sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
+  if (armed)
+    desched_arm(false);
   rec->ret = ret;
   size_t n = 0;
   if (kind == OUT_RESULT && ret > 0)

@@ -20,9 +20,11 @@ enum out_kind {
  * library makes (untraced, their results in the record) before buffering it. */
 enum probe {
   PROBE_NONE,
-  PROBE_SEEKABLE, /* only a seekable descriptor (a file) */
-  PROBE_READ,     /* a file, or one poll says is readable (then a read returns at once) */
-  PROBE_WRITE,    /* a file, or one poll says is writable, for at most PIPE_BUF bytes */
+  PROBE_SEEKABLE,     /* only a seekable descriptor (a file) */
+  PROBE_READ,         /* a file, or one poll says is readable (then a read returns at once) */
+  PROBE_WRITE,        /* a file, or one poll says is writable, for at most PIPE_BUF bytes (any
+                     size with the context-switch event) */
+  PROBE_WRITE_NOFILE, /* as PROBE_WRITE, but never a file (it may be mapped MAP_SHARED) */
 };
 
 /* Runs call NR buffered when the thread has a buffer with room, else traced. The kernel

@@ -25,12 +25,25 @@
  * correctly in replay too. */
 #define SBUF_ENTRY_RECORD                                                                          \
   { 0x0f, 0x05, 0xc3 }
-/* jmp +1; ret; mov rax,[rsp+8]; mov rax,[rax]; ret */
+/* jmp +1; ret; pushf; mov rcx,[rsp+16]; cmp rcx,[rip+24] (the divert word); je divert;
+ * popf; mov rax,[rcx]; ret; divert: popf; jmp SBUF_TRACED_ENTRY. The recorded result
+ * is read through the pointer the caller pushed. A call the recorder restarted as a
+ * traced one (it blocked) is diverted to the traced `syscall`, reached with the flags
+ * and registers it had when recorded (rcx and r11 are the syscall instruction's). */
 #define SBUF_ENTRY_REPLAY                                                                          \
-  { 0xeb, 0x01, 0xc3, 0x48, 0x8b, 0x44, 0x24, 0x08, 0x48, 0x8b, 0x00, 0xc3 }
+  {                                                                                                \
+    0xeb, 0x01, 0xc3, 0x9c, 0x48, 0x8b, 0x4c, 0x24, 0x10, 0x48, 0x3b, 0x0d, 0x18, 0x00, 0x00,      \
+        0x00, 0x74, 0x05, 0x9d, 0x48, 0x8b, 0x01, 0xc3, 0x9d, 0xeb, 0x06                           \
+  }
+/* In a replay: the address of the `ret` word of the record whose call is diverted. */
+#define SBUF_DIVERT_OFF 40
+#define SBUF_DIVERT_ADDR (SBUF_PAGE_ADDR + SBUF_DIVERT_OFF)
 
-/* The traced call a thread makes to announce its buffer: (buffer, size). deja answers
- * 0 when it records the buffer; anything else (no deja, or -n) turns the library off. */
+/* The traced call a thread makes to announce its buffer: (buffer, size, desched fd).
+ * deja answers 0 when it records the buffer; anything else (no deja, or -n) turns the
+ * library off. The desched fd (or -1) is the thread's perf software context-switch
+ * event: the library enables it around calls that may block, deja takes a copy of it
+ * (pidfd_getfd) and is sent a signal when the thread is switched out meanwhile. */
 #define SBUF_ANNOUNCE_NR 0x5dea
 #define SBUF_SIZE (1u << 20)
 

@@ -34,6 +34,8 @@ int record_refusal(struct recorder *r, struct rtask *x, long nr) {
   case SYS_bpf: return EPERM;         /* kernel.unprivileged_bpf_disabled */
   case SYS_userfaultfd: return EPERM; /* vm.unprivileged_userfaultfd = 0 */
   case SYS_io_setup:                  /* the kernel maps a completion ring it writes */
+  case SYS_io_uring_setup:            /* rings the kernel reads and writes: liburing, glib
+                                         and others fall back to plain calls */
   case __NR_memfd_secret:
   case __NR_map_shadow_stack: return ENOSYS; /* kernels built without them */
   case SYS_process_vm_writev: {

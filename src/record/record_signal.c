@@ -140,7 +140,8 @@ int record_state_point(struct recorder *r, struct rtask *x) {
     recorder_write_failed(r);
     return RECORD_DEJA_FAILED;
   }
-  long pages = page_hashes_changed(x->proc->pages, x->t.tid, x->t.mem_fd, put_page, r);
+  uint64_t digest = 0;
+  long pages = page_hashes_changed(x->proc->pages, x->t.tid, x->t.mem_fd, put_page, r, &digest);
   if (pages < 0) {
     trace_writer_cancel(r->w);
     char why[768];
@@ -148,7 +149,7 @@ int record_state_point(struct recorder *r, struct rtask *x) {
              trace_writer_error(r->w)[0] ? trace_writer_error(r->w) : strerror(errno));
     return recorder_abort(r, why);
   }
-  event_encode_state_end(&r->rec);
+  event_encode_state_end(&r->rec, digest);
   if (trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 || trace_writer_end(r->w) < 0) {
     recorder_write_failed(r);
     return RECORD_DEJA_FAILED;

@@ -2,6 +2,7 @@
  * terminal, preserved files, process creation and exec. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -232,6 +233,15 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   x->entry_emitted = x->clone_done = false;
   x->entry_seq = ++r->seq;
   char why[256];
+  struct __ptrace_syscall_info info;
+  if (ptrace(PTRACE_GET_SYSCALL_INFO, x->t.tid, (void *)sizeof info, &info) > 0 &&
+      info.arch != AUDIT_ARCH_X86_64) {
+    snprintf(why, sizeof why,
+             "task %d made a 32-bit system call (int $0x80, number %ld) at 0x%llx, event %" PRIu64
+             "; deja records 64-bit system calls only",
+             x->t.tid, nr, x->t.regs.rip - 2, r->events + 1);
+    return recorder_abort(r, why);
+  }
   if (!d) /* syscall(-1), numbers past the table: the kernel's ENOSYS */
     return refuse_call(r, x);
   if (d->replay == SC_UNSUPPORTED) {

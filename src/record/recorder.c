@@ -23,6 +23,7 @@
 
 #include "common/log.h"
 #include "record/recorder_internal.h"
+#include "preload/syscallbuf_abi.h"
 #include "record/syscallbuf_record.h"
 #include "task/cpu_pin.h"
 #include "trace/trace_stream.h"
@@ -82,6 +83,24 @@ char *record_find_program(const char *program) {
     path = *end ? end + 1 : end;
   }
   return NULL;
+}
+
+bool record_program_supported(const char *path) {
+  unsigned char h[20];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read(fd, h, sizeof h) : -1;
+  if (fd >= 0)
+    close(fd);
+  if (n < (ssize_t)sizeof h || memcmp(h, "\177ELF", 4) != 0)
+    return true; /* a script, or unreadable: the kernel decides at exec */
+  unsigned machine = h[18] | (unsigned)h[19] << 8;
+  if (h[4] == 2 && machine == 62) /* ELFCLASS64, EM_X86_64 */
+    return true;
+  deja_msg("`%s' is a %s program; deja records 64-bit x86-64 programs only", path,
+           h[4] == 1 && machine == 3 ? "32-bit x86"
+           : h[4] == 1               ? "32-bit non-x86"
+                                     : "non-x86-64");
+  return false;
 }
 
 void recorder_write_failed(struct recorder *r) {
@@ -434,8 +453,23 @@ static void on_timeout(struct recorder *r) {
   }
 }
 
+/* The running task X was switched out while the library had its context-switch event
+ * enabled (a buffered call that may block): when it sleeps in the kernel, it is
+ * interrupted, and its call restarted as a traced one (on_group_stop). */
+static void on_desched(struct recorder *r, int fd) {
+  struct rtask *x = syscallbuf_desched_task(r, fd);
+  if (!x || x != r->cur || x->state != T_RUNNING || x->interrupting || x->sbuf_restarted)
+    return;
+  char st = task_proc_state(x->t.tid);
+  if (st != 'S' && st != 'D')
+    return;
+  x->interrupting = x->desched = true;
+  ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0);
+}
+
 /* 1 with a stop (tid and wait status), 0 when BUDGET ran out, -1 when no task is left. */
-static int wait_any(int64_t budget, const sigset_t *chld, pid_t *tid, int *status) {
+static int wait_any(struct recorder *r, int64_t budget, const sigset_t *chld, pid_t *tid,
+                    int *status) {
   struct timespec deadline;
   clock_gettime(CLOCK_MONOTONIC, &deadline);
   for (;;) {
@@ -457,8 +491,12 @@ static int wait_any(int64_t budget, const sigset_t *chld, pid_t *tid, int *statu
       ts.tv_nsec = left % 1000000000L;
       tsp = &ts;
     }
-    if (sigtimedwait(chld, NULL, tsp) < 0 && errno == EAGAIN)
+    siginfo_t si;
+    int sig = sigtimedwait(chld, &si, tsp);
+    if (sig < 0 && errno == EAGAIN)
       return 0;
+    if (sig == syscallbuf_desched_signal())
+      on_desched(r, si.si_fd);
   }
 }
 
@@ -533,7 +571,20 @@ static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   }
   if (x->interrupting) {
     x->interrupting = false;
-    syscallbuf_record_interrupted(x);
+    bool desched = x->desched;
+    x->desched = false;
+    if (syscallbuf_record_interrupted(x)) {
+      /* It blocked in a buffered call, now a traced one: it goes into that call right
+       * away (not interrupted again), so the user code it ran is in the trace before
+       * any other task's; others run while it blocks there. No state point: replay
+       * diverts the call too. */
+      resume_running(r, x);
+      return 0;
+    }
+    if (desched && !should_preempt(r, x)) {
+      resume_running(r, x); /* switched out, but not blocked in a call: goes on */
+      return 0;
+    }
     int rc = record_state_point(r, x);
     if (rc)
       return rc;
@@ -578,6 +629,8 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
       x->state = T_IN_KERNEL;
       clock_gettime(CLOCK_MONOTONIC, &x->entered);
+      if (x->entry.orig_rax != SYS_execve && rc != 1 && x->t.regs.rip == SBUF_TRACED_ENTRY_ADDR + 2)
+        x->entered.tv_sec -= 1; /* a restarted call that blocked: blocked already */
     }
     return 0;
   case STOP_SYSCALL_EXIT:
@@ -630,7 +683,8 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     struct rtask *c = r->cur;
     if (!c)
       schedule(r);
-    else if (c->state == T_RUNNING && !c->interrupting && should_preempt(r, c)) {
+    else if (c->state == T_RUNNING && !c->interrupting && !c->sbuf_restarted &&
+             should_preempt(r, c)) {
       c->interrupting = true;
       ptrace(PTRACE_INTERRUPT, c->t.tid, 0, 0);
     }
@@ -645,7 +699,7 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
       recorder_write_failed(r);
       return recorder_abort(r, "cannot write the trace");
     }
-    int w = wait_any(idle ? STUCK_CHECK_NS : budget, chld, &tid, &status);
+    int w = wait_any(r, idle ? STUCK_CHECK_NS : budget, chld, &tid, &status);
     if (w < 0)
       return 0;
     if (w == 0 && idle) {
@@ -675,6 +729,7 @@ static pid_t spawn(const struct record_options *o, const char *path, const sigse
     return pid;
   /* The child: deterministic layout, trapping rdtsc, stopped until the tracer is ready. */
   sigprocmask(SIG_SETMASK, mask, NULL);
+  signal(syscallbuf_desched_signal(), SIG_DFL);
   personality(ADDR_NO_RANDOMIZE);
   prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -781,6 +836,9 @@ int record_run(const struct record_options *o) {
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
+  sigaddset(&chld, syscallbuf_desched_signal());
+  /* Waited for while blocked; dropped, not fatal, wherever deja does not block it. */
+  signal(syscallbuf_desched_signal(), SIG_IGN);
   chld_set = chld;
   sigprocmask(SIG_BLOCK, &chld, &old);
   if (mkdir(files, 0700) < 0) {

@@ -28,5 +28,8 @@ int record_signal_received(void);
 
 /* The absolute path PROGRAM resolves to through PATH (malloc'ed), or NULL. */
 char *record_find_program(const char *program);
+/* False (after a message) for an executable deja cannot record: a 32-bit or non-x86-64
+ * ELF file. Scripts and unreadable files pass (the kernel decides at exec). */
+bool record_program_supported(const char *path);
 
 #endif

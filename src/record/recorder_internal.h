@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "record/chaos.h"
-#include "record/page_hashes.h"
+#include "task/page_hashes.h"
 #include "record/recorder.h"
 #include "syscalls/syscall_table.h"
 #include "task/task.h"
@@ -77,7 +77,10 @@ struct rtask {
   struct user_regs_struct boundary_regs;
   struct held_signal held[32];
   int nheld;
-  bool interrupting; /* PTRACE_INTERRUPT sent */
+  bool interrupting;   /* PTRACE_INTERRUPT sent */
+  bool desched;        /* ...because it was switched out inside a buffered call */
+  bool sbuf_restarted; /* a buffered call that blocked restarted as a traced call: the
+                          next entry is that call's, which blocks (others run at once) */
   bool exit_emitted;
   pid_t exec_former_tid; /* at an exec from another thread: its tid before (see below) */
   struct chaos_task ct;

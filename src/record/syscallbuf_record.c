@@ -6,9 +6,11 @@
 #include "record/syscallbuf_record.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +27,13 @@
 
 #define PRELOAD_REL "../lib/deja/libdeja-preload.so"
 
-/* A task's buffer: where, and how much of it is already in the trace. */
+/* A task's buffer: where, and how much of it is already in the trace; deja's copy of
+ * its context-switch event (-1: none; a forked child's calls go without one). */
 struct sbuf_task {
   pid_t tid;
   uint64_t buf;
   uint32_t flushed;
+  int desched;
 };
 
 static struct {
@@ -96,6 +100,9 @@ char **syscallbuf_record_start(bool want, char **env) {
 }
 
 void syscallbuf_record_end(void) {
+  for (int i = 0; i < S.n; i++)
+    if (S.tasks[i].desched >= 0)
+      close(S.tasks[i].desched);
   free(S.tasks);
   free(S.lib);
   if (S.on)
@@ -140,7 +147,7 @@ static struct sbuf_task *find(pid_t tid) {
   return NULL;
 }
 
-static void set_buffer(pid_t tid, uint64_t buf, uint32_t flushed) {
+static struct sbuf_task *set_buffer(pid_t tid, uint64_t buf, uint32_t flushed) {
   struct sbuf_task *s = find(tid);
   if (!s) {
     if (S.n == S.cap) {
@@ -148,19 +155,48 @@ static void set_buffer(pid_t tid, uint64_t buf, uint32_t flushed) {
       S.tasks = xrealloc(S.tasks, (size_t)S.cap * sizeof *S.tasks);
     }
     s = &S.tasks[S.n++];
+  } else if (s->desched >= 0) {
+    close(s->desched);
   }
-  *s = (struct sbuf_task){tid, buf, flushed};
+  *s = (struct sbuf_task){tid, buf, flushed, -1};
+  return s;
 }
 
 static void drop(pid_t tid) {
   struct sbuf_task *s = find(tid);
-  if (s)
-    *s = S.tasks[--S.n];
+  if (!s)
+    return;
+  if (s->desched >= 0)
+    close(s->desched);
+  *s = S.tasks[--S.n];
+}
+
+int syscallbuf_desched_signal(void) { return SIGRTMIN + 1; }
+
+/* Takes a copy of task X's context-switch event FD and has it signal deja (the thread
+ * that waits for stops) with the copy's number when X is switched out while the library
+ * has it enabled. -1 when that cannot be done: X's blocked calls are then found at the
+ * end of a time slice. */
+static int take_desched(struct rtask *x, int fd) {
+  if (fd < 0)
+    return -1;
+  int pidfd = (int)syscall(SYS_pidfd_open, x->proc->pid, 0);
+  int mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+  if (pidfd >= 0)
+    close(pidfd);
+  struct f_owner_ex owner = {F_OWNER_TID, gettid()};
+  if (mine >= 0 && (fcntl(mine, F_SETFD, FD_CLOEXEC) < 0 || fcntl(mine, F_SETOWN_EX, &owner) < 0 ||
+                    fcntl(mine, F_SETSIG, syscallbuf_desched_signal()) < 0 ||
+                    fcntl(mine, F_SETFL, O_ASYNC | O_NONBLOCK) < 0)) {
+    close(mine);
+    mine = -1;
+  }
+  return mine;
 }
 
 /* Writes X's records not yet in the trace as an EV_SBUF event, and empties the buffer
  * unless the library is inside a call (then it goes on where it is). 0 or -1. */
-static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s) {
+static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s, bool divert) {
   struct sbuf_hdr h;
   if (task_read_mem(&x->t, s->buf, &h, sizeof h) < 0)
     return 0; /* the task is gone: its records no longer matter to anything */
@@ -174,8 +210,14 @@ static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s) {
     return -1;
   }
   uint32_t off = s->flushed, len = h.used - off;
+  /* A diverted call's record header follows: what its probes returned. */
+  uint32_t read = len + (divert && h.in_call ? sizeof(struct sbuf_rec) : 0);
+  if (read > SBUF_CAPACITY - off)
+    read = len;
+  divert = divert && read > len;
   tbuf_reset(&S.data);
-  if (len && task_read_mem(&x->t, s->buf + SBUF_DATA_OFF + off, tbuf_grow(&S.data, len), len) < 0)
+  if (read &&
+      task_read_mem(&x->t, s->buf + SBUF_DATA_OFF + off, tbuf_grow(&S.data, read), read) < 0)
     return 0;
   if (h.in_call) {
     s->flushed = h.used;
@@ -187,16 +229,17 @@ static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s) {
   }
   /* What replay restores at a state point must be what the library saw here. */
   page_hashes_forget(x->proc->pages, s->buf, SBUF_DATA_OFF + (uint64_t)h.used);
-  if (!len)
+  if (!len && !divert)
     return 0;
   struct event ev;
   event_init(&ev);
   ev.kind = EV_SBUF;
+  ev.flags = divert ? EVF_SBUF_DIVERT : 0;
   ev.tid = x->t.tid;
   ev.sbuf = s->buf;
   ev.sbuf_off = off;
   ev.sbuf_data = S.data.data;
-  ev.sbuf_len = len;
+  ev.sbuf_len = read;
   S.flushing = true;
   int rc = recorder_emit(r, x, &ev);
   S.flushing = false;
@@ -212,7 +255,10 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
       info.op == PTRACE_SYSCALL_INFO_SECCOMP)
     return 1;
   struct sbuf_task *s = find(x->t.tid);
-  if (s && flush(r, x, s) < 0)
+  /* A buffered call restarted as this traced one: replay diverts it here. */
+  bool divert = x->sbuf_restarted;
+  x->sbuf_restarted = false;
+  if (s && flush(r, x, s, divert) < 0)
     return 70;
   if (task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot read registers at a system call");
@@ -222,7 +268,7 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
   /* The library announces a thread's buffer: taken when the buffer is on. */
   bool ok = S.on && regs.rdi && regs.rsi == SBUF_SIZE;
   if (ok)
-    set_buffer(x->t.tid, regs.rdi, 0);
+    set_buffer(x->t.tid, regs.rdi, 0)->desched = take_desched(x, (int)regs.rdx);
   struct event ev;
   event_init(&ev);
   ev.kind = EV_SBUF;
@@ -253,7 +299,7 @@ int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const str
         drop(r->tasks[i]->t.tid);
     return 0;
   }
-  int rc = x->in_syscall ? 0 : flush(r, x, s); /* in a call: flushed at its entry */
+  int rc = x->in_syscall ? 0 : flush(r, x, s, false); /* in a call: flushed at its entry */
   if (ev && ev->kind == EV_EXIT)
     drop(x->t.tid);
   return rc;
@@ -272,13 +318,22 @@ void syscallbuf_record_clone(struct recorder *r, struct rtask *x) {
   }
 }
 
-void syscallbuf_record_interrupted(struct rtask *x) {
+struct rtask *syscallbuf_desched_task(struct recorder *r, int fd) {
+  for (int i = 0; i < S.n; i++)
+    if (S.tasks[i].desched == fd && fd >= 0)
+      for (int k = 0; k < r->ntasks; k++)
+        if (r->tasks[k]->t.tid == S.tasks[i].tid)
+          return r->tasks[k];
+  return NULL;
+}
+
+bool syscallbuf_record_interrupted(struct rtask *x) {
   if (!S.on || task_get_regs(&x->t) < 0)
-    return;
+    return false;
   struct user_regs_struct g = x->t.regs;
   int64_t rax = (int64_t)g.rax;
   if (g.rip != SBUF_UNTRACED_IP || (int64_t)g.orig_rax < 0 || !IS_ERESTART(rax))
-    return;
+    return false;
   /* What the kernel does when it restarts the call, done now, but at the page's traced
    * `syscall`: the call blocks again as a traced one (others run meanwhile) and is
    * recorded and replayed as such; it returns to the library like the untraced one. */
@@ -290,6 +345,9 @@ void syscallbuf_record_interrupted(struct rtask *x) {
     g.rip = SBUF_TRACED_ENTRY_ADDR;
   }
   g.orig_rax = (uint64_t)-1;
-  if (task_set_regs(&x->t, &g) == 0)
-    x->t.regs = g;
+  if (task_set_regs(&x->t, &g) < 0)
+    return false;
+  x->t.regs = g;
+  x->sbuf_restarted = g.rip == SBUF_TRACED_ENTRY_ADDR;
+  return true;
 }

@@ -36,8 +36,13 @@ int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const str
  * same memory after vfork). */
 void syscallbuf_record_clone(struct recorder *r, struct rtask *x);
 /* At X's PTRACE_INTERRUPT stop: a buffered call the interrupt cut short (it blocked;
- * the kernel would restart it) is restarted as a traced call. */
-void syscallbuf_record_interrupted(struct rtask *x);
+ * the kernel would restart it) is restarted as a traced call, at the page's traced
+ * `syscall` (replay diverts the call there too). True when it was. */
+bool syscallbuf_record_interrupted(struct rtask *x);
+/* The signal a task's context-switch event sends deja (its si_fd names the event). */
+int syscallbuf_desched_signal(void);
+/* The task whose context-switch event deja's descriptor FD is, or NULL. */
+struct rtask *syscallbuf_desched_task(struct recorder *r, int fd);
 void syscallbuf_record_end(void);
 
 #endif

@@ -177,11 +177,15 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
     bool watched = observe && !x->at_sysentry;
     /* Inside a call resuming runs no user code: traced to the call's exit. */
     int req = watched ? h->arm(h->ctx, x, e->internal_bp) : PTRACE_SYSCALL;
+    bool skipped_exit = x->sysemu_skipped && req == PTRACE_SYSCALL;
+    x->sysemu_skipped = false;
     if (task_resume(&x->t, req, sig) < 0 ||
         (watched ? h->wait(h->ctx, x, st) : task_wait(&x->t, st)) < 0) {
       deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
       return -1;
     }
+    if (skipped_exit && st->kind == STOP_SYSCALL_EXIT)
+      continue; /* the exit of the call skipped before */
     /* Inside a call (its entry, or a clone/exec event within it): resuming runs no
      * user code, and must be traced to reach the call's exit. */
     x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY ||
@@ -281,10 +285,11 @@ void queue_signal(struct rptask *x, int signo) {
 /* --- without a debugger ------------------------------------------------------------ */
 
 /* User code runs under PTRACE_SYSEMU: the next call stops once, at its entry, and is
- * skipped unless replay re-enters it (replay_reenter). */
+ * skipped unless replay re-enters it (replay_reenter); under PTRACE_SYSCALL when that
+ * call runs for real anyway. */
 static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
-  (void)ctx, (void)x, (void)internal_bp;
-  return PTRACE_SYSEMU;
+  (void)ctx, (void)internal_bp;
+  return x->execute_next ? PTRACE_SYSCALL : PTRACE_SYSEMU;
 }
 
 static int autopilot_wait(void *ctx, struct rptask *x, struct stop *st) {

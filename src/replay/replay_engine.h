@@ -24,6 +24,8 @@ enum {
 };
 
 /* A replayed thread. Events name tasks by their recorded tids; the replayed ones differ. */
+struct state_pages;
+
 struct rptask {
   struct task t;
   pid_t rec_tid, rec_pid; /* as recorded (what the program saw) */
@@ -36,14 +38,18 @@ struct rptask {
   bool restart_pending;   /* a skipped call returned -ERESTART*: restarted unless a signal
                              is delivered first */
   int64_t result;
-  uint64_t gadget;   /* a syscall instruction in the vDSO, for injecting calls */
-  bool at_sysentry;  /* stopped inside a system call (its entry, a clone or exec event):
+  uint64_t gadget;     /* a syscall instruction in the vDSO, for injecting calls */
+  bool at_sysentry;    /* stopped inside a system call (its entry, a clone or exec event):
                         resuming runs no user code */
-  bool sysemu_entry; /* ...reached with PTRACE_SYSEMU: the call will not run (replay skips
+  bool sysemu_entry;   /* ...reached with PTRACE_SYSEMU: the call will not run (replay skips
                         most calls with a single stop) */
-  int bus_prot;      /* protection of the page a reproduced bus error made inaccessible */
-  char exe[512];     /* the preserved executable of its process (for gdb) */
-  uint8_t auxv[512]; /* its process's recorded auxiliary vector (for gdb) */
+  bool sysemu_skipped; /* left at an entry PTRACE_SYSEMU skipped: resumed with
+                          PTRACE_SYSCALL, the kernel reports that call's exit first */
+  bool execute_next;   /* the call it is run to runs for real: reached with PTRACE_SYSCALL,
+                        which saves re-entering a call PTRACE_SYSEMU skipped (2 stops) */
+  int bus_prot;        /* protection of the page a reproduced bus error made inaccessible */
+  char exe[512];       /* the preserved executable of its process (for gdb) */
+  uint8_t auxv[512];   /* its process's recorded auxiliary vector (for gdb) */
   size_t auxv_len;
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
@@ -111,6 +117,7 @@ struct replay_engine {
   char *shared_dir;        /* writable copies of files mapped MAP_SHARED, one per file */
   pid_t *dead;             /* tasks that exited and are not reaped yet (zombie leaders) */
   int ndead, cap_dead;
+  struct state_pages *state_pages; /* replay_state_pages.c */
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */

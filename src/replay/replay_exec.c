@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "replay/replay_calls.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_state_pages.h"
 #include "task/cpu_pin.h"
 #include "task/vdso_patch.h"
 #include "replay/replay_special.h"
@@ -96,6 +97,7 @@ static int remap_interpreter(struct replay_engine *e, struct rptask *x) {
 int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
   struct stop st;
   char buf[256];
+  state_pages_forget_process(e->state_pages, x->rec_pid);
   if (run_task(e, x, &st, false) < 0)
     return -1;
   if (st.kind != STOP_SYSCALL_EXIT)

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "replay/regs_compare.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_state_pages.h"
 
 #define NATURAL_MAX_PASSES 20000 /* about half a second of stops */
 
@@ -70,13 +71,13 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
 
 static int state_complete(struct replay_engine *e, struct rptask *x, const struct stop *st) {
   (void)st;
-  if (e->pos.reached)
+  if (e->pos.reached) {
+    state_pages_reached(e, x);
     return 0;
-  for (uint32_t i = 0; i < e->ev->nmem; i++) {
-    const struct event_mem *m = &e->ev->mem[i];
-    if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)
-      return diverge(e, "cannot restore the page at 0x%" PRIx64 ": %s", m->addr, strerror(errno));
   }
+  int rc = state_pages_restore(e, x);
+  if (rc)
+    return rc;
   if (e->ev->xsave_len && task_set_xstate(&x->t, e->ev->xsave, e->ev->xsave_len) < 0)
     return diverge(e, "cannot restore the xsave area: %s", strerror(errno));
   if (task_set_regs(&x->t, &e->ev->regs) < 0)

@@ -18,6 +18,7 @@
 #include "replay/replay_calls.h"
 #include "replay/replay_files.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_state_pages.h"
 #include "replay/replay_output.h"
 #include "replay/replay_special.h"
 #include "syscalls/syscall_table.h"
@@ -38,6 +39,7 @@ int replay_emulate(struct replay_engine *e, struct rptask *x) {
     /* Reached with PTRACE_SYSEMU: the kernel skips the call by itself. */
     x->sysemu_entry = false;
     x->at_sysentry = false;
+    x->sysemu_skipped = true;
   } else {
     x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
     if (task_set_regs(&x->t, &x->t.regs) < 0)
@@ -147,6 +149,8 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
     return diverge(e, "the new task %lu vanished", child);
   if (task_open_mem(&c->t) < 0)
     return diverge(e, "cannot open the memory of the new task %lu", child);
+  if (!thread)
+    state_pages_forget_process(e->state_pages, c->rec_pid);
   c->gadget = x->gadget;
   memcpy(c->exe, x->exe, sizeof c->exe);
   memcpy(c->auxv, x->auxv, sizeof c->auxv);
@@ -250,7 +254,10 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
   char buf[256];
   if (x->at_entry)
     return task_get_regs(&x->t) < 0 ? -1 : 0; /* an enter event got there */
+  const struct syscall_desc *d = syscall_table_lookup((long)e->ev->regs.orig_rax);
+  x->execute_next = d && !(e->ev->flags & EVF_NOT_RUN) && runs_for_real(d, e->ev);
   int rc = run_task(e, x, st, true);
+  x->execute_next = false;
   if (rc)
     return rc;
   if (st->kind != STOP_SYSCALL_ENTRY)

@@ -24,6 +24,7 @@ struct pending {
   uint64_t buf, evno;
   uint32_t off, len;
   uint8_t *data;
+  bool divert; /* the call after these is diverted to the traced entry (EVF_SBUF_DIVERT) */
 };
 
 static struct {
@@ -92,6 +93,7 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   if (x->sysemu_entry) {
     x->sysemu_entry = false; /* PTRACE_SYSEMU: the kernel skips it by itself */
     x->at_sysentry = false;
+    x->sysemu_skipped = true;
   } else {
     struct stop st;
     char buf[256];
@@ -117,14 +119,23 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   return 0;
 }
 
-/* Refills the buffer before the task runs the code that made the calls. */
+/* The bytes of EV's records: all of its data but the diverted call's record header. */
+static uint32_t records_len(const struct event *ev) {
+  uint32_t extra = ev->flags & EVF_SBUF_DIVERT ? sizeof(struct sbuf_rec) : 0;
+  return ev->sbuf_len < extra ? 0 : ev->sbuf_len - extra;
+}
+
+/* Refills the buffer before the task runs the code that made the calls. A diverted
+ * call's record header follows them: what its probes returned. */
 static int refill(struct replay_engine *e, struct rptask *x) {
   if (e->ev->flags & EVF_SBUF_INIT)
     return 0;
-  uint32_t count;
+  uint32_t count, len = records_len(e->ev);
+  bool divert = e->ev->flags & EVF_SBUF_DIVERT;
   if (e->ev->sbuf_off % 8 || e->ev->sbuf_off > SBUF_CAPACITY ||
       e->ev->sbuf_len > SBUF_CAPACITY - e->ev->sbuf_off ||
-      !records_valid(e->ev->sbuf_data, e->ev->sbuf_len, &count)) {
+      (divert && e->ev->sbuf_len < sizeof(struct sbuf_rec)) ||
+      !records_valid(e->ev->sbuf_data, len, &count)) {
     deja_msg("%s/events: event %" PRIu64 " (buffered system calls of task %d) is corrupt",
              e->o->trace_dir, e->pos.event, e->ev->tid);
     return REPLAY_BAD_TRACE;
@@ -146,10 +157,15 @@ static int refill(struct replay_engine *e, struct rptask *x) {
     S.p = xrealloc(S.p, (size_t)S.cap * sizeof *S.p);
   }
   p = &S.p[S.n++];
-  *p = (struct pending){x->rec_tid,      e->ev->sbuf,
-                        e->pos.event,    e->ev->sbuf_off,
-                        e->ev->sbuf_len, xmalloc(e->ev->sbuf_len ? e->ev->sbuf_len : 1)};
-  memcpy(p->data, e->ev->sbuf_data, e->ev->sbuf_len);
+  *p = (struct pending){
+      x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len, xmalloc(len ? len : 1), divert};
+  memcpy(p->data, e->ev->sbuf_data, len);
+  if (divert) {
+    uint64_t ret = at + len + offsetof(struct sbuf_rec, ret);
+    if (task_write_mem(&x->t, SBUF_DIVERT_ADDR, &ret, sizeof ret) < 0)
+      return diverge(e, "cannot divert a buffered call of task %d to its traced entry: %s",
+                     e->ev->tid, strerror(errno));
+  }
   return 0;
 }
 
@@ -219,6 +235,9 @@ int replay_syscallbuf_check(struct replay_engine *e) {
   uint32_t zero = 0;
   if (!rc && !gone && task_read_mem(&x->t, p->buf, &h, sizeof h) == 0 && !h.in_call && h.used)
     task_write_mem(&x->t, p->buf + offsetof(struct sbuf_hdr, used), &zero, sizeof zero);
+  uint64_t none = 0;
+  if (p->divert && x && e->ev->kind != EV_EXEC)
+    task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);
   drop(p);
   return rc;
 }
@@ -235,13 +254,14 @@ void syscallbuf_describe(const struct event *ev, FILE *f) {
             ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "");
     return;
   }
-  uint32_t count = 0;
-  if (!records_valid(ev->sbuf_data, ev->sbuf_len, &count)) {
+  uint32_t count = 0, len = records_len(ev);
+  if (!records_valid(ev->sbuf_data, len, &count)) {
     fprintf(f, " (corrupt records)");
     return;
   }
-  fprintf(f, " %u call%s (%u bytes):", count, count == 1 ? "" : "s", ev->sbuf_len);
-  for (uint32_t at = 0; at < ev->sbuf_len;) {
+  fprintf(f, " %u call%s (%u bytes)%s:", count, count == 1 ? "" : "s", len,
+          ev->flags & EVF_SBUF_DIVERT ? ", then one restarted traced" : "");
+  for (uint32_t at = 0; at < len;) {
     struct sbuf_rec rec;
     memcpy(&rec, ev->sbuf_data + at, sizeof rec);
     if (rec.flags & SBUF_REC_PROBE_ONLY)

@@ -484,7 +484,7 @@ static const struct syscall_desc table[] = {
   SCH(rseq, EMU, rseq, 4),
   UNASSIGNED(335, 423),
   SC(pidfd_send_signal, EMU, 4),
-  SC(io_uring_setup, UNS, 2),
+  SCH(io_uring_setup, EMU, refuse, 2),
   SC(io_uring_enter, EMU, 6),
   SC(io_uring_register, EMU, 4),
   SC(open_tree, EMU, 3),

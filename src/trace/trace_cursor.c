@@ -25,8 +25,10 @@ struct trace_cursor {
   uint64_t evno;  /* the event in `ev` */
   uint64_t readn; /* records taken from the reader so far */
   struct event ev, peek;
-  struct tbuf cur;    /* the current event's record */
+  struct tbuf cur; /* the current event's record */
+  struct trace_pos cur_pos;
   struct tbuf *ahead; /* records read ahead of it */
+  struct trace_pos *ahead_pos;
   int nahead, cap_ahead;
   int ahead_end; /* what reading past the last record gave: 0 (end) or -1 (error) */
   bool ahead_done;
@@ -60,6 +62,7 @@ void trace_cursor_close(struct trace_cursor *c) {
   for (int i = 0; i < c->cap_ahead; i++)
     tbuf_free(&c->ahead[i]);
   free(c->ahead);
+  free(c->ahead_pos);
   free(c->marks);
   free(c->path);
   free(c);
@@ -78,10 +81,11 @@ static void mark_chunk(struct trace_cursor *c) {
 }
 
 /* Copies the next record into B. 1: a record; 0: end of stream; -1: corrupt (reported). */
-static int read_record(struct trace_cursor *c, struct tbuf *b) {
+static int read_record(struct trace_cursor *c, struct tbuf *b, struct trace_pos *pos) {
   const void *rec;
   size_t len;
   mark_chunk(c);
+  *pos = trace_reader_tell(c->rd);
   int n = trace_reader_next(c->rd, &rec, &len);
   if (n < 0)
     deja_msg("%s", trace_reader_error(c->rd));
@@ -107,13 +111,15 @@ int trace_cursor_next(struct trace_cursor *c) {
   if (c->nahead) {
     struct tbuf t = c->cur;
     c->cur = c->ahead[0];
+    c->cur_pos = c->ahead_pos[0];
     memmove(c->ahead, c->ahead + 1, (size_t)(c->nahead - 1) * sizeof *c->ahead);
+    memmove(c->ahead_pos, c->ahead_pos + 1, (size_t)(c->nahead - 1) * sizeof *c->ahead_pos);
     c->ahead[--c->nahead] = t; /* keeps the allocation for reuse */
     n = 1;
   } else if (c->ahead_done) {
     n = c->ahead_end;
   } else {
-    n = read_record(c, &c->cur);
+    n = read_record(c, &c->cur, &c->cur_pos);
   }
   if (n <= 0)
     return n;
@@ -125,6 +131,30 @@ const struct event *trace_cursor_event(const struct trace_cursor *c) { return &c
 
 uint64_t trace_cursor_tell(const struct trace_cursor *c) { return c->evno; }
 
+struct trace_pos trace_cursor_record_pos(const struct trace_cursor *c) {
+  return c->cur_pos;
+}
+
+int trace_read_event_at(const char *path, struct trace_reader **rd, struct trace_pos pos,
+                        struct event *ev) {
+  char err[512];
+  if (!*rd && !(*rd = trace_reader_open(path, EVENTS_STREAM_KIND, err, sizeof err))) {
+    deja_msg("%s", err);
+    return -1;
+  }
+  const void *rec;
+  size_t len;
+  if (trace_reader_seek(*rd, pos) < 0 || trace_reader_next(*rd, &rec, &len) <= 0) {
+    deja_msg("%s", trace_reader_error(*rd));
+    return -1;
+  }
+  if (event_decode(ev, rec, len, err, sizeof err) < 0) {
+    deja_msg("%s: an event read again is corrupt: %s", path, err);
+    return -1;
+  }
+  return 0;
+}
+
 /* Reads the I-th record after the current one into the lookahead. */
 static bool read_ahead(struct trace_cursor *c, int i) {
   while (c->nahead <= i && !c->ahead_done) {
@@ -132,10 +162,11 @@ static bool read_ahead(struct trace_cursor *c, int i) {
       int old = c->cap_ahead;
       c->cap_ahead = old ? old * 2 : 8;
       c->ahead = xrealloc(c->ahead, (size_t)c->cap_ahead * sizeof *c->ahead);
+      c->ahead_pos = xrealloc(c->ahead_pos, (size_t)c->cap_ahead * sizeof *c->ahead_pos);
       for (int k = old; k < c->cap_ahead; k++)
         tbuf_init(&c->ahead[k]);
     }
-    int n = read_record(c, &c->ahead[c->nahead]);
+    int n = read_record(c, &c->ahead[c->nahead], &c->ahead_pos[c->nahead]);
     if (n <= 0) {
       c->ahead_done = true;
       c->ahead_end = n;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "trace/trace_event.h"
+#include "trace/trace_stream.h"
 
 struct trace_cursor;
 
@@ -28,6 +29,13 @@ int trace_cursor_seek(struct trace_cursor *c, uint64_t evno);
 /* The next event of task REC_TID after the current one, looking at most LIMIT events
  * ahead, or NULL. Valid until the next call. */
 const struct event *trace_cursor_peek_task(struct trace_cursor *c, pid_t rec_tid, int limit);
+/* Where the current event's record starts in the file (for trace_read_event_at). */
+struct trace_pos trace_cursor_record_pos(const struct trace_cursor *c);
+/* Reads the event whose record starts at POS in the events stream PATH into EV (valid
+ * until the next read), with *RD, a reader of its own opened on first use (the caller
+ * closes it). 0, or -1 (reported). */
+int trace_read_event_at(const char *path, struct trace_reader **rd, struct trace_pos pos,
+                        struct event *ev);
 /* After next() returned 0: whether the stream ended with its end marker. */
 bool trace_cursor_complete(const struct trace_cursor *c);
 const char *trace_cursor_path(const struct trace_cursor *c);

@@ -82,9 +82,10 @@ void event_encode_state_page(struct tbuf *b, uint64_t addr, uint32_t len) {
   tbuf_put_u32(b, len);
 }
 
-void event_encode_state_end(struct tbuf *b) {
+void event_encode_state_end(struct tbuf *b, uint64_t digest) {
   tbuf_reset(b);
   tbuf_put_u64(b, STATE_PAGES_END);
+  tbuf_put_u64(b, digest);
 }
 
 void event_encode_syscall_head(const struct event *ev, uint32_t nmem, struct tbuf *b) {
@@ -157,6 +158,8 @@ void event_encode(const struct event *ev, struct tbuf *b) {
       tbuf_put_blob(b, ev->mem[i].data, ev->mem[i].len);
     }
     tbuf_put_u64(b, STATE_PAGES_END);
+    if (ev->has_digest)
+      tbuf_put_u64(b, ev->digest);
     break;
   case EV_SBUF:
     tbuf_put_u32(b, ev->flags);
@@ -278,6 +281,8 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
         return seterr(err, errlen, "state event has malformed memory pages");
       event_add_mem(ev, addr, d, l);
     }
+    ev->has_digest = tcur_left(&c) >= sizeof ev->digest;
+    ev->digest = ev->has_digest ? tcur_u64(&c) : 0;
     break;
   case EV_SBUF:
     ev->flags = tcur_u32(&c);

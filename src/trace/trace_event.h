@@ -50,6 +50,9 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* EV_SBUF flags */
 #define EVF_SBUF_INIT 1u    /* the announcing call (regs): the buffer is at sbuf */
 #define EVF_SBUF_REFUSED 2u /* ...refused: the library stays off */
+/* The task's next event is a buffered call the recorder restarted as a traced one (it
+ * blocked): replay diverts the call whose record follows these to the traced entry. */
+#define EVF_SBUF_DIVERT 4u
 
 struct event_mem {
   uint64_t addr;
@@ -108,6 +111,10 @@ struct event {
   /* EV_STATE (pages in mem) */
   const uint8_t *xsave;
   uint32_t xsave_len;
+  /* the digest of the process's memory (page_digest_add over its present writable
+   * pages), absent in traces of older versions */
+  bool has_digest;
+  uint64_t digest;
 };
 
 void event_init(struct event *ev);
@@ -122,7 +129,7 @@ void event_encode(const struct event *ev, struct tbuf *b);
  * resets B. The result decodes like event_encode's. */
 void event_encode_state_head(const struct event *ev, struct tbuf *b);
 void event_encode_state_page(struct tbuf *b, uint64_t addr, uint32_t len);
-void event_encode_state_end(struct tbuf *b);
+void event_encode_state_end(struct tbuf *b, uint64_t digest);
 /* A syscall event streamed in pieces (for results too large to hold twice): the head
  * (EV without its memory, which will have NMEM regions), then for each region the header
  * from event_encode_mem_header followed by LEN bytes, then the tail. Each resets B. */

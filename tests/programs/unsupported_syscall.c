@@ -1,20 +1,13 @@
-/* Prints "before", then makes a system call deja does not support (io_uring_setup):
-   recording it must stop with status 70 and a message naming the call. Natively the
-   call's result does not matter. */
-#include <linux/io_uring.h>
+/* Prints "before", then makes a 32-bit system call from 64-bit code (int $0x80, i386
+   getpid) that deja does not support: recording it must stop with status 70 and a message
+   naming it. Natively the call returns the pid. */
 #include <stdio.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 int main(void) {
   printf("before\n");
   fflush(stdout);
-  struct io_uring_params params;
-  memset(&params, 0, sizeof params);
-  long fd = syscall(SYS_io_uring_setup, 1, &params);
-  printf("io_uring_setup returned %ld\n", fd);
-  if (fd >= 0)
-    close((int)fd);
+  long r;
+  __asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory", "r8", "r9", "r10", "r11");
+  printf("int 0x80 getpid returned %ld\n", r);
   return 0;
 }

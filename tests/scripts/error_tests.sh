@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # deja's behaviour on errors: missing program, bad options, corrupt, truncated and
-# missing traces, an unsupported system call, and a recorder killed with SIGKILL.
+# missing traces, an unsupported system call, 32-bit programs, and a recorder killed with
+# SIGKILL.
 #
 # usage: error_tests.sh DEJA PROGRAMS_DIR
-#   PROGRAMS_DIR holds the built test programs (unsupported_syscall, sleep_loop, hello).
+#   PROGRAMS_DIR holds the built test programs (unsupported_syscall, sleep_loop, hello,
+#   hello32).
 set -u
 
 if [ $# -ne 2 ]; then
@@ -166,14 +168,14 @@ case_missing_trace() {
 }
 
 case_unsupported_syscall() {
-  local what="record of a program making an unsupported system call (io_uring_setup)"
+  local what="record of a program making an unsupported system call (int \$0x80 from 64-bit code)"
   run_deja unsupported.record record -o "$tmp/unsupported" -- "$programs/unsupported_syscall"
   if [ $status -ne 70 ]; then
     fail_case "$what: record exited $status, expected 70" "$tmp/unsupported.record.err"
     return
   fi
-  if ! grep -q "io_uring_setup" "$tmp/unsupported.record.err"; then
-    fail_case "$what: record's message does not name io_uring_setup" "$tmp/unsupported.record.err"
+  if ! grep -q "32-bit system call (int \$0x80, number 20)" "$tmp/unsupported.record.err"; then
+    fail_case "$what: record's message does not name the 32-bit call" "$tmp/unsupported.record.err"
     return
   fi
   if ! grep -qx "before" "$tmp/unsupported.record.out"; then
@@ -189,6 +191,35 @@ case_unsupported_syscall() {
     fail_case "$what: replay did not print 'before'" "$tmp/unsupported.replay.out"
   else
     pass "$what"
+  fi
+}
+
+case_32bit_program() {
+  local what="record of a 32-bit program"
+  run_deja m32 record -o "$tmp/m32" -- "$programs/hello32"
+  if [ $status -ne 70 ]; then
+    fail_case "$what: record exited $status, expected 70" "$tmp/m32.err"
+  elif ! grep -q "hello32' is a 32-bit x86 program; deja records 64-bit x86-64 programs only" \
+    "$tmp/m32.err"; then
+    fail_case "$what: the message does not say why" "$tmp/m32.err"
+  elif [ -e "$tmp/m32" ] || [ -s "$tmp/m32.out" ]; then
+    fail_case "$what: the program ran or a trace was left" "$tmp/m32.out"
+  else
+    pass "$what"
+  fi
+  what="record of a shell that executes a 32-bit program"
+  run_deja m32sh record -o "$tmp/m32sh" -- sh -c "echo before; $programs/hello32; echo after"
+  if [ $status -ne 70 ]; then
+    fail_case "$what: record exited $status, expected 70" "$tmp/m32sh.err"
+  elif ! grep -q "hello32, a 32-bit program; deja records x86-64 programs only" "$tmp/m32sh.err"; then
+    fail_case "$what: the message does not say why" "$tmp/m32sh.err"
+  else
+    run_deja m32sh.replay replay -a "$tmp/m32sh"
+    if [ $status -ne 0 ] || ! grep -qx "before" "$tmp/m32sh.replay.out"; then
+      fail_case "$what: the partial trace's replay exited $status" "$tmp/m32sh.replay.err"
+    else
+      pass "$what"
+    fi
   fi
 }
 
@@ -266,6 +297,7 @@ case_truncated
 case_not_a_trace
 case_missing_trace
 case_unsupported_syscall
+case_32bit_program
 case_missing_library
 case_missing_debugger
 case_recorder_killed

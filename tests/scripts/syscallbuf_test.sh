@@ -2,9 +2,12 @@
 # Checks that the system call buffer is really used and that its checks work:
 #   used PROGRAM...   recording PROGRAM writes sbuf events holding at least 1000 calls,
 #                     and with -n none at all; both replay.
+#   restarted PROGRAM PROGRAM blocks in a buffered read another thread ends: deja is
+#                     told (the thread's context-switch event) and restarts it as a
+#                     traced read, which replays.
 #   diverge PROGRAM   replaying PROGRAM (whose buffered calls differ in replay) exits 3
 #                     with a message naming the recorded and the replayed call.
-# usage: syscallbuf_test.sh DEJA used|diverge PROGRAM [ARG...]
+# usage: syscallbuf_test.sh DEJA used|restarted|diverge PROGRAM [ARG...]
 set -u
 deja=$1 mode=$2
 shift 2
@@ -25,6 +28,13 @@ used)
   [ "$n" -eq 0 ] || fail "record -n buffered $n system calls, expected none"
   "$deja" dump "$tmp/off" | grep -q ' sbuf ' && fail "record -n wrote sbuf events"
   "$deja" replay -a -q "$tmp/off" 2>"$tmp/off.rerr" || fail "replay of the -n recording exited $?: $(tail -n 3 "$tmp/off.rerr")"
+  ;;
+restarted)
+  "$deja" record -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"
+  "$deja" dump "$tmp/t" >"$tmp/dump" || fail "deja dump failed"
+  grep -A1 'then one restarted traced' "$tmp/dump" | grep -q ' read(\| enter read' \
+    || fail "no buffered read was restarted as a traced one: $(grep -c ' sbuf ' "$tmp/dump") sbuf events"
+  "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
   ;;
 diverge)
   "$deja" record -o "$tmp/t" "$@" >/dev/null 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"

@@ -20,7 +20,10 @@ add_test(NAME syscallbuf_used COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh $<
   used $<TARGET_FILE:sbuf_calls>)
 add_test(NAME syscallbuf_diverge COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
   $<TARGET_FILE:deja> diverge $<TARGET_FILE:sbuf_diverge>)
-set_tests_properties(syscallbuf_used syscallbuf_diverge PROPERTIES TIMEOUT 120)
+# A buffered read that blocks until another thread writes: restarted as a traced read.
+add_test(NAME syscallbuf_restarted COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> restarted $<TARGET_FILE:sbuf_thread_pipe>)
+set_tests_properties(syscallbuf_used syscallbuf_diverge syscallbuf_restarted PROPERTIES TIMEOUT 120)
 
 # gdb on a replay with buffered calls: a watchpoint on memory a buffered call wrote.
 deja_gdb_program(sbuf_watch)

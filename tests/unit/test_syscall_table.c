@@ -74,7 +74,7 @@ static void test_lookup_by_number_and_name(void **state) {
   assert_string_equal(syscall_table_lookup(400)->name, "syscall_400");
   assert_int_equal(syscall_table_lookup(SYS_set_robust_list)->replay, SC_EXECUTE);
   assert_int_equal(syscall_table_lookup(SYS_ptrace)->replay, SC_EMULATE);
-  assert_int_equal(syscall_table_lookup(SYS_io_uring_setup)->replay, SC_UNSUPPORTED);
+  assert_int_equal(syscall_table_lookup(SYS_io_uring_setup)->hook, SCH_refuse);
   assert_int_equal(syscall_table_lookup(SYS_ioctl)->replay, SC_EMULATE);
 
   assert_int_equal(syscall_number("read"), SYS_read);

@@ -23,6 +23,8 @@ static void test_streamed_state_matches(void **state) {
   ev.regs.rip = 0x1234;
   ev.xsave = xsave;
   ev.xsave_len = sizeof xsave;
+  ev.has_digest = true;
+  ev.digest = 0x1122334455667788ull;
   event_add_mem(&ev, 0x10000, page_a, 4096);
   event_add_mem(&ev, 0x20000, page_b, 4096);
   struct tbuf whole, part, streamed;
@@ -37,7 +39,7 @@ static void test_streamed_state_matches(void **state) {
     tbuf_put_bytes(&streamed, part.data, part.len);
     tbuf_put_bytes(&streamed, ev.mem[i].data, ev.mem[i].len);
   }
-  event_encode_state_end(&part);
+  event_encode_state_end(&part, ev.digest);
   tbuf_put_bytes(&streamed, part.data, part.len);
   assert_int_equal(whole.len, streamed.len);
   assert_memory_equal(whole.data, streamed.data, whole.len);
@@ -50,6 +52,8 @@ static void test_streamed_state_matches(void **state) {
   assert_int_equal(back.mem[1].addr, 0x20000);
   assert_memory_equal(back.mem[1].data, page_b, 4096);
   assert_int_equal(back.xsave_len, sizeof xsave);
+  assert_true(back.has_digest);
+  assert_int_equal(back.digest, 0x1122334455667788ull);
   event_free(&back);
   event_free(&ev);
   tbuf_free(&whole);

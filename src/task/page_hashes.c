@@ -1,4 +1,4 @@
-#include "record/page_hashes.h"
+#include "task/page_hashes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 /* Open addressing, linear probing; key 0 is free, key 1 a tombstone (page addresses are
  * page-aligned, so neither is a real key). */
 struct slot {
-  uint64_t page, hash;
+  uint64_t page, hash, tag;
 };
 
 struct page_hashes {
@@ -58,7 +58,7 @@ static struct slot *lookup(struct page_hashes *h, uint64_t page) {
   }
 }
 
-static void insert(struct page_hashes *h, uint64_t page, uint64_t hash);
+static void insert(struct page_hashes *h, uint64_t page, uint64_t hash, uint64_t tag);
 
 static void grow(struct page_hashes *h) {
   struct slot *old = h->slots;
@@ -68,14 +68,15 @@ static void grow(struct page_hashes *h) {
   h->used = 0;
   for (size_t i = 0; i < oldcap; i++)
     if (old[i].page > 1)
-      insert(h, old[i].page, old[i].hash);
+      insert(h, old[i].page, old[i].hash, old[i].tag);
   free(old);
 }
 
-static void insert(struct page_hashes *h, uint64_t page, uint64_t hash) {
+static void insert(struct page_hashes *h, uint64_t page, uint64_t hash, uint64_t tag) {
   struct slot *s = lookup(h, page);
   if (s) {
     s->hash = hash;
+    s->tag = tag;
     return;
   }
   if ((h->used + 1) * 2 > h->cap)
@@ -85,7 +86,7 @@ static void insert(struct page_hashes *h, uint64_t page, uint64_t hash) {
     i = (i + 1) & (h->cap - 1);
   if (h->slots[i].page == 0)
     h->used++;
-  h->slots[i] = (struct slot){page, hash};
+  h->slots[i] = (struct slot){page, hash, tag};
 }
 
 void page_hashes_forget(struct page_hashes *h, uint64_t addr, uint64_t len) {
@@ -107,10 +108,40 @@ void page_hashes_forget(struct page_hashes *h, uint64_t addr, uint64_t len) {
   }
 }
 
+bool page_hashes_get(struct page_hashes *h, uint64_t page, uint64_t *hash, uint64_t *tag) {
+  struct slot *s = lookup(h, page);
+  if (!s)
+    return false;
+  *hash = s->hash;
+  *tag = s->tag;
+  return true;
+}
+
+void page_hashes_set(struct page_hashes *h, uint64_t page, uint64_t hash, uint64_t tag) {
+  insert(h, page, hash, tag);
+}
+
+uint64_t page_hash(const uint8_t *page) { return XXH3_64bits(page, PAGE); }
+
+bool page_hash_is_zero(uint64_t hash) {
+  static uint64_t zero_hash;
+  static bool known;
+  if (!known) {
+    static const uint8_t zero[PAGE];
+    zero_hash = XXH3_64bits(zero, PAGE);
+    known = true;
+  }
+  return hash == zero_hash;
+}
+
+void page_digest_add(uint64_t *digest, uint64_t addr, uint64_t hash) {
+  if (!page_hash_is_zero(hash))
+    *digest += XXH3_64bits_withSeed(&hash, sizeof hash, addr);
+}
+
 #define BATCH_PAGES 256 /* present pages read with one pread */
 
-long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, page_emit_fn emit,
-                         void *ctx) {
+int page_scan(pid_t tid, int mem_fd, page_scan_fn fn, void *ctx) {
   char path[64], line[768];
   snprintf(path, sizeof path, "/proc/%d/maps", tid);
   FILE *maps = fopen(path, "re");
@@ -125,11 +156,11 @@ long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, page_emit
     errno = e;
     return -1;
   }
-  long changed = 0;
+  int rc = 0;
   uint64_t *flags = NULL;
   size_t flags_cap = 0;
   uint8_t *buf = xmalloc(BATCH_PAGES * PAGE);
-  while (changed >= 0 && fgets(line, sizeof line, maps)) {
+  while (rc == 0 && fgets(line, sizeof line, maps)) {
     uint64_t lo, hi;
     char perms[8];
     if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) != 3 || perms[1] != 'w')
@@ -144,7 +175,7 @@ long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, page_emit
     if (pread(pm, flags, n * sizeof *flags, (off_t)(lo / PAGE * sizeof *flags)) !=
         (ssize_t)(n * sizeof *flags))
       continue;
-    for (size_t i = 0; i < n && changed >= 0;) {
+    for (size_t i = 0; i < n && rc == 0;) {
       if (!(flags[i] & PM_PRESENT)) {
         i++;
         continue;
@@ -155,19 +186,8 @@ long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, page_emit
       uint64_t a = lo + i * PAGE;
       ssize_t got = pread(mem_fd, buf, run * PAGE, (off_t)a);
       size_t pages = got > 0 ? (size_t)got / PAGE : 0;
-      for (size_t k = 0; k < pages; k++) {
-        const uint8_t *page = buf + k * PAGE;
-        uint64_t hash = XXH3_64bits(page, PAGE);
-        struct slot *s = lookup(h, a + k * PAGE);
-        if (s && s->hash == hash)
-          continue;
-        insert(h, a + k * PAGE, hash);
-        if (emit(ctx, a + k * PAGE, page) < 0) {
-          changed = -1;
-          break;
-        }
-        changed++;
-      }
+      for (size_t k = 0; k < pages && rc == 0; k++)
+        rc = fn(ctx, a + k * PAGE, buf + k * PAGE, page_hash(buf + k * PAGE));
       i += pages < run ? pages + 1 : run; /* an unreadable page is skipped */
     }
   }
@@ -177,5 +197,36 @@ long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, page_emit
   close(pm);
   fclose(maps);
   errno = e;
-  return changed;
+  return rc;
+}
+
+struct changed_ctx {
+  struct page_hashes *h;
+  page_emit_fn emit;
+  void *ctx;
+  long changed;
+  uint64_t digest;
+};
+
+static int changed_page(void *ctx, uint64_t addr, const uint8_t *page, uint64_t hash) {
+  struct changed_ctx *c = ctx;
+  page_digest_add(&c->digest, addr, hash);
+  struct slot *s = lookup(c->h, addr);
+  if (s && s->hash == hash)
+    return 0;
+  insert(c->h, addr, hash, 0);
+  if (c->emit(c->ctx, addr, page) < 0)
+    return -1;
+  c->changed++;
+  return 0;
+}
+
+long page_hashes_changed(struct page_hashes *h, pid_t tid, int mem_fd, page_emit_fn emit, void *ctx,
+                         uint64_t *digest) {
+  struct changed_ctx c = {h, emit, ctx, 0, 0};
+  if (page_scan(tid, mem_fd, changed_page, &c) < 0)
+    return -1;
+  if (digest)
+    *digest = c.digest;
+  return c.changed;
 }

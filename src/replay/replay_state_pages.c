@@ -1,0 +1,183 @@
+/* The memory of a restored state point. The recorder saves the pages whose hash changed
+ * since the process's previous state point; replay writes them over the memory it has at
+ * the end of the event before (the stretch in between is skipped). A page the program
+ * changed after the previous state point in code replay runs for real, and changed back
+ * in the skipped stretch, has its old hash again: the recorder saves nothing for it, yet
+ * replay holds the intermediate content. So replay keeps the same hashes as the
+ * recorder, each with the state point event that holds the content (its position in the
+ * events stream), scans the process after writing the pages, and puts such pages back
+ * from that older event. The memory's digest recorded with the state point then checks
+ * the whole of it. */
+#include "replay/replay_state_pages.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/kernel_abi.h"
+#include "common/log.h"
+#include "task/page_hashes.h"
+#include "trace/trace_cursor.h"
+
+struct proc_pages {
+  pid_t rec_pid;
+  struct page_hashes *h; /* page -> hash, tag: index in `sources` */
+};
+
+struct state_pages {
+  struct proc_pages *procs;
+  int nprocs, cap;
+  struct trace_pos *sources; /* the records of the state points restored so far */
+  size_t nsources, cap_sources;
+  struct trace_reader *rd; /* reads older state points again */
+  struct event old;
+};
+
+void state_pages_free(struct state_pages *sp) {
+  if (!sp)
+    return;
+  for (int i = 0; i < sp->nprocs; i++)
+    page_hashes_free(sp->procs[i].h);
+  free(sp->procs);
+  free(sp->sources);
+  trace_reader_close(sp->rd);
+  event_free(&sp->old);
+  free(sp);
+}
+
+void state_pages_forget_process(struct state_pages *sp, pid_t rec_pid) {
+  for (int i = 0; sp && i < sp->nprocs; i++)
+    if (sp->procs[i].rec_pid == rec_pid) {
+      page_hashes_free(sp->procs[i].h);
+      sp->procs[i] = sp->procs[--sp->nprocs];
+      return;
+    }
+}
+
+static struct page_hashes *proc_table(struct replay_engine *e, pid_t rec_pid) {
+  if (!e->state_pages) {
+    e->state_pages = xcalloc(1, sizeof *e->state_pages);
+    event_init(&e->state_pages->old);
+  }
+  struct state_pages *sp = e->state_pages;
+  for (int i = 0; i < sp->nprocs; i++)
+    if (sp->procs[i].rec_pid == rec_pid)
+      return sp->procs[i].h;
+  if (sp->nprocs == sp->cap) {
+    sp->cap = sp->cap ? sp->cap * 2 : 8;
+    sp->procs = xrealloc(sp->procs, (size_t)sp->cap * sizeof *sp->procs);
+  }
+  sp->procs[sp->nprocs] = (struct proc_pages){rec_pid, page_hashes_new()};
+  return sp->procs[sp->nprocs++].h;
+}
+
+/* Notes the current state point's pages as the latest content of their addresses. */
+static struct page_hashes *note_pages(struct replay_engine *e, struct rptask *x) {
+  struct page_hashes *h = proc_table(e, x->rec_pid);
+  struct state_pages *sp = e->state_pages;
+  if (sp->nsources == sp->cap_sources) {
+    sp->cap_sources = sp->cap_sources ? sp->cap_sources * 2 : 64;
+    sp->sources = xrealloc(sp->sources, sp->cap_sources * sizeof *sp->sources);
+  }
+  uint64_t tag = sp->nsources;
+  sp->sources[sp->nsources++] = trace_cursor_record_pos(e->cur);
+  for (uint32_t i = 0; i < e->ev->nmem; i++) {
+    const struct event_mem *m = &e->ev->mem[i];
+    if (m->len == PAGE_BYTES)
+      page_hashes_set(h, m->addr, page_hash(m->data), tag);
+  }
+  return h;
+}
+
+void state_pages_reached(struct replay_engine *e, struct rptask *x) { note_pages(e, x); }
+
+struct revert {
+  uint64_t addr, tag, hash;
+};
+
+struct scan {
+  struct page_hashes *h;
+  struct revert *rv;
+  size_t nrv, cap;
+  uint64_t digest;
+  size_t unknown; /* pages with content the recording never had there */
+};
+
+static int scan_page(void *ctx, uint64_t addr, const uint8_t *page, uint64_t hash) {
+  (void)page;
+  struct scan *s = ctx;
+  uint64_t want, tag;
+  if (!page_hashes_get(s->h, addr, &want, &tag)) {
+    s->unknown += !page_hash_is_zero(hash);
+    page_digest_add(&s->digest, addr, hash);
+    return 0;
+  }
+  page_digest_add(&s->digest, addr, want);
+  if (want == hash)
+    return 0;
+  if (s->nrv == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 16;
+    s->rv = xrealloc(s->rv, s->cap * sizeof *s->rv);
+  }
+  s->rv[s->nrv++] = (struct revert){addr, tag, want};
+  return 0;
+}
+
+static int by_tag(const void *a, const void *b) {
+  const struct revert *p = a, *q = b;
+  if (p->tag != q->tag)
+    return p->tag < q->tag ? -1 : 1;
+  return p->addr < q->addr ? -1 : p->addr > q->addr;
+}
+
+/* Puts back the pages of S's reverts from the state points that hold their content. */
+static int put_back(struct replay_engine *e, struct rptask *x, struct scan *s) {
+  struct state_pages *sp = e->state_pages;
+  if (s->nrv == 0)
+    return 0;
+  qsort(s->rv, s->nrv, sizeof *s->rv, by_tag);
+  for (size_t i = 0; i < s->nrv;) {
+    uint64_t tag = s->rv[i].tag;
+    if (trace_read_event_at(trace_cursor_path(e->cur), &sp->rd, sp->sources[tag], &sp->old) < 0 ||
+        sp->old.kind != EV_STATE)
+      return diverge(e, "cannot read an earlier state point again to restore this one");
+    uint32_t k = 0; /* the event's pages are in address order, as the reverts of a tag */
+    for (; i < s->nrv && s->rv[i].tag == tag; i++) {
+      while (k < sp->old.nmem && sp->old.mem[k].addr < s->rv[i].addr)
+        k++;
+      const struct event_mem *m = k < sp->old.nmem ? &sp->old.mem[k] : NULL;
+      if (!m || m->addr != s->rv[i].addr || m->len != PAGE_BYTES ||
+          page_hash(m->data) != s->rv[i].hash)
+        return diverge(e, "the content of page 0x%" PRIx64 " at an earlier state point is missing",
+                       s->rv[i].addr);
+      if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)
+        return diverge(e, "cannot restore the page at 0x%" PRIx64 ": %s", m->addr, strerror(errno));
+    }
+  }
+  return 0;
+}
+
+int state_pages_restore(struct replay_engine *e, struct rptask *x) {
+  for (uint32_t i = 0; i < e->ev->nmem; i++) {
+    const struct event_mem *m = &e->ev->mem[i];
+    if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)
+      return diverge(e, "cannot restore the page at 0x%" PRIx64 ": %s", m->addr, strerror(errno));
+  }
+  struct scan s = {.h = note_pages(e, x)};
+  if (page_scan(x->t.tid, x->t.mem_fd, scan_page, &s) < 0) {
+    free(s.rv);
+    return diverge(e, "cannot read the memory of task %d: %s", x->rec_tid, strerror(errno));
+  }
+  int rc = put_back(e, x, &s);
+  if (getenv("DEJA_DEBUG") && (s.nrv || s.unknown))
+    deja_msg("event %" PRIu64 ": %zu pages put back from earlier state points, %zu unknown",
+             e->pos.event, s.nrv, s.unknown);
+  free(s.rv);
+  if (rc == 0 && e->ev->has_digest && s.digest != e->ev->digest)
+    rc = diverge(e,
+                 "the memory of process %d after restoring the state point is not the recorded "
+                 "one (%zu pages hold content the recording did not have there)",
+                 x->rec_pid, s.unknown);
+  return rc;
+}
