@@ -41,7 +41,7 @@ for mode in single threads; do
     args=()
     while IFS= read -r l; do args+=(-ex "$l"); done <"$work/session.gdb"
     last=$("$deja" dump "$trace" | wc -l)
-    timeout 600 "$deja" replay -q -g "$last" "$trace" -- -batch -nx "${args[@]}" \
+    timeout 600 "$deja" replay -q -g "$last" "$trace" -- -batch -nx -iex "set remotetimeout 600" "${args[@]}" \
         >"$work/gdb.out" 2>&1
     times=($(grep -E '^[0-9]{9,}\.[0-9]+$' "$work/gdb.out"))
     rss=$(grep -E '^ *[0-9]+$' "$work/gdb.out" | tail -n 1 | tr -d ' ')
