@@ -91,7 +91,11 @@ static int watch_slots(const struct replay_debug *d) {
 static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   unsigned long dr7 = 0;
   int n = watch_slots(d);
-  if (d->target.on && d->target.tid == x->rec_tid)
+  /* Before-targets arm their execution breakpoints only once the trigger before theirs
+   * came: an execution breakpoint next to a hot loop slows it down two or three times
+   * (measured here), and the writing instruction often follows one. */
+  bool exec_now = !d->target.before || d->target.early || d->target.count + 1 >= d->target.n;
+  if (d->target.on && d->target.tid == x->rec_tid && exec_now)
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++) {
       /* an execution breakpoint: RW and LEN bits 0 */
       ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(n + j), (void *)d->target.exec[j]);

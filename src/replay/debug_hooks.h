@@ -47,6 +47,7 @@ struct debug_target {
    * `exec` addresses reached after the (n-1)-th that writes the watched memory (their
    * arrivals are counted from the start); `missed` when the trigger came first. */
   bool before, missed;
+  bool early; /* before: their arrivals counted from the start (else from the (n-1)-th) */
   /* A breakpoint target's arrivals are counted in the kernel (exec_counter.h) unless
    * `slow`: then by a breakpoint trap each. `counted_in_kernel`: the last stop at the
    * target came from the kernel's count. */

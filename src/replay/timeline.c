@@ -217,8 +217,11 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
                                     .nexec = before ? p->nwriters : nexec,
                                     .exec_last = -1,
                                     .before = before};
-  for (int i = 0; i < d->target.nexec; i++)
+  for (int i = 0; i < d->target.nexec; i++) {
     d->target.exec[i] = before ? p->writers[i] : exec[i];
+    /* a writer the user breaks at: its arrivals are counted for the user's stops */
+    d->target.early |= before && is_user_breakpoint(d, p->writers[i]);
+  }
   d->target.slow = tl->slow_arrivals;
   struct replay_result res;
   int rc = 0;
@@ -243,8 +246,9 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
-    set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
-              d->target.exec_count[d->target.exec_last]);
+    if (d->target.early)
+      set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
+                d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
     set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, p->n);
     if (d->target.probe)
@@ -294,15 +298,6 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     if (step_once(tl, p->step_tid, &res) < 0)
       return seterr(err, errlen, "the replay ended stepping to the position");
   tl->cur = *p;
-  if (p->kind == TL_BEFORE && !p->steps) {
-    /* it is an arrival at the writing instruction, which any move can name */
-    int j = tl->d->target.exec_last;
-    tl->cur = (struct tl_pos){.event = p->event,
-                              .kind = TL_ARRIVAL,
-                              .tid = p->tid,
-                              .addr = p->writers[j],
-                              .n = tl->d->target.exec_count[j]};
-  }
   tl->s->e.o = tl->o; /* from here on the program's output shows again */
   return 0;
 }
@@ -377,7 +372,53 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
 
 /* The state one instruction (of P's task) before P: from the previous arrival or trigger
  * (or the start of the stretch), single steps up to P; then goes there. */
+static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+
+/* The instruction before position P just before the n-th trigger's write: from the
+ * (n-1)-th trigger (or the stretch start), single steps up to the one that makes the
+ * n-th; the state one step earlier. */
+static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  struct tl_pos anchor = *p;
+  anchor.kind = TL_TRIGGER;
+  anchor.n = p->n - 1;
+  anchor.steps = 0;
+  anchor.nwriters = 0;
+  if (anchor.n == 0)
+    anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  if (go_to(tl, &anchor, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  arm_trigger(tl->d, p);
+  uint64_t steps = 0;
+  bool found = false;
+  struct replay_result res;
+  while (!found && steps < tl->max_steps && tl->s->e.pos.event <= p->event + 1) {
+    if (step_once(tl, p->tid, &res) < 0)
+      break;
+    found = res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
+    if (!found)
+      steps++;
+  }
+  tl->d->target.on = false;
+  if (!found)
+    return seterr(err, errlen,
+                  "cannot find the instruction before the write (event %" PRIu64
+                  ", task %d, %" PRIu64 " steps searched)",
+                  p->event + 1, p->tid, steps);
+  if (steps == 0) /* the write follows the trigger before it at once */
+    return anchor.kind == TL_TRIGGER ? go_before(tl, &anchor, err, errlen)
+                                     : seterr(err, errlen,
+                                              "the write is the first instruction of event "
+                                              "%" PRIu64 "'s stretch",
+                                              p->event + 1);
+  anchor.steps = steps - 1;
+  anchor.step_tid = p->tid;
+  return go_to(tl, &anchor, err, errlen);
+}
+
 static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  if (p->kind == TL_BEFORE)
+    return go_before_write(tl, p, err, errlen);
   struct tl_pos anchor = *p;
   anchor.n = p->n - 1;
   anchor.steps = 0;
@@ -541,16 +582,22 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
       if (p->kind == TL_BOUNDARY)
         break;
       if (!armed) {
+        bool before = p->kind == TL_BEFORE;
         d->target =
             (struct debug_target){.on = true,
-                                  .watch = p->kind == TL_TRIGGER,
+                                  .watch = p->kind == TL_TRIGGER || before,
                                   .tid = p->tid,
                                   .addr = p->addr,
                                   .len = p->len,
                                   .type = p->type,
                                   .n = p->n,
+                                  .before = before,
+                                  .nexec = before ? p->nwriters : 0,
+                                  .exec_last = -1,
                                   /* earlier arrivals at a breakpoint are hits */
                                   .slow = tl->slow_arrivals || is_user_breakpoint(d, p->addr)};
+        for (int i = 0; i < d->target.nexec; i++)
+          d->target.exec[i] = p->writers[i];
         armed = true;
       }
     }
