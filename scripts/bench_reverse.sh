@@ -2,9 +2,13 @@
 # Reverse execution workload (bench/reverse.c): `value` written once before and once after
 # about one second of compute, single-threaded and with two threads computing past their
 # time slices. A gdb session stops at exit, sets `watch -l value` and does two
-# reverse-continues and a reverse-stepi; prints the seconds each took, and the resident
-# memory of deja after 20 checkpoints. The session starts at the last event (-g): a
-# breakpoint set while the compute runs would make every preempted stretch run for real.
+# reverse-continues, each followed by a reverse-stepi right after its stop; prints the
+# seconds each took. Then it takes 20 checkpoints (a stepi between two) and prints the
+# resident memory of the session: deja, the replayed process and every checkpoint fork
+# (their number), as the sum of their RSS (pages shared by forks counted in each) and of
+# their PSS (shared pages divided among the sharers: what the forks cost). The session
+# starts at the last event (-g): a breakpoint set while the compute runs would make every
+# preempted stretch run for real.
 # Usage: scripts/bench_reverse.sh [BUILD_DIR]
 set -u
 build_dir=${1:-build}
@@ -22,17 +26,23 @@ watch -l value
 shell date +%s.%N
 reverse-continue
 shell date +%s.%N
+reverse-stepi
+shell date +%s.%N
 reverse-continue
 shell date +%s.%N
 reverse-stepi
 shell date +%s.%N
 delete
 GDB
-for i in $(seq 20); do printf 'checkpoint\n' >>"$work/session.gdb"; done
-# gdb's shell's parent is gdb, whose parent is deja
-echo 'shell ps -o rss= -p $(ps -o ppid= -p $PPID)' >>"$work/session.gdb"
+for i in $(seq 20); do printf 'checkpoint\nstepi\n' >>"$work/session.gdb"; done
+# gdb's shell's parent is gdb, whose parent is deja; deja's other children are the replayed
+# process and the checkpoint forks
+cat >>"$work/session.gdb" <<'GDB'
+shell d=$(ps -o ppid= -p $PPID); n=0; rss=0; pss=0; for p in $d $(ps -o pid= --ppid $d); do [ $p = $PPID ] && continue; n=$((n+1)); rss=$((rss+$(awk '/^Rss:/ {print $2}' /proc/$p/smaps_rollup))); pss=$((pss+$(awk '/^Pss:/ {print $2}' /proc/$p/smaps_rollup))); done; echo "memory $n $rss $pss"
+GDB
 
-printf '\n%-16s %12s %12s %14s %16s\n' "reverse workload" "1st bc s" "2nd bc s" "reverse-stepi s" "deja RSS 20 cp"
+printf '\n%-16s %9s %9s %9s %9s %28s\n' "reverse workload" "1st bc s" "then bs s" "2nd bc s" \
+    "then bs s" "processes RSS/PSS KiB (20 cp)"
 for mode in single threads; do
     trace="$work/trace-$mode"
     arg=; [ "$mode" = threads ] && arg=threads
@@ -41,16 +51,17 @@ for mode in single threads; do
     args=()
     while IFS= read -r l; do args+=(-ex "$l"); done <"$work/session.gdb"
     last=$("$deja" dump "$trace" | wc -l)
-    timeout 600 "$deja" replay -q -g "$last" "$trace" -- -batch -nx -iex "set remotetimeout 600" "${args[@]}" \
-        >"$work/gdb.out" 2>&1
+    timeout 600 "$deja" replay -q -g "$last" "$trace" -- -batch -nx -iex "set remotetimeout 600" \
+        "${args[@]}" >"$work/gdb.out" 2>&1
     times=($(grep -E '^[0-9]{9,}\.[0-9]+$' "$work/gdb.out"))
-    rss=$(grep -E '^ *[0-9]+$' "$work/gdb.out" | tail -n 1 | tr -d ' ')
-    if [ ${#times[@]} -lt 4 ] || ! grep -q 'Old value = 2' "$work/gdb.out"; then
+    mem=($(sed -n 's/^memory //p' "$work/gdb.out" | tail -n 1))
+    if [ ${#times[@]} -lt 5 ] || ! grep -q 'Old value = 2' "$work/gdb.out"; then
         echo "$mode: FAILED: the gdb session did not go back to the writes"
         continue
     fi
     d() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-    printf '%-16s %12s %12s %14s %13s KiB\n' "$mode" "$(d "${times[0]}" "${times[1]}")" \
-        "$(d "${times[1]}" "${times[2]}")" "$(d "${times[2]}" "${times[3]}")" "${rss:-?}"
+    printf '%-16s %9s %9s %9s %9s %28s\n' "$mode" "$(d "${times[0]}" "${times[1]}")" \
+        "$(d "${times[1]}" "${times[2]}")" "$(d "${times[2]}" "${times[3]}")" \
+        "$(d "${times[3]}" "${times[4]}")" "${mem[0]:-?} ${mem[1]:-?}/${mem[2]:-?}"
 done
 echo "goal: each reverse-continue under 2 s; a reverse-stepi under 50 ms"

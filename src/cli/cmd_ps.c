@@ -51,11 +51,13 @@ static int collect(uint64_t evno, const struct event *ev, void *ctx) {
   }
   if (ev->kind == EV_SYSCALL && ev->result > 0 && !(ev->flags & EVF_NEW_THREAD) &&
       (nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone3)) {
-    /* a new process, running its parent's program until it execs */
+    /* a new process, running its parent's program until it execs (a fork from a thread:
+     * the thread's process is the parent) */
     ps->v = xrealloc(ps->v, (ps->n + 1) * sizeof *ps->v);
-    struct proc *parent = find(ps, ev->tid);
+    int ppid = process_of(ps, ev->tid);
+    struct proc *parent = find(ps, ppid);
     ps->v[ps->n++] = (struct proc){.pid = (int)ev->result,
-                                   .ppid = ev->tid,
+                                   .ppid = ppid,
                                    .cmd = xstrdup(parent && parent->cmd ? parent->cmd : "?")};
     return 0;
   }

@@ -3,7 +3,8 @@
  * may block stay traced so the recorder can run another task meanwhile: reads and
  * writes of files, or of pipes, sockets and terminals poll says are ready (writes of at
  * most PIPE_BUF bytes), never sleeps or waits. Writes to
- * descriptors 0-2 stay traced so replay can reproduce the program's terminal output. */
+ * descriptors 0-2 keep their bytes in the record, so replay can reproduce the program's
+ * terminal output; writev to them stays traced. */
 #include <asm/termbits.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -18,8 +19,10 @@
 #define STATX_SIZE 256
 #define TIMESPEC_SIZE 16
 
-/* Set once the process maps a file MAP_SHARED: the recorder tracks changes to such files
- * (replay's shared copy gets them) at traced writes, so its writes stay traced. */
+/* Set once the process maps a file open for writing MAP_SHARED: the recorder tracks
+ * changes to such files (replay's shared copy gets them) at traced writes, so its writes
+ * of files stay traced. (A file mapped shared from a read-only descriptor and written
+ * through another one is missed.) */
 static bool shared_file_mapped;
 
 /* The recorder shows the program its own view of the CPUs (record_cpus.c) by redirecting
@@ -47,6 +50,9 @@ long preload_syscall(long nr, const long a[6]) {
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_READ);
   case SYS_write:
   case SYS_writev:
+    if (nr == SYS_write && a[0] >= 0 && a[0] <= 2)
+      return preload_buffered(nr, a, 1, (size_t)a[2], OUT_INPUT,
+                              shared_file_mapped ? PROBE_WRITE_NOFILE : PROBE_WRITE);
     if (a[0] <= 2 || (shared_file_mapped && nr == SYS_writev))
       break;
     /* With a file mapped MAP_SHARED, only writes of pipes and sockets (which cannot
@@ -105,8 +111,12 @@ long preload_syscall(long nr, const long a[6]) {
     }
     break; /* locks may block */
   case SYS_mmap:
-    if ((a[3] & MAP_SHARED) && (int)a[4] >= 0)
-      shared_file_mapped = true;
+    if ((a[3] & MAP_SHARED) && (int)a[4] >= 0 && !shared_file_mapped) {
+      /* Only a file open for writing: glibc maps gconv's cache shared, read-only. */
+      long getfl[6] = {a[4], F_GETFL, 0, 0, 0, 0};
+      long fl = preload_syscall(SYS_fcntl, getfl);
+      shared_file_mapped = fl < 0 || (fl & O_ACCMODE) != O_RDONLY;
+    }
     break; /* always traced: replay makes the mapping */
   case SYS_seccomp:
   case SYS_prctl:

@@ -24,39 +24,11 @@ enum { T_NONE, T_READY, T_BUSY, T_OFF };
 static __thread struct sbuf_hdr *t_buf TLS;
 static __thread int t_state TLS;
 static __thread int t_desched TLS = -1; /* the thread's context-switch event, or -1 */
+#define DESCHED_FD_FLOOR 900            /* where it goes (below the usual limit of 1024) */
 static int g_on;  /* the page is mapped and deja took the first thread's buffer */
 static int g_off; /* the process has a seccomp filter of its own */
 
 void preload_off(void) { g_off = 1; }
-
-/* Whether the process already has a seccomp filter besides the recorder's (inherited
- * across exec): then the library stays off. */
-static bool own_filter(void) {
-  char buf[4096];
-  long fd = preload_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/status", O_RDONLY, 0, 0, 0);
-  if (fd < 0)
-    return false;
-  long n = preload_raw_syscall(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
-  preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
-  if (n <= 0)
-    return false;
-  buf[n] = 0;
-  static const char key[] = "Seccomp_filters:";
-  for (long i = 0; i + (long)sizeof key < n; i++) {
-    long k = 0;
-    while (key[k] && buf[i + k] == key[k])
-      k++;
-    if (key[k])
-      continue;
-    long v = 0;
-    for (i += k; buf[i] == ' ' || buf[i] == '\t'; i++) {
-    }
-    for (; buf[i] >= '0' && buf[i] <= '9'; i++)
-      v = v * 10 + (buf[i] - '0');
-    return v > 1;
-  }
-  return false;
-}
 
 /* rdi=nr, rsi..r9 = a0..a4, [rsp+8] = a5, [rsp+16] = where the result lives in the
  * record (the replay entry reads it from there). */
@@ -137,6 +109,13 @@ static struct sbuf_hdr *thread_buffer(void) {
   };
   long fd =
       preload_raw_syscall(SYS_perf_event_open, (long)&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+  /* Out of the way of the program's own descriptors (its first open still gets 3). */
+  long high =
+      fd >= 0 ? preload_raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, DESCHED_FD_FLOOR, 0, 0, 0) : -1;
+  if (high >= 0) {
+    preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    fd = high;
+  }
   if (preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, fd < 0 ? -1 : fd, 0, 0, 0) != 0) {
     preload_raw_syscall(SYS_munmap, b, SBUF_SIZE, 0, 0, 0, 0);
     if (fd >= 0)
@@ -165,10 +144,26 @@ static void desched_arm(bool on) {
                   0, 0, (int64_t *)&ignored);
 }
 
+/* Which of deja's stdout (1) and stderr (2) descriptor FD refers to, if either (0), for
+ * the write whose record REC is. In a replay, what the record says. */
+static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_rec *rec) {
+  if (*(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF))
+    return (rec->flags & SBUF_REC_OUT_MASK) >> SBUF_REC_OUT_SHIFT;
+  uint64_t st[18]; /* the kernel's struct stat: st_dev, st_ino first */
+  static int64_t ignored;
+  if (sbuf_entry_call(SYS_fstat, fd, (long)st, 0, 0, 0, 0, &ignored) != 0)
+    return 0;
+  bool m1 = (h->out_dev[0] || h->out_ino[0]) && st[0] == h->out_dev[0] && st[1] == h->out_ino[0];
+  bool m2 = (h->out_dev[1] || h->out_ino[1]) && st[0] == h->out_dev[1] && st[1] == h->out_ino[1];
+  if (m1 && m2)
+    return fd == 2 ? 2 : 1;
+  return m1 ? 1 : m2 ? 2 : 0;
+}
+
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
                       enum probe probe) {
   struct sbuf_hdr *h = g_off ? NULL : thread_buffer();
-  if (!h || h->in_call)
+  if (!h || h->in_call || h->traced)
     return preload_traced(nr, a);
   if (outarg < 0 || !a[outarg])
     outmax = 0;
@@ -226,8 +221,15 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   }
   long b[6];
   preload_copy(b, a, sizeof b);
-  if (outmax)
+  if (kind == OUT_INPUT) {
+    unsigned to = output_to(h, (int)a[0], rec);
+    rec->flags =
+        (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT) | (to << SBUF_REC_OUT_SHIFT));
+    if (outmax)
+      preload_copy(scratch, (const void *)a[outarg], outmax);
+  } else if (outmax) {
     b[outarg] = (long)scratch;
+  }
   if (armed)
     desched_arm(true);
   long ret = sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
@@ -235,14 +237,14 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
     desched_arm(false);
   rec->ret = ret;
   size_t n = 0;
-  if (kind == OUT_RESULT && ret > 0)
+  if ((kind == OUT_RESULT || kind == OUT_INPUT) && ret > 0)
     n = (size_t)ret;
   else if (kind == OUT_FIXED && ret == 0)
     n = outmax;
   if (n > outmax)
     n = outmax;
   rec->size = (uint32_t)(sizeof *rec + ((n + 7) & ~(size_t)7));
-  if (n)
+  if (n && kind != OUT_INPUT)
     preload_copy((void *)a[outarg], scratch, n);
   barrier();
   h->used = used + rec->size;
@@ -253,8 +255,6 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
 
 /* Maps the page with the untraced entry and takes the first thread's buffer. */
 __attribute__((constructor)) static void preload_init(void) {
-  if (own_filter())
-    return;
   static const uint8_t entry[] = SBUF_ENTRY_RECORD, traced[] = SBUF_TRACED_ENTRY;
   long p = preload_raw_syscall(SYS_mmap, (long)SBUF_PAGE_ADDR, 4096, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);

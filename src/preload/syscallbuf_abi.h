@@ -26,15 +26,20 @@
 #define SBUF_ENTRY_RECORD                                                                          \
   { 0x0f, 0x05, 0xc3 }
 /* jmp +1; ret; pushf; mov rcx,[rsp+16]; cmp rcx,[rip+24] (the divert word); je divert;
- * popf; mov rax,[rcx]; ret; divert: popf; jmp SBUF_TRACED_ENTRY. The recorded result
- * is read through the pointer the caller pushed. A call the recorder restarted as a
- * traced one (it blocked) is diverted to the traced `syscall`, reached with the flags
- * and registers it had when recorded (rcx and r11 are the syscall instruction's). */
+ * mov rax,[rcx]; popf; pushf; pop r11; mov ecx,0x70000002; ret: the recorded result, read
+ * through the pointer the caller pushed, with rcx and r11 as the recording's `syscall`
+ * left them. A call the recorder restarted as a traced one (it blocked) is diverted
+ * (SBUF_DIVERT_CODE: popf; jmp SBUF_TRACED_ENTRY) to the traced `syscall`, reached
+ * with the flags and registers it had when recorded. */
 #define SBUF_ENTRY_REPLAY                                                                          \
   {                                                                                                \
     0xeb, 0x01, 0xc3, 0x9c, 0x48, 0x8b, 0x4c, 0x24, 0x10, 0x48, 0x3b, 0x0d, 0x18, 0x00, 0x00,      \
-        0x00, 0x74, 0x05, 0x9d, 0x48, 0x8b, 0x01, 0xc3, 0x9d, 0xeb, 0x06                           \
+        0x00, 0x74, 0x1e, 0x48, 0x8b, 0x01, 0x9d, 0x9c, 0x41, 0x5b, 0xb9, 0x02, 0x00, 0x00, 0x70,  \
+        0xc3                                                                                       \
   }
+#define SBUF_DIVERT_CODE_OFF 48
+#define SBUF_DIVERT_CODE                                                                           \
+  { 0x9d, 0xeb, 0xed }
 /* In a replay: the address of the `ret` word of the record whose call is diverted. */
 #define SBUF_DIVERT_OFF 40
 #define SBUF_DIVERT_ADDR (SBUF_PAGE_ADDR + SBUF_DIVERT_OFF)
@@ -51,8 +56,17 @@
 struct sbuf_hdr {
   uint32_t used;    /* bytes of complete records; deja resets it after flushing */
   uint32_t in_call; /* the library is inside a buffered call: deja must not reset `used` */
-  uint32_t pad[14];
+  uint32_t traced;  /* deja makes every call traced: the thread is ptraced by another
+                      recorded task, whose PTRACE_SYSCALL must see its calls */
+  uint32_t pad0;
+  /* deja's stdout [0] and stderr [1] (dev 0 and ino 0: none), set at the announcement:
+   * a write to descriptor 0-2 that refers to one of them is output replay prints */
+  uint64_t out_dev[2], out_ino[2];
+  uint32_t pad1[4];
 };
+/* In the page: nonzero in a replay (deja writes it; state points never restore the
+ * page, which is not writable). */
+#define SBUF_REPLAYING_OFF 56
 #define SBUF_DATA_OFF 64u
 #define SBUF_CAPACITY (SBUF_SIZE - SBUF_DATA_OFF)
 
@@ -67,5 +81,12 @@ struct sbuf_rec {
   int64_t aux;    /* an lseek probe's result (is the descriptor seekable) */
 };
 #define SBUF_REC_PROBE_ONLY 1u /* the probe said no: the call itself was made traced */
+/* A write to descriptor 0-2 (the fd in bits 8-9): its bytes follow the header. Bits
+ * 10-11: the descriptor was deja's stdout (1) or stderr (2) when written (replay prints
+ * those bytes). */
+#define SBUF_REC_OUTPUT 2u
+#define SBUF_REC_FD_SHIFT 8
+#define SBUF_REC_OUT_SHIFT 10
+#define SBUF_REC_OUT_MASK (3u << SBUF_REC_OUT_SHIFT)
 
 #endif

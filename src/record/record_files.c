@@ -20,6 +20,17 @@
 
 static bool fd_position(pid_t tid, int fd, uint64_t *pos, unsigned *flags);
 
+/* Whether the file at PATH starts with the ELF magic. */
+static bool is_elf(const char *path) {
+  char magic[4] = {0};
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  bool elf =
+      fd >= 0 && pread(fd, magic, sizeof magic, 0) == sizeof magic && !memcmp(magic, "\177ELF", 4);
+  if (fd >= 0)
+    close(fd);
+  return elf;
+}
+
 int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
                      size_t filelen, char *why, size_t whylen) {
   const struct user_regs_struct *e = &x->entry;
@@ -48,7 +59,10 @@ int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char
       ev->flags |= EVF_SHARED_COPY;
     return trace_files_preserve_shared(r->files, src, orig, file, filelen, why, whylen);
   }
-  return trace_files_preserve(r->files, src, orig, e->r9, e->rsi, file, filelen, why, whylen);
+  /* An ELF object's first mapping: the whole file, so that gdb (vFile) reads its section
+   * headers and symbols, which no mapping covers. */
+  uint64_t len = e->r9 == 0 && is_elf(src) ? 0 : e->rsi;
+  return trace_files_preserve(r->files, src, orig, e->r9, len, file, filelen, why, whylen);
 }
 
 /* The file position and open flags of fd FD of task TID (from /proc/TID/fdinfo). */

@@ -3,8 +3,12 @@
  * the errno a kernel gives an unprivileged program (or one built without the feature),
  * so programs take the path they take there. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 
+#include "common/log.h"
 #include "record/recorder_internal.h"
 #include "syscalls/syscall_table.h"
 
@@ -23,6 +27,33 @@ static struct rproc *recorded_proc(struct recorder *r, pid_t pid) {
   return NULL;
 }
 
+/* execve of a program deja cannot record (32-bit): ENOEXEC, what a kernel without 32-bit
+ * support answers; the program goes on as there (ldd tries the next loader). */
+static int refuse_foreign_exec(struct rtask *x, long nr) {
+  const struct user_regs_struct *e = &x->entry;
+  bool at = nr == SYS_execveat;
+  char *name = task_read_str(&x->t, at ? e->rsi : e->rdi, 4096);
+  if (!name)
+    return 0;
+  char path[4200];
+  int dirfd = at ? (int)e->rdi : AT_FDCWD;
+  if (name[0] == '/')
+    snprintf(path, sizeof path, "%s", name);
+  else if (dirfd == AT_FDCWD)
+    snprintf(path, sizeof path, "/proc/%d/cwd/%s", x->t.tid, name);
+  else if (!name[0])
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", x->t.tid, dirfd);
+  else
+    snprintf(path, sizeof path, "/proc/%d/fd/%d/%s", x->t.tid, dirfd, name);
+  const char *kind = record_foreign_program(path);
+  if (kind)
+    deja_msg("task %d: execve of `%s', a %s program, fails with ENOEXEC as on a kernel "
+             "without it (deja records 64-bit x86-64 programs only)",
+             x->t.tid, name, kind);
+  free(name);
+  return kind ? ENOEXEC : 0;
+}
+
 int record_refusal(struct recorder *r, struct rtask *x, long nr) {
   const struct syscall_desc *d = syscall_table_lookup(nr);
   if (!d)
@@ -38,6 +69,8 @@ int record_refusal(struct recorder *r, struct rtask *x, long nr) {
                                          and others fall back to plain calls */
   case __NR_memfd_secret:
   case __NR_map_shadow_stack: return ENOSYS; /* kernels built without them */
+  case SYS_execve:
+  case SYS_execveat: return refuse_foreign_exec(x, nr);
   case SYS_process_vm_writev: {
     /* Writing into another recorded process changes memory replay would not write. */
     struct rproc *p = recorded_proc(r, (pid_t)x->t.regs.rdi);

@@ -65,6 +65,8 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
   siginfo_t si;
   memset(&si, 0, sizeof si);
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
+  if (record_ptrace_chld_info(x, &si))
+    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
   if (!signal_is_synchronous(sig, &si)) {
     int h;
     for (h = 0; h < x->nheld; h++)
@@ -75,6 +77,15 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
       si = x->held[h].si;
       ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
       x->held[h] = x->held[--x->nheld];
+    } else if (record_ptrace_traced(x) &&
+               !(x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))) {
+      /* A tracee stops for its tracer now, as it would without deja: a state point makes
+       * this a boundary replay reaches, where the tracer's changes apply (none is needed
+       * when it did not run since its last stop, e.g. a stop signal before a SIGCONT). */
+      if (!same_regs(&x->boundary_regs, &x->t.regs) && record_state_point(r, x))
+        return -1;
+      x->at_boundary = true;
+      x->boundary_regs = x->t.regs;
     } else if (!(x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))) {
       /* Held until the next boundary. A standard signal already held is one pending
        * signal (they do not queue); real-time ones queue. */
@@ -92,6 +103,8 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
           x->held[i] = x->held[--x->nheld];
     }
   }
+  if (record_ptrace_signal_stop(r, x, sig, &si))
+    return -2; /* held for its tracer, who decides */
   uint8_t raw[128] = {0};
   memcpy(raw, &si, sizeof si < 128 ? sizeof si : 128);
   struct event ev;

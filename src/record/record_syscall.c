@@ -201,6 +201,24 @@ static int forget_heap(struct recorder *r, struct rtask *x, struct exit_info *in
   return 0;
 }
 
+/* A perf event's ring buffer is written by the kernel whenever it likes: not recorded.
+ * The mmap fails as when perf_event_mlock_kb is used up (EPERM), and programs read the
+ * counter with read() instead. */
+static int refuse_perf_mmap(struct recorder *r, struct rtask *x) {
+  const struct user_regs_struct *e = &x->entry;
+  if (((int)e->r10 & MAP_ANONYMOUS) || (int)e->r8 < 0)
+    return 0;
+  char src[64], target[64];
+  snprintf(src, sizeof src, "/proc/%d/fd/%d", x->t.tid, (int)e->r8);
+  ssize_t l = readlink(src, target, sizeof target - 1);
+  target[l > 0 ? l : 0] = 0;
+  if (strcmp(target, "anon_inode:[perf_event]") != 0)
+    return 0;
+  x->refused = EPERM;
+  x->t.regs.orig_rax = (uint64_t)-1;
+  return task_set_regs(&x->t, &x->t.regs) < 0 ? recorder_abort(r, "cannot refuse an mmap") : 0;
+}
+
 /* A file mapping: the file is preserved in the trace (or /dev/zero noted). */
 static int preserve_mapped(struct recorder *r, struct rtask *x, struct exit_info *in) {
   if (in->result >= 0)
@@ -214,11 +232,16 @@ static const struct {
   int (*entry)(struct recorder *r, struct rtask *x);
   int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
 } record_hooks[SCH_COUNT] = {
-    [SCH_rseq] = {.entry = refuse_call},     [SCH_exit] = {.entry = record_exit_now},
-    [SCH_refuse] = {.entry = refuse_call},   [SCH_copy_out] = {.exit = output_copy},
-    [SCH_write] = {.exit = output_write},    [SCH_writev] = {.exit = output_writev},
-    [SCH_unmap] = {.exit = forget_unmapped}, [SCH_mremap] = {.exit = forget_remapped},
-    [SCH_brk] = {.exit = forget_heap},       [SCH_mmap] = {.exit = preserve_mapped},
+    [SCH_rseq] = {.entry = refuse_call},
+    [SCH_exit] = {.entry = record_exit_now},
+    [SCH_refuse] = {.entry = refuse_call},
+    [SCH_copy_out] = {.exit = output_copy},
+    [SCH_write] = {.exit = output_write},
+    [SCH_writev] = {.exit = output_writev},
+    [SCH_unmap] = {.exit = forget_unmapped},
+    [SCH_mremap] = {.exit = forget_remapped},
+    [SCH_brk] = {.exit = forget_heap},
+    [SCH_mmap] = {.entry = refuse_perf_mmap, .exit = preserve_mapped},
 };
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {
@@ -230,6 +253,8 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   x->entry = x->t.regs;
   x->in_syscall = true;
   x->refused = 0;
+  x->emulated = x->wait_tracer = x->wait_again = false;
+  x->effect.tid = 0;
   x->entry_emitted = x->clone_done = false;
   x->entry_seq = ++r->seq;
   char why[256];
@@ -250,6 +275,13 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
              "; please report it with the program that made it",
              syscall_name(nr), nr, x->t.tid, r->events + 1);
     return recorder_abort(r, why);
+  }
+  if (nr == SYS_ptrace)
+    return record_ptrace_call(r, x);
+  if (nr == SYS_wait4 || nr == SYS_waitid) {
+    int rc = record_ptrace_wait_entry(r, x);
+    if (rc || x->emulated)
+      return rc;
   }
   record_rewrite_entry(r, x); /* record_cpus.c */
   if (d->hook && record_hooks[d->hook].entry)
@@ -383,9 +415,10 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   const struct user_regs_struct *e = &x->entry;
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;
-  if (x->refused) {
-    result = -x->refused;
+  if (x->refused || x->emulated) {
+    result = x->emulated ? x->emu_result : -x->refused;
     x->t.regs.rax = (uint64_t)result;
+    x->t.regs.orig_rax = e->orig_rax; /* as replay has it, should a signal come now */
     task_set_regs(&x->t, &x->t.regs);
   }
   const struct syscall_desc *d = syscall_table_lookup(nr);
@@ -410,6 +443,8 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, in.why);
   }
   capture_regions(r, x, &w, &ev);
+  if (x->emulated)
+    record_ptrace_effects(x, &ev);
   record_seccomp_exit(x, d, &ev);
   ev.file = in.file;
   if (ev.out_to) {

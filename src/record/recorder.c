@@ -85,22 +85,25 @@ char *record_find_program(const char *program) {
   return NULL;
 }
 
-bool record_program_supported(const char *path) {
+const char *record_foreign_program(const char *path) {
   unsigned char h[20];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   ssize_t n = fd >= 0 ? read(fd, h, sizeof h) : -1;
   if (fd >= 0)
     close(fd);
   if (n < (ssize_t)sizeof h || memcmp(h, "\177ELF", 4) != 0)
-    return true; /* a script, or unreadable: the kernel decides at exec */
+    return NULL; /* a script, or unreadable: the kernel decides at exec */
   unsigned machine = h[18] | (unsigned)h[19] << 8;
   if (h[4] == 2 && machine == 62) /* ELFCLASS64, EM_X86_64 */
-    return true;
-  deja_msg("`%s' is a %s program; deja records 64-bit x86-64 programs only", path,
-           h[4] == 1 && machine == 3 ? "32-bit x86"
-           : h[4] == 1               ? "32-bit non-x86"
-                                     : "non-x86-64");
-  return false;
+    return NULL;
+  return h[4] == 1 && machine == 3 ? "32-bit x86" : h[4] == 1 ? "32-bit non-x86" : "non-x86-64";
+}
+
+bool record_program_supported(const char *path) {
+  const char *kind = record_foreign_program(path);
+  if (kind)
+    deja_msg("`%s' is a %s program; deja records 64-bit x86-64 programs only", path, kind);
+  return !kind;
 }
 
 void recorder_write_failed(struct recorder *r) {
@@ -258,6 +261,8 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
 }
 
 void recorder_remove_task(struct recorder *r, struct rtask *x) {
+  x->pt.tracer = NULL;
+  record_ptrace_task_gone(r, x);
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
       r->tasks[i] = r->tasks[--r->ntasks];
@@ -524,6 +529,21 @@ static int emit_exit(struct recorder *r, struct rtask *x, int status) {
   return rc;
 }
 
+int recorder_exit_stop(struct recorder *r, struct rtask *x) {
+  unsigned long status = 0;
+  ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
+  bool by_exec = record_killed_by_exec(r, x, (int)status);
+  x->exit_emitted |= by_exec;
+  int rc = emit_exit(r, x, (int)status);
+  x->state = T_EXITING;
+  if (r->cur == x)
+    r->cur = NULL;
+  task_resume(&x->t, PTRACE_CONT, 0);
+  if (!by_exec) /* the main thread killed by an exec lives on as the exec'ing one */
+    task_wait_dead(x->t.tid);
+  return rc;
+}
+
 static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   int rc = 0;
   switch (event) {
@@ -533,6 +553,8 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
     rc = record_clone(r, x);
     if (rc == 0)
       syscallbuf_record_clone(r, x);
+    if (rc == 0 && record_ptrace_clone_event(r, x, event))
+      return 0; /* its tracer sees the event first; the child is traced too */
     if (rc == 0 && task_resume(&x->t, PTRACE_SYSCALL, 0) == 0)
       x->state = T_IN_KERNEL;
     if (x->state == T_IN_KERNEL)
@@ -541,21 +563,13 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   case PTRACE_EVENT_EXEC:
     x = record_exec_takeover(r, x); /* the exec'ing task may be another thread */
     rc = record_exec(r, x);
+    if (rc == 0 && record_ptrace_exec_stop(r, x))
+      return 0;
     return rc ? rc : continue_task(r, x);
-  case PTRACE_EVENT_EXIT: {
-    unsigned long status = 0;
-    ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
-    bool by_exec = record_killed_by_exec(r, x, (int)status);
-    x->exit_emitted |= by_exec;
-    rc = emit_exit(r, x, (int)status);
-    x->state = T_EXITING;
-    if (r->cur == x)
-      r->cur = NULL;
-    task_resume(&x->t, PTRACE_CONT, 0);
-    if (!by_exec) /* the main thread killed by an exec lives on as the exec'ing one */
-      task_wait_dead(x->t.tid);
-    return rc;
-  }
+  case PTRACE_EVENT_EXIT:
+    if (record_ptrace_exit_event(r, x))
+      return 0; /* its tracer sees the exit first */
+    return recorder_exit_stop(r, x);
   default: return continue_task(r, x);
   }
 }
@@ -609,6 +623,19 @@ static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   return continue_task(r, x);
 }
 
+int recorder_enter_syscall(struct recorder *r, struct rtask *x) {
+  int rc = record_syscall_entry(r, x);
+  if (rc && rc != 1)
+    return rc;
+  if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
+    x->state = T_IN_KERNEL;
+    clock_gettime(CLOCK_MONOTONIC, &x->entered);
+    if (x->entry.orig_rax != SYS_execve && rc != 1 && x->t.regs.rip == SBUF_TRACED_ENTRY_ADDR + 2)
+      x->entered.tv_sec -= 1; /* a restarted call that blocked: blocked already */
+  }
+  return 0;
+}
+
 static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   int rc = 0;
   if (st->kind != STOP_GROUP && st->kind != STOP_SIGNAL)
@@ -618,28 +645,32 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     if (x->t.tid == r->root)
       r->root_status = st->status; /* the whole process's: its last thread may end it */
     rc = emit_exit(r, x, st->status);
+    record_ptrace_exited(r, x, st->status);
     recorder_remove_task(r, x);
     return rc;
   case STOP_SYSCALL_ENTRY:
     rc = syscallbuf_record_entry(r, x);
-    if (rc == 0)
-      rc = record_syscall_entry(r, x);
-    if (rc && rc != 1)
-      return rc;
-    if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
-      x->state = T_IN_KERNEL;
-      clock_gettime(CLOCK_MONOTONIC, &x->entered);
-      if (x->entry.orig_rax != SYS_execve && rc != 1 && x->t.regs.rip == SBUF_TRACED_ENTRY_ADDR + 2)
-        x->entered.tv_sec -= 1; /* a restarted call that blocked: blocked already */
+    if (rc == 0 && record_ptrace_entry_stop(r, x))
+      return 0; /* its tracer sees it first */
+    if (rc == 1) {
+      if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
+        x->state = T_IN_KERNEL;
+        clock_gettime(CLOCK_MONOTONIC, &x->entered);
+      }
+      return 0;
     }
-    return 0;
+    return rc ? rc : recorder_enter_syscall(r, x);
   case STOP_SYSCALL_EXIT:
+    if (record_ptrace_wait_exit(r, x))
+      return 0; /* a tracer's wait, made again later */
     rc = record_syscall_exit(r, x);
     if (rc)
       return rc;
     x->at_boundary = true;
     x->boundary_regs = x->t.regs;
     record_resend_held(x);
+    if (record_ptrace_exit_stop(r, x))
+      return 0;
     if (x->entry.orig_rax == SYS_sched_yield && x == r->cur && any_ready(r, x)) {
       x->state = T_READY; /* sched_yield: the next ready task runs */
       r->cur = NULL;
@@ -648,6 +679,8 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     return continue_task(r, x);
   case STOP_SIGNAL: {
     int sig = record_signal(r, x, st->sig);
+    if (sig == -2)
+      return 0; /* held for its tracer */
     if (sig < 0)
       return RECORD_DEJA_FAILED;
     x->deliver = sig;
@@ -680,6 +713,7 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
       return 0;
     if (r->o->chaos)
       chaos_tick(r);
+    int64_t emu_wait = record_ptrace_tick(r);
     struct rtask *c = r->cur;
     if (!c)
       schedule(r);
@@ -692,6 +726,8 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
     int status;
     /* Waits without a deadline look every second for a recording that cannot go on. */
     int64_t budget = wait_budget(r);
+    if (emu_wait >= 0 && (budget < 0 || emu_wait < budget))
+      budget = emu_wait;
     bool idle = budget < 0 || budget > STUCK_CHECK_NS;
     /* Nothing runs user code for a while (every task waits in the kernel): what the trace
      * holds so far is written now, so a recorder killed meanwhile leaves it replayable. */
@@ -885,6 +921,7 @@ out:
   while (r.ntasks)
     recorder_remove_task(&r, r.tasks[0]);
   free(r.tasks);
+  free(r.zombies);
   sigprocmask(SIG_SETMASK, &old, NULL);
   sched_setaffinity(0, sizeof cpus, &cpus);
   record_cpus_free(&r);

@@ -31,5 +31,7 @@ char *record_find_program(const char *program);
 /* False (after a message) for an executable deja cannot record: a 32-bit or non-x86-64
  * ELF file. Scripts and unreadable files pass (the kernel decides at exec). */
 bool record_program_supported(const char *path);
+/* What PATH is when deja cannot record it ("32-bit x86", ...), or NULL. */
+const char *record_foreign_program(const char *path);
 
 #endif

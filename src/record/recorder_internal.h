@@ -53,6 +53,47 @@ enum rtask_state {
   T_IN_KERNEL, /* resumed into a system call */
   T_EXITING,   /* past its exit event */
   T_STOPPED,   /* in a group stop (SIGSTOP & co.), held with PTRACE_LISTEN until SIGCONT */
+  T_PTRACED,   /* in a ptrace stop for a recorded tracer (record_ptrace.c) */
+  T_EMU_WAIT,  /* a tracer waiting for its tracees: its wait call is made again later */
+};
+
+/* The stops of a task traced by another recorded task (record_ptrace.c). */
+enum emu_stop {
+  EMU_NONE,
+  EMU_SIGNAL,        /* signal-delivery stop: at deja's own delivery stop */
+  EMU_SIGNAL_LATER,  /* ...of a signal the kernel would send now (SIGTRAP after exec) */
+  EMU_SYSCALL_ENTRY, /* at deja's entry stop, not yet recorded */
+  EMU_SYSCALL_EXIT,  /* at deja's exit stop, recorded */
+  EMU_EVENT,         /* a PTRACE_EVENT stop (exec) */
+  EMU_EXIT_EVENT,    /* PTRACE_EVENT_EXIT, at deja's own */
+  EMU_CLONE_EVENT,   /* PTRACE_EVENT_CLONE/FORK/VFORK, at deja's own (recorded) */
+};
+
+/* X traced by another recorded task: ptrace emulated as rr does (record_ptrace.c). */
+struct emu_trace {
+  struct rtask *tracer;  /* NULL: not traced by a recorded task */
+  bool seized, syscalls; /* syscalls: resumed with PTRACE_SYSCALL */
+  unsigned long options;
+  enum emu_stop stop;
+  int status;      /* the wait status its tracer's wait reports */
+  bool unreported; /* not yet reported by a wait */
+  int inject;      /* a signal the tracer let through: delivered without another stop */
+  siginfo_t si;    /* at a signal-delivery stop */
+  unsigned long msg;
+  bool exit_after;       /* after the exec event stop: the execve exit stop */
+  bool in_call;          /* its tracer saw the entry of the call in progress */
+  bool start_stop;       /* a new task of a traced one: it starts with a stop */
+  bool tracer_is_parent; /* the kernel tells the tracer of its end */
+};
+
+/* What an emulated ptrace call did to its tracee, for replay to do again. */
+struct emu_effect {
+  pid_t tid; /* 0: nothing */
+  uint64_t addr;
+  uint32_t len; /* memory written at addr (0: none) */
+  uint8_t data[8];
+  bool regs; /* registers set */
+  struct user_regs_struct r;
 };
 
 struct held_signal {
@@ -85,10 +126,27 @@ struct rtask {
   pid_t exec_former_tid; /* at an exec from another thread: its tid before (see below) */
   struct chaos_task ct;
   struct syscall_rewrite rw;
+  struct emu_trace pt;
+  bool emulated; /* the call in progress was emulated at its entry: its result */
+  int64_t emu_result;
+  struct emu_effect effect;
+  bool wait_tracer;  /* the wait call in progress may report tracees */
+  bool wait_again;   /* ...and is made again after its exit (T_EMU_WAIT) */
+  siginfo_t chld_si; /* the SIGCHLD deja sent for a tracee's stop, as the kernel makes it */
+  struct timespec wait_since;
+};
+
+/* A tracee that ended, for a tracer that is not its parent (whose wait the kernel
+ * would not tell). */
+struct emu_zombie {
+  pid_t tracer_pid, tid;
+  int status;
 };
 
 struct recorder {
   const struct record_options *o;
+  struct emu_zombie *zombies;
+  int nzombies, cap_zombies;
   struct trace_writer *w;
   struct trace_files *files; /* the preserved files */
   struct tbuf rec, data, addrs;
@@ -176,6 +234,35 @@ bool record_stuck(struct recorder *r);
  * -1 when it cannot be told. */
 pid_t record_pid_seen_by(pid_t viewer, pid_t tid);
 
+/* record_ptrace.c: ptrace between recorded tasks, emulated (see there). Each returns
+ * true when the task is now held in a stop for its tracer (or swallowed). */
+int record_ptrace_call(struct recorder *r, struct rtask *x);
+int record_ptrace_wait_entry(struct recorder *r, struct rtask *x);
+bool record_ptrace_wait_exit(struct recorder *r, struct rtask *x);
+bool record_ptrace_entry_stop(struct recorder *r, struct rtask *x);
+bool record_ptrace_exit_stop(struct recorder *r, struct rtask *x);
+bool record_ptrace_exec_stop(struct recorder *r, struct rtask *x);
+/* At the point a signal is delivered to X (its delivery stop, at a boundary). */
+bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, const siginfo_t *si);
+void record_ptrace_task_gone(struct recorder *r, struct rtask *x);
+/* Waiting tracers whose wait is due again become ready; the time until the next. */
+int64_t record_ptrace_tick(struct recorder *r);
+bool record_ptrace_traced(const struct rtask *x);
+/* A SIGCHLD deja sent X for a tracee's stop: SI gets what the kernel's would hold. */
+bool record_ptrace_chld_info(struct rtask *x, siginfo_t *si);
+/* The syscall event of X's emulated call: its effects on the tracee. */
+void record_ptrace_effects(struct rtask *x, struct event *ev);
+bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
+/* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the
+ * event, and the new task is traced by it too. */
+bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event);
+/* X ended with wait STATUS: a tracer that is not its parent is told by its wait. */
+void record_ptrace_exited(struct recorder *r, struct rtask *x, int status);
+/* recorder.c: X's entry stop recorded and X resumed into the call (after a ptrace stop). */
+int recorder_enter_syscall(struct recorder *r, struct rtask *x);
+/* recorder.c: X at its PTRACE_EVENT_EXIT stop: its exit recorded, X let die. */
+int recorder_exit_stop(struct recorder *r, struct rtask *x);
+
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);
 
@@ -199,7 +286,8 @@ int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, ch
                        size_t filelen, char *why, size_t whylen);
 
 /* record_signal.c */
-/* Returns the signal to deliver on resume (0: none or held back), or -1 after a failure. */
+/* Returns the signal to deliver on resume (0: none or held back), -2 when X is now held
+ * in a stop for its tracer, or -1 after a failure. */
 int record_signal(struct recorder *r, struct rtask *x, int sig);
 void record_resend_held(struct rtask *x);
 /* At a PTRACE_INTERRUPT stop: records a state point unless nothing ran since the last

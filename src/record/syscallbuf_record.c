@@ -134,6 +134,13 @@ void syscallbuf_install_filter(void) {
   }
 }
 
+static struct sbuf_task *find(pid_t tid);
+
+uint64_t syscallbuf_task_buffer(pid_t tid) {
+  struct sbuf_task *s = find(tid);
+  return s ? s->buf : 0;
+}
+
 int syscallbuf_resume_request(const struct rtask *x) {
   return S.on && !x->proc->seccomp ? PTRACE_CONT : PTRACE_SYSCALL;
 }
@@ -266,9 +273,21 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
   if (regs.orig_rax != SBUF_ANNOUNCE_NR)
     return 0;
   /* The library announces a thread's buffer: taken when the buffer is on. */
-  bool ok = S.on && regs.rdi && regs.rsi == SBUF_SIZE;
-  if (ok)
+  /* Refused in a process with a seccomp filter of its own (inherited across exec), and in a
+   * thread ptraced by another recorded task: their calls are all made traced. */
+  bool ok =
+      S.on && !x->proc->seccomp && regs.rdi && regs.rsi == SBUF_SIZE && !record_ptrace_traced(x);
+  if (ok) {
     set_buffer(x->t.tid, regs.rdi, 0)->desched = take_desched(x, (int)regs.rdx);
+    /* Which files are deja's stdout and stderr: the library marks writes to them. */
+    uint64_t out[4] = {0, 0, 0, 0};
+    for (int i = 1; i <= 2; i++)
+      if (r->out_ok[i]) {
+        out[i - 1] = (uint64_t)r->out_st[i].st_dev;
+        out[i + 1] = (uint64_t)r->out_st[i].st_ino;
+      }
+    task_write_mem(&x->t, regs.rdi + offsetof(struct sbuf_hdr, out_dev), out, sizeof out);
+  }
   struct event ev;
   event_init(&ev);
   ev.kind = EV_SBUF;

@@ -4,6 +4,8 @@
 #ifndef DEJA_RECORD_SYSCALLBUF_RECORD_H
 #define DEJA_RECORD_SYSCALLBUF_RECORD_H
 
+#include <stdint.h>
+#include <sys/types.h>
 #include <stdbool.h>
 
 struct recorder;
@@ -44,5 +46,7 @@ int syscallbuf_desched_signal(void);
 /* The task whose context-switch event deja's descriptor FD is, or NULL. */
 struct rtask *syscallbuf_desched_task(struct recorder *r, int fd);
 void syscallbuf_record_end(void);
+/* The address of task TID's buffer, or 0. */
+uint64_t syscallbuf_task_buffer(pid_t tid);
 
 #endif

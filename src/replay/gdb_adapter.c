@@ -129,9 +129,12 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
     size_t n = 0;
     if (!a->tl.ncps)
       n += (size_t)snprintf(out, len, "No checkpoints.\n");
-    for (int i = 0; i < a->tl.ncps && n < len; i++)
-      n += (size_t)snprintf(out + n, len - n, "%d  event %" PRIu64 "\n", a->tl.cps[i].id,
-                            a->tl.cps[i].pos.event + 1);
+    for (int i = 0; i < a->tl.ncps && n < len; i++) {
+      char what[256];
+      timeline_describe_checkpoint(&a->tl.cps[i], what, sizeof what);
+      n += (size_t)snprintf(out + n, len - n, "%d  event %" PRIu64 "  %s\n", a->tl.cps[i].id,
+                            a->tl.cps[i].pos.event + 1, what);
+    }
     return 0;
   }
   if (!strncmp(cmd, "delete-checkpoint ", 18)) {
@@ -373,6 +376,7 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
   d->interrupted = interrupted;
   d->interrupt_arg = arg;
   d->watch_pending = false;
+  timeline_resumed(&a->tl);
   for (;;) {
     if (interrupted(arg)) {
       struct rptask *x = a->s->e.pos.stage != STAGE_DONE ? replay_current_task(a->s) : NULL;
@@ -385,6 +389,7 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
       timeline_note(&a->tl, &res, action == GDB_STEP);
       break;
     }
+    timeline_passed(&a->tl, &res);
   }
   d->stepping = false;
   d->interrupted = NULL;
@@ -458,5 +463,6 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
 
 void gdb_adapter_detach(struct gdb_adapter *a) {
   gdb_calls_end(a);
+  timeline_free(&a->tl);
   a->s->e.hooks = &replay_autopilot_hooks;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "preload/syscallbuf_abi.h"
 #include "replay/replay_engine.h"
 
 #ifndef CLONE_PARENT
@@ -134,6 +135,16 @@ struct diversion *diversion_start(struct replay_engine *e, struct rptask *x) {
   if (task_wait(&dv->t, &st) < 0 || st.kind == STOP_EXITED || task_open_mem(&dv->t) < 0) {
     deja_msg("the copy of replayed process %d for gdb's call did not start: %s", x->rec_pid,
              strerror(errno));
+    diversion_end(dv);
+    return NULL;
+  }
+  /* The copy's buffered calls are made for real: the page's recording entry. */
+  static const uint8_t replay_entry[] = SBUF_ENTRY_REPLAY, record_entry[] = SBUF_ENTRY_RECORD;
+  uint8_t have[sizeof replay_entry];
+  if (task_read_mem(&dv->t, SBUF_ENTRY_ADDR, have, sizeof have) == 0 &&
+      !memcmp(have, replay_entry, sizeof have) &&
+      task_write_mem(&dv->t, SBUF_ENTRY_ADDR, record_entry, sizeof record_entry) < 0) {
+    deja_msg("cannot set up the copy of replayed process %d: %s", x->rec_pid, strerror(errno));
     diversion_end(dv);
     return NULL;
   }

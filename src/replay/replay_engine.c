@@ -258,13 +258,22 @@ int expect_regs(struct replay_engine *e, struct rptask *x, const struct user_reg
 
 int write_back_memory(struct replay_engine *e, struct rptask *x) {
   const struct replay_hooks *h = e->hooks;
+  bool remote = e->ev->kind == EV_SYSCALL && (e->ev->flags & EVF_REMOTE);
+  struct rptask *y = remote ? engine_task(e, e->ev->remote_tid) : NULL;
+  if (remote && !y)
+    return diverge(e, "the task %d an emulated ptrace call changed is not there",
+                   e->ev->remote_tid);
   for (uint32_t i = 0; i < e->ev->nmem; i++) {
     const struct event_mem *m = &e->ev->mem[i];
-    h->note_write(h->ctx, x, m->addr, m->len);
-    if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)
+    struct rptask *to = remote && i >= e->ev->remote_from ? y : x; /* the tracee's memory */
+    h->note_write(h->ctx, to, m->addr, m->len);
+    if (task_write_mem(&to->t, m->addr, m->data, m->len) < 0)
       return diverge(e, "cannot write %u recorded bytes at 0x%" PRIx64 ": %s", m->len, m->addr,
                      strerror(errno));
   }
+  if (remote && e->ev->remote_regs && task_set_regs(&y->t, &e->ev->regs_after) < 0)
+    return diverge(e, "cannot set the registers of task %d as its tracer did: %s",
+                   e->ev->remote_tid, strerror(errno));
   return 0;
 }
 

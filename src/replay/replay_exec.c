@@ -14,6 +14,7 @@
 #include "replay/replay_calls.h"
 #include "replay/replay_handlers.h"
 #include "replay/replay_state_pages.h"
+#include "replay/replay_syscallbuf.h"
 #include "task/cpu_pin.h"
 #include "task/vdso_patch.h"
 #include "replay/replay_special.h"
@@ -143,7 +144,9 @@ static int exec_run(struct replay_engine *e, struct rptask *x, struct stop *st) 
     st->kind = STOP_SYSCALL_ENTRY;
     return 0;
   }
-  return run_task(e, x, st, true);
+  int rc = run_task(e, x, st, true);
+  /* The buffered calls before it, while the old image is still there. */
+  return rc == 0 && st->kind == STOP_SYSCALL_ENTRY ? replay_syscallbuf_check_entry(e, x) : rc;
 }
 
 /* A later execve by the program: it runs the preserved copy with the recorded vectors. */

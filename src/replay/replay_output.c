@@ -90,3 +90,8 @@ int replay_output(struct replay_engine *e, struct rptask *x) {
   free(got);
   return rc;
 }
+
+void replay_print(struct replay_engine *e, unsigned out_to, const uint8_t *data, uint32_t len) {
+  if (!e->o->quiet && (out_to == OUT_TO_STDOUT || out_to == OUT_TO_STDERR))
+    write_all(out_to == OUT_TO_STDERR ? 2 : 1, data, len);
+}

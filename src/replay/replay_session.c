@@ -154,6 +154,7 @@ static int next_event(struct replay_session *s, struct replay_result *res) {
   }
   if (n == 0) {
     s->ended = true;
+    replay_syscallbuf_finish(e);
     if (!trace_cursor_complete(e->cur))
       deja_msg("%s ends after event %" PRIu64
                " without an end marker: the recorder was killed; replayed everything it saved",
@@ -168,6 +169,7 @@ static int next_event(struct replay_session *s, struct replay_result *res) {
   uint64_t evno = trace_cursor_tell(e->cur);
   if (e->ev->kind == EV_ABORT) {
     s->ended = true;
+    replay_syscallbuf_finish(e);
     deja_msg("the recording was stopped at event %" PRIu64 ": %s", evno, e->ev->message);
     deja_msg("replayed everything recorded before it");
     res->what = REPLAY_ENDED;

@@ -46,6 +46,21 @@ void state_pages_free(struct state_pages *sp) {
   free(sp);
 }
 
+struct state_pages *state_pages_copy(const struct state_pages *sp) {
+  if (!sp)
+    return NULL;
+  struct state_pages *c = xcalloc(1, sizeof *c);
+  event_init(&c->old);
+  c->procs = xcalloc((size_t)(sp->nprocs ? sp->nprocs : 1), sizeof *c->procs);
+  c->nprocs = c->cap = sp->nprocs;
+  for (int i = 0; i < sp->nprocs; i++)
+    c->procs[i] = (struct proc_pages){sp->procs[i].rec_pid, page_hashes_copy(sp->procs[i].h)};
+  c->sources = xcalloc(sp->nsources ? sp->nsources : 1, sizeof *c->sources);
+  memcpy(c->sources, sp->sources, sp->nsources * sizeof *c->sources);
+  c->nsources = c->cap_sources = sp->nsources;
+  return c; /* its reader of earlier state points is opened on first use */
+}
+
 void state_pages_forget_process(struct state_pages *sp, pid_t rec_pid) {
   for (int i = 0; sp && i < sp->nprocs; i++)
     if (sp->procs[i].rec_pid == rec_pid) {

@@ -16,5 +16,7 @@ void state_pages_reached(struct replay_engine *e, struct rptask *x);
 /* The process's image is gone (exec) or new (fork). */
 void state_pages_forget_process(struct state_pages *sp, pid_t rec_pid);
 void state_pages_free(struct state_pages *sp);
+/* A copy of SP (NULL stays NULL), for a checkpoint of the replay. */
+struct state_pages *state_pages_copy(const struct state_pages *sp);
 
 #endif

@@ -21,6 +21,7 @@
 #include "replay/replay_state_pages.h"
 #include "replay/replay_output.h"
 #include "replay/replay_special.h"
+#include "replay/replay_syscallbuf.h"
 #include "syscalls/syscall_table.h"
 
 #ifndef MREMAP_FIXED
@@ -264,6 +265,8 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
     return diverge(e, "expected system call %s, found %s", syscall_name((long)e->ev->regs.orig_rax),
                    stop_desc(st, buf, sizeof buf));
   rc = expect_regs(e, x, &e->ev->regs);
+  if (rc == 0)
+    rc = replay_syscallbuf_check_entry(e, x); /* before the call: an exit ends the task */
   if (rc)
     return rc;
   x->at_entry = true;

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "preload/syscallbuf_abi.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_output.h"
 #include "syscalls/syscall_table.h"
 
 /* Records written into a task's buffer and not yet checked. */
@@ -37,6 +38,44 @@ void replay_syscallbuf_reset(void) {
     free(S.p[i].data);
   free(S.p);
   memset(&S, 0, sizeof S);
+}
+
+struct syscallbuf_saved {
+  struct pending *p;
+  int n;
+};
+
+static struct pending *copy_pending(const struct pending *from, int n) {
+  struct pending *p = xcalloc((size_t)(n ? n : 1), sizeof *p);
+  for (int i = 0; i < n; i++) {
+    p[i] = from[i];
+    p[i].data = xmalloc(from[i].len ? from[i].len : 1);
+    memcpy(p[i].data, from[i].data, from[i].len);
+  }
+  return p;
+}
+
+struct syscallbuf_saved *replay_syscallbuf_save(void) {
+  struct syscallbuf_saved *saved = xcalloc(1, sizeof *saved);
+  saved->p = copy_pending(S.p, S.n);
+  saved->n = S.n;
+  return saved;
+}
+
+void replay_syscallbuf_restore(const struct syscallbuf_saved *saved) {
+  replay_syscallbuf_reset();
+  S.p = copy_pending(saved->p, saved->n);
+  S.cap = saved->n ? saved->n : 1;
+  S.n = saved->n;
+}
+
+void replay_syscallbuf_saved_free(struct syscallbuf_saved *saved) {
+  if (!saved)
+    return;
+  for (int i = 0; i < saved->n; i++)
+    free(saved->p[i].data);
+  free(saved->p);
+  free(saved);
 }
 
 static struct pending *find(pid_t rec_tid) {
@@ -112,15 +151,59 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   x->t.regs.rax = refused ? (uint64_t)-ENOSYS : 0;
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
-  static const uint8_t entry[] = SBUF_ENTRY_REPLAY;
-  if (!refused && task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0)
+  static const uint8_t entry[] = SBUF_ENTRY_REPLAY, divert[] = SBUF_DIVERT_CODE;
+  static const uint32_t replaying = 1;
+  if (!refused &&
+      (task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0 ||
+       task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_DIVERT_CODE_OFF, divert, sizeof divert) < 0 ||
+       task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF, &replaying, sizeof replaying) <
+           0))
     return diverge(e, "cannot write the system call buffer's replay entry at 0x%lx: %s",
                    SBUF_ENTRY_ADDR, strerror(errno));
   return 0;
 }
 
+uint64_t syscallbuf_output(const uint8_t *data, uint32_t len, unsigned stream,
+                           void (*fn)(void *ctx, unsigned stream, uint32_t off, uint32_t n),
+                           void *ctx) {
+  uint64_t total = 0;
+  for (uint32_t at = 0; at + sizeof(struct sbuf_rec) <= len;) {
+    struct sbuf_rec rec;
+    memcpy(&rec, data + at, sizeof rec);
+    if (rec.size < sizeof rec || rec.size > len - at)
+      break;
+    uint32_t n = rec.ret > 0 && (uint64_t)rec.ret <= rec.size - sizeof rec ? (uint32_t)rec.ret : 0;
+    unsigned to = (rec.flags & SBUF_REC_OUT_MASK) >> SBUF_REC_OUT_SHIFT;
+    if ((rec.flags & SBUF_REC_OUTPUT) && n && to && (!stream || to == stream)) {
+      if (fn)
+        fn(ctx, to, at + (uint32_t)sizeof rec, n);
+      total += n;
+    }
+    at += rec.size;
+  }
+  return total;
+}
+
+struct print_ctx {
+  struct replay_engine *e;
+  const uint8_t *data;
+};
+
+static void print_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
+  struct print_ctx *c = ctx;
+  replay_print(c->e, stream, c->data + off, n);
+}
+
+/* Prints the output of the writes to the recording's stdout and stderr among LEN bytes of
+ * records, once the task made them (at its next event's entry: in order with its traced
+ * writes). */
+static void print_output(struct replay_engine *e, const uint8_t *data, uint32_t len) {
+  struct print_ctx c = {e, data};
+  syscallbuf_output(data, len, 0, print_one, &c);
+}
+
 /* The bytes of EV's records: all of its data but the diverted call's record header. */
-static uint32_t records_len(const struct event *ev) {
+uint32_t syscallbuf_records_len(const struct event *ev) {
   uint32_t extra = ev->flags & EVF_SBUF_DIVERT ? sizeof(struct sbuf_rec) : 0;
   return ev->sbuf_len < extra ? 0 : ev->sbuf_len - extra;
 }
@@ -130,7 +213,7 @@ static uint32_t records_len(const struct event *ev) {
 static int refill(struct replay_engine *e, struct rptask *x) {
   if (e->ev->flags & EVF_SBUF_INIT)
     return 0;
-  uint32_t count, len = records_len(e->ev);
+  uint32_t count, len = syscallbuf_records_len(e->ev);
   bool divert = e->ev->flags & EVF_SBUF_DIVERT;
   if (e->ev->sbuf_off % 8 || e->ev->sbuf_off > SBUF_CAPACITY ||
       e->ev->sbuf_len > SBUF_CAPACITY - e->ev->sbuf_off ||
@@ -169,6 +252,14 @@ static int refill(struct replay_engine *e, struct rptask *x) {
   return 0;
 }
 
+/* The offset of the first byte where A and B differ, or -1. */
+static int first_difference(const uint8_t *a, const uint8_t *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return (int)i;
+  return -1;
+}
+
 /* Compares the records the library wrote with the recorded ones. */
 static int check(struct replay_engine *e, struct rptask *x, const struct pending *p) {
   uint32_t used;
@@ -188,6 +279,7 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
     return 0;
   }
   uint32_t total, i = 0, at = 0;
+  int b;
   records_valid(p->data, p->len, &total);
   for (; at < p->len && !rc; i++) {
     struct sbuf_rec want, made;
@@ -198,6 +290,18 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
                    "the task made %u of the %u system calls it recorded in its buffer (event "
                    "%" PRIu64 "); the next one recorded is %s",
                    i, total, p->evno, syscall_name(want.nr));
+    else if (made.nr == want.nr && made.hash == want.hash && made.ret == want.ret &&
+             (want.flags & SBUF_REC_OUTPUT) && want.ret > 0 &&
+             (b = first_difference(got + at + sizeof want, p->data + at + sizeof want,
+                                   (uint64_t)want.ret < want.size - sizeof want
+                                       ? (uint32_t)want.ret
+                                       : want.size - (uint32_t)sizeof want)) >= 0)
+      rc = diverge(e,
+                   "buffered system call %u of %u (event %" PRIu64
+                   "): write to descriptor %u differs from the recorded output at byte %d of "
+                   "%" PRId64 ": the replayed program wrote 0x%02x, the recording 0x%02x",
+                   i + 1, total, p->evno, (want.flags >> SBUF_REC_FD_SHIFT) & 3u, b, want.ret,
+                   got[at + sizeof want + (uint32_t)b], p->data[at + sizeof want + (uint32_t)b]);
     else if (made.nr != want.nr || made.hash != want.hash || made.ret != want.ret)
       rc = diverge(e,
                    "buffered system call %u of %u (event %" PRIu64
@@ -219,16 +323,13 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
   return rc;
 }
 
-int replay_syscallbuf_check(struct replay_engine *e) {
-  struct pending *p = find(e->ev->tid);
-  if (!p || (e->ev->kind == EV_SBUF && p->evno == e->pos.event))
-    return 0;
-  struct rptask *x = engine_task(e, e->ev->tid);
-  int rc = 0;
-  bool gone = !x || e->ev->kind == EV_EXEC || e->ev->kind == EV_EXIT;
-  /* A restored state point, a new image or an exit leave nothing to check. */
-  if (!gone && e->ev->kind != EV_STATE)
-    rc = check(e, x, p);
+/* Checks X's pending records P (unless CHECK is false: nothing to compare), empties the
+ * buffer as the recorder did and forgets them. */
+static int settle(struct replay_engine *e, struct rptask *x, struct pending *p, bool check_them,
+                  bool gone) {
+  int rc = check_them && !gone ? check(e, x, p) : 0;
+  if (!rc)
+    print_output(e, p->data, p->len); /* what the program wrote (or the stretch restored) */
   /* The recorder emptied the buffer here unless the library was inside a call: so does
    * replay, so the buffer's memory is the recorded one (a state point compares it). */
   struct sbuf_hdr h;
@@ -236,10 +337,34 @@ int replay_syscallbuf_check(struct replay_engine *e) {
   if (!rc && !gone && task_read_mem(&x->t, p->buf, &h, sizeof h) == 0 && !h.in_call && h.used)
     task_write_mem(&x->t, p->buf + offsetof(struct sbuf_hdr, used), &zero, sizeof zero);
   uint64_t none = 0;
-  if (p->divert && x && e->ev->kind != EV_EXEC)
+  if (p->divert && !gone)
     task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);
   drop(p);
   return rc;
+}
+
+int replay_syscallbuf_check(struct replay_engine *e) {
+  struct pending *p = find(e->ev->tid);
+  if (!p || (e->ev->kind == EV_SBUF && p->evno == e->pos.event))
+    return 0;
+  struct rptask *x = engine_task(e, e->ev->tid);
+  /* A restored state point, a new image or an exit leave nothing to check. */
+  bool gone = !x || e->ev->kind == EV_EXEC || e->ev->kind == EV_EXIT;
+  return settle(e, x, p, e->ev->kind != EV_STATE, gone);
+}
+
+void replay_syscallbuf_finish(struct replay_engine *e) {
+  while (S.n) {
+    print_output(e, S.p[0].data, S.p[0].len);
+    drop(&S.p[0]);
+  }
+}
+
+int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x) {
+  struct pending *p = find(x->rec_tid);
+  if (!p || p->evno == e->pos.event)
+    return 0;
+  return settle(e, x, p, true, false);
 }
 
 const struct event_handler replay_syscallbuf_handler = {
@@ -254,7 +379,7 @@ void syscallbuf_describe(const struct event *ev, FILE *f) {
             ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "");
     return;
   }
-  uint32_t count = 0, len = records_len(ev);
+  uint32_t count = 0, len = syscallbuf_records_len(ev);
   if (!records_valid(ev->sbuf_data, len, &count)) {
     fprintf(f, " (corrupt records)");
     return;
@@ -270,4 +395,11 @@ void syscallbuf_describe(const struct event *ev, FILE *f) {
       fprintf(f, " %s=%" PRId64, syscall_name(rec.nr), rec.ret);
     at += rec.size;
   }
+  /* As for traced writes (whose lines tests and tools read the same way). */
+  uint64_t out = syscallbuf_output(ev->sbuf_data, len, OUT_TO_STDOUT, NULL, NULL);
+  uint64_t err = syscallbuf_output(ev->sbuf_data, len, OUT_TO_STDERR, NULL, NULL);
+  if (out)
+    fprintf(f, "; output to stdout (%" PRIu64 " bytes)", out);
+  if (err)
+    fprintf(f, "; output to stderr (%" PRIu64 " bytes)", err);
 }

@@ -4,17 +4,39 @@
 #ifndef DEJA_REPLAY_REPLAY_SYSCALLBUF_H
 #define DEJA_REPLAY_REPLAY_SYSCALLBUF_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct replay_engine;
+struct rptask;
 struct event;
 
 /* The EV_SBUF handler (replay_handlers.h) is replay_syscallbuf_handler. */
 /* After the current event was replayed: checks the buffered calls its task made since
  * its last EV_SBUF against the recorded ones. 0 or REPLAY_DIVERGED. */
 int replay_syscallbuf_check(struct replay_engine *e);
+/* At the entry of X's traced call (the current event's; its memory still there, even
+ * before an exec or exit): the same check, done now. 0 or REPLAY_DIVERGED. */
+int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x);
+/* At the end of the trace: the output of the buffered calls no later event checked
+ * (the recording ended before their task's next event) is printed as recorded. */
+void replay_syscallbuf_finish(struct replay_engine *e);
 /* Forgets what a previous replay in this process left. */
 void replay_syscallbuf_reset(void);
+/* The bytes of an EV_SBUF event's records (its data but a diverted call's header). */
+uint32_t syscallbuf_records_len(const struct event *ev);
+/* The output to the recording's STREAM (OUT_TO_STDOUT, OUT_TO_STDERR, 0: both) among LEN
+ * bytes of an EV_SBUF event's records: calls FN (when not NULL) with each write's stream
+ * and its bytes' offset and length in DATA; returns their total. */
+uint64_t syscallbuf_output(const uint8_t *data, uint32_t len, unsigned stream,
+                           void (*fn)(void *ctx, unsigned stream, uint32_t off, uint32_t n),
+                           void *ctx);
+/* A copy of the records written and not yet checked (for a checkpoint of the replay);
+ * putting one back replaces the current ones. */
+struct syscallbuf_saved;
+struct syscallbuf_saved *replay_syscallbuf_save(void);
+void replay_syscallbuf_restore(const struct syscallbuf_saved *saved);
+void replay_syscallbuf_saved_free(struct syscallbuf_saved *saved);
 /* One line's worth for `deja dump`: the buffered calls and their results. */
 void syscallbuf_describe(const struct event *ev, FILE *f);
 

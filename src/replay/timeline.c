@@ -1,6 +1,9 @@
-/* The reverse-execution timeline (see timeline.h). Every move backwards restarts the
- * replay and runs forwards to the position wanted; replaying is deterministic, so the
- * state there is the state the replay had when it passed it. */
+/* The reverse-execution timeline (see timeline.h). Every move backwards goes back to the
+ * latest checkpoint at or before the position wanted (or restarts the replay) and runs
+ * forwards to it; replaying is deterministic, so the state there is the state the replay
+ * had when it passed it. Checkpoints are taken every so much replay time at event
+ * boundaries, at the start of each stretch searched inside, and at gdb's breakpoint and
+ * watchpoint stops; the oldest of those are thinned out beyond TL_MAX_FORKS. */
 #include "replay/timeline.h"
 
 #include <inttypes.h>
@@ -12,10 +15,21 @@
 #include "arch/x86_writes.h"
 #include "common/log.h"
 #include "replay/regs_compare.h"
+#include "replay/replay_checkpoint.h"
 
 /* Single steps searching for the instruction before a stop (about 15 s of them);
  * DEJA_TL_MAX_STEPS sets another limit (the tests of the error path use a small one). */
 #define TL_MAX_STEPS 1000000
+#define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
+#define TL_STOP_FORK_NS 2000000      /* replay time before a gdb stop worth a checkpoint */
+
+static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
                    struct replay_debug *d) {
@@ -26,17 +40,12 @@ void timeline_init(struct timeline *tl, struct replay_session *s, const struct r
   tl->quiet.quiet = true;
   tl->d = d;
   tl->cur = (struct tl_pos){.event = s->e.pos.event, .kind = TL_BOUNDARY};
+  tl->cur_exact = s->e.pos.stage == STAGE_DONE;
+  const char *env = getenv("DEJA_CHECKPOINTS");
+  tl->no_forks = env && !strcmp(env, "0");
+  tl->tick_ns = now_ns();
   const char *max = getenv("DEJA_TL_MAX_STEPS");
   tl->max_steps = max && atoll(max) > 0 ? (uint64_t)atoll(max) : TL_MAX_STEPS;
-}
-
-static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
-
-/* A clock for DEJA_TL_DEBUG's messages. */
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_REALTIME, &t); /* comparable with gdb's `shell date +%s.%N` */
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* Counts a hit in the stretch ending with event EVENT; returns how many so far. */
@@ -99,6 +108,11 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
   return p;
 }
 
+static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
+                                size_t whylen);
+static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos);
+static void tick(struct timeline *tl, bool boundary);
+
 void timeline_note(struct timeline *tl, const struct replay_result *res, bool step) {
   struct tl_pos *c = &tl->cur;
   switch (res->what) {
@@ -109,6 +123,11 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
        * a search traps it there (debug_hooks.c): the same arrival */
       if (res->stop.kind == RSTOP_WATCHPOINT && c->pc && is_user_breakpoint(tl->d, c->pc))
         count_hit(tl, res->event, false, res->stop.rec_tid, c->pc);
+      tl->cur_exact = true;
+      tick(tl, false);
+      /* not at every stop: a conditional breakpoint gdb resumes from at once */
+      if (!step && tl->run_ns >= TL_STOP_FORK_NS)
+        fork_here(tl, c);
     } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&
                (!c->steps || c->step_tid == res->stop.rec_tid)) {
       c->steps++;
@@ -117,13 +136,19 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
       /* an interrupt (or a step from an unknown place): the start of the stretch is
        * the closest position known */
       *c = (struct tl_pos){.event = res->event - 1, .kind = TL_BOUNDARY};
+      tl->cur_exact = false;
     }
     break;
-  case REPLAY_EVENT_DONE: *c = (struct tl_pos){.event = res->event, .kind = TL_BOUNDARY}; break;
+  case REPLAY_EVENT_DONE:
+    *c = (struct tl_pos){.event = res->event, .kind = TL_BOUNDARY};
+    tl->cur_exact = true;
+    break;
   case REPLAY_ENDED:
-  case REPLAY_FAILED: *c = (struct tl_pos){.event = tl->s->e.pos.event, .kind = TL_BOUNDARY}; break;
+  case REPLAY_FAILED:
+    *c = (struct tl_pos){.event = tl->s->e.pos.event, .kind = TL_BOUNDARY};
+    tl->cur_exact = false;
+    break;
   }
-  (void)step;
 }
 
 /* Starts the replay again (without the program's output); the debugger's hooks stay. */
@@ -136,7 +161,211 @@ static int restart(struct timeline *tl, char *err, size_t errlen) {
   tl->d->target.on = false;
   tl->d->stepping = false;
   tl->d->watch_pending = false;
+  tl->run_ns = 0;
+  tl->tick_ns = now_ns();
   return 0;
+}
+
+/* --- checkpoints: forks of the replay ----------------------------------------------- */
+
+static bool tl_debug(void) { return getenv("DEJA_TL_DEBUG") != NULL; }
+
+/* Whether A and B name the same place inside a stretch (or the same boundary), whatever
+ * their single steps. */
+static bool same_spot(const struct tl_pos *a, const struct tl_pos *b) {
+  if (a->event != b->event || a->kind != b->kind)
+    return false;
+  if (a->kind == TL_BOUNDARY)
+    return true;
+  return a->tid == b->tid && a->addr == b->addr && a->n == b->n && a->len == b->len &&
+         a->type == b->type;
+}
+
+/* Whether going to P can start from fork F: F is the start of P's stretch or of an
+ * earlier one, or P is F's place and F's single steps are the first of P's. */
+static bool fork_usable(const struct tl_fork *f, const struct tl_pos *p) {
+  if (f->pos.kind == TL_BOUNDARY && !f->pos.steps && f->pos.event <= p->event)
+    return true;
+  return same_spot(&f->pos, p) && f->pos.steps <= p->steps &&
+         (!f->pos.steps || f->pos.step_tid == p->step_tid);
+}
+
+/* Whether fork A is later in the replay than fork B (both usable for one position). */
+static bool fork_later(const struct tl_fork *a, const struct tl_fork *b) {
+  if (a->pos.event != b->pos.event)
+    return a->pos.event > b->pos.event;
+  if ((a->pos.kind == TL_BOUNDARY && !a->pos.steps) !=
+      (b->pos.kind == TL_BOUNDARY && !b->pos.steps))
+    return b->pos.kind == TL_BOUNDARY && !b->pos.steps;
+  return a->pos.steps > b->pos.steps;
+}
+
+/* The latest fork to go to P from; BOUNDARY_BEFORE (non-zero): only forks at boundaries
+ * before that event. */
+static struct tl_fork *best_fork(struct timeline *tl, const struct tl_pos *p,
+                                 uint64_t boundary_before) {
+  struct tl_fork *best = NULL;
+  for (int i = 0; i < tl->nforks; i++) {
+    struct tl_fork *f = tl->forks[i];
+    if (boundary_before &&
+        (f->pos.kind != TL_BOUNDARY || f->pos.steps || f->pos.event >= boundary_before))
+      continue;
+    if (fork_usable(f, p) && (!best || fork_later(f, best)))
+      best = f;
+  }
+  return best;
+}
+
+static void drop_fork(struct timeline *tl, struct tl_fork *f) {
+  for (int i = 0; i < tl->nforks; i++)
+    if (tl->forks[i] == f)
+      tl->forks[i] = tl->forks[--tl->nforks];
+  replay_checkpoint_free(f->cp);
+  free(f);
+}
+
+/* Beyond TL_MAX_FORKS of the timeline's own: drops the one whose neighbours (by event)
+ * are closest together, so the ones kept spread over the replay; never the newest. */
+static void evict_forks(struct timeline *tl) {
+  int own = 0;
+  for (int i = 0; i < tl->nforks; i++)
+    own += !tl->forks[i]->users;
+  while (own > TL_MAX_FORKS) {
+    struct tl_fork *victim = NULL;
+    uint64_t best_gap = UINT64_MAX;
+    for (int i = 0; i < tl->nforks; i++) {
+      struct tl_fork *f = tl->forks[i];
+      if (f->users || f->made == tl->forks_made)
+        continue;
+      uint64_t prev = 0, next = tl->s->e.pos.event;
+      for (int j = 0; j < tl->nforks; j++) {
+        const struct tl_fork *g = tl->forks[j];
+        if (g == f)
+          continue;
+        if (g->pos.event <= f->pos.event && g->pos.event >= prev)
+          prev = g->pos.event;
+        if (g->pos.event >= f->pos.event && g->pos.event < next)
+          next = g->pos.event;
+      }
+      uint64_t gap = next > prev ? next - prev : 0;
+      if (gap < best_gap || (gap == best_gap && victim && f->made < victim->made)) {
+        best_gap = gap;
+        victim = f;
+      }
+    }
+    if (!victim)
+      return;
+    drop_fork(tl, victim);
+    own--;
+  }
+}
+
+/* Takes a checkpoint of the replay, which is exactly at POS. NULL when it cannot be
+ * (WHY, when not NULL, says why). */
+static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
+                                size_t whylen) {
+  char buf[256];
+  if (!why) {
+    why = buf;
+    whylen = sizeof buf;
+  }
+  if (tl->no_forks) {
+    snprintf(why, whylen, "DEJA_CHECKPOINTS=0");
+    return NULL;
+  }
+  for (int i = 0; i < tl->nforks; i++)
+    if (same_spot(&tl->forks[i]->pos, pos) && tl->forks[i]->pos.steps == pos->steps &&
+        tl->forks[i]->pos.step_tid == pos->step_tid)
+      return tl->forks[i];
+  if (tl->nforks == (int)(sizeof tl->forks / sizeof *tl->forks)) {
+    snprintf(why, whylen, "too many checkpoints");
+    return NULL;
+  }
+  struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, whylen);
+  if (!cp) {
+    if (tl_debug())
+      deja_msg("tl: no checkpoint at event %" PRIu64 ": %s", pos->event, why);
+    return NULL;
+  }
+  struct tl_fork *f = xcalloc(1, sizeof *f);
+  f->pos = *pos;
+  f->cp = cp;
+  f->counted_event = tl->counted_event;
+  f->ncounts = tl->ncounts;
+  memcpy(f->counts, tl->counts, sizeof f->counts);
+  f->made = ++tl->forks_made;
+  tl->forks[tl->nforks++] = f;
+  tl->run_ns = 0;
+  if (tl_debug())
+    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d steps %" PRIu64 " (%d kept)", pos->event,
+             pos->kind, pos->steps, tl->nforks);
+  evict_forks(tl);
+  return f;
+}
+
+static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos) {
+  return fork_why(tl, pos, NULL, 0);
+}
+
+/* Adds up replay time; at a boundary, a checkpoint when enough of it passed since the
+ * last one. */
+static void tick(struct timeline *tl, bool boundary) {
+  int64_t now = now_ns();
+  tl->run_ns += now - tl->tick_ns;
+  tl->tick_ns = now;
+  bool first = true; /* the first one as early as possible: restarts become rare */
+  for (int i = 0; first && i < tl->nforks; i++)
+    first = tl->forks[i]->pos.kind != TL_BOUNDARY || tl->forks[i]->pos.steps;
+  if (boundary && (first || tl->run_ns >= TL_FORK_INTERVAL_NS) &&
+      tl->s->e.pos.stage == STAGE_DONE) {
+    struct tl_pos b = {.event = tl->s->e.pos.event, .kind = TL_BOUNDARY};
+    fork_here(tl, &b);
+    tl->run_ns = 0; /* also when refused: try again after the next interval */
+  }
+}
+
+void timeline_resumed(struct timeline *tl) { tl->tick_ns = now_ns(); }
+
+void timeline_passed(struct timeline *tl, const struct replay_result *res) {
+  if (res->what == REPLAY_EVENT_DONE)
+    tick(tl, true);
+}
+
+/* Puts the replay at fork F (NULL: the start of the replay). */
+static int start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_t errlen) {
+  if (!f)
+    return restart(tl, err, errlen);
+  if (tl_debug())
+    deja_msg("tl: from the checkpoint at event %" PRIu64 " kind %d steps %" PRIu64, f->pos.event,
+             f->pos.kind, f->pos.steps);
+  tl->s->e.o = &tl->quiet;
+  if (replay_checkpoint_restore(tl->s, f->cp, err, errlen) < 0) {
+    deja_msg("going back to a checkpoint failed (%s); replaying from the start", err);
+    return restart(tl, err, errlen);
+  }
+  tl->counted_event = f->counted_event;
+  tl->ncounts = f->ncounts;
+  memcpy(tl->counts, f->counts, sizeof tl->counts);
+  tl->d->target.on = false;
+  tl->d->stepping = false;
+  tl->d->watch_pending = false;
+  tl->run_ns = 0;
+  tl->tick_ns = now_ns();
+  return 0;
+}
+
+int timeline_fork_pids(const struct timeline *tl, pid_t *pids, int max) {
+  int n = 0;
+  for (int i = 0; i < tl->nforks && n < max; i++)
+    n += replay_checkpoint_pids(tl->forks[i]->cp, pids + n, max - n);
+  return n;
+}
+
+void timeline_free(struct timeline *tl) {
+  while (tl->nforks)
+    drop_fork(tl, tl->forks[0]);
+  for (int i = 0; i < tl->ncps; i++)
+    tl->cps[i].fork = NULL;
 }
 
 static bool at_boundary(const struct timeline *tl, uint64_t event) {
@@ -195,6 +424,8 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
     if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
       rc = seterr(err, errlen, "the replay ended before event %" PRIu64, event);
     tl->d->watch_pending = false;
+    if (rc == 0 && res.what == REPLAY_EVENT_DONE && !at_boundary(tl, event))
+      tick(tl, true);
   }
   tl->d->blind = false;
   return rc;
@@ -240,6 +471,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
     }
     pass_hit(tl, &res);
     d->watch_pending = false;
+    if (res.what == REPLAY_EVENT_DONE)
+      tick(tl, true);
   }
   d->target.on = false;
   if (rc == 0 && d->target.missed)
@@ -280,24 +513,52 @@ static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   }
   return true;
 }
-
-/* Goes to P: from the start of the replay. */
+/* Goes to P: from the latest checkpoint at or before it, or from the start of the
+ * replay. The start of P's stretch and P's place before single steps are checkpointed on
+ * the way (the next move backwards from P starts there). */
 static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
-  if (getenv("DEJA_TL_DEBUG"))
-    deja_msg("tl: %.3f s: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+  if (tl_debug())
+    deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
              " steps %" PRIu64,
-             seconds_now(), p->event, p->kind, p->tid, p->addr, p->n, p->steps);
-  if (restart(tl, err, errlen) < 0 || run_to_boundary(tl, p->event, err, errlen) < 0)
+             p->event, p->kind, p->tid, p->addr, p->n, p->steps);
+  const struct tl_fork *f = best_fork(tl, p, 0);
+  if (start_from(tl, f, err, errlen) < 0)
     return -1;
-  if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
-    return -1;
-  if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
-    return go_to(tl, p, err, errlen); /* again, trapping each arrival */
+  uint64_t done = 0; /* P's single steps made already */
+  if (f && same_spot(&f->pos, p)) {
+    done = f->pos.steps;
+  } else {
+    if (run_to_boundary(tl, p->event, err, errlen) < 0)
+      return -1;
+    struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+    if (p->kind != TL_BOUNDARY || p->steps)
+      fork_here(tl, &start);
+    if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
+      return -1;
+    if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
+      return go_to(tl, p, err, errlen); /* again, trapping each arrival */
+    if (p->steps && p->kind != TL_BOUNDARY && p->kind != TL_BEFORE) {
+      struct tl_pos spot = *p;
+      spot.steps = 0;
+      spot.step_tid = 0;
+      fork_here(tl, &spot);
+    }
+  }
   struct replay_result res;
-  for (uint64_t i = 0; i < p->steps; i++)
+  for (uint64_t i = done; i < p->steps; i++) {
     if (step_once(tl, p->step_tid, &res) < 0)
       return seterr(err, errlen, "the replay ended stepping to the position");
+    tick(tl, false);
+    if (i + 1 < p->steps && tl->run_ns >= TL_FORK_INTERVAL_NS) {
+      /* long single stepping: checkpoints on the way, for the next step back */
+      struct tl_pos at = *p;
+      at.steps = i + 1;
+      fork_here(tl, &at);
+      tl->run_ns = 0;
+    }
+  }
   tl->cur = *p;
+  tl->cur_exact = true;
   tl->s->e.o = tl->o; /* from here on the program's output shows again */
   return 0;
 }
@@ -501,7 +762,6 @@ static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos
       return true;
   return false;
 }
-
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
   for (int i = 0; i < d->nbps; i++)
     if (d->bps[i] == addr)
@@ -513,7 +773,6 @@ int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_
   struct tl_pos want = *p; /* go_to may change tl->cur, which P may be */
   return go_to(tl, &want, err, errlen);
 }
-
 int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
   struct tl_pos start = {.event = 1, .kind = TL_BOUNDARY};
   return go_to(tl, &start, err, errlen);
@@ -627,6 +886,8 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     note_counted(tl, last, res.event, res.rec_tid, snap, 0);
     memset(d->hits, 0, sizeof d->hits);
     memset(snap, 0, sizeof snap);
+    if (!at_boundary(tl, p->event))
+      tick(tl, true);
     if (d->watch_pending) {
       /* replay wrote the watched memory for a skipped call: before that event */
       *last = (struct tl_last){.found = true,
@@ -646,22 +907,31 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   struct replay_debug *d = tl->d;
   struct replay_result res;
   bool count = !tl->slow_arrivals && exec_counter_usable();
-  if (restart(tl, err, errlen) < 0 || search(tl, &p, UINT64_MAX, count, &lh, err, errlen) < 0)
+  tl->tick_ns = now_ns();
+  /* From the latest checkpoint at a boundary before P; without a hit there, from the one
+   * before that up to it, and so on (the last window starts at the start). */
+  const struct tl_fork *f =
+      best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
+  bool from_fork = f != NULL;
+  uint64_t window_start = f ? f->pos.event : 0;
+  if (start_from(tl, f, err, errlen) < 0 || search(tl, &p, UINT64_MAX, count, &lh, err, errlen) < 0)
     return -1;
   if (count && d->count_failed) {
-    /* the breakpoints did not fit in the debug registers: trapped, from the start */
+    /* the breakpoints did not fit in the debug registers: trapped */
+    count = false;
     lh = (struct tl_last){0};
-    if (restart(tl, err, errlen) < 0 || search(tl, &p, UINT64_MAX, false, &lh, err, errlen) < 0)
+    if (start_from(tl, f, err, errlen) < 0 ||
+        search(tl, &p, UINT64_MAX, false, &lh, err, errlen) < 0)
       return -1;
   }
   struct tl_pos last = lh.pos;
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
-  if (getenv("DEJA_TL_DEBUG"))
-    deja_msg("tl: %.3f s: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+  if (tl_debug())
+    deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
              " steps %" PRIu64 "; last hit: found %d%s event %" PRIu64
              " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " pc %" PRIx64,
-             seconds_now(), p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
+             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
              lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
              last.addr, last.n, last.pc);
   /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint. */
@@ -689,11 +959,34 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       found = stepped_hit = true;
     }
   }
+  while (!found && from_fork) {
+    struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
+    f = best_fork(tl, &end, window_start);
+    from_fork = f != NULL;
+    window_start = f ? f->pos.event : 0;
+    lh = (struct tl_last){0};
+    if (start_from(tl, f, err, errlen) < 0 ||
+        search(tl, &end, UINT64_MAX, count, &lh, err, errlen) < 0)
+      return -1;
+    if (count && d->count_failed) {
+      count = false;
+      lh = (struct tl_last){0};
+      if (start_from(tl, f, err, errlen) < 0 ||
+          search(tl, &end, UINT64_MAX, false, &lh, err, errlen) < 0)
+        return -1;
+    }
+    last = lh.pos;
+    last_stop = lh.stop;
+    found = lh.found;
+  }
   if (lh.ambiguous && !stepped_hit) {
     /* The order of the counted hits in that stretch: it runs again, trapping them. */
     struct tl_last in = {0};
-    if (restart(tl, err, errlen) < 0 || run_to_boundary(tl, lh.amb_event - 1, err, errlen) < 0 ||
-        search(tl, &p, lh.amb_event, false, &in, err, errlen) < 0)
+    struct tl_pos from = {.event = lh.amb_event - 1, .kind = TL_BOUNDARY};
+    if (go_to(tl, &from, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    if (search(tl, &p, lh.amb_event, false, &in, err, errlen) < 0)
       return -1;
     if (!in.found)
       return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
@@ -764,8 +1057,25 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hi
 int timeline_checkpoint(struct timeline *tl) {
   if (tl->ncps == TL_MAX_CHECKPOINTS)
     return -1;
-  tl->cps[tl->ncps] = (struct tl_checkpoint){++tl->last_id, tl->cur};
+  struct tl_checkpoint *c = &tl->cps[tl->ncps];
+  *c = (struct tl_checkpoint){.id = ++tl->last_id, .pos = tl->cur};
+  if (tl->cur_exact)
+    c->fork = fork_why(tl, &tl->cur, c->why, sizeof c->why);
+  else
+    snprintf(c->why, sizeof c->why, "the replay stopped between two known places");
+  if (c->fork)
+    c->fork->users++;
   return tl->cps[tl->ncps++].id;
+}
+
+void timeline_describe_checkpoint(const struct tl_checkpoint *c, char *buf, size_t len) {
+  if (c->fork) {
+    pid_t pids[64];
+    int n = replay_checkpoint_pids(c->fork->cp, pids, 64);
+    snprintf(buf, len, "a fork of %d process%s", n, n == 1 ? "" : "es");
+  } else {
+    snprintf(buf, len, "replayed to (%s)", c->why);
+  }
 }
 
 static struct tl_checkpoint *checkpoint_of(struct timeline *tl, int id) {
@@ -787,6 +1097,8 @@ bool timeline_delete_checkpoint(struct timeline *tl, int id) {
   struct tl_checkpoint *c = checkpoint_of(tl, id);
   if (!c)
     return false;
+  if (c->fork && !--c->fork->users)
+    drop_fork(tl, c->fork);
   *c = tl->cps[--tl->ncps];
   return true;
 }

@@ -1,6 +1,6 @@
 /* The reverse-execution timeline, between the gdb adapter and the replay session: it names
- * positions of the replay exactly, goes to any of them (today by restarting the replay
- * from the beginning and running forwards), and finds the last breakpoint or watchpoint
+ * positions of the replay exactly, goes to any of them (from the latest checkpoint at or
+ * before it, a fork of the replay, else from the beginning, running forwards), and finds the last breakpoint or watchpoint
  * hit before the current position (reverse-continue) or the instruction before it
  * (reverse-stepi). Positions do not depend on which breakpoints are set: see
  * struct tl_pos. */
@@ -53,11 +53,26 @@ struct tl_count {
 
 #define TL_MAX_COUNTS 64
 #define TL_MAX_CHECKPOINTS 64
+#define TL_MAX_FORKS 20 /* checkpoints the timeline keeps of its own */
 
-/* A position the user saved (gdb's `checkpoint`). */
+/* A real checkpoint (replay_checkpoint.h) at `pos`, with the hits counted there. */
+struct tl_fork {
+  struct tl_pos pos;
+  struct replay_checkpoint *cp;
+  uint64_t counted_event;
+  struct tl_count counts[TL_MAX_COUNTS];
+  int ncounts;
+  int users;     /* the user's checkpoints at it: never evicted while any */
+  uint64_t made; /* when it was taken (a serial number) */
+};
+
+/* A position the user saved (gdb's `checkpoint`), and the fork there (NULL: none could be
+ * taken; going to it replays from an earlier one). */
 struct tl_checkpoint {
   int id;
   struct tl_pos pos;
+  struct tl_fork *fork;
+  char why[160]; /* why there is no fork */
 };
 
 struct timeline {
@@ -66,8 +81,14 @@ struct timeline {
   struct replay_options quiet; /* o without the program's output (replays to a position) */
   struct replay_debug *d;
   struct tl_pos cur; /* where the replay is (the last stop gdb saw) */
+  bool cur_exact;    /* the replay is exactly at cur (an interrupt: somewhere after it) */
   struct tl_checkpoint cps[TL_MAX_CHECKPOINTS];
   int ncps, last_id;
+  struct tl_fork *forks[TL_MAX_FORKS + TL_MAX_CHECKPOINTS + 1];
+  int nforks;
+  uint64_t forks_made;
+  bool no_forks;           /* DEJA_CHECKPOINTS=0: every move replays from the beginning */
+  int64_t run_ns, tick_ns; /* replay time since the last fork, and when it was last added up */
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
@@ -99,7 +120,18 @@ int timeline_restart(struct timeline *tl, char *err, size_t errlen);
 int timeline_checkpoint(struct timeline *tl);
 /* Goes to checkpoint ID. 0 or -1. */
 int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t errlen);
+/* What checkpoint C is: "a fork of N processes", or why going to it replays. */
+void timeline_describe_checkpoint(const struct tl_checkpoint *c, char *buf, size_t len);
 /* Forgets checkpoint ID; false when there is none. */
 bool timeline_delete_checkpoint(struct timeline *tl, int id);
+/* Forward replay for gdb: it starts (time spent waiting for gdb is not replay time), and
+ * it passed an event boundary (RES: REPLAY_EVENT_DONE), where a checkpoint is taken
+ * every so much replay time. */
+void timeline_resumed(struct timeline *tl);
+void timeline_passed(struct timeline *tl, const struct replay_result *res);
+/* The process ids of the checkpoints' forks (for memory accounting); their number. */
+int timeline_fork_pids(const struct timeline *tl, pid_t *pids, int max);
+/* Kills every checkpoint's forks (the session ends). */
+void timeline_free(struct timeline *tl);
 
 #endif

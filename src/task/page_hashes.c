@@ -40,6 +40,14 @@ void page_hashes_free(struct page_hashes *h) {
   free(h);
 }
 
+struct page_hashes *page_hashes_copy(const struct page_hashes *h) {
+  struct page_hashes *c = xcalloc(1, sizeof *c);
+  *c = *h;
+  c->slots = xmalloc(h->cap * sizeof *h->slots);
+  memcpy(c->slots, h->slots, h->cap * sizeof *h->slots);
+  return c;
+}
+
 void page_hashes_clear(struct page_hashes *h) {
   memset(h->slots, 0, h->cap * sizeof *h->slots);
   h->used = 0;

@@ -14,6 +14,8 @@ struct page_hashes;
 
 struct page_hashes *page_hashes_new(void);
 void page_hashes_free(struct page_hashes *h);
+/* A copy of H (a checkpoint of the replay keeps one). */
+struct page_hashes *page_hashes_copy(const struct page_hashes *h);
 /* Forgets the pages in [ADDR, ADDR+LEN): the kernel or an executed call changed them in a
  * way replay reproduces by itself, so their next content must be saved whatever its hash. */
 void page_hashes_forget(struct page_hashes *h, uint64_t addr, uint64_t len);

@@ -112,6 +112,13 @@ static void put_syscall_tail(const struct event *ev, struct tbuf *b) {
     tbuf_put_u64(b, ev->file_off);
     tbuf_put_blob(b, ev->fdata, ev->fdata_len);
   }
+  if (ev->flags & EVF_REMOTE) {
+    tbuf_put_u32(b, (uint32_t)ev->remote_tid);
+    tbuf_put_u32(b, ev->remote_from);
+    tbuf_put_u8(b, ev->remote_regs);
+    if (ev->remote_regs)
+      tbuf_put_bytes(b, &ev->regs_after, sizeof ev->regs_after);
+  }
 }
 
 void event_encode_syscall_tail(const struct event *ev, struct tbuf *b) {
@@ -220,6 +227,18 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
       ev->file_off = tcur_u64(&c);
       ev->fdata = tcur_blob(&c, &ev->fdata_len);
       if (!ev->file[0])
+        c.ok = false;
+    }
+    ev->remote_tid = 0;
+    ev->remote_from = ev->nmem;
+    ev->remote_regs = false;
+    if (ev->flags & EVF_REMOTE) {
+      ev->remote_tid = (int32_t)tcur_u32(&c);
+      ev->remote_from = tcur_u32(&c);
+      ev->remote_regs = tcur_u8(&c) != 0;
+      if (ev->remote_regs)
+        tcur_bytes(&c, &ev->regs_after, sizeof ev->regs_after);
+      if (ev->remote_from > ev->nmem)
         c.ok = false;
     }
     break;

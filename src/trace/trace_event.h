@@ -47,6 +47,10 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
  * in the flags' bits 8-31 (the result stays the task's id in the trace). */
 #define EVF_NS_PID 128u
 #define EVF_NS_PID_SHIFT 8
+/* An emulated ptrace call changed its tracee (task remote_tid): the regions from index
+ * remote_from on are that task's memory, and with remote_regs its registers became
+ * regs_after. */
+#define EVF_REMOTE (1u << 24)
 /* EV_SBUF flags */
 #define EVF_SBUF_INIT 1u    /* the announcing call (regs): the buffer is at sbuf */
 #define EVF_SBUF_REFUSED 2u /* ...refused: the library stays off */
@@ -78,6 +82,9 @@ struct event {
   uint64_t file_size, file_off; /* EVF_FILE_CHANGE, EVF_FILE_REMAP */
   const uint8_t *fdata;         /* EVF_FILE_CHANGE: bytes written to the file */
   uint32_t fdata_len;
+  int32_t remote_tid; /* EVF_REMOTE */
+  uint32_t remote_from;
+  bool remote_regs;
   /* EV_INSN */
   struct user_regs_struct regs_after;
   uint32_t insn_len;

@@ -1,4 +1,4 @@
-catch syscall write
+catch syscall exit_group
 continue
 watch -l value
 reverse-continue

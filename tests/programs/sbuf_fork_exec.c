@@ -1,6 +1,6 @@
 /* fork, vfork, threads and exec from tasks that use the system call buffer: each child
-   keeps using its (copied or shared) buffer, and a new image starts its own. (A fork
-   from a thread is left out: deja ps then names the thread as the child's parent.) */
+   keeps using its (copied or shared) buffer, and a new image starts its own; a thread
+   using its buffer forks a child that makes buffered calls and execs. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +23,25 @@ static void *thread_main(void *arg) {
   (void)arg;
   CHECK(busy(300) == 300);
   return NULL;
+}
+
+static char *self_argv0;
+
+/* A thread that forks: the child runs on the thread's copied buffer, then execs. */
+static void *forking_thread(void *arg) {
+  (void)arg;
+  CHECK(busy(100) == 100);
+  pid_t c = fork();
+  if (c == 0) {
+    if (busy(100) != 100)
+      _exit(1);
+    execl("/proc/self/exe", self_argv0, "from-thread", (char *)NULL);
+    _exit(127);
+  }
+  int status;
+  CHECK(waitpid(c, &status, 0) == c);
+  CHECK(busy(100) == 100);
+  return (void *)(long)WEXITSTATUS(status);
 }
 
 int main(int argc, char **argv) {
@@ -61,5 +80,9 @@ int main(int argc, char **argv) {
   }
   CHECK(waitpid(c, &status, 0) == c);
   printf("thread then exec in a child: status %d\n", WEXITSTATUS(status));
+  self_argv0 = argv[0];
+  void *ret;
+  CHECK(pthread_create(&t, NULL, forking_thread, NULL) == 0 && pthread_join(t, &ret) == 0);
+  printf("fork+exec from a thread: status %ld\n", (long)ret);
   return 0;
 }

@@ -27,3 +27,10 @@ deja_rr_program_test(br_namespaces DIFFER)
 deja_rr_program_test(br_state_revert DIFFER)
 # io_uring is refused with ENOSYS; programs fall back to plain calls.
 deja_rr_program_test(br_io_uring_fallback DIFFER)
+# ptrace of a child by the recorded program, emulated between recorded tasks.
+deja_rr_program_test(br_ptrace_child DIFFER REPEAT 2)
+deja_rr_test(br_ptrace_traceme COMMAND $<TARGET_FILE:br_ptrace_child> traceme DIFFER REPEAT 2)
+deja_rr_test(br_strace COMMAND strace -f true REPEAT 2)
+# A perf event ring buffer is refused (EPERM); the program reads the counter instead.
+deja_rr_program_test(br_perf_ring DIFFER)
+deja_rr_test(br_strace_fork COMMAND strace -f -o /dev/null sh -c "ls / >/dev/null; (echo sub) | cat; echo $$ | cat" DIFFER REPEAT 2)

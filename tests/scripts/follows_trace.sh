@@ -3,7 +3,8 @@
 # trace or re-running the program: two altered copies of TRACE (valid, checksums right)
 # must replay to a divergence (status 3) naming the altered event or a later one.
 #   output  the last byte of the first recorded output changed: a replay that prints the
-#           trace's output instead of the program's would print it and succeed
+#           trace's output instead of the program's would print it and succeed (for
+#           buffered writes the divergence is found at their task's next event)
 #   result  a system call result changed (the first openat's descriptor, else the first
 #           output write's byte count, else the first brk's address): a replay that does
 #           not apply the recorded results would not notice
@@ -45,10 +46,11 @@ altered() {
 }
 
 # The last byte of the first output (for writev, in its last buffer).
+# Buffered writes (an sbuf event) are checked after their task's next event: a later one.
 set -- $(awk '/ output to std(out|err) \(/ { n = $0; sub(/.* output to std(out|err) \(/, "", n)
-                print $1, n - 1; exit }' "$work/dump")
-if [ $# -eq 2 ]; then
-  altered output "$1" 1 output "$2"
+                print $1, n - 1, ($3 == "sbuf") ? 0 : 1; exit }' "$work/dump")
+if [ $# -eq 3 ]; then
+  altered output "$1" "$3" output "$2"
 else
   echo "ok: no recorded output to alter"
 fi

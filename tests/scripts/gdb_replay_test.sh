@@ -8,6 +8,9 @@
 # each; blank lines and lines starting with '#' are ignored, a line starting with
 # 'avx: ' is checked only on CPUs with AVX, and a line starting with '!' is a pattern no
 # line of the output may match.
+# gdb commands may append the process groups of the replay to $DEJA_TEST_PGIDS (`shell ps -o
+# pgid= --ppid $(ps -o ppid= -p $PPID) >>$DEJA_TEST_PGIDS`): once deja replay has exited no
+# live process may be left in them (checkpoint forks are killed when the session ends).
 # COMMANDS holds one gdb command per line (blank lines and '#' lines ignored); each is
 # given to gdb as its own -ex, so that a command that fails does not stop the rest.
 # Usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands COMMANDS
@@ -63,6 +66,8 @@ DEJA_TRACE_DIR=$WORK/traces
 export DEJA_TRACE_DIR
 mkdir -p "$DEJA_TRACE_DIR"
 TRACE=$WORK/trace
+DEJA_TEST_PGIDS=$WORK/pgids
+export DEJA_TEST_PGIDS
 # gdb gives up on a packet after 2 s by default, which a loaded test machine can exceed.
 REMOTE_TIMEOUT=60
 passed=0
@@ -155,6 +160,21 @@ run_with_commands() {
     "$@"
 }
 
+# check_no_strays: no live process is left in the process groups gdb's commands noted.
+check_no_strays() {
+    [ -s "$DEJA_TEST_PGIDS" ] || return 0
+    left=
+    for group in $(sort -u "$DEJA_TEST_PGIDS"); do
+        left="$left$(ps -eo pgid=,pid=,stat=,comm= | awk -v g="$group" '$1 == g && $3 !~ /^Z/')"
+    done
+    if [ -z "$left" ]; then
+        pass "no process of the replay is left after deja replay exited"
+    else
+        fail "processes of the replay are left after deja replay exited: $left"
+    fi
+    rm -f "$DEJA_TEST_PGIDS"
+}
+
 # replay_under_gdb OUTPUT [deja replay options]: gdb runs COMMANDS against the replay.
 replay_under_gdb() {
     output=$1
@@ -162,6 +182,7 @@ replay_under_gdb() {
     run_with_commands timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx \
         -iex "set remotetimeout $REMOTE_TIMEOUT" >"$output" 2>&1
     status=$?
+    check_no_strays
     if [ "$status" -eq 124 ]; then
         fail "deja replay $* under gdb did not finish within 120 s"
     elif [ "$status" -ne 0 ]; then
@@ -208,7 +229,8 @@ twice)
     ;;
 goto)
     "$DEJA" dump "$TRACE" >"$WORK/dump" 2>&1
-    event=$(awk '/ syscall write\(/ { print $1; exit }' "$WORK/dump")
+    # a traced write, or buffered ones (an sbuf event)
+    event=$(awk '/ syscall write\(/ || / sbuf .* write=/ { print $1; exit }' "$WORK/dump")
     if [ -z "$event" ]; then
         fail "deja dump shows no write() event"
         show_output "deja dump" "$WORK/dump"

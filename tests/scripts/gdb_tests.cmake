@@ -39,8 +39,8 @@ function(deja_gdb_test name program)
 endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
-        calls process_info crash crash_thread abort sigusr1 syscalls forks reverse reverse_spin
-        reverse_fork reverse_count)
+        calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
+        reverse_spin reverse_fork reverse_count)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -93,6 +93,11 @@ deja_gdb_test(reverse reverse)
 deja_gdb_test(reverse_run reverse)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
+# checkpoints are forks: restart N, reverse moves from them, a process tree (the session
+# starts after the fork), a multi-threaded process (replayed to instead)
+deja_gdb_test(checkpoints_forks reverse)
+deja_gdb_test(checkpoints_fork_tree fork_tree MODE goto)
+deja_gdb_test(checkpoints_threads threads)
 # the write in another thread (recorded again for each run: the schedule varies)
 deja_gdb_test(reverse_threads threads)
 deja_gdb_test(reverse_threads_again threads SCRIPT reverse_threads)

@@ -33,6 +33,7 @@
 #include "trace/trace_event.h"
 #include "cli/trace_dir.h"
 #include "trace/trace_stream.h"
+#include "replay/replay_syscallbuf.h"
 
 static const char *prog = "trace_edit";
 
@@ -120,6 +121,32 @@ static int preserve_copy(const char *trace, const char *path, char *name, size_t
   return 0;
 }
 
+/* Finds the byte LEFT bytes into buffered writes' output: its offset in the records. */
+struct find_byte {
+  uint64_t left;
+  uint32_t at;
+};
+
+static void find_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
+  (void)stream;
+  struct find_byte *fb = ctx;
+  if (fb->at == UINT32_MAX && fb->left < n)
+    fb->at = off + (uint32_t)fb->left;
+  else if (fb->at == UINT32_MAX)
+    fb->left -= n;
+}
+
+struct print_ctx {
+  const uint8_t *data;
+};
+
+static void print_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
+  struct print_ctx *c = ctx;
+  FILE *f = stream == OUT_TO_STDERR ? stderr : stdout;
+  fwrite(c->data + off, 1, n, f);
+  fflush(f);
+}
+
 /* Applies the edit to EV; 0, or -1 after a message. */
 static int apply(struct edit *e, struct event *ev) {
   if (strcmp(e->what, "file") == 0) {
@@ -140,6 +167,22 @@ static int apply(struct edit *e, struct event *ev) {
       return -1;
     }
     ev->result = (int64_t)e->value;
+    return 0;
+  }
+  if (strcmp(e->what, "output") == 0 && ev->kind == EV_SBUF) {
+    /* the OFFSET-th byte of the buffered writes' output, in order */
+    struct find_byte fb = {e->value, UINT32_MAX};
+    uint64_t total = syscallbuf_output(ev->sbuf_data, syscallbuf_records_len(ev), 0, find_one, &fb);
+    if (fb.at == UINT32_MAX) {
+      fprintf(stderr,
+              "%s: event %" PRIu64 " has %" PRIu64 " bytes of output, no byte %" PRIu64 "\n", prog,
+              e->evno, total, e->value);
+      return -1;
+    }
+    e->out = malloc(ev->sbuf_len);
+    memcpy(e->out, ev->sbuf_data, ev->sbuf_len);
+    e->out[fb.at] = e->out[fb.at] == 'X' ? 'Y' : 'X';
+    ev->sbuf_data = e->out;
     return 0;
   }
   if (strcmp(e->what, "output") == 0) {
@@ -184,6 +227,10 @@ static int print_output(struct trace_reader *rd, const char *path, bool quiet) {
       fprintf(stderr, "%s: %s: event %" PRIu64 " is corrupt: %s\n", prog, path, evno, err);
       rc = 1;
       break;
+    }
+    if (ev.kind == EV_SBUF && !quiet) {
+      struct print_ctx c = {ev.sbuf_data};
+      syscallbuf_output(ev.sbuf_data, syscallbuf_records_len(&ev), 0, print_one, &c);
     }
     if (ev.out_to && !quiet) {
       FILE *f = ev.out_to == OUT_TO_STDERR ? stderr : stdout;

@@ -1,0 +1,36 @@
+/* Checkpoints of a replay: a fork of every replayed process, kept stopped under ptrace,
+ * with a copy of the session's bookkeeping (trace position, task table, pending buffered
+ * calls, the page hashes state points are checked with). Going back to one forks the stopped copies again (so it can be used again) and
+ * puts the copies in place of the replayed processes, without replaying anything.
+ *
+ * A checkpoint can be taken where the replay stands still for the timeline or a
+ * debugger: at an event boundary or at a debugger stop inside a stretch of user code.
+ * It is refused (the caller replays from the start instead) for what a fork cannot copy:
+ * a process with more than one thread, memory shared with another process (MAP_SHARED
+ * writable mappings, System V shared memory, a vfork child), a task inside an exec or
+ * clone, an exiting task, or a signal replay has sent and not yet delivered. */
+#ifndef DEJA_REPLAY_REPLAY_CHECKPOINT_H
+#define DEJA_REPLAY_REPLAY_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/replay_session.h"
+
+struct replay_checkpoint;
+
+/* Forks every process of S's replay into a stopped copy. NULL when a checkpoint cannot be
+ * taken here (WHY says what stands in the way); S is unchanged either way. */
+struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char *why,
+                                                 size_t whylen);
+/* Replaces S's replayed processes by new forks of C's copies and S's bookkeeping by C's
+ * (the trace cursor goes back to C's event). 0, or -1 (ERR says why; S then holds no
+ * tasks and must be closed and opened again). */
+int replay_checkpoint_restore(struct replay_session *s, const struct replay_checkpoint *c,
+                              char *err, size_t errlen);
+/* Kills C's copies and waits for them. */
+void replay_checkpoint_free(struct replay_checkpoint *c);
+/* The process ids of C's copies, for memory accounting; their number. */
+int replay_checkpoint_pids(const struct replay_checkpoint *c, pid_t *pids, int max);
+
+#endif

@@ -1,0 +1,26 @@
+# a checkpoint while a process has several threads is a position replayed to; one after
+# they ended is a fork
+shell ps -o pgid= --ppid $(ps -o ppid= -p $PPID) >>$DEJA_TEST_PGIDS
+break worker
+continue
+set $idx = index
+checkpoint
+info checkpoints
+delete
+break 25
+continue
+print sums[0]
+checkpoint
+info checkpoints
+restart 1
+print index == $idx
+print sums[0]
+restart 2
+print sums[0]
+print sums[1]
+reverse-stepi
+print sums[1]
+delete checkpoint 1
+info checkpoints
+delete
+continue
