@@ -5,13 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void (*tee_fn)(void *arg, const char *line);
+static void *tee_arg;
+
+void deja_msg_tee(void (*fn)(void *arg, const char *line), void *arg) {
+  tee_fn = fn;
+  tee_arg = arg;
+}
+
 void deja_msg(const char *fmt, ...) {
   char line[4096];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  int n = snprintf(line, sizeof line, "deja: ");
+  vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "deja: %s\n", line);
+  if (tee_fn)
+    tee_fn(tee_arg, line);
+  else
+    fprintf(stderr, "%s\n", line);
 }
 
 int seterr(char *err, size_t errlen, const char *fmt, ...) {

@@ -5,6 +5,9 @@
 #include <stddef.h>
 
 void deja_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While FN is set, every message line ("deja: ...", no newline) goes to it instead of
+ * stderr (to gdb's console while gdb runs the replay). NULL: stderr again. */
+void deja_msg_tee(void (*fn)(void *arg, const char *line), void *arg);
 /* Writes into ERR (size ERRLEN) like snprintf; returns -1 so callers can `return seterr(...)`. */
 int seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* malloc/realloc/strdup that abort with a message when memory runs out. */

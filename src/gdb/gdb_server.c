@@ -29,7 +29,10 @@ struct server {
   char in[GDB_PACKET_MAX + 1];
   struct gdb_strbuf out;
   pid_t g_thread, c_thread; /* from Hg / Hc: 0 any, -1 all, else a tid */
-  struct gdb_stop stop;     /* the last stop reported */
+  /* the last Hg's thread even when refused (a forked child gdb lets go of, whose
+   * breakpoints it removes): whose breakpoints Z/z packets mean */
+  pid_t g_asked;
+  struct gdb_stop stop; /* the last stop reported */
   bool have_stop;
   bool swbreak_ok, hwbreak_ok; /* gdb understands these stop reasons */
   bool multiprocess;           /* thread ids as pPID.TID */
@@ -422,7 +425,8 @@ static void cmd_breakpoint(struct server *s, const char *pkt) {
   if (!gdb_parse_hex(&p, &type) || type > 4 || *p++ != ',' ||
       !parse_addr_len(p, &addr, &kind, &p) || (*p && *p != ';'))
     return reply_error(s);
-  if (!s->t->set_break || s->t->set_break(s->t->ctx, (int)type, addr, (int)kind, insert) != 0) {
+  if (!s->t->set_break || s->t->set_break(s->t->ctx, s->g_asked > 0 ? s->g_asked : general_tid(s),
+                                          (int)type, addr, (int)kind, insert) != 0) {
     if (type <= 1)
       return; /* "" : not supported, gdb falls back or reports it */
     return reply_error(s);
@@ -436,6 +440,8 @@ static void cmd_set_thread(struct server *s, const char *args) {
   const char *p = args + 1;
   if ((which != 'g' && which != 'c') || !parse_thread_id(&p, &tid) || *p)
     return reply_error(s);
+  if (which == 'g')
+    s->g_asked = tid;
   if (tid > 0 && !thread_alive(s, tid))
     return reply_error(s);
   if (which == 'g')
@@ -472,6 +478,8 @@ static bool interrupted_by_gdb(void *arg) {
   return gdb_conn_poll_interrupt(&s->conn);
 }
 
+static int send_console(struct server *s, const char *text);
+
 static void resume(struct server *s, enum gdb_resume_action action, pid_t tid, bool reverse) {
   if (!s->t->resume)
     return reply_error(s);
@@ -483,9 +491,11 @@ static void resume(struct server *s, enum gdb_resume_action action, pid_t tid, b
   s->conn.interrupt_pending = false;
   if (s->t->resume(s->t->ctx, action, tid, reverse, &st, interrupted_by_gdb, s) != 0)
     return reply_error(s);
+  if (st.note[0])
+    send_console(s, st.note); /* what could not be done shows before the stop */
   s->stop = st;
   s->have_stop = true;
-  s->g_thread = 0; /* gdb takes the stop's thread as the general thread now (no Hg) */
+  s->g_thread = s->g_asked = 0; /* gdb takes the stop's thread as the general thread now */
   format_stop(s, &s->stop, &s->out);
 }
 
@@ -649,6 +659,23 @@ static void cmd_xfer(struct server *s, const char *args, size_t pkt_len) {
   gdb_strbuf_free(&doc);
 }
 
+/* Text for gdb's console, as O packets (before the reply they go with). 0 or -1. */
+static int send_console(struct server *s, const char *text) {
+  size_t len = strlen(text);
+  struct gdb_strbuf o;
+  gdb_strbuf_init(&o);
+  int rc = 0;
+  for (size_t off = 0; off < len && rc == 0; off += 512) {
+    size_t chunk = len - off < 512 ? len - off : 512;
+    gdb_strbuf_clear(&o);
+    gdb_strbuf_adds(&o, "O");
+    gdb_strbuf_add_hex(&o, text + off, chunk);
+    rc = gdb_send_packet(&s->conn, o.data, o.len);
+  }
+  gdb_strbuf_free(&o);
+  return rc;
+}
+
 /* `monitor CMD`: console output as O packets, then OK or E01. */
 static int cmd_monitor(struct server *s, const char *hex) {
   char cmd[1024];
@@ -668,22 +695,10 @@ static int cmd_monitor(struct server *s, const char *hex) {
   text[MONITOR_OUT_MAX - 1] = '\0';
   if (rc != 0 && text[0] == '\0')
     snprintf(text, MONITOR_OUT_MAX, "deja: unknown monitor command \"%s\"\n", cmd);
-  size_t len = strlen(text);
-  struct gdb_strbuf o;
-  gdb_strbuf_init(&o);
-  for (size_t off = 0; off < len; off += 512) {
-    size_t chunk = len - off < 512 ? len - off : 512;
-    gdb_strbuf_clear(&o);
-    gdb_strbuf_adds(&o, "O");
-    gdb_strbuf_add_hex(&o, text + off, chunk);
-    if (gdb_send_packet(&s->conn, o.data, o.len) != 0) {
-      gdb_strbuf_free(&o);
-      free(text);
-      return -1;
-    }
-  }
-  gdb_strbuf_free(&o);
+  int rc_send = send_console(s, text);
   free(text);
+  if (rc_send != 0)
+    return -1;
   gdb_strbuf_adds(&s->out, rc == 0 ? "OK" : "E01");
   return 0;
 }
@@ -707,7 +722,7 @@ static void cmd_run(struct server *s, const char *p) {
     return reply_error(s);
   s->stop = st;
   s->have_stop = true;
-  s->g_thread = 0; /* gdb takes the stop's thread as the general thread now */
+  s->g_thread = s->g_asked = 0; /* gdb takes the stop's thread as the general thread now */
   format_stop(s, &s->stop, &s->out);
 }
 

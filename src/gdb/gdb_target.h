@@ -42,6 +42,9 @@ struct gdb_stop {
   char exec_path[256];
   int syscall_no;             /* GDB_STOP_SYSCALL_* */
   pid_t child_pid, child_tid; /* GDB_STOP_FORK, GDB_STOP_VFORK */
+  /* Text for gdb's console, shown before the stop (what could not be done on the way,
+   * deja's messages while the target ran); "" for none. */
+  char note[2048];
 };
 
 #define GDB_NSIG 65       /* Linux signal numbers 1..64 */
@@ -76,9 +79,9 @@ struct gdb_target {
   /* Returns bytes read (may be short at unmapped memory), or -1. */
   long (*read_mem)(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t len);
   /* Z/z packets: type 0 software breakpoint, 1 hardware breakpoint, 2/3/4 watchpoints
-   * (write/read/access). Returns 0, or -1 when unsupported (server answers "" for 0/1
+   * (write/read/access), with TID the thread gdb selected (Hg). Returns 0, or -1 when unsupported (server answers "" for 0/1
    * types it cannot do, E01 otherwise). */
-  int (*set_break)(void *ctx, int type, uint64_t addr, int len, bool insert);
+  int (*set_break)(void *ctx, pid_t tid, int type, uint64_t addr, int len, bool insert);
   /* Resumes TID (or all threads with tid -1) and blocks until the next stop. REVERSE runs
    * backwards. Returns 0 with *stop filled, or -1 on failure. */
   int (*resume)(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,

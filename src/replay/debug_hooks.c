@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arch/x86_writes.h"
+#include "replay/stretch_observe.h"
 #include "task/proc_maps.h"
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -38,28 +39,26 @@ static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t
          target_bp_of(d, x, addr) || probe_of(d, x, addr);
 }
 
-static bool overlaps(const struct event *ev, uint64_t addr, int len) {
-  for (uint32_t i = 0; i < ev->nmem; i++)
-    if (addr < ev->mem[i].addr + ev->mem[i].len && ev->mem[i].addr < addr + (uint64_t)len)
-      return true;
-  return false;
-}
-
-/* Only write watchpoints (and no breakpoint or step): the stretch is observed when the
- * pages it changed (the state point's) hold a watched address; elsewhere nothing it
- * writes can trigger one. */
+/* Whether X's preempted stretch ending at state point EV must run for real: a step or
+ * the timeline's breakpoint target in it; a breakpoint it may reach (any but gdb's
+ * shared-library event breakpoint when the stretch cannot call the dynamic linker's
+ * hook, stretch_observe.h); a read or access watchpoint; a write watchpoint whose bytes
+ * the stretch changes (gdb reports a `watch` only when the value changed). Elsewhere
+ * its end state is restored. */
 static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   struct replay_debug *d = ctx;
-  if (x->rec_pid != d->pid)
+  if (x->rec_pid != d->pid || d->blind)
     return false;
-  bool bp_target = d->target.on && !d->target.watch;
-  if (d->nbps || d->stepping || bp_target)
+  if (d->stepping || (d->target.on && !d->target.watch && d->target.tid == x->rec_tid))
     return true;
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
+      return true;
   for (int i = 0; i < d->nwps; i++)
-    if (d->wps[i].type != 2 || overlaps(ev, d->wps[i].addr, d->wps[i].len))
+    if (d->wps[i].type != 2 || stretch_changes(x, ev, d->wps[i].addr, (uint64_t)d->wps[i].len))
       return true;
   if (d->target.on && d->target.watch)
-    return d->target.type != 2 || overlaps(ev, d->target.addr, d->target.len);
+    return d->target.type != 2 || stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len);
   return false;
 }
 
@@ -92,7 +91,11 @@ static int watch_slots(const struct replay_debug *d) {
 static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   unsigned long dr7 = 0;
   int n = watch_slots(d);
-  if (d->target.on && d->target.tid == x->rec_tid)
+  /* Before-targets arm their execution breakpoints only once the trigger before theirs
+   * came: an execution breakpoint next to a hot loop slows it down two or three times
+   * (measured here), and the writing instruction often follows one. */
+  bool exec_now = !d->target.before || d->target.early || d->target.count + 1 >= d->target.n;
+  if (d->target.on && d->target.tid == x->rec_tid && exec_now)
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++) {
       /* an execution breakpoint: RW and LEN bits 0 */
       ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(n + j), (void *)d->target.exec[j]);
@@ -111,6 +114,62 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7);
 }
 
+static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const struct rptask *x);
+
+static void stop_bp_counters(struct replay_debug *d) {
+  for (int j = 0; j < d->nbp_counters; j++)
+    exec_counter_stop(&d->bp_counters[j]);
+  d->nbp_counters = 0;
+}
+
+/* Counts the user's breakpoints in the kernel for X's run (the timeline's target among
+ * them with its signal at the n-th arrival). False when they do not all fit in the debug
+ * registers (or the kernel cannot): count_failed, and they are trapped. */
+static bool start_bp_counters(struct replay_debug *d, struct rptask *x) {
+  d->nbp_counters = 0;
+  for (int i = 0; i < d->nbps; i++) {
+    if (d->bp_exec[i] < 0)
+      continue;
+    uint64_t period = target_bp_of(d, x, d->bps[i]) ? d->target.n - d->hits[i] : 0;
+    if (d->nbp_counters == DEBUG_MAX_WPS ||
+        exec_counter_start(&d->bp_counters[d->nbp_counters], x->t.tid, d->bps[i], period) < 0) {
+      stop_bp_counters(d);
+      d->count_failed = true;
+      return false;
+    }
+    d->bp_counter_of[d->nbp_counters++] = i;
+  }
+  return true;
+}
+
+/* After a counted run: adds the arrivals up; the signal of the target's counter at its
+ * n-th arrival is the target (HOOK_STOP), another one of theirs is swallowed. */
+static enum hook_verdict counted_bps_stop(struct replay_debug *d, struct rptask *x,
+                                          const struct stop *st, struct replay_stop *out) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
+  enum hook_verdict v = HOOK_NONE;
+  for (int j = 0; j < d->nbp_counters; j++) {
+    int i = d->bp_counter_of[j];
+    d->hits[i] += exec_counter_read(&d->bp_counters[j]);
+    if (!have_si || !exec_counter_is_signal(&d->bp_counters[j], st->sig, &si))
+      continue;
+    v = HOOK_AGAIN;
+    d->arrived_tid = x->rec_tid;
+    d->arrived_pc = d->bps[i];
+    if (target_bp_of(d, x, d->bps[i]) && d->hits[i] == d->target.n && task_get_regs(&x->t) == 0 &&
+        x->t.regs.rip == d->bps[i]) {
+      fill_stop(out, RSTOP_TARGET, x);
+      out->addr = d->bps[i];
+      d->target.counted_in_kernel = true;
+      v = HOOK_STOP;
+    }
+  }
+  stop_bp_counters(d);
+  return v;
+}
+
 static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   struct replay_debug *d = ctx;
   d->nins = 0;
@@ -118,28 +177,48 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   d->internal_bp = internal_bp;
   if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0)
     return PTRACE_SYSCALL; /* another process */
+  if (d->blind) {
+    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), 0);
+    return PTRACE_SYSCALL;
+  }
   uint64_t rip = x->t.regs.rip;
   uint8_t code[2] = {0, 0};
   task_read_mem(&x->t, rip, code, 2);
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
-  bool on_bp = is_bp(d, x, rip);
-  for (int i = 0; i < d->nbps; i++) {
+  /* A task on a breakpoint is stepped over it when its stop was that arrival (trapped or
+   * counted); otherwise (a watchpoint's trap or a system call left it there) it arrives
+   * now: the trap is inserted under it, so arrivals do not depend on other stops. */
+  bool fresh = !(d->arrived_tid == x->rec_tid && d->arrived_pc == rip) && !stepping_me &&
+               (is_user_bp(d, rip) || target_bp_of(d, x, rip));
+  bool on_bp = is_bp(d, x, rip) && !fresh;
+  for (int i = 0; i < d->nbps; i++)
     if (!d->bp_exec[i]) {
       struct proc_mapping m;
       if (proc_mapping_find(x->t.tid, d->bps[i], &m) == 0)
         d->bp_exec[i] = m.prot & PROT_EXEC ? 1 : -1;
     }
-    if (d->bps[i] != rip && d->bp_exec[i] >= 0)
+  set_watchpoints(d, x); /* before the counters: the debug registers go to watchpoints first */
+  /* Arrivals counted in the kernel rather than trapped one by one: not when the task
+   * starts on one of the addresses (that execution is stepped over uncounted, as with a
+   * trap). */
+  bool kernel_ok = !stepping_me && !on_bp;
+  bool bps_counted = kernel_ok && d->count_hits && start_bp_counters(d, x);
+  bool in_kernel =
+      kernel_ok && target_bp_of(d, x, d->target.addr) && !d->target.slow &&
+      !(bps_counted && is_user_bp(d, d->target.addr)) &&
+      exec_counter_start(&d->counter, x->t.tid, d->target.addr, d->target.n - d->target.count) == 0;
+  for (int i = 0; i < d->nbps; i++)
+    if ((d->bps[i] != rip || fresh) && d->bp_exec[i] >= 0 && !bps_counted &&
+        !(in_kernel && d->bps[i] == d->target.addr))
       insert(d, &x->t, d->bps[i]);
-  }
   if (d->internal_bp && d->internal_bp != rip)
     insert(d, &x->t, d->internal_bp);
-  if (target_bp_of(d, x, d->target.addr) && d->target.addr != rip)
+  if (target_bp_of(d, x, d->target.addr) && (d->target.addr != rip || fresh) && !in_kernel &&
+      !(bps_counted && is_user_bp(d, d->target.addr)))
     insert(d, &x->t, d->target.addr);
   if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
     insert(d, &x->t, d->target.probe);
-  set_watchpoints(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
     return PTRACE_SYSCALL;
@@ -183,17 +262,46 @@ static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const s
   s->rec_tid = x->rec_tid;
 }
 
+/* The stop of a run whose target arrivals the kernel counted: adds them up; the
+ * counter's signal at the target's n-th arrival is the target (else it is swallowed). */
+static enum hook_verdict counted_stop(struct replay_debug *d, struct rptask *x,
+                                      const struct stop *st, struct replay_stop *out) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  bool ours = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 &&
+              exec_counter_is_signal(&d->counter, st->sig, &si);
+  d->target.count += exec_counter_read(&d->counter);
+  exec_counter_stop(&d->counter);
+  if (!ours)
+    return HOOK_NONE;
+  d->arrived_tid = x->rec_tid;
+  d->arrived_pc = d->target.addr;
+  if (d->target.count == d->target.n && task_get_regs(&x->t) == 0 &&
+      x->t.regs.rip == d->target.addr) {
+    fill_stop(out, RSTOP_TARGET, x);
+    out->addr = d->target.addr;
+    d->target.counted_in_kernel = true;
+    return HOOK_STOP;
+  }
+  return HOOK_AGAIN;
+}
+
 static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *st,
                                 struct replay_stop *out) {
   struct replay_debug *d = ctx;
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
+    d->target.count += exec_counter_read(&d->counter);
+    exec_counter_stop(&d->counter);
+    struct replay_stop ignored;
+    counted_bps_stop(d, x, st, &ignored);
     d->interrupt_sent = false;
     remove_all(d, &x->t);
     fill_stop(out, RSTOP_INTERRUPT, x);
     return HOOK_STOP;
   }
-  if (x->rec_pid != d->pid)
+  if (x->rec_pid != d->pid || d->blind)
     return HOOK_NONE;
+  d->arrived_tid = 0; /* until this stop is found to be an arrival */
   bool inserted_at_pc = false;
   uint64_t pc = 0;
   if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
@@ -203,6 +311,16 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
         inserted_at_pc = true;
   }
   remove_all(d, &x->t);
+  if (d->counter.fd >= 0) {
+    enum hook_verdict v = counted_stop(d, x, st, out);
+    if (v != HOOK_NONE)
+      return v;
+  }
+  if (d->nbp_counters) {
+    enum hook_verdict v = counted_bps_stop(d, x, st, out);
+    if (v != HOOK_NONE)
+      return v;
+  }
   if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP) {
     d->stepover = false;
     return HOOK_NONE;
@@ -246,6 +364,8 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   if (si.si_code == SI_KERNEL && inserted_at_pc) {
     x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
     task_set_regs(&x->t, &x->t.regs);
+    d->arrived_tid = x->rec_tid;
+    d->arrived_pc = pc;
     if (probe_of(d, x, pc))
       d->target.probe_count++;
     if (target_bp_of(d, x, pc) && ++d->target.count == d->target.n) {
@@ -314,8 +434,8 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
 
 static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len) {
   struct replay_debug *d = ctx;
-  if (x->rec_pid != d->pid)
-    return; /* another process's memory */
+  if (x->rec_pid != d->pid || d->blind)
+    return; /* another process's memory, or nothing observed */
   for (int i = 0; i < d->nwps && !d->watch_pending; i++) {
     if (d->wps[i].type == 3 || addr >= d->wps[i].addr + (uint64_t)d->wps[i].len ||
         d->wps[i].addr >= addr + len)
@@ -330,7 +450,7 @@ static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len)
 static bool syscall_entry(void *ctx, struct rptask *x, struct replay_stop *out) {
   struct replay_debug *d = ctx;
   long nr = (long)x->t.regs.orig_rax;
-  if (x->rec_pid != d->pid || !d->catch_syscalls ||
+  if (x->rec_pid != d->pid || d->blind || !d->catch_syscalls ||
       !(d->catch_any_syscall || (nr >= 0 && nr < DEBUG_NSYSCALLS && d->catch_syscall[nr])))
     return false;
   fill_stop(out, RSTOP_SYSCALL, x);
@@ -341,6 +461,7 @@ static bool syscall_entry(void *ctx, struct rptask *x, struct replay_stop *out) 
 void debug_hooks_init(struct replay_debug *d, pid_t pid) {
   memset(d, 0, sizeof *d);
   d->pid = pid;
+  d->counter.fd = -1;
   d->hooks = (struct replay_hooks){
       .ctx = d,
       .arm = arm,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "replay/exec_counter.h"
 #include "replay/replay_engine.h"
 
 #define DEBUG_MAX_BPS 256
@@ -46,6 +47,11 @@ struct debug_target {
    * `exec` addresses reached after the (n-1)-th that writes the watched memory (their
    * arrivals are counted from the start); `missed` when the trigger came first. */
   bool before, missed;
+  bool early; /* before: their arrivals counted from the start (else from the (n-1)-th) */
+  /* A breakpoint target's arrivals are counted in the kernel (exec_counter.h) unless
+   * `slow`: then by a breakpoint trap each. `counted_in_kernel`: the last stop at the
+   * target came from the kernel's count. */
+  bool slow, counted_in_kernel;
 };
 
 struct replay_debug {
@@ -69,11 +75,25 @@ struct replay_debug {
   bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */
   void *interrupt_arg;
   struct debug_target target;
+  /* Observe nothing (no breakpoints, watchpoints or catches; preempted stretches are
+   * restored): for runs to an event boundary, where the state does not depend on it. */
+  bool blind;
+  /* The user's breakpoints counted in the kernel (hits[i], for the timeline to read
+   * and reset), not trapped, when they fit in the debug registers; count_failed when
+   * they did not once. */
+  bool count_hits, count_failed;
+  uint64_t hits[DEBUG_MAX_BPS];
   /* internal state of a resume */
   uint64_t internal_bp;
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
   bool stepover, interrupt_sent;
+  pid_t arrived_tid;   /* this task's last stop was its arrival at arrived_pc (a breakpoint */
+  uint64_t arrived_pc; /* trap, or the count's signal): resuming steps over it */
+  struct exec_counter counter; /* counting the target's arrivals while the task runs */
+  struct exec_counter bp_counters[DEBUG_MAX_WPS]; /* count_hits: the breakpoints' */
+  int bp_counter_of[DEBUG_MAX_WPS];               /* ...which breakpoint each counts */
+  int nbp_counters;
   struct replay_hooks hooks; /* what the engine calls, with ctx = this */
 };
 

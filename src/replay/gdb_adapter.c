@@ -81,8 +81,13 @@ static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t le
   return done ? (long)done : -1;
 }
 
-static int t_set_break(void *ctx, int type, uint64_t addr, int len, bool insert) {
+/* Breakpoints are the debugged process's: gdb also removes them from a forked child it
+ * lets go of (with the child selected), which must not remove them from the parent. */
+static int t_set_break(void *ctx, pid_t tid, int type, uint64_t addr, int len, bool insert) {
   struct gdb_adapter *a = ctx;
+  struct rptask *x = engine_task(&a->s->e, tid);
+  if (x && x->rec_pid != a->dbg.pid)
+    return 0;
   return debug_set_break(&a->dbg, type, addr, len, insert);
 }
 
@@ -305,50 +310,67 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
   return false;
 }
 
-/* reverse-continue and reverse-stepi, through the timeline. */
+/* A line for gdb's console, shown with the next stop. */
+static void add_note(void *arg, const char *line) {
+  struct gdb_adapter *a = arg;
+  size_t room = sizeof a->note - a->note_len;
+  int n = snprintf(a->note + a->note_len, room, "%s\n", line);
+  a->note_len = n < 0              ? a->note_len
+                : (size_t)n < room ? a->note_len + (size_t)n
+                                   : sizeof a->note - 1;
+}
+
+/* reverse-continue and reverse-stepi, through the timeline. When the position wanted
+ * cannot be reached, gdb is told why and the replay goes back where it was. */
 static void resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid,
                              struct gdb_stop *stop) {
   char err[512];
   struct replay_stop hit;
   pid_t who = tid > 0 ? tid : a->last.tid;
+  struct tl_pos from = a->tl.cur;
   int rc = action == GDB_CONTINUE ? timeline_reverse_continue(&a->tl, &hit, err, sizeof err)
-                                  : timeline_reverse_step(&a->tl, who, err, sizeof err);
+                                  : timeline_reverse_step(&a->tl, who, &hit, err, sizeof err);
   a->exited = false;
+  if (rc < 0) {
+    deja_msg("cannot %s: %s", action == GDB_CONTINUE ? "reverse-continue" : "reverse-stepi", err);
+    if (timeline_go_to(&a->tl, &from, err, sizeof err) == 0)
+      deja_msg("the replay is back where the command started");
+    else
+      deja_msg("cannot go back where the command started either (%s); the replay is at "
+               "event %" PRIu64,
+               err, a->tl.cur.event + 1);
+    who = a->last.tid;
+  }
   struct rptask *x = engine_task(&a->s->e, who);
   if (!x)
     x = engine_process(&a->s->e, a->dbg.pid);
   if (rc < 0) {
-    /* The replay is at the start of the history or where the search stopped: usable. */
-    deja_msg("reverse execution failed: %s", err);
-    stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
+    stop_at(stop, GDB_STOP_SIGNAL, x, 0);
   } else if (rc == 0) {
     stop_at(stop, GDB_STOP_HISTORY_END, x, SIGTRAP);
     stop->history_begin = true;
-  } else if (action == GDB_CONTINUE) {
+  } else if (action == GDB_CONTINUE || rc == 2) {
     gdb_stop_of(&hit, stop);
   } else {
     stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
   }
 }
 
-static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
-                    struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
-  struct gdb_adapter *a = ctx;
+static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid, bool reverse,
+                   struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
   struct replay_debug *d = &a->dbg;
   struct rptask *cur = engine_task(&a->s->e, a->last.tid);
   if (reverse) {
     resume_backwards(a, action, tid, stop);
-    a->last = *stop;
-    return 0;
+    return;
   }
   if (a->exited) {
     /* past the end there is nothing to run */
     stop_at(stop, GDB_STOP_HISTORY_END, cur, cur ? SIGTRAP : 0);
-    a->last = *stop;
-    return 0;
+    return;
   }
   if (gdb_calls_resume(a, action, stop, interrupted, arg))
-    return 0; /* a call of gdb's ran in the diversion */
+    return; /* a call of gdb's ran in the diversion */
   d->stepping = action == GDB_STEP;
   d->step_tid = tid > 0 ? tid : a->last.tid;
   d->interrupted = interrupted;
@@ -371,6 +393,18 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   }
   d->stepping = false;
   d->interrupted = NULL;
+}
+
+/* deja's messages while the replay runs go to gdb's console, with the stop. */
+static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
+                    struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
+  struct gdb_adapter *a = ctx;
+  a->note_len = 0;
+  a->note[0] = 0;
+  deja_msg_tee(add_note, a);
+  resume(a, action, tid, reverse, stop, interrupted, arg);
+  deja_msg_tee(NULL, NULL);
+  snprintf(stop->note, sizeof stop->note, "%s", a->note);
   a->last = *stop;
   return 0;
 }

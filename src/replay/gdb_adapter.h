@@ -25,6 +25,9 @@ struct gdb_adapter {
   bool call_setup; /* gdb wrote into the diversion since the last resume: a call starts */
   struct diversion *dv;
   int failed; /* the replay failed (diverged: 3): deja replay's exit status */
+  /* deja's messages while gdb's resume runs, shown on gdb's console with the stop */
+  char note[sizeof(((struct gdb_stop *)0)->note)];
+  size_t note_len;
 };
 
 /* Attaches to S (replaying the trace of O), which is stopped with FIRST the task gdb sees

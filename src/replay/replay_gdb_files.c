@@ -4,7 +4,6 @@
  * its memory): each entry's load address is where the replay mapped the preserved copy. */
 #include "replay/replay_gdb_files.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "replay/link_map.h"
 #include "replay/replay_engine.h"
 
 #define MAX_LIBS 512
@@ -97,40 +97,6 @@ static bool file_mapped_at(struct rptask *x, uint64_t addr, char *path, size_t l
   return found;
 }
 
-/* The address of the dynamic linker's r_debug in X's process (DT_DEBUG of the
- * executable's dynamic section, found through the recorded auxiliary vector), or 0. */
-static uint64_t r_debug_addr(struct rptask *x) {
-  uint64_t phdr = 0, phnum = 0;
-  for (size_t i = 0; i + 16 <= x->auxv_len; i += 16) {
-    uint64_t kv[2];
-    memcpy(kv, x->auxv + i, 16);
-    if (kv[0] == AT_PHDR)
-      phdr = kv[1];
-    else if (kv[0] == AT_PHNUM)
-      phnum = kv[1];
-  }
-  if (!phdr || !phnum || phnum > 64)
-    return 0;
-  Elf64_Phdr ph[64];
-  if (task_read_mem(&x->t, phdr, ph, phnum * sizeof ph[0]) < 0)
-    return 0;
-  uint64_t bias = 0, dyn = 0;
-  for (uint64_t i = 0; i < phnum; i++)
-    if (ph[i].p_type == PT_PHDR)
-      bias = phdr - ph[i].p_vaddr;
-  for (uint64_t i = 0; i < phnum; i++)
-    if (ph[i].p_type == PT_DYNAMIC)
-      dyn = ph[i].p_vaddr + bias;
-  for (int i = 0; dyn && i < 256; i++) {
-    Elf64_Dyn d;
-    if (task_read_mem(&x->t, dyn + (uint64_t)i * sizeof d, &d, sizeof d) < 0 || d.d_tag == DT_NULL)
-      return 0;
-    if (d.d_tag == DT_DEBUG)
-      return d.d_un.d_ptr;
-  }
-  return 0;
-}
-
 /* One object of the process's link map. */
 struct lib {
   uint64_t addr; /* where the dynamic linker loaded it (the start of its first mapping) */
@@ -139,7 +105,7 @@ struct lib {
 
 /* Reads the process's link map into LIBS (at most MAX); returns how many. */
 static int link_map_read(struct rptask *x, struct lib *libs, int max) {
-  uint64_t rd = r_debug_addr(x), lm = 0;
+  uint64_t rd = replay_r_debug_addr(x), lm = 0;
   if (!rd || task_read_mem(&x->t, rd + 8, &lm, 8) < 0)
     return 0;
   int n = 0;

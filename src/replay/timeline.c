@@ -14,11 +14,16 @@
 
 #include "arch/x86_writes.h"
 #include "common/log.h"
+#include "replay/regs_compare.h"
 #include "replay/replay_checkpoint.h"
 
-#define TL_MAX_STEPS 1000000         /* single steps searching for the instruction before a stop */
+/* Single steps searching for the instruction before a stop (about 15 s of them);
+ * DEJA_TL_MAX_STEPS sets another limit (the tests of the error path use a small one). */
+#define TL_MAX_STEPS 1000000
 #define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
 #define TL_STOP_FORK_NS 2000000      /* replay time before a gdb stop worth a checkpoint */
+
+static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -39,6 +44,8 @@ void timeline_init(struct timeline *tl, struct replay_session *s, const struct r
   const char *env = getenv("DEJA_CHECKPOINTS");
   tl->no_forks = env && !strcmp(env, "0");
   tl->tick_ns = now_ns();
+  const char *max = getenv("DEJA_TL_MAX_STEPS");
+  tl->max_steps = max && atoll(max) > 0 ? (uint64_t)atoll(max) : TL_MAX_STEPS;
 }
 
 /* Counts a hit in the stretch ending with event EVENT; returns how many so far. */
@@ -87,8 +94,11 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
     p.len = watch_len(tl->d, st->addr, st->watch_type);
   p.n = count_hit(tl, res->event, watch, st->rec_tid, st->addr);
   struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
-  if (x && task_get_regs(&x->t) == 0)
+  if (x && task_get_regs(&x->t) == 0) {
     p.pc = x->t.regs.rip;
+    p.have_regs = !watch;
+    p.regs = x->t.regs;
+  }
   if (watch && p.pc) {
     uint8_t code[X86_MAX_INSN_LEN];
     int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
@@ -110,6 +120,10 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
   case REPLAY_STOP:
     if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
       *c = hit_pos(tl, res);
+      /* gdb shows a breakpoint under a watchpoint's stop as hit too, and steps over it;
+       * a search traps it there (debug_hooks.c): the same arrival */
+      if (res->stop.kind == RSTOP_WATCHPOINT && c->pc && is_user_breakpoint(tl->d, c->pc))
+        count_hit(tl, res->event, false, res->stop.rec_tid, c->pc);
       tl->cur_exact = true;
       tick(tl, false);
       /* not at every stop: a conditional breakpoint gdb resumes from at once */
@@ -407,21 +421,27 @@ static int step_once(struct timeline *tl, pid_t tid, struct replay_result *res) 
   return rc;
 }
 
-/* Replays to the end of event EVENT (the current position must be before it). */
+/* Replays to the end of event EVENT (the current position must be before it), blind:
+ * the state there does not depend on what is observed on the way, and hit counts start
+ * again after it. */
 static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_t errlen) {
   struct replay_result res;
-  while (!at_boundary(tl, event)) {
-    if (tl->s->e.pos.event > event)
-      return seterr(err, errlen, "event %" PRIu64 " was passed", event);
+  int rc = 0;
+  tl->d->blind = true;
+  while (rc == 0 && !at_boundary(tl, event)) {
+    if (tl->s->e.pos.event > event) {
+      rc = seterr(err, errlen, "event %" PRIu64 " was passed", event);
+      break;
+    }
     replay_step(tl->s, &res);
     if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
-      return seterr(err, errlen, "the replay ended before event %" PRIu64, event);
-    pass_hit(tl, &res);
+      rc = seterr(err, errlen, "the replay ended before event %" PRIu64, event);
     tl->d->watch_pending = false;
-    if (res.what == REPLAY_EVENT_DONE && !at_boundary(tl, event))
+    if (rc == 0 && res.what == REPLAY_EVENT_DONE && !at_boundary(tl, event))
       tick(tl, true);
   }
-  return 0;
+  tl->d->blind = false;
+  return rc;
 }
 
 /* Replays from the boundary before P's stretch to P's arrival or trigger. */
@@ -441,8 +461,12 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
                                     .nexec = before ? p->nwriters : nexec,
                                     .exec_last = -1,
                                     .before = before};
-  for (int i = 0; i < d->target.nexec; i++)
+  for (int i = 0; i < d->target.nexec; i++) {
     d->target.exec[i] = before ? p->writers[i] : exec[i];
+    /* a writer the user breaks at: its arrivals are counted for the user's stops */
+    d->target.early |= before && is_user_breakpoint(d, p->writers[i]);
+  }
+  d->target.slow = tl->slow_arrivals;
   struct replay_result res;
   int rc = 0;
   for (;;) {
@@ -468,8 +492,9 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
-    set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
-              d->target.exec_count[d->target.exec_last]);
+    if (d->target.early)
+      set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
+                d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
     set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, p->n);
     if (d->target.probe)
@@ -478,6 +503,29 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
   return rc;
 }
 
+/* After going to arrival P: whether the task is where P was seen (registers), when the
+ * kernel counted the arrivals. If not, they are trapped one by one from now on. */
+static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
+  bool debug = getenv("DEJA_TL_DEBUG");
+  if (!exec_counter_usable() && !tl->said_slow && debug) {
+    deja_msg("tl: the kernel cannot count executions (perf hardware breakpoints); arrivals "
+             "are trapped one by one");
+    tl->said_slow = true;
+  }
+  if (!tl->d->target.counted_in_kernel || !p->have_regs)
+    return true;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  char diff[256];
+  if (!x || task_get_regs(&x->t) < 0 || regs_differ(&p->regs, &x->t.regs, diff, sizeof diff)) {
+    if (debug)
+      deja_msg("tl: the kernel's count of arrivals at %" PRIx64 " landed elsewhere (%s); "
+               "trapping them one by one",
+               p->addr, x ? diff : "no task");
+    tl->slow_arrivals = true;
+    return false;
+  }
+  return true;
+}
 /* Goes to P: from the latest checkpoint at or before it, or from the start of the
  * replay. The start of P's stretch and P's place before single steps are checkpointed on
  * the way (the next move backwards from P starts there). */
@@ -501,6 +549,8 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
       fork_here(tl, &start);
     if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
       return -1;
+    if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
+      return go_to(tl, p, err, errlen); /* again, trapping each arrival */
     if (p->steps && p->kind != TL_BOUNDARY && p->kind != TL_BEFORE) {
       struct tl_pos spot = *p;
       spot.steps = 0;
@@ -523,15 +573,6 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
   }
   tl->cur = *p;
   tl->cur_exact = true;
-  if (p->kind == TL_BEFORE && !p->steps) {
-    /* it is an arrival at the writing instruction, which any move can name */
-    int j = tl->d->target.exec_last;
-    tl->cur = (struct tl_pos){.event = p->event,
-                              .kind = TL_ARRIVAL,
-                              .tid = p->tid,
-                              .addr = p->writers[j],
-                              .n = tl->d->target.exec_count[j]};
-  }
   tl->s->e.o = tl->o; /* from here on the program's output shows again */
   return 0;
 }
@@ -606,7 +647,53 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
 
 /* The state one instruction (of P's task) before P: from the previous arrival or trigger
  * (or the start of the stretch), single steps up to P; then goes there. */
+static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+
+/* The instruction before position P just before the n-th trigger's write: from the
+ * (n-1)-th trigger (or the stretch start), single steps up to the one that makes the
+ * n-th; the state one step earlier. */
+static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  struct tl_pos anchor = *p;
+  anchor.kind = TL_TRIGGER;
+  anchor.n = p->n - 1;
+  anchor.steps = 0;
+  anchor.nwriters = 0;
+  if (anchor.n == 0)
+    anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  if (go_to(tl, &anchor, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  arm_trigger(tl->d, p);
+  uint64_t steps = 0;
+  bool found = false;
+  struct replay_result res;
+  while (!found && steps < tl->max_steps && tl->s->e.pos.event <= p->event + 1) {
+    if (step_once(tl, p->tid, &res) < 0)
+      break;
+    found = res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
+    if (!found)
+      steps++;
+  }
+  tl->d->target.on = false;
+  if (!found)
+    return seterr(err, errlen,
+                  "cannot find the instruction before the write (event %" PRIu64
+                  ", task %d, %" PRIu64 " steps searched)",
+                  p->event + 1, p->tid, steps);
+  if (steps == 0) /* the write follows the trigger before it at once */
+    return anchor.kind == TL_TRIGGER ? go_before(tl, &anchor, err, errlen)
+                                     : seterr(err, errlen,
+                                              "the write is the first instruction of event "
+                                              "%" PRIu64 "'s stretch",
+                                              p->event + 1);
+  anchor.steps = steps - 1;
+  anchor.step_tid = p->tid;
+  return go_to(tl, &anchor, err, errlen);
+}
+
 static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  if (p->kind == TL_BEFORE)
+    return go_before_write(tl, p, err, errlen);
   struct tl_pos anchor = *p;
   anchor.n = p->n - 1;
   anchor.steps = 0;
@@ -651,7 +738,7 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   uint64_t steps = 0;
   bool found = false;
   struct replay_result res;
-  while (!found && steps < TL_MAX_STEPS) {
+  while (!found && steps < tl->max_steps) {
     if (step_once(tl, p->tid, &res) < 0)
       break;
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
@@ -660,6 +747,12 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
       struct rptask *x = engine_task(&tl->s->e, p->tid);
       found = x && task_get_regs(&x->t) == 0 && x->t.regs.rip == p->addr &&
               tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING;
+      /* the instruction before the arrival wrote a watched value: going back over it is
+       * that watchpoint's trigger */
+      if (found && res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+        tl->undone = res.stop;
+        tl->have_undone = true;
+      }
     }
     if (!found)
       steps++;
@@ -677,6 +770,12 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   return go_to(tl, &anchor, err, errlen);
 }
 
+static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p) {
+  for (int i = 0; i < d->nwps; i++)
+    if (d->wps[i].addr == p->addr && d->wps[i].len == p->len && d->wps[i].type == p->type)
+      return true;
+  return false;
+}
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
   for (int i = 0; i < d->nbps; i++)
     if (d->bps[i] == addr)
@@ -684,70 +783,144 @@ static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
   return false;
 }
 
+int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  struct tl_pos want = *p; /* go_to may change tl->cur, which P may be */
+  return go_to(tl, &want, err, errlen);
+}
 int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
   struct tl_pos start = {.event = 1, .kind = TL_BOUNDARY};
   return go_to(tl, &start, err, errlen);
 }
 
-/* The last hit of gdb's breakpoints and watchpoints from here up to P (without P's
- * single steps): *LAST and *LAST_STOP, *FOUND set when there is one. 0 or -1. */
-static int scan(struct timeline *tl, const struct tl_pos *to, struct tl_pos *last,
-                struct replay_stop *last_stop, bool *found, char *err, size_t errlen) {
-  struct tl_pos p = *to;
-  bool armed = false;
+/* The last breakpoint or watchpoint hit a search found. `ambiguous`: it is in the
+ * stretch that ends with event amb_event, where the kernel counted hits of more than
+ * one breakpoint, so their order is not known. */
+struct tl_last {
+  bool found, ambiguous;
+  uint64_t amb_event;
+  struct tl_pos pos;
+  struct replay_stop stop;
+};
+
+/* The breakpoint hits the kernel counted in the stretch of task TID that ends with event
+ * EVENT (up to TARGET_ADDR's n-th arrival when that ended it: not a hit before it);
+ * SNAP: the counts at the stretch's last trapped hit, which the later ones follow. */
+static void note_counted(struct timeline *tl, struct tl_last *last, uint64_t event, pid_t tid,
+                         const uint64_t *snap, uint64_t target_addr) {
+  struct replay_debug *d = tl->d;
+  int which = -1, k = 0;
+  for (int i = 0; i < d->nbps; i++) {
+    uint64_t c = d->hits[i] - (d->bps[i] == target_addr && d->hits[i] ? 1 : 0);
+    if (c > snap[i]) {
+      which = i;
+      k++;
+    }
+  }
+  if (!k)
+    return;
+  last->found = true;
+  last->ambiguous = k > 1;
+  last->amb_event = event;
+  if (k > 1)
+    return;
+  struct rptask *x = engine_task(&tl->s->e, tid);
+  uint64_t addr = d->bps[which];
+  last->pos = (struct tl_pos){.event = event - 1,
+                              .kind = TL_ARRIVAL,
+                              .tid = tid,
+                              .addr = addr,
+                              .n = d->hits[which] - (addr == target_addr ? 1 : 0)};
+  last->stop = (struct replay_stop){
+      .kind = RSTOP_BREAKPOINT, .rec_pid = x ? x->rec_pid : 0, .rec_tid = tid, .addr = addr};
+}
+
+/* From the start of the replay (or where it is, at a boundary before P) forwards to P
+ * (its arrival or trigger, not its steps) with gdb's breakpoints and watchpoints armed,
+ * noting the last hit in *LAST; up to the end of event STOP_AFTER instead when that is
+ * before P. COUNT: breakpoints counted in the kernel (d->count_failed when they could
+ * not be). 0 or -1. */
+static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_after, bool count,
+                  struct tl_last *last, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   struct replay_result res;
+  uint64_t snap[DEBUG_MAX_BPS];
+  bool armed = false;
+  int rc = 0;
+  memset(d->hits, 0, sizeof d->hits);
+  memset(snap, 0, sizeof snap);
+  d->count_hits = count;
+  d->count_failed = false;
   for (;;) {
-    if (at_boundary(tl, p.event)) {
-      if (p.kind == TL_BOUNDARY)
+    if (at_boundary(tl, p->event)) {
+      if (p->kind == TL_BOUNDARY)
         break;
       if (!armed) {
-        d->target = (struct debug_target){.on = true,
-                                          .watch = p.kind == TL_TRIGGER,
-                                          .tid = p.tid,
-                                          .addr = p.addr,
-                                          .len = p.len,
-                                          .type = p.type,
-                                          .n = p.n};
+        bool before = p->kind == TL_BEFORE;
+        d->target =
+            (struct debug_target){.on = true,
+                                  .watch = p->kind == TL_TRIGGER || before,
+                                  .tid = p->tid,
+                                  .addr = p->addr,
+                                  .len = p->len,
+                                  .type = p->type,
+                                  .n = p->n,
+                                  .before = before,
+                                  .nexec = before ? p->nwriters : 0,
+                                  .exec_last = -1,
+                                  /* earlier arrivals at a breakpoint are hits */
+                                  .slow = tl->slow_arrivals || is_user_breakpoint(d, p->addr)};
+        for (int i = 0; i < d->target.nexec; i++)
+          d->target.exec[i] = p->writers[i];
         armed = true;
       }
     }
+    if (at_boundary(tl, stop_after))
+      break;
     d->watch_pending = false;
     replay_step(tl->s, &res);
+    if (count && d->count_failed)
+      break; /* the caller searches again, trapping */
     if (res.what == REPLAY_STOP) {
-      if (res.stop.kind == RSTOP_TARGET)
+      if (res.stop.kind == RSTOP_TARGET) {
+        note_counted(tl, last, res.event, p->tid, snap, p->kind == TL_ARRIVAL ? p->addr : 0);
         break;
+      }
       if (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT) {
-        *last = hit_pos(tl, &res);
-        *last_stop = res.stop;
-        *found = true;
+        *last = (struct tl_last){.found = true, .pos = hit_pos(tl, &res), .stop = res.stop};
+        memcpy(snap, d->hits, sizeof snap);
       }
       continue;
     }
     if (res.what != REPLAY_EVENT_DONE) {
-      d->target.on = false;
-      return seterr(err, errlen,
-                    "the replay did not reach the current position again (event %" PRIu64 ")",
-                    p.event + 1);
+      rc = seterr(err, errlen,
+                  "the replay did not reach the current position again (event %" PRIu64 ")",
+                  p->event + 1);
+      break;
     }
+    note_counted(tl, last, res.event, res.rec_tid, snap, 0);
+    memset(d->hits, 0, sizeof d->hits);
+    memset(snap, 0, sizeof snap);
+    if (!at_boundary(tl, p->event))
+      tick(tl, true);
     if (d->watch_pending) {
       /* replay wrote the watched memory for a skipped call: before that event */
-      *last = (struct tl_pos){.event = res.event - 1, .kind = TL_BOUNDARY};
-      *last_stop = d->watch_stop;
-      *found = true;
+      *last = (struct tl_last){.found = true,
+                               .pos = {.event = res.event - 1, .kind = TL_BOUNDARY},
+                               .stop = d->watch_stop};
     }
-    if (!at_boundary(tl, p.event))
-      tick(tl, true);
   }
   d->target.on = false;
-  return 0;
+  d->count_hits = false;
+  return rc;
 }
 
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen) {
-  struct tl_pos p = tl->cur, last = {0};
-  struct replay_stop last_stop = {0};
-  bool found = false;
+  struct tl_pos p = tl->cur;
+  struct tl_last lh = {0};
+  struct replay_debug *d = tl->d;
+  struct replay_result res;
+  bool count = !tl->slow_arrivals && exec_counter_usable();
   tl->tick_ns = now_ns();
   tl->cur_exact = false;
   /* From the latest checkpoint at a boundary before P; without a hit there, from the one
@@ -756,16 +929,25 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
   bool from_fork = f != NULL;
   uint64_t window_start = f ? f->pos.event : 0;
-  if (start_from(tl, f, err, errlen) < 0 ||
-      scan(tl, &p, &last, &last_stop, &found, err, errlen) < 0)
+  if (start_from(tl, f, err, errlen) < 0 || search(tl, &p, UINT64_MAX, count, &lh, err, errlen) < 0)
     return -1;
-  struct replay_debug *d = tl->d;
-  struct replay_result res;
+  if (count && d->count_failed) {
+    /* the breakpoints did not fit in the debug registers: trapped */
+    count = false;
+    lh = (struct tl_last){0};
+    if (start_from(tl, f, err, errlen) < 0 ||
+        search(tl, &p, UINT64_MAX, false, &lh, err, errlen) < 0)
+      return -1;
+  }
+  struct tl_pos last = lh.pos;
+  struct replay_stop last_stop = lh.stop;
+  bool found = lh.found, stepped_hit = false;
   if (tl_debug())
     deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
-             " steps %" PRIu64 "; last hit: found %d event %" PRIu64 " kind %d tid %d addr %" PRIx64
-             " n %" PRIu64 " pc %" PRIx64,
-             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found, last.event, last.kind, last.tid,
+             " steps %" PRIu64 "; last hit: found %d%s event %" PRIu64
+             " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " pc %" PRIx64,
+             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
+             lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
              last.addr, last.n, last.pc);
   /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint. */
   struct tl_pos base = p;
@@ -779,7 +961,7 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       last.steps = i - 1;
       last.step_tid = p.step_tid;
       last_stop = res.stop;
-      found = true;
+      found = stepped_hit = true;
     } else if (i < p.steps && x && task_get_regs(&x->t) == 0 &&
                is_user_breakpoint(d, x->t.regs.rip)) {
       last = base;
@@ -789,7 +971,7 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
                                        .rec_pid = x->rec_pid,
                                        .rec_tid = x->rec_tid,
                                        .addr = x->t.regs.rip};
-      found = true;
+      found = stepped_hit = true;
     }
   }
   while (!found && from_fork) {
@@ -797,9 +979,35 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     f = best_fork(tl, &end, window_start);
     from_fork = f != NULL;
     window_start = f ? f->pos.event : 0;
+    lh = (struct tl_last){0};
     if (start_from(tl, f, err, errlen) < 0 ||
-        scan(tl, &end, &last, &last_stop, &found, err, errlen) < 0)
+        search(tl, &end, UINT64_MAX, count, &lh, err, errlen) < 0)
       return -1;
+    if (count && d->count_failed) {
+      count = false;
+      lh = (struct tl_last){0};
+      if (start_from(tl, f, err, errlen) < 0 ||
+          search(tl, &end, UINT64_MAX, false, &lh, err, errlen) < 0)
+        return -1;
+    }
+    last = lh.pos;
+    last_stop = lh.stop;
+    found = lh.found;
+  }
+  if (lh.ambiguous && !stepped_hit) {
+    /* The order of the counted hits in that stretch: it runs again, trapping them. */
+    struct tl_last in = {0};
+    struct tl_pos from = {.event = lh.amb_event - 1, .kind = TL_BOUNDARY};
+    if (go_to(tl, &from, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    if (search(tl, &p, lh.amb_event, false, &in, err, errlen) < 0)
+      return -1;
+    if (!in.found)
+      return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
+                    lh.amb_event);
+    last = in.pos;
+    last_stop = in.stop;
   }
   if (!found)
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
@@ -813,14 +1021,33 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   return 1;
 }
 
-int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errlen) {
+int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
+                          size_t errlen) {
   struct tl_pos p = tl->cur;
+  tl->have_undone = false;
+  if (p.kind == TL_TRIGGER && !p.steps && is_user_watchpoint(tl->d, &p)) {
+    /* back over the write that triggered it */
+    struct rptask *x = engine_task(&tl->s->e, p.tid);
+    tl->undone = (struct replay_stop){.kind = RSTOP_WATCHPOINT,
+                                      .rec_pid = x ? x->rec_pid : 0,
+                                      .rec_tid = p.tid,
+                                      .addr = p.addr,
+                                      .watch_type = p.type};
+    if (go_before(tl, &p, err, errlen) < 0)
+      return -1;
+    *hit = tl->undone;
+    return 2;
+  }
   if (p.steps) {
     p.steps--;
     return go_to(tl, &p, err, errlen) < 0 ? -1 : 1;
   }
-  if (p.kind != TL_BOUNDARY)
-    return go_before(tl, &p, err, errlen) < 0 ? -1 : 1;
+  if (p.kind != TL_BOUNDARY) {
+    if (go_before(tl, &p, err, errlen) < 0)
+      return -1;
+    *hit = tl->undone;
+    return tl->have_undone ? 2 : 1;
+  }
   if (p.event <= 1)
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
   /* Right after an event: from the one before, step TID until that event is done. */
@@ -830,7 +1057,7 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errl
   tl->s->e.o = &tl->quiet;
   struct replay_result res;
   uint64_t steps = 0;
-  while (!at_boundary(tl, p.event) && tl->s->e.pos.event <= p.event && steps < TL_MAX_STEPS) {
+  while (!at_boundary(tl, p.event) && tl->s->e.pos.event <= p.event && steps < tl->max_steps) {
     if (step_once(tl, tid, &res) < 0)
       break;
     steps++;

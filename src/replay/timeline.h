@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/user.h>
 
 #include "replay/debug_hooks.h"
 #include "replay/replay_session.h"
@@ -36,6 +37,10 @@ struct tl_pos {
   int nwriters;
   uint64_t steps; /* then this many single steps of step_tid (as gdb's stepi makes them) */
   pid_t step_tid;
+  /* TL_ARRIVAL seen by a stop: the task's registers there, to check arrivals counted
+   * in the kernel against */
+  bool have_regs;
+  struct user_regs_struct regs;
 };
 
 /* Hits of one breakpoint or watchpoint in the current stretch. */
@@ -88,6 +93,11 @@ struct timeline {
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
+  uint64_t max_steps;        /* single steps a search for the instruction before a stop may make */
+  bool slow_arrivals;        /* arrivals are trapped one by one (the kernel's count went wrong) */
+  bool said_slow;            /* DEJA_TL_DEBUG was told that the kernel cannot count */
+  bool have_undone;          /* the last reverse step went back over a watched write: */
+  struct replay_stop undone; /* ...that watchpoint's stop */
 };
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
@@ -99,8 +109,12 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
  * 0: there is none, the replay is at its start; -1: failed (message in ERR). */
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen);
-/* reverse-stepi of task TID: one instruction back. 1: done; 0: at the start; -1: failed. */
-int timeline_reverse_step(struct timeline *tl, pid_t tid, char *err, size_t errlen);
+/* reverse-stepi of task TID: one instruction back. 1: done; 2: done, and that instruction
+ * wrote a watched value (*HIT: the watchpoint's stop); 0: at the start; -1: failed. */
+int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
+                          size_t errlen);
+/* Goes to position P (one the timeline named: tl->cur at some time). 0 or -1. */
+int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 /* Goes back to the start of the replay. 0 or -1. */
 int timeline_restart(struct timeline *tl, char *err, size_t errlen);
 /* Saves the current position; returns its id (1, 2, ...) or -1 when there are too many. */

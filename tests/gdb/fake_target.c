@@ -133,8 +133,9 @@ static int poke_byte(pid_t pid, uint64_t addr, uint8_t byte, uint8_t *old) {
   return ptrace(PTRACE_POKEDATA, pid, (void *)addr, (void *)word) == 0 ? 0 : -1;
 }
 
-static int fake_set_break(void *ctx, int type, uint64_t addr, int len, bool insert) {
+static int fake_set_break(void *ctx, pid_t tid, int type, uint64_t addr, int len, bool insert) {
   struct fake *f = ctx;
+  (void)tid;
   (void)len;
   if (type != 0)
     return -1;

@@ -40,12 +40,13 @@ endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
-        shared_map)
+        shared_map reverse_spin reverse_fork reverse_count)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
 target_link_libraries(gdb_program_spin_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_crash_thread PRIVATE pthread)
+target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -102,3 +103,12 @@ deja_gdb_test(checkpoints_shared_map shared_map)
 # the write in another thread (recorded again for each run: the schedule varies)
 deja_gdb_test(reverse_threads threads)
 deja_gdb_test(reverse_threads_again threads SCRIPT reverse_threads)
+# across preempted loops of two threads, the write in the other thread (recorded twice:
+# the schedule varies); across a fork; breakpoint hits counted in the kernel
+deja_gdb_test(reverse_spin reverse_spin)
+deja_gdb_test(reverse_spin_again reverse_spin SCRIPT reverse_spin)
+deja_gdb_test(reverse_fork reverse_fork)
+deja_gdb_test(reverse_count reverse_count)
+# a position the search cannot reach: gdb is told why and the session goes on
+deja_gdb_test(reverse_error reverse)
+set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)

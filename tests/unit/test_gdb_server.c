@@ -77,8 +77,9 @@ static long fake_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t
   return (long)n;
 }
 
-static int fake_set_break(void *ctx, int type, uint64_t addr, int len, bool insert) {
+static int fake_set_break(void *ctx, pid_t tid, int type, uint64_t addr, int len, bool insert) {
   struct fake *f = ctx;
+  (void)tid;
   (void)addr;
   (void)len;
   if (type != 0 && type != 2)

@@ -1,0 +1,84 @@
+/* Executions of one instruction counted by a perf breakpoint event (see exec_counter.h). */
+#include "replay/exec_counter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static bool refused; /* the kernel said no once: it will again */
+
+bool exec_counter_usable(void) { return !refused; }
+
+/* Whether TID blocks SIG (its mask changes only in system calls, so it holds for a whole
+ * stretch of user code). */
+static bool blocks(pid_t tid, int sig) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", tid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return true;
+  bool blocked = true;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long long mask;
+    if (sscanf(line, "SigBlk: %llx", &mask) == 1) {
+      blocked = mask & (1ull << (sig - 1));
+      break;
+    }
+  }
+  fclose(f);
+  return blocked;
+}
+
+int exec_counter_start(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t period) {
+  c->fd = -1;
+  c->period = period;
+  if (refused || (period && blocks(tid, EXEC_COUNTER_SIGNAL)))
+    return -1;
+  struct perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_BREAKPOINT;
+  a.bp_type = HW_BREAKPOINT_X;
+  a.bp_addr = addr;
+  a.bp_len = sizeof(long);
+  a.sample_period = period;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.wakeup_events = 1;
+  int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) {
+    refused = errno != ENOSPC && errno != EBUSY; /* not: the debug registers are taken */
+    return -1;
+  }
+  struct f_owner_ex owner = {F_OWNER_TID, tid};
+  if (period && (fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
+                 fcntl(fd, F_SETSIG, EXEC_COUNTER_SIGNAL) < 0 || fcntl(fd, F_SETFL, O_ASYNC) < 0)) {
+    close(fd);
+    refused = true;
+    return -1;
+  }
+  c->fd = fd;
+  return 0;
+}
+
+uint64_t exec_counter_read(const struct exec_counter *c) {
+  uint64_t n = 0;
+  if (c->fd >= 0 && read(c->fd, &n, sizeof n) != (ssize_t)sizeof n)
+    n = 0;
+  return n;
+}
+
+bool exec_counter_is_signal(const struct exec_counter *c, int sig, const siginfo_t *si) {
+  return c->fd >= 0 && sig == EXEC_COUNTER_SIGNAL && si->si_code == POLL_IN && si->si_fd == c->fd;
+}
+
+void exec_counter_stop(struct exec_counter *c) {
+  if (c->fd >= 0)
+    close(c->fd);
+  c->fd = -1;
+}
