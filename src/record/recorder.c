@@ -641,6 +641,13 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   int rc = 0;
   if (st->kind != STOP_GROUP && st->kind != STOP_SIGNAL)
     x->at_boundary = false;
+  if (st->kind != STOP_GROUP) {
+    /* Any other ptrace stop clears a PTRACE_INTERRUPT still pending (the kernel drops its
+     * trap): the interrupt stop may never come, and a task left `interrupting` would never
+     * be preempted or restarted when it blocks in a buffered call (a hang). One that still
+     * comes later is a stray group stop, passed over (on_group_stop). */
+    x->interrupting = x->desched = false;
+  }
   switch (st->kind) {
   case STOP_EXITED:
     if (x->t.tid == r->root)
