@@ -914,6 +914,23 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
   return rc;
 }
 
+/* search() from fork F (NULL: the start) up to P; when the breakpoints did not fit in the
+ * debug registers to be counted (*COUNT), again from F trapping them (*COUNT false from
+ * then on). */
+static int search_from(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
+                       bool *count, struct tl_last *last, char *err, size_t errlen) {
+  if (start_from(tl, f, err, errlen) < 0 ||
+      search(tl, p, UINT64_MAX, *count, last, err, errlen) < 0)
+    return -1;
+  if (!*count || !tl->d->count_failed)
+    return 0;
+  *count = false;
+  *last = (struct tl_last){0};
+  if (start_from(tl, f, err, errlen) < 0)
+    return -1;
+  return search(tl, p, UINT64_MAX, false, last, err, errlen);
+}
+
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen) {
   struct tl_pos p = tl->cur;
@@ -929,16 +946,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
   bool from_fork = f != NULL;
   uint64_t window_start = f ? f->pos.event : 0;
-  if (start_from(tl, f, err, errlen) < 0 || search(tl, &p, UINT64_MAX, count, &lh, err, errlen) < 0)
+  if (search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
     return -1;
-  if (count && d->count_failed) {
-    /* the breakpoints did not fit in the debug registers: trapped */
-    count = false;
-    lh = (struct tl_last){0};
-    if (start_from(tl, f, err, errlen) < 0 ||
-        search(tl, &p, UINT64_MAX, false, &lh, err, errlen) < 0)
-      return -1;
-  }
   struct tl_pos last = lh.pos;
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
@@ -980,16 +989,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     from_fork = f != NULL;
     window_start = f ? f->pos.event : 0;
     lh = (struct tl_last){0};
-    if (start_from(tl, f, err, errlen) < 0 ||
-        search(tl, &end, UINT64_MAX, count, &lh, err, errlen) < 0)
+    if (search_from(tl, f, &end, &count, &lh, err, errlen) < 0)
       return -1;
-    if (count && d->count_failed) {
-      count = false;
-      lh = (struct tl_last){0};
-      if (start_from(tl, f, err, errlen) < 0 ||
-          search(tl, &end, UINT64_MAX, false, &lh, err, errlen) < 0)
-        return -1;
-    }
     last = lh.pos;
     last_stop = lh.stop;
     found = lh.found;
