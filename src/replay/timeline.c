@@ -656,8 +656,9 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   if (rc < 0)
     return -1;
   if (tl_debug())
-    deja_msg("tl: predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64 "/%" PRIu64 " pc %" PRIx64, c, k,
-             (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
+    deja_msg("tl: predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64
+             "/%" PRIu64 " pc %" PRIx64,
+             c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
              rc == 0 && x ? (uint64_t)x->t.regs.rip : 0);
   if (!ok)
     return 0;
