@@ -885,6 +885,8 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   }
   if (go_to(tl, &anchor, err, errlen) < 0)
     return -1;
+  if (anchor.kind != TL_BOUNDARY)
+    fork_here(tl, &anchor); /* the steps found are made from here again */
   tl->s->e.o = &tl->quiet;
   struct replay_debug *d = tl->d;
   if (p->kind == TL_TRIGGER)

@@ -1,4 +1,4 @@
-break 16
+break 17
 continue
 watch -l value
 reverse-continue
