@@ -29,6 +29,9 @@
 /* Single steps back to the instruction before a stop tried before counting its possible
  * predecessors in the kernel (about 0.15 s of them) */
 #define TL_NEAR_STEPS 10000
+/* Executions of a possible predecessor counted at most (a debug exception each: about
+ * 10 s of them); one executed more often is not tried */
+#define TL_MAX_COUNTED 1000000
 
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
 static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
@@ -674,19 +677,19 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
  * before P's (W: the one that falls through into it, jumps and calls to it) up to P, as
  * many at a time as the debug registers allow; then trying the candidates. 1: found and
  * gone there; 0: not found (the caller single-steps); -1: failed. */
-static int go_before_counted(struct timeline *tl, const struct tl_pos *p, char *err,
-                             size_t errlen) {
+static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
+                             const struct user_regs_struct *known, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   if (!exec_counter_usable() || tl->slow_arrivals || p->kind != TL_BEFORE)
     return 0;
   struct tl_pos at = *p;
   at.steps = 0;
-  if (go_to(tl, &at, err, errlen) < 0)
+  if (!known && go_to(tl, &at, err, errlen) < 0)
     return -1;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
-  if (!x || task_get_regs(&x->t) < 0)
+  if (!x || (!known && task_get_regs(&x->t) < 0))
     return 0;
-  struct user_regs_struct at_p = x->t.regs;
+  struct user_regs_struct at_p = known ? *known : x->t.regs;
   uint64_t cand[8];
   int ncand = predecessors_of(x, at_p.rip, cand, 8);
   /* the run to P again with W as the only writer, W's executions counted too: the
@@ -710,7 +713,7 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p, char *
     struct exec_counter wc, cc[DEBUG_MAX_WPS];
     bool counting = exec_counter_start(&wc, x->t.tid, at_p.rip, 0) == 0;
     for (int i = 0; i < k; i++)
-      if (exec_counter_start(&cc[i], x->t.tid, cand[first + i], 0) < 0)
+      if (exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], TL_MAX_COUNTED) < 0)
         cc[i].fd = -1;
     int rc = run_to_target(tl, &at, 0, NULL, 0, err, errlen);
     /* the execution breakpoint that stopped the task at P counted it once too: W's
@@ -727,8 +730,8 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p, char *
     if (rc < 0)
       return -1;
     for (int i = 0; counting && i < k; i++) {
-      if (!n[i])
-        continue;
+      if (!n[i] || n[i] >= TL_MAX_COUNTED)
+        continue; /* not executed, or too often to reach its last execution soon */
       int found = try_predecessor(tl, p, cand[first + i], n[i], &at_p, w_before, err, errlen);
       if (found != 0)
         return found;
@@ -816,13 +819,20 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
   anchor.nwriters = 0;
   if (anchor.n == 0)
     anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  /* P's registers, when the replay is there (reverse-stepi from P): not one more run */
+  struct user_regs_struct at_p;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  bool here =
+      tl->cur_exact && same_spot(&tl->cur, p) && !tl->cur.steps && x && task_get_regs(&x->t) == 0;
+  if (here)
+    at_p = x->t.regs;
   uint64_t steps = 0;
   /* a few single steps first (the write in a loop); then, far from the trigger before
    * (after a long loop), the predecessors of the write counted in the kernel */
   uint64_t near = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
   int found = steps_to_write(tl, p, &anchor, near, &steps, err, errlen);
   if (found == 0 && near < tl->max_steps) {
-    int rc = go_before_counted(tl, p, err, errlen);
+    int rc = go_before_counted(tl, p, here ? &at_p : NULL, err, errlen);
     if (rc != 0)
       return rc < 0 ? -1 : 0;
     found = steps_to_write(tl, p, &anchor, tl->max_steps, &steps, err, errlen);
