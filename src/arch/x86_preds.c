@@ -2,7 +2,6 @@
 #include "arch/x86_preds.h"
 
 #include <capstone/capstone.h>
-#include <stdbool.h>
 
 static csh decoder(void) {
   static csh h;
@@ -70,4 +69,15 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
   for (int i = 0; i < njumps; i++)
     add(out, &n, max, jumps[i]);
   return n;
+}
+
+bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr) {
+  csh h = decoder();
+  cs_insn *insn;
+  if (!h || cs_disasm(h, code, len, addr, 1, &insn) != 1)
+    return false;
+  bool jump = cs_insn_group(h, insn, X86_GRP_JUMP) && direct_target(h, insn) &&
+              insn->id != X86_INS_LOOP && insn->id != X86_INS_LOOPE && insn->id != X86_INS_LOOPNE;
+  cs_free(insn, 1);
+  return jump;
 }

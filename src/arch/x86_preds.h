@@ -5,6 +5,7 @@
 #ifndef DEJA_ARCH_X86_PREDS_H
 #define DEJA_ARCH_X86_PREDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,5 +19,9 @@
  * and calls to TARGET. Returns how many. */
 int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t target, uint64_t *out,
                      int max);
+
+/* Whether the instruction at the start of CODE (LEN bytes at ADDR) is a direct jump or
+ * conditional jump, which changes nothing but rip (not loop, which changes rcx). */
+bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr);
 
 #endif

@@ -30,8 +30,8 @@
  * predecessors in the kernel (about 0.15 s of them) */
 #define TL_NEAR_STEPS 10000
 /* Executions of a possible predecessor counted at most (a debug exception each: about
- * 10 s of them); one executed more often is not tried */
-#define TL_MAX_COUNTED 1000000
+ * 1 s of them); one executed more often is not tried (but see go_before_jump) */
+#define TL_MAX_COUNTED 100000
 
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
 static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
@@ -190,7 +190,7 @@ static bool same_spot(const struct tl_pos *a, const struct tl_pos *b) {
   if (a->kind == TL_BOUNDARY)
     return true;
   return a->tid == b->tid && a->addr == b->addr && a->n == b->n && a->len == b->len &&
-         a->type == b->type;
+         a->type == b->type && a->back_pc == b->back_pc;
 }
 
 /* Whether going to P can start from fork F: F is the start of P's stretch or of an
@@ -537,6 +537,8 @@ static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   }
   return true;
 }
+static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+
 /* Goes to P: from the latest checkpoint at or before it, or from the start of the
  * replay. The start of P's stretch and P's place before single steps are checkpointed on
  * the way (the next move backwards from P starts there). */
@@ -546,6 +548,8 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
              " steps %" PRIu64,
              p->event, p->kind, p->tid, p->addr, p->n, p->steps);
   tl->cur_exact = false; /* until P is reached: a failure leaves the replay elsewhere */
+  if (p->back_pc)
+    return go_to_back(tl, p, err, errlen);
   const struct tl_fork *f = best_fork(tl, p, 0);
   if (start_from(tl, f, err, errlen) < 0)
     return -1;
@@ -586,6 +590,65 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
   tl->cur_exact = true;
   tl->s->e.o = tl->o; /* from here on the program's output shows again */
   return 0;
+}
+
+/* Goes to P whose task's pc is set back to the jump before (P's back_pc): to P's place
+ * without it, the pc set, then P's single steps. */
+static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  struct tl_pos base = *p;
+  base.back_pc = 0;
+  base.steps = 0;
+  base.step_tid = 0;
+  if (go_to(tl, &base, err, errlen) < 0)
+    return -1;
+  fork_here(tl, &base); /* going there again is quick */
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  if (!x || task_get_regs(&x->t) < 0)
+    return seterr(err, errlen, "task %d is gone", p->tid);
+  struct user_regs_struct r = x->t.regs;
+  r.rip = p->back_pc;
+  if (task_set_regs(&x->t, &r) < 0)
+    return seterr(err, errlen, "cannot set the pc of task %d", p->tid);
+  struct replay_result res;
+  for (uint64_t i = 0; i < p->steps; i++)
+    if (step_once(tl, p->step_tid, &res) < 0)
+      return seterr(err, errlen, "the replay ended stepping to the position");
+  tl->cur = *p;
+  tl->cur_exact = true;
+  tl->s->e.o = tl->o;
+  return 0;
+}
+
+/* The instruction before P (W: the task's pc there, registers AT_P) when it is the only
+ * possible predecessor CAND and a direct jump: a jump changes nothing but the pc, so P's
+ * state with the pc set back to it is the state before it; checked by a single step from
+ * there landing on W with P's registers. 1: gone there; 0: not it; -1: failed. */
+static int go_before_jump(struct timeline *tl, const struct tl_pos *p, uint64_t cand,
+                          const struct user_regs_struct *at_p, char *err, size_t errlen) {
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  uint8_t code[X86_MAX_INSN_LEN];
+  if (!x || task_read_mem(&x->t, cand, code, sizeof code) < 0 ||
+      !x86_is_direct_jump(code, sizeof code, cand))
+    return 0;
+  struct tl_pos back = *p;
+  back.steps = 0;
+  back.step_tid = 0;
+  back.back_pc = cand;
+  if (go_to(tl, &back, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct replay_result res;
+  char diff[256] = "";
+  x = engine_task(&tl->s->e, p->tid);
+  bool ok = step_once(tl, p->tid, &res) > 0 && x && task_get_regs(&x->t) == 0 &&
+            tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING &&
+            !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
+  if (tl_debug())
+    deja_msg("tl: the jump at %" PRIx64 " before %" PRIx64 ": %s %s", cand, (uint64_t)at_p->rip,
+             ok ? "it" : "not it", diff);
+  if (!ok)
+    return 0;
+  return go_to(tl, &back, err, errlen) < 0 ? -1 : 1;
 }
 
 #define MAX_INSN_LEN 15
@@ -730,6 +793,8 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
     if (rc < 0)
       return -1;
     for (int i = 0; counting && i < k; i++) {
+      if (n[i] >= TL_MAX_COUNTED && ncand == 1) /* a long loop's branch, typically */
+        return go_before_jump(tl, p, cand[0], &at_p, err, errlen);
       if (!n[i] || n[i] >= TL_MAX_COUNTED)
         continue; /* not executed, or too often to reach its last execution soon */
       int found = try_predecessor(tl, p, cand[first + i], n[i], &at_p, w_before, err, errlen);
@@ -831,7 +896,9 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
    * (after a long loop), the predecessors of the write counted in the kernel */
   uint64_t near = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
   int found = steps_to_write(tl, p, &anchor, near, &steps, err, errlen);
-  if (found == 0 && near < tl->max_steps) {
+  /* P's pc set back to the jump before the write: the instruction before that jump */
+  uint64_t back = p->back_pc ? 1 : 0;
+  if (found == 0 && near < tl->max_steps && !back) {
     int rc = go_before_counted(tl, p, here ? &at_p : NULL, err, errlen);
     if (rc != 0)
       return rc < 0 ? -1 : 0;
@@ -844,13 +911,13 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
                   "cannot find the instruction before the write (event %" PRIu64
                   ", task %d, %" PRIu64 " steps searched)",
                   p->event + 1, p->tid, steps);
-  if (steps == 0) /* the write follows the trigger before it at once */
+  if (steps <= back) /* the write (or the jump) follows the trigger before it at once */
     return anchor.kind == TL_TRIGGER ? go_before(tl, &anchor, err, errlen)
                                      : seterr(err, errlen,
                                               "the write is the first instruction of event "
                                               "%" PRIu64 "'s stretch",
                                               p->event + 1);
-  anchor.steps = steps - 1;
+  anchor.steps = steps - 1 - back;
   anchor.step_tid = p->tid;
   return go_to(tl, &anchor, err, errlen);
 }
@@ -1124,8 +1191,16 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
              p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
              lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
              last.addr, last.n, last.pc);
-  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint. */
+  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
+   * (after P's pc is set back to the jump before, if it is). */
   struct tl_pos base = p;
+  struct rptask *bx = engine_task(&tl->s->e, p.tid);
+  if (p.back_pc && bx && task_get_regs(&bx->t) == 0) {
+    struct user_regs_struct r = bx->t.regs;
+    r.rip = p.back_pc;
+    if (task_set_regs(&bx->t, &r) < 0)
+      return seterr(err, errlen, "cannot set the pc of task %d", p.tid);
+  }
   for (uint64_t i = 1; i <= p.steps; i++) {
     base.steps = 0;
     if (step_once(tl, p.step_tid, &res) < 0)

@@ -1,5 +1,16 @@
-break 17
+break 21
 continue
+watch -l other
+reverse-continue
+reverse-stepi
+x/i $pc
+print j
+stepi
+x/i $pc
+reverse-stepi
+x/i $pc
+print j
+delete
 watch -l value
 reverse-continue
 print value
@@ -18,5 +29,7 @@ print i
 stepi
 stepi
 x/i $pc
+delete
+break 21
 continue
-print value
+print other
