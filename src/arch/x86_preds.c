@@ -1,18 +1,7 @@
 /* Finding the instructions that may run right before another (see x86_preds.h). */
 #include "arch/x86_preds.h"
 
-#include <capstone/capstone.h>
-
-static csh decoder(void) {
-  static csh h;
-  static int state; /* 0: not tried, 1: ready, -1: unavailable */
-  if (state == 0) {
-    state = cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK ? 1 : -1;
-    if (state == 1)
-      cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  }
-  return state == 1 ? h : 0;
-}
+#include "arch/x86_decoder.h"
 
 /* An instruction after which the next one never runs (an unconditional jump, a return,
  * a trap). */
@@ -41,7 +30,7 @@ static void add(uint64_t *out, int *n, int max, uint64_t addr) {
 
 int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t target, uint64_t *out,
                      int max) {
-  csh h = decoder();
+  csh h = x86_decoder();
   if (!h || max <= 0)
     return 0;
   cs_insn *insn = cs_malloc(h);
@@ -72,7 +61,7 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
 }
 
 bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr) {
-  csh h = decoder();
+  csh h = x86_decoder();
   cs_insn *insn;
   if (!h || cs_disasm(h, code, len, addr, 1, &insn) != 1)
     return false;
