@@ -1,20 +1,8 @@
 /* Decoding memory writes of x86-64 instructions (see x86_writes.h). */
 #include "arch/x86_writes.h"
 
-#include <capstone/capstone.h>
+#include "arch/x86_decoder.h"
 #include <string.h>
-
-/* One decoder with operand details, made on first use. */
-static csh decoder(void) {
-  static csh h;
-  static int state; /* 0: not tried, 1: ready, -1: unavailable */
-  if (state == 0) {
-    state = cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK ? 1 : -1;
-    if (state == 1)
-      cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  }
-  return state == 1 ? h : 0;
-}
 
 static uint64_t reg_value(const struct user_regs_struct *r, x86_reg reg, uint64_t next_rip) {
   switch (reg) {
@@ -77,7 +65,7 @@ static bool writes_memory(csh h, const cs_insn *insn) {
 
 int x86_writers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, uint64_t *out,
                           int max) {
-  csh h = decoder();
+  csh h = x86_decoder();
   int n = 0;
   if (!h)
     return 0;
@@ -99,7 +87,7 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen) {
 
 bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_struct *r,
                      uint64_t addr, uint64_t size) {
-  csh h = decoder();
+  csh h = x86_decoder();
   cs_insn *insn;
   if (!h || cs_disasm(h, code, len, r->rip, 1, &insn) != 1)
     return true; /* cannot tell: assume it does */

@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -34,10 +35,13 @@ static bool blocks(pid_t tid, int sig) {
   return blocked;
 }
 
-int exec_counter_start(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t period) {
+/* The perf event on TID for ADDR, an overflow at PERIOD (0: none); SIGNAL: the signal at
+ * the overflow, else the event disables itself there. */
+static int open_counter(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t period,
+                        bool signal) {
   c->fd = -1;
   c->period = period;
-  if (refused || (period && blocks(tid, EXEC_COUNTER_SIGNAL)))
+  if (refused || (signal && blocks(tid, EXEC_COUNTER_SIGNAL)))
     return -1;
   struct perf_event_attr a;
   memset(&a, 0, sizeof a);
@@ -56,14 +60,27 @@ int exec_counter_start(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_
     return -1;
   }
   struct f_owner_ex owner = {F_OWNER_TID, tid};
-  if (period && (fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
+  if (signal && (fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
                  fcntl(fd, F_SETSIG, EXEC_COUNTER_SIGNAL) < 0 || fcntl(fd, F_SETFL, O_ASYNC) < 0)) {
     close(fd);
     refused = true;
     return -1;
   }
+  /* an event limit of one overflow: the event disables itself there */
+  if (period && !signal && ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) < 0) {
+    close(fd);
+    return -1;
+  }
   c->fd = fd;
   return 0;
+}
+
+int exec_counter_start(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t period) {
+  return open_counter(c, tid, addr, period, period != 0);
+}
+
+int exec_counter_start_capped(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t cap) {
+  return open_counter(c, tid, addr, cap, false);
 }
 
 uint64_t exec_counter_read(const struct exec_counter *c) {

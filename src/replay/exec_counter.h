@@ -24,6 +24,9 @@ struct exec_counter {
  * when the kernel refuses (no hardware breakpoints, perf_event_paranoid, all debug
  * registers taken) or the task blocks the signal: then the caller counts some other way. */
 int exec_counter_start(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t period);
+/* Counts without a signal, but stops counting (and costing a debug exception per
+ * execution) at the CAP-th: a count of CAP means "at least". 0 or -1 as above. */
+int exec_counter_start_capped(struct exec_counter *c, pid_t tid, uint64_t addr, uint64_t cap);
 /* Executions counted so far (0 when not counting). */
 uint64_t exec_counter_read(const struct exec_counter *c);
 /* The stop with siginfo SI is the counter's overflow signal. */

@@ -12,18 +12,29 @@
 #include <string.h>
 #include <time.h>
 
+#include "arch/x86_preds.h"
 #include "arch/x86_writes.h"
 #include "common/log.h"
 #include "replay/regs_compare.h"
 #include "replay/replay_checkpoint.h"
+#include "task/proc_maps.h"
+
+#include <sys/mman.h>
 
 /* Single steps searching for the instruction before a stop (about 15 s of them);
  * DEJA_TL_MAX_STEPS sets another limit (the tests of the error path use a small one). */
 #define TL_MAX_STEPS 1000000
 #define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
 #define TL_STOP_FORK_NS 2000000      /* replay time before a gdb stop worth a checkpoint */
+/* Single steps back to the instruction before a stop tried before counting its possible
+ * predecessors in the kernel (about 0.15 s of them) */
+#define TL_NEAR_STEPS 10000
+/* Executions of a possible predecessor counted at most (a debug exception each: about
+ * 1 s of them); one executed more often is not tried (but see go_before_jump) */
+#define TL_MAX_COUNTED 100000
 
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
+static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -179,7 +190,7 @@ static bool same_spot(const struct tl_pos *a, const struct tl_pos *b) {
   if (a->kind == TL_BOUNDARY)
     return true;
   return a->tid == b->tid && a->addr == b->addr && a->n == b->n && a->len == b->len &&
-         a->type == b->type;
+         a->type == b->type && a->back_pc == b->back_pc;
 }
 
 /* Whether going to P can start from fork F: F is the start of P's stretch or of an
@@ -526,6 +537,8 @@ static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   }
   return true;
 }
+static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+
 /* Goes to P: from the latest checkpoint at or before it, or from the start of the
  * replay. The start of P's stretch and P's place before single steps are checkpointed on
  * the way (the next move backwards from P starts there). */
@@ -535,6 +548,8 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
              " steps %" PRIu64,
              p->event, p->kind, p->tid, p->addr, p->n, p->steps);
   tl->cur_exact = false; /* until P is reached: a failure leaves the replay elsewhere */
+  if (p->back_pc)
+    return go_to_back(tl, p, err, errlen);
   const struct tl_fork *f = best_fork(tl, p, 0);
   if (start_from(tl, f, err, errlen) < 0)
     return -1;
@@ -577,6 +592,65 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
   return 0;
 }
 
+/* Goes to P whose task's pc is set back to the jump before (P's back_pc): to P's place
+ * without it, the pc set, then P's single steps. */
+static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  struct tl_pos base = *p;
+  base.back_pc = 0;
+  base.steps = 0;
+  base.step_tid = 0;
+  if (go_to(tl, &base, err, errlen) < 0)
+    return -1;
+  fork_here(tl, &base); /* going there again is quick */
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  if (!x || task_get_regs(&x->t) < 0)
+    return seterr(err, errlen, "task %d is gone", p->tid);
+  struct user_regs_struct r = x->t.regs;
+  r.rip = p->back_pc;
+  if (task_set_regs(&x->t, &r) < 0)
+    return seterr(err, errlen, "cannot set the pc of task %d", p->tid);
+  struct replay_result res;
+  for (uint64_t i = 0; i < p->steps; i++)
+    if (step_once(tl, p->step_tid, &res) < 0)
+      return seterr(err, errlen, "the replay ended stepping to the position");
+  tl->cur = *p;
+  tl->cur_exact = true;
+  tl->s->e.o = tl->o;
+  return 0;
+}
+
+/* The instruction before P (W: the task's pc there, registers AT_P) when it is the only
+ * possible predecessor CAND and a direct jump: a jump changes nothing but the pc, so P's
+ * state with the pc set back to it is the state before it; checked by a single step from
+ * there landing on W with P's registers. 1: gone there; 0: not it; -1: failed. */
+static int go_before_jump(struct timeline *tl, const struct tl_pos *p, uint64_t cand,
+                          const struct user_regs_struct *at_p, char *err, size_t errlen) {
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  uint8_t code[X86_MAX_INSN_LEN];
+  if (!x || task_read_mem(&x->t, cand, code, sizeof code) < 0 ||
+      !x86_is_direct_jump(code, sizeof code, cand))
+    return 0;
+  struct tl_pos back = *p;
+  back.steps = 0;
+  back.step_tid = 0;
+  back.back_pc = cand;
+  if (go_to(tl, &back, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct replay_result res;
+  char diff[256] = "";
+  x = engine_task(&tl->s->e, p->tid);
+  bool ok = step_once(tl, p->tid, &res) > 0 && x && task_get_regs(&x->t) == 0 &&
+            tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING &&
+            !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
+  if (tl_debug())
+    deja_msg("tl: the jump at %" PRIx64 " before %" PRIx64 ": %s %s", cand, (uint64_t)at_p->rip,
+             ok ? "it" : "not it", diff);
+  if (!ok)
+    return 0;
+  return go_to(tl, &back, err, errlen) < 0 ? -1 : 1;
+}
+
 #define MAX_INSN_LEN 15
 
 /* Arms the one-shot debugger target at P's n-th watchpoint trigger (its n-1 earlier ones
@@ -601,6 +675,134 @@ static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
       step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
   d->target.on = false;
   return hit;
+}
+
+/* Reads the code around ADDR in task X: the instructions that may run right before it. */
+static int predecessors_of(struct rptask *x, uint64_t addr, uint64_t *out, int max) {
+  struct proc_mapping m;
+  if (proc_mapping_find(x->t.tid, addr, &m) < 0 || !(m.prot & PROT_EXEC))
+    return 0;
+  uint64_t lo = addr - m.start > X86_PREDS_WINDOW ? addr - X86_PREDS_WINDOW : m.start;
+  uint64_t hi = m.end - addr > X86_PREDS_WINDOW ? addr + X86_PREDS_WINDOW : m.end;
+  uint8_t *code = malloc(hi - lo);
+  int n = 0;
+  if (code && task_read_mem(&x->t, lo, code, hi - lo) == 0)
+    n = x86_predecessors(code, hi - lo, lo, addr, out, max);
+  free(code);
+  return n;
+}
+
+/* Whether the instruction before P is candidate C's K-th execution in P's stretch: from
+ * its K-th arrival one single step lands on W (the task's pc at P, reached W_BEFORE times
+ * before P) with P's registers (AT_P). Then goes there: 1. 0: not it; -1: failed. */
+static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t c, uint64_t k,
+                           const struct user_regs_struct *at_p, uint64_t w_before, char *err,
+                           size_t errlen) {
+  struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+  struct tl_pos at = {.event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = c, .n = k};
+  if (go_to(tl, &start, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  struct exec_counter wc;
+  if (!x || exec_counter_start(&wc, x->t.tid, at_p->rip, 0) < 0)
+    return 0;
+  int rc = run_to_target(tl, &at, 0, NULL, 0, err, errlen);
+  uint64_t w_then = exec_counter_read(&wc);
+  if (rc == 0 && tl->d->target.counted_in_kernel && w_then == w_before)
+    fork_here(tl, &at); /* going there again is then quick */
+  struct replay_result res;
+  bool ok = rc == 0 && w_then == w_before && step_once(tl, p->tid, &res) > 0;
+  x = engine_task(&tl->s->e, p->tid);
+  char diff[256] = "";
+  ok = ok && x && task_get_regs(&x->t) == 0 && tl->s->e.pos.event == p->event + 1 &&
+       tl->s->e.pos.stage == STAGE_RUNNING && exec_counter_read(&wc) == w_before &&
+       !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
+  exec_counter_stop(&wc);
+  if (rc < 0)
+    return -1;
+  if (tl_debug())
+    deja_msg("tl: predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64
+             "/%" PRIu64 " pc %" PRIx64,
+             c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
+             rc == 0 && x ? (uint64_t)x->t.regs.rip : 0);
+  if (!ok)
+    return 0;
+  if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+    tl->undone = res.stop; /* going back over it is that watchpoint's trigger */
+    tl->have_undone = true;
+  }
+  return go_to(tl, &at, err, errlen) < 0 ? -1 : 1;
+}
+
+/* The instruction of P's task before P (just before the write of a trigger, TL_BEFORE),
+ * found by counting in the kernel the executions of the instructions that may run right
+ * before P's (W: the one that falls through into it, jumps and calls to it) up to P, as
+ * many at a time as the debug registers allow; then trying the candidates. 1: found and
+ * gone there; 0: not found (the caller single-steps); -1: failed. */
+static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
+                             const struct user_regs_struct *known, char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  if (!exec_counter_usable() || tl->slow_arrivals || p->kind != TL_BEFORE)
+    return 0;
+  struct tl_pos at = *p;
+  at.steps = 0;
+  if (!known && go_to(tl, &at, err, errlen) < 0)
+    return -1;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  if (!x || (!known && task_get_regs(&x->t) < 0))
+    return 0;
+  struct user_regs_struct at_p = known ? *known : x->t.regs;
+  uint64_t cand[8];
+  int ncand = predecessors_of(x, at_p.rip, cand, 8);
+  /* the run to P again with W as the only writer, W's executions counted too: the
+   * debug registers left are the candidates' */
+  at.writers[0] = at_p.rip;
+  at.nwriters = 1;
+  bool in_user = is_user_watchpoint(d, p);
+  int room = DEBUG_MAX_WPS - d->nwps - !in_user - 1 - 1;
+  if (tl_debug())
+    deja_msg("tl: %d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
+             room);
+  for (int first = 0; room > 0 && first < ncand; first += room) {
+    int k = ncand - first < room ? ncand - first : room;
+    struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+    if (go_to(tl, &start, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    x = engine_task(&tl->s->e, p->tid);
+    if (!x)
+      return 0;
+    struct exec_counter wc, cc[DEBUG_MAX_WPS];
+    bool counting = exec_counter_start(&wc, x->t.tid, at_p.rip, 0) == 0;
+    for (int i = 0; i < k; i++)
+      if (exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], TL_MAX_COUNTED) < 0)
+        cc[i].fd = -1;
+    int rc = run_to_target(tl, &at, 0, NULL, 0, err, errlen);
+    /* the execution breakpoint that stopped the task at P counted it once too: W's
+     * executions before P are at most one fewer (more when an earlier stop at W counted
+     * twice: then no candidate matches, never a wrong one) */
+    uint64_t w_before = exec_counter_read(&wc), n[DEBUG_MAX_WPS];
+    counting = counting && w_before > 0;
+    w_before--;
+    exec_counter_stop(&wc);
+    for (int i = 0; i < k; i++) {
+      n[i] = exec_counter_read(&cc[i]);
+      exec_counter_stop(&cc[i]);
+    }
+    if (rc < 0)
+      return -1;
+    for (int i = 0; counting && i < k; i++) {
+      if (n[i] >= TL_MAX_COUNTED && ncand == 1) /* a long loop's branch, typically */
+        return go_before_jump(tl, p, cand[0], &at_p, err, errlen);
+      if (!n[i] || n[i] >= TL_MAX_COUNTED)
+        continue; /* not executed, or too often to reach its last execution soon */
+      int found = try_predecessor(tl, p, cand[first + i], n[i], &at_p, w_before, err, errlen);
+      if (found != 0)
+        return found;
+    }
+  }
+  return 0;
 }
 
 /* The position just before the instruction that made trigger P (pc after it: p->pc):
@@ -652,6 +854,28 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
 /* The instruction before position P just before the n-th trigger's write: from the
  * (n-1)-th trigger (or the stretch start), single steps up to the one that makes the
  * n-th; the state one step earlier. */
+/* From ANCHOR, single steps of P's task (up to LIMIT) until the next one makes P's write:
+ * true when found, *STEPS the steps before it. */
+static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *anchor,
+                          uint64_t limit, uint64_t *steps, char *err, size_t errlen) {
+  if (go_to(tl, anchor, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  arm_trigger(tl->d, p);
+  bool found = false;
+  struct replay_result res;
+  *steps = 0;
+  while (!found && *steps < limit && tl->s->e.pos.event <= p->event + 1) {
+    if (step_once(tl, p->tid, &res) < 0)
+      break;
+    found = res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
+    if (!found)
+      (*steps)++;
+  }
+  tl->d->target.on = false;
+  return found;
+}
+
 static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   struct tl_pos anchor = *p;
   anchor.kind = TL_TRIGGER;
@@ -660,33 +884,40 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
   anchor.nwriters = 0;
   if (anchor.n == 0)
     anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
-  if (go_to(tl, &anchor, err, errlen) < 0)
-    return -1;
-  tl->s->e.o = &tl->quiet;
-  arm_trigger(tl->d, p);
+  /* P's registers, when the replay is there (reverse-stepi from P): not one more run */
+  struct user_regs_struct at_p;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  bool here =
+      tl->cur_exact && same_spot(&tl->cur, p) && !tl->cur.steps && x && task_get_regs(&x->t) == 0;
+  if (here)
+    at_p = x->t.regs;
   uint64_t steps = 0;
-  bool found = false;
-  struct replay_result res;
-  while (!found && steps < tl->max_steps && tl->s->e.pos.event <= p->event + 1) {
-    if (step_once(tl, p->tid, &res) < 0)
-      break;
-    found = res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
-    if (!found)
-      steps++;
+  /* a few single steps first (the write in a loop); then, far from the trigger before
+   * (after a long loop), the predecessors of the write counted in the kernel */
+  uint64_t near = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
+  int found = steps_to_write(tl, p, &anchor, near, &steps, err, errlen);
+  /* P's pc set back to the jump before the write: the instruction before that jump */
+  uint64_t back = p->back_pc ? 1 : 0;
+  if (found == 0 && near < tl->max_steps && !back) {
+    int rc = go_before_counted(tl, p, here ? &at_p : NULL, err, errlen);
+    if (rc != 0)
+      return rc < 0 ? -1 : 0;
+    found = steps_to_write(tl, p, &anchor, tl->max_steps, &steps, err, errlen);
   }
-  tl->d->target.on = false;
+  if (found < 0)
+    return -1;
   if (!found)
     return seterr(err, errlen,
                   "cannot find the instruction before the write (event %" PRIu64
                   ", task %d, %" PRIu64 " steps searched)",
                   p->event + 1, p->tid, steps);
-  if (steps == 0) /* the write follows the trigger before it at once */
+  if (steps <= back) /* the write (or the jump) follows the trigger before it at once */
     return anchor.kind == TL_TRIGGER ? go_before(tl, &anchor, err, errlen)
                                      : seterr(err, errlen,
                                               "the write is the first instruction of event "
                                               "%" PRIu64 "'s stretch",
                                               p->event + 1);
-  anchor.steps = steps - 1;
+  anchor.steps = steps - 1 - back;
   anchor.step_tid = p->tid;
   return go_to(tl, &anchor, err, errlen);
 }
@@ -731,6 +962,8 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   }
   if (go_to(tl, &anchor, err, errlen) < 0)
     return -1;
+  if (anchor.kind != TL_BOUNDARY)
+    fork_here(tl, &anchor); /* the steps found are made from here again */
   tl->s->e.o = &tl->quiet;
   struct replay_debug *d = tl->d;
   if (p->kind == TL_TRIGGER)
@@ -914,6 +1147,23 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
   return rc;
 }
 
+/* search() from fork F (NULL: the start) up to P; when the breakpoints did not fit in the
+ * debug registers to be counted (*COUNT), again from F trapping them (*COUNT false from
+ * then on). */
+static int search_from(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
+                       bool *count, struct tl_last *last, char *err, size_t errlen) {
+  if (start_from(tl, f, err, errlen) < 0 ||
+      search(tl, p, UINT64_MAX, *count, last, err, errlen) < 0)
+    return -1;
+  if (!*count || !tl->d->count_failed)
+    return 0;
+  *count = false;
+  *last = (struct tl_last){0};
+  if (start_from(tl, f, err, errlen) < 0)
+    return -1;
+  return search(tl, p, UINT64_MAX, false, last, err, errlen);
+}
+
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen) {
   struct tl_pos p = tl->cur;
@@ -929,16 +1179,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
   bool from_fork = f != NULL;
   uint64_t window_start = f ? f->pos.event : 0;
-  if (start_from(tl, f, err, errlen) < 0 || search(tl, &p, UINT64_MAX, count, &lh, err, errlen) < 0)
+  if (search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
     return -1;
-  if (count && d->count_failed) {
-    /* the breakpoints did not fit in the debug registers: trapped */
-    count = false;
-    lh = (struct tl_last){0};
-    if (start_from(tl, f, err, errlen) < 0 ||
-        search(tl, &p, UINT64_MAX, false, &lh, err, errlen) < 0)
-      return -1;
-  }
   struct tl_pos last = lh.pos;
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
@@ -949,8 +1191,16 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
              p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
              lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
              last.addr, last.n, last.pc);
-  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint. */
+  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
+   * (after P's pc is set back to the jump before, if it is). */
   struct tl_pos base = p;
+  struct rptask *bx = engine_task(&tl->s->e, p.tid);
+  if (p.back_pc && bx && task_get_regs(&bx->t) == 0) {
+    struct user_regs_struct r = bx->t.regs;
+    r.rip = p.back_pc;
+    if (task_set_regs(&bx->t, &r) < 0)
+      return seterr(err, errlen, "cannot set the pc of task %d", p.tid);
+  }
   for (uint64_t i = 1; i <= p.steps; i++) {
     base.steps = 0;
     if (step_once(tl, p.step_tid, &res) < 0)
@@ -980,16 +1230,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     from_fork = f != NULL;
     window_start = f ? f->pos.event : 0;
     lh = (struct tl_last){0};
-    if (start_from(tl, f, err, errlen) < 0 ||
-        search(tl, &end, UINT64_MAX, count, &lh, err, errlen) < 0)
+    if (search_from(tl, f, &end, &count, &lh, err, errlen) < 0)
       return -1;
-    if (count && d->count_failed) {
-      count = false;
-      lh = (struct tl_last){0};
-      if (start_from(tl, f, err, errlen) < 0 ||
-          search(tl, &end, UINT64_MAX, false, &lh, err, errlen) < 0)
-        return -1;
-    }
     last = lh.pos;
     last_stop = lh.stop;
     found = lh.found;

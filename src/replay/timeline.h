@@ -35,6 +35,9 @@ struct tl_pos {
   uint64_t pc; /* TL_TRIGGER: the task's pc there (after the writing instruction) */
   uint64_t writers[DEBUG_MAX_WPS];
   int nwriters;
+  /* non-zero: then the task's pc set to this (the jump that ran just before: nothing
+   * else changes), before the steps */
+  uint64_t back_pc;
   uint64_t steps; /* then this many single steps of step_tid (as gdb's stepi makes them) */
   pid_t step_tid;
   /* TL_ARRIVAL seen by a stop: the task's registers there, to check arrivals counted

@@ -1,0 +1,72 @@
+/* Finding the instructions that may run right before another (see x86_preds.h). */
+#include "arch/x86_preds.h"
+
+#include "arch/x86_decoder.h"
+
+/* An instruction after which the next one never runs (an unconditional jump, a return,
+ * a trap). */
+static bool never_falls_through(csh h, const cs_insn *insn) {
+  return insn->id == X86_INS_JMP || insn->id == X86_INS_LJMP || insn->id == X86_INS_UD2 ||
+         insn->id == X86_INS_HLT || cs_insn_group(h, insn, X86_GRP_RET);
+}
+
+/* The target of a direct jump or call, 0 when INSN is none. */
+static uint64_t direct_target(csh h, const cs_insn *insn) {
+  if (!cs_insn_group(h, insn, X86_GRP_JUMP) && !cs_insn_group(h, insn, X86_GRP_CALL))
+    return 0;
+  const cs_x86 *x = &insn->detail->x86;
+  if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+    return 0;
+  return (uint64_t)x->operands[0].imm;
+}
+
+static void add(uint64_t *out, int *n, int max, uint64_t addr) {
+  for (int i = 0; i < *n; i++)
+    if (out[i] == addr)
+      return;
+  if (*n < max)
+    out[(*n)++] = addr;
+}
+
+int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t target, uint64_t *out,
+                     int max) {
+  csh h = x86_decoder();
+  if (!h || max <= 0)
+    return 0;
+  cs_insn *insn = cs_malloc(h);
+  if (!insn)
+    return 0;
+  uint64_t jumps[64];
+  int njumps = 0, n = 0;
+  const uint8_t *p = code;
+  size_t left = len;
+  uint64_t addr = base;
+  while (left) {
+    uint64_t at = addr;
+    if (!cs_disasm_iter(h, &p, &left, &addr, insn)) {
+      p++; /* not an instruction (data, padding): on at the next byte */
+      left--;
+      addr++;
+      continue;
+    }
+    if (at + insn->size == target && !never_falls_through(h, insn))
+      add(out, &n, max, at);
+    if (direct_target(h, insn) == target && njumps < 64)
+      jumps[njumps++] = at;
+  }
+  cs_free(insn, 1);
+  for (int i = 0; i < njumps; i++)
+    add(out, &n, max, jumps[i]);
+  return n;
+}
+
+bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr) {
+  csh h = x86_decoder();
+  cs_insn *insn;
+  if (!h || cs_disasm(h, code, len, addr, 1, &insn) != 1)
+    return false;
+  bool jump = cs_insn_group(h, insn, X86_GRP_JUMP) && direct_target(h, insn) &&
+              insn->id != X86_INS_LOOP && insn->id != X86_INS_LOOPE && insn->id != X86_INS_LOOPNE;
+  cs_free(insn, 1);
+  return jump;
+}
