@@ -1,9 +1,7 @@
 /* The reverse-execution timeline (see timeline.h). Every move backwards goes back to the
  * latest checkpoint at or before the position wanted (or restarts the replay) and runs
  * forwards to it; replaying is deterministic, so the state there is the state the replay
- * had when it passed it. Checkpoints are taken every so much replay time at event
- * boundaries, at the start of each stretch searched inside, and at gdb's breakpoint and
- * watchpoint stops; the oldest of those are thinned out beyond TL_MAX_FORKS. */
+ * had when it passed it. Which checkpoints are taken and kept: timeline_forks.c. */
 #include "replay/timeline.h"
 
 #include <inttypes.h>
@@ -17,6 +15,7 @@
 #include "common/log.h"
 #include "replay/regs_compare.h"
 #include "replay/replay_checkpoint.h"
+#include "replay/timeline_internal.h"
 #include "task/proc_maps.h"
 
 #include <sys/mman.h>
@@ -24,8 +23,7 @@
 /* Single steps searching for the instruction before a stop (about 15 s of them);
  * DEJA_TL_MAX_STEPS sets another limit (the tests of the error path use a small one). */
 #define TL_MAX_STEPS 1000000
-#define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
-#define TL_STOP_FORK_NS 2000000      /* replay time before a gdb stop worth a checkpoint */
+#define TL_STOP_FORK_NS 2000000 /* replay time before a gdb stop worth a checkpoint */
 /* Single steps back to the instruction before a stop tried before counting its possible
  * predecessors in the kernel (about 0.15 s of them) */
 #define TL_NEAR_STEPS 10000
@@ -36,7 +34,7 @@
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
 static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
 
-static int64_t now_ns(void) {
+int64_t tl_now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1000000000L + t.tv_nsec;
@@ -54,7 +52,7 @@ void timeline_init(struct timeline *tl, struct replay_session *s, const struct r
   tl->cur_exact = s->e.pos.stage == STAGE_DONE;
   const char *env = getenv("DEJA_CHECKPOINTS");
   tl->no_forks = env && !strcmp(env, "0");
-  tl->tick_ns = now_ns();
+  tl->tick_ns = tl_now_ns();
   const char *max = getenv("DEJA_TL_MAX_STEPS");
   tl->max_steps = max && atoll(max) > 0 ? (uint64_t)atoll(max) : TL_MAX_STEPS;
 }
@@ -119,12 +117,6 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
   return p;
 }
 
-static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
-                                size_t whylen);
-static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos);
-static void tick(struct timeline *tl, bool boundary);
-static bool fork_due(const struct timeline *tl, int64_t min);
-
 void timeline_note(struct timeline *tl, const struct replay_result *res, bool step) {
   struct tl_pos *c = &tl->cur;
   switch (res->what) {
@@ -136,10 +128,10 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
       if (res->stop.kind == RSTOP_WATCHPOINT && c->pc && is_user_breakpoint(tl->d, c->pc))
         count_hit(tl, res->event, false, res->stop.rec_tid, c->pc);
       tl->cur_exact = true;
-      tick(tl, false);
+      tl_tick(tl, false);
       /* not at every stop: a conditional breakpoint gdb resumes from at once */
-      if (!step && fork_due(tl, TL_STOP_FORK_NS))
-        fork_here(tl, c);
+      if (!step && tl_fork_due(tl, TL_STOP_FORK_NS))
+        tl_fork_here(tl, c);
     } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&
                (!c->steps || c->step_tid == res->stop.rec_tid)) {
       c->steps++;
@@ -164,7 +156,7 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
 }
 
 /* Starts the replay again (without the program's output); the debugger's hooks stay. */
-static int restart(struct timeline *tl, char *err, size_t errlen) {
+int tl_restart(struct timeline *tl, char *err, size_t errlen) {
   replay_close(tl->s);
   if (replay_open(tl->s, &tl->quiet, &tl->d->hooks) != 0)
     return seterr(err, errlen, "cannot start the replay again");
@@ -174,222 +166,8 @@ static int restart(struct timeline *tl, char *err, size_t errlen) {
   tl->d->stepping = false;
   tl->d->watch_pending = false;
   tl->run_ns = 0;
-  tl->tick_ns = now_ns();
+  tl->tick_ns = tl_now_ns();
   return 0;
-}
-
-/* --- checkpoints: forks of the replay ----------------------------------------------- */
-
-static bool tl_debug(void) { return getenv("DEJA_TL_DEBUG") != NULL; }
-
-/* Whether A and B name the same place inside a stretch (or the same boundary), whatever
- * their single steps. */
-static bool same_spot(const struct tl_pos *a, const struct tl_pos *b) {
-  if (a->event != b->event || a->kind != b->kind)
-    return false;
-  if (a->kind == TL_BOUNDARY)
-    return true;
-  return a->tid == b->tid && a->addr == b->addr && a->n == b->n && a->len == b->len &&
-         a->type == b->type && a->back_pc == b->back_pc;
-}
-
-/* Whether going to P can start from fork F: F is the start of P's stretch or of an
- * earlier one, or P is F's place and F's single steps are the first of P's. */
-static bool fork_usable(const struct tl_fork *f, const struct tl_pos *p) {
-  if (f->pos.kind == TL_BOUNDARY && !f->pos.steps && f->pos.event <= p->event)
-    return true;
-  return same_spot(&f->pos, p) && f->pos.steps <= p->steps &&
-         (!f->pos.steps || f->pos.step_tid == p->step_tid);
-}
-
-/* Whether fork A is later in the replay than fork B (both usable for one position). */
-static bool fork_later(const struct tl_fork *a, const struct tl_fork *b) {
-  if (a->pos.event != b->pos.event)
-    return a->pos.event > b->pos.event;
-  if ((a->pos.kind == TL_BOUNDARY && !a->pos.steps) !=
-      (b->pos.kind == TL_BOUNDARY && !b->pos.steps))
-    return b->pos.kind == TL_BOUNDARY && !b->pos.steps;
-  return a->pos.steps > b->pos.steps;
-}
-
-/* The latest fork to go to P from; BOUNDARY_BEFORE (non-zero): only forks at boundaries
- * before that event. */
-static struct tl_fork *best_fork(struct timeline *tl, const struct tl_pos *p,
-                                 uint64_t boundary_before) {
-  struct tl_fork *best = NULL;
-  for (int i = 0; i < tl->nforks; i++) {
-    struct tl_fork *f = tl->forks[i];
-    if (boundary_before &&
-        (f->pos.kind != TL_BOUNDARY || f->pos.steps || f->pos.event >= boundary_before))
-      continue;
-    if (fork_usable(f, p) && replay_checkpoint_valid(f->cp, tl->s) &&
-        (!best || fork_later(f, best)))
-      best = f;
-  }
-  return best;
-}
-
-static void drop_fork(struct timeline *tl, struct tl_fork *f) {
-  for (int i = 0; i < tl->nforks; i++)
-    if (tl->forks[i] == f)
-      tl->forks[i] = tl->forks[--tl->nforks];
-  replay_checkpoint_free(f->cp);
-  free(f);
-}
-
-/* Beyond TL_MAX_FORKS of the timeline's own: drops the one whose neighbours (by event)
- * are closest together, so the ones kept spread over the replay; never the newest. */
-static void evict_forks(struct timeline *tl) {
-  int own = 0;
-  for (int i = 0; i < tl->nforks; i++)
-    own += !tl->forks[i]->users;
-  while (own > TL_MAX_FORKS) {
-    struct tl_fork *victim = NULL;
-    uint64_t best_gap = UINT64_MAX;
-    for (int i = 0; i < tl->nforks; i++) {
-      struct tl_fork *f = tl->forks[i];
-      if (f->users || f->made == tl->forks_made)
-        continue;
-      uint64_t prev = 0, next = tl->s->e.pos.event;
-      for (int j = 0; j < tl->nforks; j++) {
-        const struct tl_fork *g = tl->forks[j];
-        if (g == f)
-          continue;
-        if (g->pos.event <= f->pos.event && g->pos.event >= prev)
-          prev = g->pos.event;
-        if (g->pos.event >= f->pos.event && g->pos.event < next)
-          next = g->pos.event;
-      }
-      uint64_t gap = next > prev ? next - prev : 0;
-      if (gap < best_gap || (gap == best_gap && victim && f->made < victim->made)) {
-        best_gap = gap;
-        victim = f;
-      }
-    }
-    if (!victim)
-      return;
-    drop_fork(tl, victim);
-    own--;
-  }
-}
-
-/* Takes a checkpoint of the replay, which is exactly at POS. NULL when it cannot be
- * (WHY, when not NULL, says why). */
-static struct tl_fork *fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
-                                size_t whylen) {
-  char buf[256];
-  if (!why) {
-    why = buf;
-    whylen = sizeof buf;
-  }
-  if (tl->no_forks) {
-    snprintf(why, whylen, "DEJA_CHECKPOINTS=0");
-    return NULL;
-  }
-  for (int i = 0; i < tl->nforks; i++)
-    if (same_spot(&tl->forks[i]->pos, pos) && tl->forks[i]->pos.steps == pos->steps &&
-        tl->forks[i]->pos.step_tid == pos->step_tid)
-      return tl->forks[i];
-  if (tl->nforks == (int)(sizeof tl->forks / sizeof *tl->forks)) {
-    snprintf(why, whylen, "too many checkpoints");
-    return NULL;
-  }
-  int64_t t0 = now_ns();
-  struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, whylen);
-  if (!cp) {
-    if (tl_debug())
-      deja_msg("tl: no checkpoint at event %" PRIu64 ": %s", pos->event, why);
-    return NULL;
-  }
-  struct tl_fork *f = xcalloc(1, sizeof *f);
-  f->pos = *pos;
-  f->cp = cp;
-  f->counted_event = tl->counted_event;
-  f->ncounts = tl->ncounts;
-  memcpy(f->counts, tl->counts, sizeof f->counts);
-  f->made = ++tl->forks_made;
-  tl->forks[tl->nforks++] = f;
-  tl->run_ns = 0;
-  int64_t t1 = now_ns();
-  evict_forks(tl);
-  /* what a checkpoint costs here (a large process takes longer to fork), smoothed */
-  tl->fork_ns = (tl->fork_ns * 3 + (now_ns() - t0)) / 4;
-  if (tl_debug())
-    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d steps %" PRIu64
-             " (%d kept; %.1f ms, %.1f ms evicting)",
-             pos->event, pos->kind, pos->steps, tl->nforks, (t1 - t0) / 1e6, (now_ns() - t1) / 1e6);
-  return f;
-}
-
-/* Replay time that must pass before the next checkpoint: at least MIN, and ten times what
- * one costs, so taking them slows the replay by a tenth at most. */
-static bool fork_due(const struct timeline *tl, int64_t min) {
-  return tl->run_ns >= min && tl->run_ns >= 10 * tl->fork_ns;
-}
-
-static struct tl_fork *fork_here(struct timeline *tl, const struct tl_pos *pos) {
-  return fork_why(tl, pos, NULL, 0);
-}
-
-/* Adds up replay time; at a boundary, a checkpoint when enough of it passed since the
- * last one. */
-static void tick(struct timeline *tl, bool boundary) {
-  int64_t now = now_ns();
-  tl->run_ns += now - tl->tick_ns;
-  tl->tick_ns = now;
-  bool first = true; /* the first one as early as possible: restarts become rare */
-  for (int i = 0; first && i < tl->nforks; i++)
-    first = tl->forks[i]->pos.kind != TL_BOUNDARY || tl->forks[i]->pos.steps;
-  if (boundary && (first || fork_due(tl, TL_FORK_INTERVAL_NS)) &&
-      tl->s->e.pos.stage == STAGE_DONE) {
-    struct tl_pos b = {.event = tl->s->e.pos.event, .kind = TL_BOUNDARY};
-    fork_here(tl, &b);
-    tl->run_ns = 0; /* also when refused: try again after the next interval */
-  }
-}
-
-void timeline_resumed(struct timeline *tl) { tl->tick_ns = now_ns(); }
-
-void timeline_passed(struct timeline *tl, const struct replay_result *res) {
-  if (res->what == REPLAY_EVENT_DONE)
-    tick(tl, true);
-}
-
-/* Puts the replay at fork F (NULL: the start of the replay). */
-static int start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_t errlen) {
-  if (!f)
-    return restart(tl, err, errlen);
-  if (tl_debug())
-    deja_msg("tl: from the checkpoint at event %" PRIu64 " kind %d steps %" PRIu64, f->pos.event,
-             f->pos.kind, f->pos.steps);
-  tl->s->e.o = &tl->quiet;
-  if (replay_checkpoint_restore(tl->s, f->cp, err, errlen) < 0) {
-    deja_msg("going back to a checkpoint failed (%s); replaying from the start", err);
-    return restart(tl, err, errlen);
-  }
-  tl->counted_event = f->counted_event;
-  tl->ncounts = f->ncounts;
-  memcpy(tl->counts, f->counts, sizeof tl->counts);
-  tl->d->target.on = false;
-  tl->d->stepping = false;
-  tl->d->watch_pending = false;
-  tl->run_ns = 0;
-  tl->tick_ns = now_ns();
-  return 0;
-}
-
-int timeline_fork_pids(const struct timeline *tl, pid_t *pids, int max) {
-  int n = 0;
-  for (int i = 0; i < tl->nforks && n < max; i++)
-    n += replay_checkpoint_pids(tl->forks[i]->cp, pids + n, max - n);
-  return n;
-}
-
-void timeline_free(struct timeline *tl) {
-  while (tl->nforks)
-    drop_fork(tl, tl->forks[0]);
-  for (int i = 0; i < tl->ncps; i++)
-    tl->cps[i].fork = NULL;
 }
 
 static bool at_boundary(const struct timeline *tl, uint64_t event) {
@@ -449,7 +227,7 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
       rc = seterr(err, errlen, "the replay ended before event %" PRIu64, event);
     tl->d->watch_pending = false;
     if (rc == 0 && res.what == REPLAY_EVENT_DONE && !at_boundary(tl, event))
-      tick(tl, true);
+      tl_tick(tl, true);
   }
   tl->d->blind = false;
   return rc;
@@ -496,7 +274,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
     pass_hit(tl, &res);
     d->watch_pending = false;
     if (res.what == REPLAY_EVENT_DONE)
-      tick(tl, true);
+      tl_tick(tl, true);
   }
   d->target.on = false;
   if (rc == 0 && d->target.missed)
@@ -550,18 +328,18 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
   tl->cur_exact = false; /* until P is reached: a failure leaves the replay elsewhere */
   if (p->back_pc)
     return go_to_back(tl, p, err, errlen);
-  const struct tl_fork *f = best_fork(tl, p, 0);
-  if (start_from(tl, f, err, errlen) < 0)
+  const struct tl_fork *f = tl_best_fork(tl, p, 0);
+  if (tl_start_from(tl, f, err, errlen) < 0)
     return -1;
   uint64_t done = 0; /* P's single steps made already */
-  if (f && same_spot(&f->pos, p)) {
+  if (f && tl_same_spot(&f->pos, p)) {
     done = f->pos.steps;
   } else {
     if (run_to_boundary(tl, p->event, err, errlen) < 0)
       return -1;
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
     if (p->kind != TL_BOUNDARY || p->steps)
-      fork_here(tl, &start);
+      tl_fork_here(tl, &start);
     if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
       return -1;
     if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
@@ -570,19 +348,19 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
       struct tl_pos spot = *p;
       spot.steps = 0;
       spot.step_tid = 0;
-      fork_here(tl, &spot);
+      tl_fork_here(tl, &spot);
     }
   }
   struct replay_result res;
   for (uint64_t i = done; i < p->steps; i++) {
     if (step_once(tl, p->step_tid, &res) < 0)
       return seterr(err, errlen, "the replay ended stepping to the position");
-    tick(tl, false);
-    if (i + 1 < p->steps && fork_due(tl, TL_FORK_INTERVAL_NS)) {
+    tl_tick(tl, false);
+    if (i + 1 < p->steps && tl_fork_due(tl, TL_FORK_INTERVAL_NS)) {
       /* long single stepping: checkpoints on the way, for the next step back */
       struct tl_pos at = *p;
       at.steps = i + 1;
-      fork_here(tl, &at);
+      tl_fork_here(tl, &at);
       tl->run_ns = 0;
     }
   }
@@ -601,7 +379,7 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
   base.step_tid = 0;
   if (go_to(tl, &base, err, errlen) < 0)
     return -1;
-  fork_here(tl, &base); /* going there again is quick */
+  tl_fork_here(tl, &base); /* going there again is quick */
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   if (!x || task_get_regs(&x->t) < 0)
     return seterr(err, errlen, "task %d is gone", p->tid);
@@ -710,7 +488,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   int rc = run_to_target(tl, &at, 0, NULL, 0, err, errlen);
   uint64_t w_then = exec_counter_read(&wc);
   if (rc == 0 && tl->d->target.counted_in_kernel && w_then == w_before)
-    fork_here(tl, &at); /* going there again is then quick */
+    tl_fork_here(tl, &at); /* going there again is then quick */
   struct replay_result res;
   bool ok = rc == 0 && w_then == w_before && step_once(tl, p->tid, &res) > 0;
   x = engine_task(&tl->s->e, p->tid);
@@ -887,8 +665,8 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
   /* P's registers, when the replay is there (reverse-stepi from P): not one more run */
   struct user_regs_struct at_p;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
-  bool here =
-      tl->cur_exact && same_spot(&tl->cur, p) && !tl->cur.steps && x && task_get_regs(&x->t) == 0;
+  bool here = tl->cur_exact && tl_same_spot(&tl->cur, p) && !tl->cur.steps && x &&
+              task_get_regs(&x->t) == 0;
   if (here)
     at_p = x->t.regs;
   uint64_t steps = 0;
@@ -963,7 +741,7 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   if (go_to(tl, &anchor, err, errlen) < 0)
     return -1;
   if (anchor.kind != TL_BOUNDARY)
-    fork_here(tl, &anchor); /* the steps found are made from here again */
+    tl_fork_here(tl, &anchor); /* the steps found are made from here again */
   tl->s->e.o = &tl->quiet;
   struct replay_debug *d = tl->d;
   if (p->kind == TL_TRIGGER)
@@ -1134,7 +912,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     memset(d->hits, 0, sizeof d->hits);
     memset(snap, 0, sizeof snap);
     if (!at_boundary(tl, p->event))
-      tick(tl, true);
+      tl_tick(tl, true);
     if (d->watch_pending) {
       /* replay wrote the watched memory for a skipped call: before that event */
       *last = (struct tl_last){.found = true,
@@ -1152,14 +930,14 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
  * then on). */
 static int search_from(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
                        bool *count, struct tl_last *last, char *err, size_t errlen) {
-  if (start_from(tl, f, err, errlen) < 0 ||
+  if (tl_start_from(tl, f, err, errlen) < 0 ||
       search(tl, p, UINT64_MAX, *count, last, err, errlen) < 0)
     return -1;
   if (!*count || !tl->d->count_failed)
     return 0;
   *count = false;
   *last = (struct tl_last){0};
-  if (start_from(tl, f, err, errlen) < 0)
+  if (tl_start_from(tl, f, err, errlen) < 0)
     return -1;
   return search(tl, p, UINT64_MAX, false, last, err, errlen);
 }
@@ -1171,12 +949,12 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   struct replay_debug *d = tl->d;
   struct replay_result res;
   bool count = !tl->slow_arrivals && exec_counter_usable();
-  tl->tick_ns = now_ns();
+  tl->tick_ns = tl_now_ns();
   tl->cur_exact = false;
   /* From the latest checkpoint at a boundary before P; without a hit there, from the one
    * before that up to it, and so on (the last window starts at the start). */
   const struct tl_fork *f =
-      best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
+      tl_best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
   bool from_fork = f != NULL;
   uint64_t window_start = f ? f->pos.event : 0;
   if (search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
@@ -1226,7 +1004,7 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   }
   while (!found && from_fork) {
     struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
-    f = best_fork(tl, &end, window_start);
+    f = tl_best_fork(tl, &end, window_start);
     from_fork = f != NULL;
     window_start = f ? f->pos.event : 0;
     lh = (struct tl_last){0};
@@ -1317,7 +1095,7 @@ int timeline_checkpoint(struct timeline *tl) {
   struct tl_checkpoint *c = &tl->cps[tl->ncps];
   *c = (struct tl_checkpoint){.id = ++tl->last_id, .pos = tl->cur};
   if (tl->cur_exact)
-    c->fork = fork_why(tl, &tl->cur, c->why, sizeof c->why);
+    c->fork = tl_fork_why(tl, &tl->cur, c->why, sizeof c->why);
   else
     snprintf(c->why, sizeof c->why, "the replay stopped between two known places");
   if (c->fork)
@@ -1358,7 +1136,7 @@ bool timeline_delete_checkpoint(struct timeline *tl, int id) {
   if (!c)
     return false;
   if (c->fork && !--c->fork->users)
-    drop_fork(tl, c->fork);
+    tl_drop_fork(tl, c->fork);
   *c = tl->cps[--tl->ncps];
   return true;
 }

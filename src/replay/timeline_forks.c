@@ -1,0 +1,225 @@
+/* The timeline's checkpoints: forks of the replay taken every so much replay time at event
+ * boundaries, at the start of each stretch searched inside and at gdb's stops, thinned out
+ * beyond TL_MAX_FORKS, and the latest usable one a move backwards starts from. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "replay/replay_checkpoint.h"
+#include "replay/timeline_internal.h"
+
+bool tl_debug(void) { return getenv("DEJA_TL_DEBUG") != NULL; }
+
+/* Whether A and B name the same place inside a stretch (or the same boundary), whatever
+ * their single steps. */
+bool tl_same_spot(const struct tl_pos *a, const struct tl_pos *b) {
+  if (a->event != b->event || a->kind != b->kind)
+    return false;
+  if (a->kind == TL_BOUNDARY)
+    return true;
+  return a->tid == b->tid && a->addr == b->addr && a->n == b->n && a->len == b->len &&
+         a->type == b->type && a->back_pc == b->back_pc;
+}
+
+/* Whether going to P can start from fork F: F is the start of P's stretch or of an
+ * earlier one, or P is F's place and F's single steps are the first of P's. */
+static bool fork_usable(const struct tl_fork *f, const struct tl_pos *p) {
+  if (f->pos.kind == TL_BOUNDARY && !f->pos.steps && f->pos.event <= p->event)
+    return true;
+  return tl_same_spot(&f->pos, p) && f->pos.steps <= p->steps &&
+         (!f->pos.steps || f->pos.step_tid == p->step_tid);
+}
+
+/* Whether fork A is later in the replay than fork B (both usable for one position). */
+static bool fork_later(const struct tl_fork *a, const struct tl_fork *b) {
+  if (a->pos.event != b->pos.event)
+    return a->pos.event > b->pos.event;
+  if ((a->pos.kind == TL_BOUNDARY && !a->pos.steps) !=
+      (b->pos.kind == TL_BOUNDARY && !b->pos.steps))
+    return b->pos.kind == TL_BOUNDARY && !b->pos.steps;
+  return a->pos.steps > b->pos.steps;
+}
+
+/* The latest fork to go to P from; BOUNDARY_BEFORE (non-zero): only forks at boundaries
+ * before that event. */
+struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p,
+                             uint64_t boundary_before) {
+  struct tl_fork *best = NULL;
+  for (int i = 0; i < tl->nforks; i++) {
+    struct tl_fork *f = tl->forks[i];
+    if (boundary_before &&
+        (f->pos.kind != TL_BOUNDARY || f->pos.steps || f->pos.event >= boundary_before))
+      continue;
+    if (fork_usable(f, p) && replay_checkpoint_valid(f->cp, tl->s) &&
+        (!best || fork_later(f, best)))
+      best = f;
+  }
+  return best;
+}
+
+void tl_drop_fork(struct timeline *tl, struct tl_fork *f) {
+  for (int i = 0; i < tl->nforks; i++)
+    if (tl->forks[i] == f)
+      tl->forks[i] = tl->forks[--tl->nforks];
+  replay_checkpoint_free(f->cp);
+  free(f);
+}
+
+/* Beyond TL_MAX_FORKS of the timeline's own: drops the one whose neighbours (by event)
+ * are closest together, so the ones kept spread over the replay; never the newest. */
+static void evict_forks(struct timeline *tl) {
+  int own = 0;
+  for (int i = 0; i < tl->nforks; i++)
+    own += !tl->forks[i]->users;
+  while (own > TL_MAX_FORKS) {
+    struct tl_fork *victim = NULL;
+    uint64_t best_gap = UINT64_MAX;
+    for (int i = 0; i < tl->nforks; i++) {
+      struct tl_fork *f = tl->forks[i];
+      if (f->users || f->made == tl->forks_made)
+        continue;
+      uint64_t prev = 0, next = tl->s->e.pos.event;
+      for (int j = 0; j < tl->nforks; j++) {
+        const struct tl_fork *g = tl->forks[j];
+        if (g == f)
+          continue;
+        if (g->pos.event <= f->pos.event && g->pos.event >= prev)
+          prev = g->pos.event;
+        if (g->pos.event >= f->pos.event && g->pos.event < next)
+          next = g->pos.event;
+      }
+      uint64_t gap = next > prev ? next - prev : 0;
+      if (gap < best_gap || (gap == best_gap && victim && f->made < victim->made)) {
+        best_gap = gap;
+        victim = f;
+      }
+    }
+    if (!victim)
+      return;
+    tl_drop_fork(tl, victim);
+    own--;
+  }
+}
+
+/* Takes a checkpoint of the replay, which is exactly at POS. NULL when it cannot be
+ * (WHY, when not NULL, says why). */
+struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
+                            size_t whylen) {
+  char buf[256];
+  if (!why) {
+    why = buf;
+    whylen = sizeof buf;
+  }
+  if (tl->no_forks) {
+    snprintf(why, whylen, "DEJA_CHECKPOINTS=0");
+    return NULL;
+  }
+  for (int i = 0; i < tl->nforks; i++)
+    if (tl_same_spot(&tl->forks[i]->pos, pos) && tl->forks[i]->pos.steps == pos->steps &&
+        tl->forks[i]->pos.step_tid == pos->step_tid)
+      return tl->forks[i];
+  if (tl->nforks == (int)(sizeof tl->forks / sizeof *tl->forks)) {
+    snprintf(why, whylen, "too many checkpoints");
+    return NULL;
+  }
+  int64_t t0 = tl_now_ns();
+  struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, whylen);
+  if (!cp) {
+    if (tl_debug())
+      deja_msg("tl: no checkpoint at event %" PRIu64 ": %s", pos->event, why);
+    return NULL;
+  }
+  struct tl_fork *f = xcalloc(1, sizeof *f);
+  f->pos = *pos;
+  f->cp = cp;
+  f->counted_event = tl->counted_event;
+  f->ncounts = tl->ncounts;
+  memcpy(f->counts, tl->counts, sizeof f->counts);
+  f->made = ++tl->forks_made;
+  tl->forks[tl->nforks++] = f;
+  tl->run_ns = 0;
+  int64_t t1 = tl_now_ns();
+  evict_forks(tl);
+  /* what a checkpoint costs here (a large process takes longer to fork), smoothed */
+  tl->fork_ns = (tl->fork_ns * 3 + (tl_now_ns() - t0)) / 4;
+  if (tl_debug())
+    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d steps %" PRIu64
+             " (%d kept; %.1f ms, %.1f ms evicting)",
+             pos->event, pos->kind, pos->steps, tl->nforks, (t1 - t0) / 1e6,
+             (tl_now_ns() - t1) / 1e6);
+  return f;
+}
+
+/* Replay time that must pass before the next checkpoint: at least MIN, and ten times what
+ * one costs, so taking them slows the replay by a tenth at most. */
+bool tl_fork_due(const struct timeline *tl, int64_t min) {
+  return tl->run_ns >= min && tl->run_ns >= 10 * tl->fork_ns;
+}
+
+struct tl_fork *tl_fork_here(struct timeline *tl, const struct tl_pos *pos) {
+  return tl_fork_why(tl, pos, NULL, 0);
+}
+
+/* Adds up replay time; at a boundary, a checkpoint when enough of it passed since the
+ * last one. */
+void tl_tick(struct timeline *tl, bool boundary) {
+  int64_t now = tl_now_ns();
+  tl->run_ns += now - tl->tick_ns;
+  tl->tick_ns = now;
+  bool first = true; /* the first one as early as possible: restarts become rare */
+  for (int i = 0; first && i < tl->nforks; i++)
+    first = tl->forks[i]->pos.kind != TL_BOUNDARY || tl->forks[i]->pos.steps;
+  if (boundary && (first || tl_fork_due(tl, TL_FORK_INTERVAL_NS)) &&
+      tl->s->e.pos.stage == STAGE_DONE) {
+    struct tl_pos b = {.event = tl->s->e.pos.event, .kind = TL_BOUNDARY};
+    tl_fork_here(tl, &b);
+    tl->run_ns = 0; /* also when refused: try again after the next interval */
+  }
+}
+
+void timeline_resumed(struct timeline *tl) { tl->tick_ns = tl_now_ns(); }
+
+void timeline_passed(struct timeline *tl, const struct replay_result *res) {
+  if (res->what == REPLAY_EVENT_DONE)
+    tl_tick(tl, true);
+}
+
+/* Puts the replay at fork F (NULL: the start of the replay). */
+int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_t errlen) {
+  if (!f)
+    return tl_restart(tl, err, errlen);
+  if (tl_debug())
+    deja_msg("tl: from the checkpoint at event %" PRIu64 " kind %d steps %" PRIu64, f->pos.event,
+             f->pos.kind, f->pos.steps);
+  tl->s->e.o = &tl->quiet;
+  if (replay_checkpoint_restore(tl->s, f->cp, err, errlen) < 0) {
+    deja_msg("going back to a checkpoint failed (%s); replaying from the start", err);
+    return tl_restart(tl, err, errlen);
+  }
+  tl->counted_event = f->counted_event;
+  tl->ncounts = f->ncounts;
+  memcpy(tl->counts, f->counts, sizeof tl->counts);
+  tl->d->target.on = false;
+  tl->d->stepping = false;
+  tl->d->watch_pending = false;
+  tl->run_ns = 0;
+  tl->tick_ns = tl_now_ns();
+  return 0;
+}
+
+int timeline_fork_pids(const struct timeline *tl, pid_t *pids, int max) {
+  int n = 0;
+  for (int i = 0; i < tl->nforks && n < max; i++)
+    n += replay_checkpoint_pids(tl->forks[i]->cp, pids + n, max - n);
+  return n;
+}
+
+void timeline_free(struct timeline *tl) {
+  while (tl->nforks)
+    tl_drop_fork(tl, tl->forks[0]);
+  for (int i = 0; i < tl->ncps; i++)
+    tl->cps[i].fork = NULL;
+}

@@ -1,0 +1,39 @@
+/* What the timeline's files share (timeline.c: positions, going to them and the reverse
+ * searches; timeline_forks.c: which checkpoints are taken, kept and started from). */
+#ifndef DEJA_REPLAY_TIMELINE_INTERNAL_H
+#define DEJA_REPLAY_TIMELINE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/timeline.h"
+
+#define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
+
+/* DEJA_TL_DEBUG is set: the timeline says what it searches and goes to. */
+bool tl_debug(void);
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t tl_now_ns(void);
+/* Starts the replay again (without the program's output); the debugger's hooks stay. */
+int tl_restart(struct timeline *tl, char *err, size_t errlen);
+
+/* Whether A and B name the same place inside a stretch (or the same boundary). */
+bool tl_same_spot(const struct tl_pos *a, const struct tl_pos *b);
+/* The latest fork to go to P from; BOUNDARY_BEFORE (non-zero): only forks at boundaries
+ * before that event. NULL: none. */
+struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p, uint64_t boundary_before);
+void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
+/* A checkpoint at the replay's position POS (NULL, with WHY saying why, when none can be
+ * taken there). */
+struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
+                            size_t whylen);
+struct tl_fork *tl_fork_here(struct timeline *tl, const struct tl_pos *pos);
+/* Whether MIN ns of replay passed since the last checkpoint. */
+bool tl_fork_due(const struct timeline *tl, int64_t min);
+/* Counts the replay time since the last call; a checkpoint at a BOUNDARY when one is due. */
+void tl_tick(struct timeline *tl, bool boundary);
+/* Puts the replay at fork F (restarts it when F is NULL). 0 or -1 with ERR set. */
+int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_t errlen);
+
+#endif
