@@ -162,12 +162,16 @@ int tl_restart(struct timeline *tl, char *err, size_t errlen) {
     return seterr(err, errlen, "cannot start the replay again");
   tl->counted_event = 0;
   tl->ncounts = 0;
+  tl_replay_moved(tl);
+  return 0;
+}
+
+void tl_replay_moved(struct timeline *tl) {
   tl->d->target.on = false;
   tl->d->stepping = false;
   tl->d->watch_pending = false;
   tl->run_ns = 0;
   tl->tick_ns = tl_now_ns();
-  return 0;
 }
 
 static bool at_boundary(const struct timeline *tl, uint64_t event) {

@@ -202,11 +202,7 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   tl->counted_event = f->counted_event;
   tl->ncounts = f->ncounts;
   memcpy(tl->counts, f->counts, sizeof tl->counts);
-  tl->d->target.on = false;
-  tl->d->stepping = false;
-  tl->d->watch_pending = false;
-  tl->run_ns = 0;
-  tl->tick_ns = tl_now_ns();
+  tl_replay_moved(tl);
   return 0;
 }
 

@@ -17,6 +17,9 @@ bool tl_debug(void);
 int64_t tl_now_ns(void);
 /* Starts the replay again (without the program's output); the debugger's hooks stay. */
 int tl_restart(struct timeline *tl, char *err, size_t errlen);
+/* After the replay was started again or put back at a fork: no one-shot target, no single
+ * stepping, and the replay time since the last checkpoint starts from zero. */
+void tl_replay_moved(struct timeline *tl);
 
 /* Whether A and B name the same place inside a stretch (or the same boundary). */
 bool tl_same_spot(const struct tl_pos *a, const struct tl_pos *b);
