@@ -34,12 +34,6 @@
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
 static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
 
-int64_t tl_now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000000000L + t.tv_nsec;
-}
-
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
                    struct replay_debug *d) {
   memset(tl, 0, sizeof *tl);
@@ -153,25 +147,6 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
     tl->cur_exact = false;
     break;
   }
-}
-
-/* Starts the replay again (without the program's output); the debugger's hooks stay. */
-int tl_restart(struct timeline *tl, char *err, size_t errlen) {
-  replay_close(tl->s);
-  if (replay_open(tl->s, &tl->quiet, &tl->d->hooks) != 0)
-    return seterr(err, errlen, "cannot start the replay again");
-  tl->counted_event = 0;
-  tl->ncounts = 0;
-  tl_replay_moved(tl);
-  return 0;
-}
-
-void tl_replay_moved(struct timeline *tl) {
-  tl->d->target.on = false;
-  tl->d->stepping = false;
-  tl->d->watch_pending = false;
-  tl->run_ns = 0;
-  tl->tick_ns = tl_now_ns();
 }
 
 static bool at_boundary(const struct timeline *tl, uint64_t event) {

@@ -11,6 +11,31 @@
 #include "replay/replay_checkpoint.h"
 #include "replay/timeline_internal.h"
 
+int64_t tl_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* Starts the replay again (without the program's output); the debugger's hooks stay. */
+int tl_restart(struct timeline *tl, char *err, size_t errlen) {
+  replay_close(tl->s);
+  if (replay_open(tl->s, &tl->quiet, &tl->d->hooks) != 0)
+    return seterr(err, errlen, "cannot start the replay again");
+  tl->counted_event = 0;
+  tl->ncounts = 0;
+  tl_replay_moved(tl);
+  return 0;
+}
+
+void tl_replay_moved(struct timeline *tl) {
+  tl->d->target.on = false;
+  tl->d->stepping = false;
+  tl->d->watch_pending = false;
+  tl->run_ns = 0;
+  tl->tick_ns = tl_now_ns();
+}
+
 bool tl_debug(void) { return getenv("DEJA_TL_DEBUG") != NULL; }
 
 /* Whether A and B name the same place inside a stretch (or the same boundary), whatever
