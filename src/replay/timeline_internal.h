@@ -1,6 +1,6 @@
-/* What the timeline's files share (timeline.c: positions, going to them and the reverse
- * searches; timeline_forks.c: where the replay starts from - the beginning or a checkpoint - and which
- * checkpoints are taken and kept). */
+/* What the timeline's files share. timeline.c: positions, going to them and the reverse
+ * searches. timeline_forks.c: where the replay starts from (the beginning or a checkpoint)
+ * and which checkpoints are taken and kept. */
 #ifndef DEJA_REPLAY_TIMELINE_INTERNAL_H
 #define DEJA_REPLAY_TIMELINE_INTERNAL_H
 
