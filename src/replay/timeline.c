@@ -212,29 +212,40 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
   return rc;
 }
 
+/* Arms the one-shot debugger target at P: its n-th arrival, trigger, or the instruction
+ * before a trigger (P's possible writers as execution breakpoints). */
+static void arm_target(struct timeline *tl, const struct tl_pos *p) {
+  bool before = p->kind == TL_BEFORE;
+  tl->d->target = (struct debug_target){.on = true,
+                                        .watch = p->kind == TL_TRIGGER || before,
+                                        .tid = p->tid,
+                                        .addr = p->addr,
+                                        .len = p->len,
+                                        .type = p->type,
+                                        .n = p->n,
+                                        .before = before,
+                                        .nexec = before ? p->nwriters : 0,
+                                        .exec_last = -1,
+                                        .slow = tl->slow_arrivals};
+  for (int i = 0; i < tl->d->target.nexec; i++)
+    tl->d->target.exec[i] = p->writers[i];
+}
+
 /* Replays from the boundary before P's stretch to P's arrival or trigger. */
 static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t count,
                          const uint64_t *exec, int nexec, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   bool before = p->kind == TL_BEFORE;
-  d->target = (struct debug_target){.on = true,
-                                    .watch = p->kind == TL_TRIGGER || before,
-                                    .tid = p->tid,
-                                    .addr = p->addr,
-                                    .len = p->len,
-                                    .type = p->type,
-                                    .n = p->n,
-                                    .count = count,
-                                    .probe = p->kind == TL_TRIGGER ? p->pc : 0,
-                                    .nexec = before ? p->nwriters : nexec,
-                                    .exec_last = -1,
-                                    .before = before};
-  for (int i = 0; i < d->target.nexec; i++) {
-    d->target.exec[i] = before ? p->writers[i] : exec[i];
-    /* a writer the user breaks at: its arrivals are counted for the user's stops */
-    d->target.early |= before && is_user_breakpoint(d, p->writers[i]);
+  arm_target(tl, p);
+  d->target.count = count;
+  d->target.probe = p->kind == TL_TRIGGER ? p->pc : 0;
+  if (!before) {
+    d->target.nexec = nexec;
+    memcpy(d->target.exec, exec, (size_t)nexec * sizeof *exec);
   }
-  d->target.slow = tl->slow_arrivals;
+  for (int i = 0; i < d->target.nexec && before; i++)
+    /* a writer the user breaks at: its arrivals are counted for the user's stops */
+    d->target.early |= is_user_breakpoint(d, p->writers[i]);
   struct replay_result res;
   int rc = 0;
   for (;;) {
@@ -845,22 +856,9 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
       if (p->kind == TL_BOUNDARY)
         break;
       if (!armed) {
-        bool before = p->kind == TL_BEFORE;
-        d->target =
-            (struct debug_target){.on = true,
-                                  .watch = p->kind == TL_TRIGGER || before,
-                                  .tid = p->tid,
-                                  .addr = p->addr,
-                                  .len = p->len,
-                                  .type = p->type,
-                                  .n = p->n,
-                                  .before = before,
-                                  .nexec = before ? p->nwriters : 0,
-                                  .exec_last = -1,
-                                  /* earlier arrivals at a breakpoint are hits */
-                                  .slow = tl->slow_arrivals || is_user_breakpoint(d, p->addr)};
-        for (int i = 0; i < d->target.nexec; i++)
-          d->target.exec[i] = p->writers[i];
+        arm_target(tl, p);
+        /* earlier arrivals at a breakpoint are hits */
+        d->target.slow |= is_user_breakpoint(d, p->addr);
         armed = true;
       }
     }
