@@ -1,15 +1,18 @@
-/* Checkpoints of a replay (see replay_checkpoint.h). The fork is a clone(CLONE_PARENT)
- * with no exit signal made by the task itself, through the syscall instruction of its
- * vDSO (rptask.gadget): the copy's parent is the replayed process's parent (deja for the
- * first process), and the copy is traced from its first instruction (the tracer's
- * options are inherited: it dies with deja). The task is then put back into the kind of
- * stop the replay left it in:
- *  - inside a system call's entry (at_sysentry): the call is entered again, under
- *    PTRACE_SYSEMU when it was (the kernel skips it) or PTRACE_SYSCALL;
- *  - otherwise resuming it runs user code: it is left at the injected call's exit with
- *    its registers, which resumes into user code the same way.
- * A copy stays at its first stop; going back to it forks it the same way and brings
- * the new process into the saved kind of stop with the saved registers and FPU state. */
+/* Checkpoints of a replay (see replay_checkpoint.h). Each process is forked by one of its
+ * threads (its main thread when alive), with a clone(CLONE_PARENT) and no exit signal made
+ * through the syscall instruction of its vDSO (checkpoint_tasks.c): the copy's parent is
+ * the replayed process's parent (deja for the first process), and the copy is traced from
+ * its first instruction (the tracer's options are inherited: it dies with deja). That
+ * thread is then put back into the kind of stop the replay left it in; the others are
+ * not touched, only saved: registers, xsave area, signal mask and the bookkeeping (which
+ * holds their kernel state: struct thread_kstate).
+ *
+ * A copy stays at its first stop, with one thread (fork copies only the calling thread).
+ * Going back forks it again (so it serves any number of times) and recreates the other
+ * threads in the new process with clones injected into its thread; every thread then gets
+ * its kernel state, signal mask, registers and FPU state and the kind of stop it was in.
+ * The recreation runs at each restore: the copy cannot hold the threads for it, since a
+ * fork of the copy would drop them again. */
 #include "replay/replay_checkpoint.h"
 
 #include <errno.h>
@@ -24,12 +27,10 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "replay/checkpoint_tasks.h"
 #include "replay/replay_state_pages.h"
 #include "replay/replay_syscallbuf.h"
 
-#ifndef CLONE_PARENT
-#define CLONE_PARENT 0x00008000
-#endif
 #ifndef KCMP_VM
 #define KCMP_VM 1
 #endif
@@ -37,10 +38,12 @@
 
 /* One replayed task as the checkpoint saw it. */
 struct cp_task {
-  struct rptask x; /* the replay's bookkeeping; x.t.tid is the stopped copy */
+  struct rptask x; /* the replay's bookkeeping; x.t.tid: the stopped copy of its process when
+                      this thread forked it, else -1 */
   struct user_regs_struct regs;
   uint8_t *xstate;
   size_t xlen;
+  uint64_t sigmask;
 };
 
 struct replay_checkpoint {
@@ -58,94 +61,6 @@ struct replay_checkpoint {
   char *shared_dir;
   uint64_t file_changes;
 };
-
-/* Resumes T with REQ until a stop of kind WANT, passing over signals (real ones replay
- * does not deliver) and noting the child of a clone event in *CHILD. 0 or -1. */
-static int resume_to(struct task *t, int req, enum stop_kind want, pid_t *child) {
-  for (;;) {
-    struct stop st;
-    if (task_resume(t, req, 0) < 0 || task_wait(t, &st) < 0)
-      return -1;
-    if (st.kind == want)
-      return 0;
-    if (st.kind == STOP_EXITED) {
-      errno = ESRCH;
-      return -1;
-    }
-    if (st.kind == STOP_EVENT && child &&
-        (st.event == PTRACE_EVENT_CLONE || st.event == PTRACE_EVENT_FORK)) {
-      unsigned long msg = 0;
-      ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
-      *child = (pid_t)msg;
-    }
-    if (st.kind == STOP_SYSCALL_ENTRY && want == STOP_SYSCALL_EXIT)
-      req = PTRACE_SYSCALL;
-  }
-}
-
-/* Makes T (at a stop from which resuming runs user code, not at a call's entry) run
- * system call NR through the syscall instruction at GADGET, up to the call's exit.
- * Returns the call's result, or -1 with *OK false. */
-static int64_t gadget_call(struct task *t, uint64_t gadget, long nr, uint64_t arg0, pid_t *child,
-                           bool *ok) {
-  *ok = false;
-  if (task_get_regs(t) < 0)
-    return -1;
-  struct user_regs_struct r = t->regs;
-  r.rip = gadget;
-  r.rax = (uint64_t)nr;
-  r.orig_rax = (uint64_t)-1; /* not in a call: nothing is restarted on the way out */
-  r.rdi = arg0;
-  r.rsi = r.rdx = r.r10 = r.r8 = r.r9 = 0;
-  if (task_set_regs(t, &r) < 0 || resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_ENTRY, NULL) < 0 ||
-      resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, child) < 0 || task_get_regs(t) < 0)
-    return -1;
-  *ok = true;
-  return (int64_t)t->regs.rax;
-}
-
-/* Forks T through GADGET; the child is waited for at its first stop. T is left at the
- * call's exit. The child's pid, or -1. */
-static pid_t fork_via(struct task *t, uint64_t gadget) {
-  pid_t child = -1;
-  bool ok;
-  int64_t rc = gadget_call(t, gadget, SYS_clone, CLONE_PARENT, &child, &ok);
-  if (!ok)
-    return -1;
-  if (rc < 0 || child <= 0) {
-    errno = rc < 0 ? (int)-rc : ECHILD;
-    return -1;
-  }
-  struct task c = {.tid = child, .mem_fd = -1};
-  struct stop st;
-  if (task_wait(&c, &st) < 0 || st.kind == STOP_EXITED) {
-    errno = ESRCH;
-    return -1;
-  }
-  return child;
-}
-
-/* Brings T (at a stop that resumes into user code) into the stop the saved task X was in,
- * with registers REGS. 0 or -1. */
-static int into_saved_stop(struct task *t, const struct rptask *x,
-                           const struct user_regs_struct *regs, uint64_t gadget) {
-  if (x->at_sysentry) {
-    /* back onto the syscall instruction, and into the call's entry again */
-    struct user_regs_struct r = *regs;
-    regs_back_over_syscall(&r);
-    r.rax = regs->orig_rax;
-    r.orig_rax = (uint64_t)-1;
-    int req = x->sysemu_entry ? PTRACE_SYSEMU : PTRACE_SYSCALL;
-    if (task_set_regs(t, &r) < 0 || resume_to(t, req, STOP_SYSCALL_ENTRY, NULL) < 0)
-      return -1;
-  } else {
-    bool ok;
-    gadget_call(t, gadget, SYS_getpid, 0, NULL, &ok);
-    if (!ok)
-      return -1;
-  }
-  return task_set_regs(t, regs);
-}
 
 /* How process PID maps memory shared with others: 2 when a fork would share memory that
  * changes (writable MAP_SHARED, System V shared memory, which replay refills at each
@@ -169,6 +84,20 @@ static int maps_shared(pid_t pid) {
   return shared;
 }
 
+/* Whether task I of E forks its process for a checkpoint: the main thread, or the first
+ * thread in the table when the main thread has ended. */
+static bool forks_process(const struct replay_engine *e, int i) {
+  const struct rptask *x = e->tasks[i];
+  if (x->rec_tid == x->rec_pid)
+    return true;
+  for (int j = 0; j < e->ntasks; j++) {
+    const struct rptask *y = e->tasks[j];
+    if (y->pid == x->pid && (y->rec_tid == y->rec_pid || j < i))
+      return false;
+  }
+  return true;
+}
+
 /* What stands in the way of forking S's replay here, or NULL. */
 static const char *not_forkable(struct replay_session *s, char *buf, size_t len) {
   struct replay_engine *e = &s->e;
@@ -176,18 +105,6 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
     return "the replay has ended";
   for (int i = 0; i < e->ntasks; i++) {
     struct rptask *x = e->tasks[i];
-    for (int j = 0; j < e->ntasks; j++) {
-      struct rptask *y = e->tasks[j];
-      if (j != i && y->pid == x->pid) {
-        snprintf(buf, len, "process %d has more than one thread", x->rec_pid);
-        return buf;
-      }
-      if (j > i && syscall(SYS_kcmp, x->pid, y->pid, KCMP_VM, 0, 0) == 0) {
-        snprintf(buf, len, "processes %d and %d share their memory (vfork)", x->rec_pid,
-                 y->rec_pid);
-        return buf;
-      }
-    }
     if (x->exiting || x->fix_result || x->sig || x->queued_sig || x->restart_pending) {
       snprintf(buf, len, "task %d is exiting, cloning or has a signal to deliver", x->rec_tid);
       return buf;
@@ -207,6 +124,16 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
       snprintf(buf, len, "task %d is inside an exec or clone", x->rec_tid);
       return buf;
     }
+    if (!forks_process(e, i))
+      continue;
+    for (int j = i + 1; j < e->ntasks; j++) {
+      struct rptask *y = e->tasks[j];
+      if (y->pid != x->pid && syscall(SYS_kcmp, x->pid, y->pid, KCMP_VM, 0, 0) == 0) {
+        snprintf(buf, len, "processes %d and %d share their memory (vfork)", x->rec_pid,
+                 y->rec_pid);
+        return buf;
+      }
+    }
     if (maps_shared(x->t.tid) == 2) {
       snprintf(buf, len, "process %d maps memory shared with other processes", x->rec_pid);
       return buf;
@@ -215,14 +142,15 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
   return NULL;
 }
 
-/* Forks X's process into a stopped copy and puts X back as it was; fills *C. 0 or -1. */
-static int take_task(struct rptask *x, struct cp_task *c) {
+/* Saves X into *C: bookkeeping, registers, xsave area, signal mask. 0 or -1. */
+static int save_task(struct rptask *x, struct cp_task *c) {
   struct task *t = &x->t;
-  if (task_get_regs(t) < 0)
-    return -1;
   c->x = *x;
   c->x.t.tid = -1;
   c->x.t.mem_fd = -1;
+  if (task_get_regs(t) < 0 ||
+      ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof c->sigmask, &c->sigmask) < 0)
+    return -1;
   c->regs = t->regs;
   static uint8_t xsave[XSTATE_MAX];
   long xlen = task_get_xstate(t, xsave, sizeof xsave);
@@ -231,19 +159,17 @@ static int take_task(struct rptask *x, struct cp_task *c) {
     memcpy(c->xstate, xsave, (size_t)xlen);
     c->xlen = (size_t)xlen;
   }
-  struct __ptrace_syscall_info info;
-  memset(&info, 0, sizeof info);
-  if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof info, &info) < 0)
+  return 0;
+}
+
+/* Forks X's process into a stopped copy (C->x.t.tid) and puts X back as it was (C saved
+ * it). 0 or -1. */
+static int fork_process(struct rptask *x, struct cp_task *c) {
+  struct task *t = &x->t;
+  if (cp_leave_entry(t) < 0)
     return -1;
-  if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
-    /* leave the entry without making the call (under PTRACE_SYSEMU it is skipped anyway) */
-    struct user_regs_struct r = c->regs;
-    r.orig_rax = (uint64_t)-1;
-    if (task_set_regs(t, &r) < 0 || resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0)
-      return -1;
-  }
-  pid_t child = fork_via(t, x->gadget);
-  int rc = into_saved_stop(t, x, &c->regs, x->gadget);
+  pid_t child = cp_fork(t, x->gadget);
+  int rc = cp_into_saved_stop(t, x, &c->regs, x->gadget);
   if (child > 0)
     c->x.t.tid = child;
   return child > 0 && rc == 0 ? 0 : -1;
@@ -262,7 +188,8 @@ struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char 
   c->tasks = xcalloc((size_t)e->ntasks, sizeof *c->tasks);
   for (int i = 0; i < e->ntasks; i++) {
     c->ntasks++;
-    if (take_task(e->tasks[i], &c->tasks[i]) < 0) {
+    if (save_task(e->tasks[i], &c->tasks[i]) < 0 ||
+        (forks_process(e, i) && fork_process(e->tasks[i], &c->tasks[i]) < 0)) {
       snprintf(why, whylen, "cannot fork replayed process %d: %s", e->tasks[i]->rec_pid,
                strerror(errno));
       replay_checkpoint_free(c);
@@ -280,21 +207,53 @@ struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char 
   return c;
 }
 
-/* A new process from copy C, in C's saved stop; added to E's tasks. 0 or -1. */
-static int restore_task(struct replay_engine *e, const struct cp_task *c) {
-  struct task copy = {.tid = c->x.t.tid, .mem_fd = -1};
-  if (task_get_regs(&copy) < 0)
-    return -1;
-  struct user_regs_struct copy_regs = copy.regs;
-  pid_t child = fork_via(&copy, c->x.gadget);
-  if (task_set_regs(&copy, &copy_regs) < 0 || child <= 0)
-    return -1;
-  struct rptask *x = engine_add_task(e, child, c->x.rec_tid, child, c->x.rec_pid);
+/* The index of the task of C that forked the process of task I (its copy). */
+static int forker_of(const struct replay_checkpoint *c, int i) {
+  for (int j = 0; j < c->ntasks; j++)
+    if (c->tasks[j].x.rec_pid == c->tasks[i].x.rec_pid && c->tasks[j].x.t.tid > 0)
+      return j;
+  return i; /* not reached: every process has one */
+}
+
+/* Makes the new processes and threads of C: TIDS[i] for task i (0 where that failed).
+ * 0 or -1. */
+static int make_tasks(const struct replay_checkpoint *c, pid_t *tids) {
+  int rc = 0;
+  for (int i = 0; i < c->ntasks && rc == 0; i++) {
+    const struct cp_task *f = &c->tasks[i];
+    if (f->x.t.tid <= 0)
+      continue;
+    struct task copy = {.tid = f->x.t.tid, .mem_fd = -1};
+    if (task_get_regs(&copy) < 0)
+      return -1;
+    struct user_regs_struct copy_regs = copy.regs;
+    pid_t child = cp_fork(&copy, f->x.gadget);
+    if (task_set_regs(&copy, &copy_regs) < 0 || child <= 0)
+      return -1;
+    tids[i] = child;
+    struct task leader = {.tid = child, .mem_fd = -1};
+    for (int j = 0; j < c->ntasks && rc == 0; j++) {
+      const struct cp_task *y = &c->tasks[j];
+      if (j == i || y->x.rec_pid != f->x.rec_pid)
+        continue;
+      tids[j] = cp_clone_thread(&leader, f->x.gadget, y->regs.fs_base);
+      rc = tids[j] > 0 ? 0 : -1;
+      tids[j] = tids[j] > 0 ? tids[j] : 0;
+    }
+  }
+  return rc;
+}
+
+/* Gives task X (new, at its first stop) what C saved of it. 0 or -1. */
+static int restore_task(struct rptask *x, const struct cp_task *c) {
   struct task t = x->t;
+  pid_t pid = x->pid;
   *x = c->x;
   x->t = t;
-  x->pid = child;
-  if (task_open_mem(&x->t) < 0 || into_saved_stop(&x->t, &c->x, &c->regs, c->x.gadget) < 0 ||
+  x->pid = pid;
+  if (task_open_mem(&x->t) < 0 ||
+      cp_set_kstate(&x->t, c->x.gadget, &c->x.k, c->sigmask, c->regs.rsp) < 0 ||
+      cp_into_saved_stop(&x->t, &c->x, &c->regs, c->x.gadget) < 0 ||
       (c->xlen && task_set_xstate(&x->t, c->xstate, c->xlen) < 0))
     return -1;
   return task_get_regs(&x->t);
@@ -314,10 +273,27 @@ int replay_checkpoint_restore(struct replay_session *s, const struct replay_chec
   if (!replay_checkpoint_valid(c, s))
     return seterr(err, errlen, "a file the replay maps MAP_SHARED changed since");
   engine_kill_all(e);
+  pid_t *tids = xcalloc((size_t)c->ntasks, sizeof *tids);
+  int rc = make_tasks(c, tids);
+  int why = errno;
+  /* every task made goes into the table (in the saved order, which gdb lists threads
+   * in), so a failure leaves nothing behind the session does not kill */
   for (int i = 0; i < c->ntasks; i++)
-    if (restore_task(e, &c->tasks[i]) < 0)
-      return seterr(err, errlen, "cannot fork the checkpoint of replayed process %d: %s",
-                    c->tasks[i].x.rec_pid, strerror(errno));
+    if (tids[i] > 0)
+      engine_add_task(e, tids[i], c->tasks[i].x.rec_tid, tids[forker_of(c, i)],
+                      c->tasks[i].x.rec_pid);
+  for (int i = 0; i < e->ntasks && rc == 0; i++) {
+    const struct cp_task *saved = NULL;
+    for (int j = 0; j < c->ntasks && !saved; j++)
+      if (c->tasks[j].x.rec_tid == e->tasks[i]->rec_tid)
+        saved = &c->tasks[j];
+    rc = restore_task(e->tasks[i], saved);
+    why = errno;
+  }
+  free(tids);
+  if (rc < 0)
+    return seterr(err, errlen, "cannot recreate the replayed processes of the checkpoint: %s",
+                  strerror(why));
   if (trace_cursor_seek(e->cur, c->evno - 1) < 0 || trace_cursor_next(e->cur) != 1)
     return seterr(err, errlen, "cannot read event %" PRIu64 " of the trace again", c->evno);
   e->ev = trace_cursor_event(e->cur);
@@ -354,6 +330,7 @@ void replay_checkpoint_free(struct replay_checkpoint *c) {
 int replay_checkpoint_pids(const struct replay_checkpoint *c, pid_t *pids, int max) {
   int n = 0;
   for (int i = 0; i < c->ntasks && n < max; i++)
-    pids[n++] = c->tasks[i].x.t.tid;
+    if (c->tasks[i].x.t.tid > 0)
+      pids[n++] = c->tasks[i].x.t.tid;
   return n;
 }

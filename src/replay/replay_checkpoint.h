@@ -1,14 +1,17 @@
 /* Checkpoints of a replay: a fork of every replayed process, kept stopped under ptrace,
  * with a copy of the session's bookkeeping (trace position, task table, pending buffered
- * calls, the page hashes state points are checked with). Going back to one forks the stopped copies again (so it can be used again) and
- * puts the copies in place of the replayed processes, without replaying anything.
+ * calls, the page hashes state points are checked with) and what a fork does not copy of
+ * the other threads of a process (registers, FPU state, signal mask; their kernel state is
+ * in the bookkeeping). Going back to one forks the stopped copies again (so it can be
+ * used again), recreates their other threads, and puts them in place of the replayed
+ * processes, without replaying anything.
  *
  * A checkpoint can be taken where the replay stands still for the timeline or a
  * debugger: at an event boundary or at a debugger stop inside a stretch of user code.
  * It is refused (the caller replays from the start instead) for what a fork cannot copy:
- * a process with more than one thread, memory shared with another process (MAP_SHARED
- * writable mappings, System V shared memory, a vfork child), a task inside an exec or
- * clone, an exiting task, or a signal replay has sent and not yet delivered. */
+ * memory shared with another process (MAP_SHARED writable mappings, System V shared
+ * memory, a vfork child), a task inside an exec or clone, an exiting task, or a signal
+ * replay has sent and not yet delivered. */
 #ifndef DEJA_REPLAY_REPLAY_CHECKPOINT_H
 #define DEJA_REPLAY_REPLAY_CHECKPOINT_H
 
@@ -35,7 +38,7 @@ int replay_checkpoint_restore(struct replay_session *s, const struct replay_chec
                               char *err, size_t errlen);
 /* Kills C's copies and waits for them. */
 void replay_checkpoint_free(struct replay_checkpoint *c);
-/* The process ids of C's copies, for memory accounting; their number. */
+/* The process ids of C's copies (one per process), for memory accounting; their number. */
 int replay_checkpoint_pids(const struct replay_checkpoint *c, pid_t *pids, int max);
 
 #endif

@@ -23,6 +23,17 @@ enum {
   REPLAY_AGAIN = 4, /* (handlers) not at the event's stop yet: run the task again */
 };
 
+/* What the kernel keeps for a thread that neither its registers nor its memory hold and
+ * a checkpoint must give the threads it recreates: as the recorded thread had it, kept
+ * as replay executes the calls that set it (replay_syscall.c). rseq is never registered
+ * (refused while recording, skipped in replay). */
+struct thread_kstate {
+  uint64_t tid_address;             /* clear_child_tid: set_tid_address, CLONE_CHILD_CLEARTID */
+  uint64_t robust_head, robust_len; /* set_robust_list */
+  uint64_t ss_sp, ss_size;          /* sigaltstack (ss_size 0: none) */
+  int ss_flags;                     /* its flags (SS_AUTODISARM) */
+};
+
 /* A replayed thread. Events name tasks by their recorded tids; the replayed ones differ. */
 struct state_pages;
 
@@ -53,6 +64,7 @@ struct rptask {
   size_t auxv_len;
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
+  struct thread_kstate k;
 };
 
 /* Why a debugger must see a stop. */

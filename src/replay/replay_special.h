@@ -33,4 +33,8 @@ int replay_wait_exit(struct replay_engine *e, struct rptask *x, struct stop *st)
  * receive (recorded before that thread's exit): that signal is delivered first. */
 int replay_group_death(struct replay_engine *e, struct rptask *x);
 
+/* replay_robust.c: at X's exit stop, the futexes of its robust list it holds are marked
+ * as their owner's death leaves them (the kernel does not see they are X's). */
+void replay_robust_exit(struct rptask *x);
+
 #endif

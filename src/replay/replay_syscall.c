@@ -32,6 +32,9 @@
 #endif
 #define CLONE_THREAD_FLAG 0x10000
 #define CLONE_CHILD_SETTID_FLAG 0x1000000
+#define CLONE_CHILD_CLEARTID_FLAG 0x200000
+#define CLONE_VM_FLAG 0x100
+#define CLONE_VFORK_FLAG 0x4000
 
 /* A skipped call: its recorded result and memory. */
 int replay_emulate(struct replay_engine *e, struct rptask *x) {
@@ -158,6 +161,15 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   c->auxv_len = x->auxv_len;
   memcpy(c->cmdline, x->cmdline, x->cmdline_len);
   c->cmdline_len = x->cmdline_len;
+  /* the kernel state of the new thread: what the clone set; a fork keeps the
+   * alternate signal stack, a thread does not */
+  if (flags & CLONE_CHILD_CLEARTID_FLAG)
+    c->k.tid_address = ctid;
+  if ((flags & (CLONE_VM_FLAG | CLONE_VFORK_FLAG)) != CLONE_VM_FLAG) {
+    c->k.ss_sp = x->k.ss_sp;
+    c->k.ss_size = x->k.ss_size;
+    c->k.ss_flags = x->k.ss_flags;
+  }
   int32_t rec_tid = (int32_t)ev->result;
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(e, "cannot write the recorded tid into the new task");
@@ -214,9 +226,39 @@ static int replay_sigsuspend(struct replay_engine *e, struct rptask *x,
   return finish_executed(e, x, d->name, FINISH_RESTORE_ARGS);
 }
 
+/* set_tid_address: the address is kept for checkpoints (struct thread_kstate). */
 static int replay_tid_result(struct replay_engine *e, struct rptask *x,
                              const struct syscall_desc *d) {
-  return finish_executed(e, x, d->name, FINISH_RESTORE_ARGS | FINISH_RECORDED_RESULT);
+  int rc = finish_executed(e, x, d->name, FINISH_RESTORE_ARGS | FINISH_RECORDED_RESULT);
+  if (rc == 0 && d->nr == SYS_set_tid_address)
+    x->k.tid_address = e->ev->regs.rdi;
+  return rc;
+}
+
+static int replay_robust_list(struct replay_engine *e, struct rptask *x,
+                              const struct syscall_desc *d) {
+  int rc = finish_executed(e, x, d->name, FINISH_RESTORE_ARGS);
+  if (rc == 0 && e->ev->result == 0) {
+    x->k.robust_head = e->ev->regs.rdi;
+    x->k.robust_len = e->ev->regs.rsi;
+  }
+  return rc;
+}
+
+/* sigaltstack: the new stack is read before the call (it may write the old one over it).
+ * Not followed: SS_AUTODISARM's disarming during a handler. */
+static int replay_altstack(struct replay_engine *e, struct rptask *x,
+                           const struct syscall_desc *d) {
+  stack_t ss;
+  bool set = e->ev->regs.rdi && task_read_mem(&x->t, e->ev->regs.rdi, &ss, sizeof ss) == 0;
+  int rc = finish_executed(e, x, d->name, FINISH_RESTORE_ARGS);
+  if (rc == 0 && set && e->ev->result == 0) {
+    bool off = ss.ss_flags & SS_DISABLE;
+    x->k.ss_sp = off ? 0 : (uint64_t)(uintptr_t)ss.ss_sp;
+    x->k.ss_size = off ? 0 : ss.ss_size;
+    x->k.ss_flags = off ? 0 : ss.ss_flags;
+  }
+  return rc;
 }
 
 typedef int (*replay_hook_fn)(struct replay_engine *e, struct rptask *x,
@@ -229,6 +271,7 @@ static const replay_hook_fn replay_hooks[SCH_COUNT] = {
     [SCH_mmap] = replay_mmap_call,        [SCH_mremap] = replay_mremap,
     [SCH_sigreturn] = replay_sigreturn,   [SCH_sigsuspend] = replay_sigsuspend,
     [SCH_tid_result] = replay_tid_result, [SCH_shmat] = replay_shmat,
+    [SCH_robust_list] = replay_robust_list, [SCH_altstack] = replay_altstack,
 };
 
 /* Hooks for calls replay skips, deciding how (replay_emulate otherwise). */

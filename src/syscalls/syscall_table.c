@@ -272,7 +272,7 @@ static const struct syscall_desc table[] = {
   SC(rt_sigqueueinfo, EMU, 3),
   /* Swaps the signal mask while it waits, like rt_sigprocmask. */
   SCH(rt_sigsuspend, EXE, sigsuspend, 2),
-  SC(sigaltstack, EXE, 2, WR_FIXED(1, sizeof(stack_t))),
+  SCH(sigaltstack, EXE, altstack, 2, WR_FIXED(1, sizeof(stack_t))),
   SC(utime, EMU, 2),
   SC(mknod, EMU, 3),
   SC(uselib, EMU, 1),
@@ -419,7 +419,7 @@ static const struct syscall_desc table[] = {
   SCH(ppoll, EMU, masked_wait, 5, WR_POLLFD(0, 1), WR_ALWAYS(2, TIMESPEC)),
   SC(unshare, EMU, 1),
   /* The kernel keeps the list head and walks it at thread exit. */
-  SC(set_robust_list, EXE, 2),
+  SCH(set_robust_list, EXE, robust_list, 2),
   SC(get_robust_list, EMU, 3, WR_FIXED(1, 8), WR_FIXED(2, 8)),
   SCH(splice, EMU, copy_out, 6, WR_FIXED(1, 8), WR_FIXED(3, 8)),
   SC(tee, EMU, 4),

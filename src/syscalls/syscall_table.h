@@ -29,7 +29,9 @@ enum syscall_replay {
   X(brk)         /* record: as unmap, for the whole heap */                                        \
   X(sigreturn)   /* replay: restores every register from the frame (none are put back) */          \
   X(sigsuspend)  /* replay: the signal that ends it is sent first */                               \
-  X(tid_result)  /* replay: returns the recorded tid, not the replay's */                          \
+  X(tid_result)  /* replay: returns the recorded tid, not the replay's; keeps the address */      \
+  X(robust_list) /* replay: runs; the thread's robust list is kept (for checkpoints) */          \
+  X(altstack)    /* replay: runs; the thread's alternate signal stack is kept (checkpoints) */    \
   X(rseq)        /* record: refused with ENOSYS */                                                 \
   X(write)       /* record: output to deja's stdout/stderr (buffer, result bytes) */               \
   X(writev)      /* record: output to deja's stdout/stderr (iovecs) */                             \

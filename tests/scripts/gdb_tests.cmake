@@ -40,13 +40,14 @@ endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
-        shared_map reverse_spin reverse_fork reverse_count reverse_far)
+        shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
 target_link_libraries(gdb_program_spin_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_crash_thread PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
+target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -94,10 +95,13 @@ deja_gdb_test(reverse_run reverse)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
-# starts after the fork), a multi-threaded process (replayed to instead)
+# starts after the fork), multi-threaded processes (threads recreated in the fork, with
+# their kernel state; recorded again for each run: the schedule varies)
 deja_gdb_test(checkpoints_forks reverse)
 deja_gdb_test(checkpoints_fork_tree fork_tree MODE goto)
 deja_gdb_test(checkpoints_threads threads)
+deja_gdb_test(checkpoints_thread_state threads_state)
+deja_gdb_test(checkpoints_thread_state_again threads_state SCRIPT checkpoints_thread_state)
 # a file mapped MAP_SHARED changes after a checkpoint: going back replays instead
 deja_gdb_test(checkpoints_shared_map shared_map)
 # the write in another thread (recorded again for each run: the schedule varies)

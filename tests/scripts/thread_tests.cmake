@@ -14,6 +14,8 @@ endforeach()
 # Threads whose result depends on the interleaving or on timing: recordings must print
 # different results.
 deja_rr_program_test(mt_racy_counter VARY_OUTPUT 5)
+# robust mutexes whose owners die: replay marks them as the kernel did (replay_robust.c)
+deja_rr_program_test(mt_robust_mutex VARY 5)
 deja_rr_program_test(mt_timer_compute VARY_OUTPUT 5)
 
 # Process trees: fork, exec, vfork, posix_spawn, shared memory, signals, sessions.

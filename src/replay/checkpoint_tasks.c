@@ -1,0 +1,163 @@
+/* Making the processes and threads of a checkpoint (see checkpoint_tasks.h). Every call
+ * runs through the syscall instruction of the vDSO with the task's registers, rsp 0 (no
+ * user stack is used; sigaltstack refuses a task on its alternate stack) and orig_rax -1
+ * (nothing is restarted on the way out), up to the call's exit stop. */
+#include "replay/checkpoint_tasks.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef CLONE_PARENT
+#define CLONE_PARENT 0x00008000
+#endif
+/* a thread as glibc makes one, without the tid flags (set_tid_address follows) */
+#define CLONE_AS_THREAD                                                                            \
+  (0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x80000)
+/* CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+ * CLONE_SETTLS */
+
+/* Resumes T with REQ until a stop of kind WANT, passing over signals (real ones replay
+ * does not deliver) and noting the child of a clone event in *CHILD. 0 or -1. */
+static int resume_to(struct task *t, int req, enum stop_kind want, pid_t *child) {
+  for (;;) {
+    struct stop st;
+    if (task_resume(t, req, 0) < 0 || task_wait(t, &st) < 0)
+      return -1;
+    if (st.kind == want)
+      return 0;
+    if (st.kind == STOP_EXITED) {
+      errno = ESRCH;
+      return -1;
+    }
+    if (st.kind == STOP_EVENT && child &&
+        (st.event == PTRACE_EVENT_CLONE || st.event == PTRACE_EVENT_FORK)) {
+      unsigned long msg = 0;
+      ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
+      *child = (pid_t)msg;
+    }
+    if (st.kind == STOP_SYSCALL_ENTRY && want == STOP_SYSCALL_EXIT)
+      req = PTRACE_SYSCALL;
+  }
+}
+
+/* Makes T run system call NR with ARGS through the syscall instruction at GADGET, up to
+ * the call's exit. The call's result, or -1 with *OK false. */
+static int64_t gadget_call(struct task *t, uint64_t gadget, long nr, const uint64_t args[6],
+                           pid_t *child, bool *ok) {
+  *ok = false;
+  if (task_get_regs(t) < 0)
+    return -1;
+  struct user_regs_struct r = t->regs;
+  r.rip = gadget;
+  r.rax = (uint64_t)nr;
+  r.orig_rax = (uint64_t)-1;
+  r.rsp = 0;
+  for (int i = 0; i < 6; i++)
+    regs_set_arg(&r, i, args[i]);
+  if (task_set_regs(t, &r) < 0 || resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_ENTRY, NULL) < 0 ||
+      resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, child) < 0 || task_get_regs(t) < 0)
+    return -1;
+  *ok = true;
+  return (int64_t)t->regs.rax;
+}
+
+/* Runs clone with FLAGS and TLS in T; the child is waited for at its first stop. */
+static pid_t clone_via(struct task *t, uint64_t gadget, uint64_t flags, uint64_t tls) {
+  pid_t child = -1;
+  bool ok;
+  uint64_t args[6] = {flags, 0, 0, 0, tls, 0};
+  int64_t rc = gadget_call(t, gadget, SYS_clone, args, &child, &ok);
+  if (!ok)
+    return -1;
+  if (rc < 0 || child <= 0) {
+    errno = rc < 0 ? (int)-rc : ECHILD;
+    return -1;
+  }
+  struct task c = {.tid = child, .mem_fd = -1};
+  struct stop st;
+  if (task_wait(&c, &st) < 0 || st.kind == STOP_EXITED) {
+    errno = ESRCH;
+    return -1;
+  }
+  return child;
+}
+
+pid_t cp_fork(struct task *t, uint64_t gadget) { return clone_via(t, gadget, CLONE_PARENT, 0); }
+
+pid_t cp_clone_thread(struct task *t, uint64_t gadget, uint64_t tls) {
+  return clone_via(t, gadget, CLONE_AS_THREAD, tls);
+}
+
+/* Runs NR with ARGS in T; 0 when it succeeded, else -1 (errno: the call's error). */
+static int call_ok(struct task *t, uint64_t gadget, long nr, uint64_t a0, uint64_t a1) {
+  bool ok;
+  uint64_t args[6] = {a0, a1, 0, 0, 0, 0};
+  int64_t rc = gadget_call(t, gadget, nr, args, NULL, &ok);
+  if (ok && rc < 0 && rc > -4096)
+    errno = (int)-rc;
+  return ok && (rc >= 0 || rc <= -4096) ? 0 : -1;
+}
+
+int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k,
+                  uint64_t sigmask, uint64_t rsp) {
+  if (k->robust_head &&
+      call_ok(t, gadget, SYS_set_robust_list, k->robust_head, k->robust_len) < 0)
+    return -1;
+  /* a fork's or a clone's new thread has none: set when the recorded thread had one */
+  if (k->tid_address && call_ok(t, gadget, SYS_set_tid_address, k->tid_address, 0) < 0)
+    return -1;
+  if (k->ss_size) {
+    stack_t ss = {.ss_sp = (void *)(uintptr_t)k->ss_sp, .ss_flags = k->ss_flags,
+                  .ss_size = k->ss_size};
+    uint64_t at = (rsp - 256 - sizeof ss) & ~15ull;
+    stack_t saved;
+    if (task_read_mem(t, at, &saved, sizeof saved) < 0 ||
+        task_write_mem(t, at, &ss, sizeof ss) < 0)
+      return -1;
+    int rc = call_ok(t, gadget, SYS_sigaltstack, at, 0);
+    int err = errno;
+    if (task_write_mem(t, at, &saved, sizeof saved) < 0 || rc < 0) {
+      errno = rc < 0 ? err : errno;
+      return -1;
+    }
+  }
+  return ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof sigmask, &sigmask) < 0 ? -1 : 0;
+}
+
+int cp_into_saved_stop(struct task *t, const struct rptask *x, const struct user_regs_struct *regs,
+                       uint64_t gadget) {
+  if (x->at_sysentry) {
+    /* back onto the syscall instruction, and into the call's entry again */
+    struct user_regs_struct r = *regs;
+    regs_back_over_syscall(&r);
+    r.rax = regs->orig_rax;
+    r.orig_rax = (uint64_t)-1;
+    int req = x->sysemu_entry ? PTRACE_SYSEMU : PTRACE_SYSCALL;
+    if (task_set_regs(t, &r) < 0 || resume_to(t, req, STOP_SYSCALL_ENTRY, NULL) < 0)
+      return -1;
+  } else if (call_ok(t, gadget, SYS_getpid, 0, 0) < 0) {
+    return -1;
+  }
+  return task_set_regs(t, regs);
+}
+
+int cp_leave_entry(struct task *t) {
+  struct __ptrace_syscall_info info;
+  memset(&info, 0, sizeof info);
+  if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof info, &info) < 0)
+    return -1;
+  if (info.op != PTRACE_SYSCALL_INFO_ENTRY)
+    return 0;
+  /* leave the entry without making the call (under PTRACE_SYSEMU it is skipped anyway) */
+  if (task_get_regs(t) < 0)
+    return -1;
+  struct user_regs_struct r = t->regs;
+  r.orig_rax = (uint64_t)-1;
+  return task_set_regs(t, &r) < 0 || resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0
+             ? -1
+             : 0;
+}
