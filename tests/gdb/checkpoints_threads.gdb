@@ -1,5 +1,5 @@
-# a checkpoint while a process has several threads is a position replayed to; one after
-# they ended is a fork
+# a checkpoint while a process has several threads is a fork too (its threads recreated
+# when going back to it), and so is one after they ended
 shell ps -o pgid= --ppid $(ps -o ppid= -p $PPID) >>$DEJA_TEST_PGIDS
 break worker
 continue
@@ -14,6 +14,7 @@ checkpoint
 info checkpoints
 restart 1
 print index == $idx
+info threads
 print sums[0]
 restart 2
 print sums[0]
