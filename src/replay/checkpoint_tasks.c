@@ -4,9 +4,14 @@
  * (nothing is restarted on the way out), up to the call's exit stop. */
 #include "replay/checkpoint_tasks.h"
 
+#include "common/log.h"
+
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,8 +20,7 @@
 #define CLONE_PARENT 0x00008000
 #endif
 /* a thread as glibc makes one, without the tid flags (set_tid_address follows) */
-#define CLONE_AS_THREAD                                                                            \
-  (0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x80000)
+#define CLONE_AS_THREAD (0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x80000)
 /* CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
  * CLONE_SETTLS */
 
@@ -92,31 +96,35 @@ pid_t cp_clone_thread(struct task *t, uint64_t gadget, uint64_t tls) {
   return clone_via(t, gadget, CLONE_AS_THREAD, tls);
 }
 
-/* Runs NR with ARGS in T; 0 when it succeeded, else -1 (errno: the call's error). */
-static int call_ok(struct task *t, uint64_t gadget, long nr, uint64_t a0, uint64_t a1) {
+/* Runs NR with arguments A0-A2 in T; 0 when it succeeded, else -1 (errno: the call's
+ * error). */
+static int call_ok3(struct task *t, uint64_t gadget, long nr, uint64_t a0, uint64_t a1,
+                    uint64_t a2) {
   bool ok;
-  uint64_t args[6] = {a0, a1, 0, 0, 0, 0};
+  uint64_t args[6] = {a0, a1, a2, 0, 0, 0};
   int64_t rc = gadget_call(t, gadget, nr, args, NULL, &ok);
   if (ok && rc < 0 && rc > -4096)
     errno = (int)-rc;
   return ok && (rc >= 0 || rc <= -4096) ? 0 : -1;
 }
 
-int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k,
-                  uint64_t sigmask, uint64_t rsp) {
-  if (k->robust_head &&
-      call_ok(t, gadget, SYS_set_robust_list, k->robust_head, k->robust_len) < 0)
+static int call_ok(struct task *t, uint64_t gadget, long nr, uint64_t a0, uint64_t a1) {
+  return call_ok3(t, gadget, nr, a0, a1, 0);
+}
+
+int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k, uint64_t sigmask,
+                  uint64_t rsp) {
+  if (k->robust_head && call_ok(t, gadget, SYS_set_robust_list, k->robust_head, k->robust_len) < 0)
     return -1;
   /* a fork's or a clone's new thread has none: set when the recorded thread had one */
   if (k->tid_address && call_ok(t, gadget, SYS_set_tid_address, k->tid_address, 0) < 0)
     return -1;
   if (k->ss_size) {
-    stack_t ss = {.ss_sp = (void *)(uintptr_t)k->ss_sp, .ss_flags = k->ss_flags,
-                  .ss_size = k->ss_size};
+    stack_t ss = {
+        .ss_sp = (void *)(uintptr_t)k->ss_sp, .ss_flags = k->ss_flags, .ss_size = k->ss_size};
     uint64_t at = (rsp - 256 - sizeof ss) & ~15ull;
     stack_t saved;
-    if (task_read_mem(t, at, &saved, sizeof saved) < 0 ||
-        task_write_mem(t, at, &ss, sizeof ss) < 0)
+    if (task_read_mem(t, at, &saved, sizeof saved) < 0 || task_write_mem(t, at, &ss, sizeof ss) < 0)
       return -1;
     int rc = call_ok(t, gadget, SYS_sigaltstack, at, 0);
     int err = errno;
@@ -145,6 +153,46 @@ int cp_into_saved_stop(struct task *t, const struct rptask *x, const struct user
   return task_set_regs(t, regs);
 }
 
+int cp_fork_advice_read(pid_t pid, struct cp_advice **out) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/smaps", pid);
+  FILE *f = fopen(path, "r");
+  *out = NULL;
+  if (!f)
+    return -1;
+  char line[4096];
+  unsigned long start = 0, end = 0, a, b;
+  int n = 0, cap = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "%lx-%lx ", &a, &b) == 2) { /* a mapping's first line; VmFlags is its last */
+      start = a;
+      end = b;
+      continue;
+    }
+    if (strncmp(line, "VmFlags:", 8))
+      continue;
+    int advice = strstr(line, " dc") ? MADV_DONTFORK : strstr(line, " wf") ? MADV_WIPEONFORK : 0;
+    if (!advice)
+      continue;
+    if (n == cap) {
+      cap = cap ? cap * 2 : 8;
+      *out = xrealloc(*out, (size_t)cap * sizeof **out);
+    }
+    (*out)[n++] = (struct cp_advice){.start = start, .end = end, .advice = advice};
+  }
+  fclose(f);
+  return n;
+}
+
+int cp_fork_advice_set(struct task *t, uint64_t gadget, const struct cp_advice *a, int n, bool on) {
+  for (int i = 0; i < n; i++) {
+    int advice = on ? a[i].advice : a[i].advice == MADV_DONTFORK ? MADV_DOFORK : MADV_KEEPONFORK;
+    if (call_ok3(t, gadget, SYS_madvise, a[i].start, a[i].end - a[i].start, (uint64_t)advice) < 0)
+      return -1;
+  }
+  return 0;
+}
+
 int cp_leave_entry(struct task *t) {
   struct __ptrace_syscall_info info;
   memset(&info, 0, sizeof info);
@@ -157,7 +205,6 @@ int cp_leave_entry(struct task *t) {
     return -1;
   struct user_regs_struct r = t->regs;
   r.orig_rax = (uint64_t)-1;
-  return task_set_regs(t, &r) < 0 || resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0
-             ? -1
-             : 0;
+  return task_set_regs(t, &r) < 0 || resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0 ? -1
+                                                                                               : 0;
 }

@@ -21,14 +21,27 @@ pid_t cp_clone_thread(struct task *t, uint64_t gadget, uint64_t tls);
 /* Gives T (at a stop as for cp_fork) the kernel state K and signal mask SIGMASK; a
  * sigaltstack argument is written below RSP's red zone for the call (the bytes are put
  * back). 0 or -1. */
-int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k,
-                  uint64_t sigmask, uint64_t rsp);
+int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k, uint64_t sigmask,
+                  uint64_t rsp);
 /* Brings T (at a stop as for cp_fork) into the stop the saved task X was in, with
  * registers REGS: inside a system call's entry (X->at_sysentry) the call is entered
  * again, under PTRACE_SYSEMU when it was; otherwise T is left at an injected call's exit
  * with REGS, which resumes into user code as X would. 0 or -1. */
 int cp_into_saved_stop(struct task *t, const struct rptask *x, const struct user_regs_struct *regs,
                        uint64_t gadget);
+/* A range a fork does not copy as it is: MADV_DONTFORK (not at all) or MADV_WIPEONFORK
+ * (zeros). A checkpoint lifts the advice around its fork and gives it back to the
+ * process it restores. */
+struct cp_advice {
+  uint64_t start, end;
+  int advice;
+};
+/* The ranges of process PID with such advice (/proc/PID/smaps VmFlags dc, wf) into *OUT
+ * (malloc'ed); their number, or -1. */
+int cp_fork_advice_read(pid_t pid, struct cp_advice **out);
+/* Gives the N ranges A their advice in T's process (ON), or lifts it (T at a stop as for
+ * cp_fork). 0 or -1. */
+int cp_fork_advice_set(struct task *t, uint64_t gadget, const struct cp_advice *a, int n, bool on);
 /* Leaves the entry stop T is at without making the call (no-op elsewhere). 0 or -1. */
 int cp_leave_entry(struct task *t);
 

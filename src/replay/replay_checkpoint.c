@@ -44,6 +44,8 @@ struct cp_task {
   uint8_t *xstate;
   size_t xlen;
   uint64_t sigmask;
+  struct cp_advice *advice; /* (the thread that forked) ranges a fork does not copy */
+  int nadvice;
 };
 
 struct replay_checkpoint {
@@ -166,10 +168,15 @@ static int save_task(struct rptask *x, struct cp_task *c) {
  * it). 0 or -1. */
 static int fork_process(struct rptask *x, struct cp_task *c) {
   struct task *t = &x->t;
+  if (x->fork_advice && (c->nadvice = cp_fork_advice_read(t->tid, &c->advice)) < 0)
+    return -1;
   if (cp_leave_entry(t) < 0)
     return -1;
-  pid_t child = cp_fork(t, x->gadget);
-  int rc = cp_into_saved_stop(t, x, &c->regs, x->gadget);
+  /* whatever fails from here, X gets its advice and its stop back */
+  bool lifted = cp_fork_advice_set(t, x->gadget, c->advice, c->nadvice, false) == 0;
+  pid_t child = lifted ? cp_fork(t, x->gadget) : -1;
+  int rc = cp_fork_advice_set(t, x->gadget, c->advice, c->nadvice, true);
+  rc |= cp_into_saved_stop(t, x, &c->regs, x->gadget);
   if (child > 0)
     c->x.t.tid = child;
   return child > 0 && rc == 0 ? 0 : -1;
@@ -232,6 +239,8 @@ static int make_tasks(const struct replay_checkpoint *c, pid_t *tids) {
       return -1;
     tids[i] = child;
     struct task leader = {.tid = child, .mem_fd = -1};
+    if (cp_fork_advice_set(&leader, f->x.gadget, f->advice, f->nadvice, true) < 0)
+      return -1;
     for (int j = 0; j < c->ntasks && rc == 0; j++) {
       const struct cp_task *y = &c->tasks[j];
       if (j == i || y->x.rec_pid != f->x.rec_pid)
@@ -319,6 +328,7 @@ void replay_checkpoint_free(struct replay_checkpoint *c) {
         ptrace(PTRACE_CONT, p, 0, 0);
     }
     free(c->tasks[i].xstate);
+    free(c->tasks[i].advice);
   }
   free(c->tasks);
   replay_syscallbuf_saved_free(c->sbuf);

@@ -65,6 +65,7 @@ struct rptask {
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
   struct thread_kstate k;
+  bool fork_advice; /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
 };
 
 /* Why a debugger must see a stop. */

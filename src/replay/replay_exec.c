@@ -100,6 +100,7 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
   char buf[256];
   state_pages_forget_process(e->state_pages, x->rec_pid);
   x->k = (struct thread_kstate){0}; /* exec drops them all */
+  x->fork_advice = false;
   if (run_task(e, x, &st, false) < 0)
     return -1;
   if (st.kind != STOP_SYSCALL_EXIT)

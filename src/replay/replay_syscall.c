@@ -170,6 +170,7 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
     c->k.ss_size = x->k.ss_size;
     c->k.ss_flags = x->k.ss_flags;
   }
+  c->fork_advice = x->fork_advice; /* a fork keeps MADV_WIPEONFORK */
   int32_t rec_tid = (int32_t)ev->result;
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(e, "cannot write the recorded tid into the new task");
@@ -226,6 +227,18 @@ static int replay_sigsuspend(struct replay_engine *e, struct rptask *x,
   return finish_executed(e, x, d->name, FINISH_RESTORE_ARGS);
 }
 
+/* munmap, madvise: run. An madvise that changes what a fork copies marks the process:
+ * its checkpoints lift that advice around their fork (checkpoint_tasks.c). */
+static int replay_unmap(struct replay_engine *e, struct rptask *x, const struct syscall_desc *d) {
+  int rc = finish_executed(e, x, d->name, FINISH_RESTORE_ARGS);
+  uint64_t advice = e->ev->regs.rdx;
+  if (rc == 0 && d->nr == SYS_madvise && (advice == MADV_DONTFORK || advice == MADV_WIPEONFORK))
+    for (int i = 0; i < e->ntasks; i++)
+      if (e->tasks[i]->pid == x->pid)
+        e->tasks[i]->fork_advice = true;
+  return rc;
+}
+
 /* set_tid_address: the address is kept for checkpoints (struct thread_kstate). */
 static int replay_tid_result(struct replay_engine *e, struct rptask *x,
                              const struct syscall_desc *d) {
@@ -267,11 +280,17 @@ typedef int (*replay_hook_fn)(struct replay_engine *e, struct rptask *x,
 /* The table's hooks replay needs (syscalls/syscall_table.h); the others are replayed by
  * their mode. */
 static const replay_hook_fn replay_hooks[SCH_COUNT] = {
-    [SCH_exit] = replay_exit_call,        [SCH_clone] = replay_clone,
-    [SCH_mmap] = replay_mmap_call,        [SCH_mremap] = replay_mremap,
-    [SCH_sigreturn] = replay_sigreturn,   [SCH_sigsuspend] = replay_sigsuspend,
-    [SCH_tid_result] = replay_tid_result, [SCH_shmat] = replay_shmat,
-    [SCH_robust_list] = replay_robust_list, [SCH_altstack] = replay_altstack,
+    [SCH_exit] = replay_exit_call,
+    [SCH_clone] = replay_clone,
+    [SCH_mmap] = replay_mmap_call,
+    [SCH_mremap] = replay_mremap,
+    [SCH_sigreturn] = replay_sigreturn,
+    [SCH_sigsuspend] = replay_sigsuspend,
+    [SCH_tid_result] = replay_tid_result,
+    [SCH_shmat] = replay_shmat,
+    [SCH_robust_list] = replay_robust_list,
+    [SCH_altstack] = replay_altstack,
+    [SCH_unmap] = replay_unmap,
 };
 
 /* Hooks for calls replay skips, deciding how (replay_emulate otherwise). */

@@ -25,13 +25,14 @@ enum syscall_replay {
   X(clone)       /* replay: creates the task, which gets the recorded tid */                       \
   X(mmap)        /* record: preserves the mapped file; replay: maps the preserved copy */          \
   X(mremap)      /* replay: moves to the recorded address */                                       \
-  X(unmap)       /* record: the pages' next content is saved at the next state point */            \
+  X(unmap)       /* record: the pages' next content is saved at the next state point; replay:  \
+                    MADV_DONTFORK/WIPEONFORK mark the process (checkpoints) */   \
   X(brk)         /* record: as unmap, for the whole heap */                                        \
   X(sigreturn)   /* replay: restores every register from the frame (none are put back) */          \
   X(sigsuspend)  /* replay: the signal that ends it is sent first */                               \
-  X(tid_result)  /* replay: returns the recorded tid, not the replay's; keeps the address */      \
-  X(robust_list) /* replay: runs; the thread's robust list is kept (for checkpoints) */          \
-  X(altstack)    /* replay: runs; the thread's alternate signal stack is kept (checkpoints) */    \
+  X(tid_result)  /* replay: returns the recorded tid, not the replay's; keeps the address */       \
+  X(robust_list) /* replay: runs; the thread's robust list is kept (for checkpoints) */            \
+  X(altstack)    /* replay: runs; the thread's alternate signal stack is kept (checkpoints) */     \
   X(rseq)        /* record: refused with ENOSYS */                                                 \
   X(write)       /* record: output to deja's stdout/stderr (buffer, result bytes) */               \
   X(writev)      /* record: output to deja's stdout/stderr (iovecs) */                             \

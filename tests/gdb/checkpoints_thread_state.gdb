@@ -1,9 +1,10 @@
 # a checkpoint while three workers run: restart 1 recreates them (registers, FPU, signal
-# masks, alternate stacks, clear-child-tid addresses, robust lists), the replay goes on
-# to the same end from there, and reverse-continue finds a write in another thread
+# masks, alternate stacks, clear-child-tid addresses, robust lists) and the pages a fork
+# does not copy, the replay goes on to the same end from there, and reverse-continue
+# finds a write in another thread
 shell ps -o pgid= --ppid $(ps -o ppid= -p $PPID) >>$DEJA_TEST_PGIDS
 handle SIGUSR1 nostop noprint
-break 68 if index == 1 && round == 10
+break 71 if index == 1 && round == 10
 continue
 set $c_pc = $pc
 set $c_sp = $sp
@@ -20,7 +21,7 @@ checkpoint
 info checkpoints
 info threads
 delete
-break 88
+break 97
 continue
 print values
 print on_altstack
@@ -34,6 +35,7 @@ info threads
 thread apply 2 -q print $pc == $m_pc && $sp == $m_sp
 print/x blocked_mask()
 print altstack_size()
+print *dontfork_page + *wipeonfork_page
 continue
 print values
 print on_altstack

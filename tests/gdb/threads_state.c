@@ -3,12 +3,14 @@
  * stack; worker 2 dies holding a robust mutex. A checkpoint taken while they run must
  * recreate them with what the kernel keeps per thread: the signal on the alternate stack
  * (its handler checks it), the robust list (main then gets EOWNERDEAD) and the clear
- * child tid address (pthread_join returns). */
+ * child tid address (pthread_join returns). Pages with MADV_DONTFORK and MADV_WIPEONFORK
+ * keep their content in the checkpoint too. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define NWORKERS 3
@@ -19,6 +21,7 @@ int on_altstack[NWORKERS];
 static char altstacks[NWORKERS][ALTSIZE];
 static pthread_mutex_t robust;
 static __thread int my_index;
+long *dontfork_page, *wipeonfork_page;
 
 static void on_usr1(int sig) {
   (void)sig;
@@ -77,6 +80,12 @@ int main(void) {
   pthread_mutexattr_init(&attr);
   pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
   pthread_mutex_init(&robust, &attr);
+  dontfork_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  wipeonfork_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  *dontfork_page = 41;
+  *wipeonfork_page = 42;
+  madvise(dontfork_page, 4096, MADV_DONTFORK);
+  madvise(wipeonfork_page, 4096, MADV_WIPEONFORK);
   struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_ONSTACK};
   sigaction(SIGUSR1, &sa, NULL);
   pthread_t threads[NWORKERS];
@@ -86,7 +95,8 @@ int main(void) {
   for (int i = 0; i < NWORKERS; i++)
     pthread_join(threads[i], NULL);
   int rc = pthread_mutex_lock(&robust);
-  printf("%ld %ld %ld alt %d%d%d lock %s\n", values[0], values[1], values[2], on_altstack[0],
-         on_altstack[1], on_altstack[2], rc == EOWNERDEAD ? "owner died" : "other");
+  printf("%ld %ld %ld alt %d%d%d lock %s pages %ld %ld\n", values[0], values[1], values[2],
+         on_altstack[0], on_altstack[1], on_altstack[2], rc == EOWNERDEAD ? "owner died" : "other",
+         *dontfork_page, *wipeonfork_page);
   return 0;
 }
