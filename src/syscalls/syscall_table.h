@@ -25,8 +25,8 @@ enum syscall_replay {
   X(clone)       /* replay: creates the task, which gets the recorded tid */                       \
   X(mmap)        /* record: preserves the mapped file; replay: maps the preserved copy */          \
   X(mremap)      /* replay: moves to the recorded address */                                       \
-  X(unmap)       /* record: the pages' next content is saved at the next state point; replay:  \
-                    MADV_DONTFORK/WIPEONFORK mark the process (checkpoints) */   \
+  X(unmap)       /* record: the pages' next content is saved at the next state point; replay:      \
+                    MADV_DONTFORK/WIPEONFORK mark the process (checkpoints) */                     \
   X(brk)         /* record: as unmap, for the whole heap */                                        \
   X(sigreturn)   /* replay: restores every register from the frame (none are put back) */          \
   X(sigsuspend)  /* replay: the signal that ends it is sent first */                               \
