@@ -21,14 +21,13 @@ enum syscall_replay {
  * side treats the call by its mode). A new special call is one row naming a new hook
  * here, plus the function in record_syscall.c and/or replay_syscall.c. */
 #define SYSCALL_HOOKS(X)                                                                           \
-  X(exit)      /* record: written at the entry (no exit stop); replay: runs, the exit waits */     \
-  X(clone)     /* replay: creates the task, which gets the recorded tid */                         \
-  X(mmap)      /* record: preserves the mapped file; replay: maps the preserved copy */            \
-  X(mremap)    /* replay: moves to the recorded address */                                         \
-  X(unmap)     /* record: the pages' next content is saved at the next state point; replay:      \
-                    MADV_DONTFORK/WIPEONFORK mark the process (checkpoints) */ \
-  X(brk)       /* record: as unmap, for the whole heap */                                          \
-  X(sigreturn) /* replay: restores every register from the frame (none are put back) */            \
+  X(exit)        /* record: written at the entry (no exit stop); replay: runs, the exit waits */   \
+  X(clone)       /* replay: creates the task, which gets the recorded tid */                       \
+  X(mmap)        /* record: preserves the mapped file; replay: maps the preserved copy */          \
+  X(mremap)      /* replay: moves to the recorded address */                                       \
+  X(unmap)       /* record: pages saved again at a state point; replay: fork advice noted */       \
+  X(brk)         /* record: as unmap, for the whole heap */                                        \
+  X(sigreturn)   /* replay: restores every register from the frame (none are put back) */          \
   X(sigsuspend)  /* replay: the signal that ends it is sent first */                               \
   X(tid_result)  /* replay: returns the recorded tid, not the replay's; keeps the address */       \
   X(robust_list) /* replay: runs; the thread's robust list is kept (for checkpoints) */            \
