@@ -1,11 +1,13 @@
 /* Reverse execution workload: `value` is written once before and once after about one
  * second of compute (with an argument: two threads computing past their time slices,
- * the second write in a worker thread). The compute keeps its state in locals, so the
- * page of `value` changes only with its two writes. */
+ * the second write in a worker thread; `calls`: the same with a system call every 15 000
+ * iterations, so the second is thousands of events). The compute keeps its state in
+ * locals, so the page of `value` changes only with its two writes. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 volatile long value;
 
@@ -20,8 +22,18 @@ static uint64_t compute(uint64_t seed, long n) {
   return s;
 }
 
+static int with_calls;
+
 static void *worker(void *arg) {
-  uint64_t s = compute((uint64_t)(uintptr_t)arg, 300000000L);
+  uint64_t s = 0;
+  if (with_calls) {
+    for (long i = 0; i < 20000; i++) {
+      s += compute((uint64_t)(uintptr_t)arg + (uint64_t)i, 15000L);
+      getppid(); /* an event */
+    }
+  } else {
+    s = compute((uint64_t)(uintptr_t)arg, 300000000L);
+  }
   if (arg == (void *)1)
     value = 2; /* the second write, after the compute */
   return (void *)(uintptr_t)s;
@@ -30,7 +42,8 @@ static void *worker(void *arg) {
 int main(int argc, char **argv) {
   value = 1; /* the first write */
   uint64_t sum = 0;
-  if (argc > 1 && !strcmp(argv[1], "threads")) {
+  with_calls = argc > 1 && !strcmp(argv[1], "calls");
+  if (argc > 1 && (!strcmp(argv[1], "threads") || with_calls)) {
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
       pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(i + 1));

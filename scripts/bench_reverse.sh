@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reverse execution workload (bench/reverse.c): `value` written once before and once after
-# about one second of compute, single-threaded and with two threads computing past their
-# time slices. A gdb session stops at exit, sets `watch -l value` and does two
+# about one second of compute, single-threaded, with two threads computing past their
+# time slices, and with two threads making a system call every 15 000 iterations (about
+# 40 000 events). A gdb session stops at exit, sets `watch -l value` and does two
 # reverse-continues, each followed by a reverse-stepi right after its stop; prints the
 # seconds each took. Then it takes 20 checkpoints (a stepi between two) and prints the
 # resident memory of the session: deja, the replayed process and every checkpoint fork
@@ -43,9 +44,9 @@ GDB
 
 printf '\n%-16s %9s %9s %9s %9s %28s\n' "reverse workload" "1st bc s" "then bs s" "2nd bc s" \
     "then bs s" "processes RSS/PSS KiB (20 cp)"
-for mode in single threads; do
+for mode in single threads calls; do
     trace="$work/trace-$mode"
-    arg=; [ "$mode" = threads ] && arg=threads
+    arg=; [ "$mode" != single ] && arg=$mode
     "$deja" record -o "$trace" "$work/reverse" $arg >/dev/null 2>"$work/record.err" \
         || { echo "$mode: recording failed: $(tail -n 1 "$work/record.err")"; continue; }
     args=()
