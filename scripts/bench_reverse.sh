@@ -9,7 +9,8 @@
 # (their number), as the sum of their RSS (pages shared by forks counted in each) and of
 # their PSS (shared pages divided among the sharers: what the forks cost). The session
 # starts at the last event (-g): a breakpoint set while the compute runs would make every
-# preempted stretch run for real.
+# preempted stretch run for real (`calls' continues there from the start instead: `-g'
+# takes no checkpoints on its way).
 # Usage: scripts/bench_reverse.sh [BUILD_DIR]
 set -u
 build_dir=${1:-build}
@@ -50,9 +51,12 @@ for mode in single threads calls; do
     "$deja" record -o "$trace" "$work/reverse" $arg >/dev/null 2>"$work/record.err" \
         || { echo "$mode: recording failed: $(tail -n 1 "$work/record.err")"; continue; }
     args=()
+    # calls: gdb runs forwards to the exit (no breakpoint: nothing to run for real), so
+    # the session has the checkpoints taken on the way, as after a plain `continue'
+    start=(-g "$("$deja" dump "$trace" | wc -l)")
+    [ "$mode" = calls ] && start=() && args=(-ex 'catch syscall exit_group' -ex continue -ex delete)
     while IFS= read -r l; do args+=(-ex "$l"); done <"$work/session.gdb"
-    last=$("$deja" dump "$trace" | wc -l)
-    timeout 600 "$deja" replay -q -g "$last" "$trace" -- -batch -nx -iex "set remotetimeout 600" \
+    timeout 600 "$deja" replay -q "${start[@]}" "$trace" -- -batch -nx -iex "set remotetimeout 600" \
         "${args[@]}" >"$work/gdb.out" 2>&1
     times=($(grep -E '^[0-9]{9,}\.[0-9]+$' "$work/gdb.out"))
     mem=($(sed -n 's/^memory //p' "$work/gdb.out" | tail -n 1))
