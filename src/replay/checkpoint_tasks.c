@@ -114,6 +114,7 @@ static int call_ok(struct task *t, uint64_t gadget, long nr, uint64_t a0, uint64
 
 int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k, uint64_t sigmask,
                   uint64_t rsp) {
+  int calls = !!k->robust_head + !!k->tid_address + !!k->ss_size;
   if (k->robust_head && call_ok(t, gadget, SYS_set_robust_list, k->robust_head, k->robust_len) < 0)
     return -1;
   /* a fork's or a clone's new thread has none: set when the recorded thread had one */
@@ -133,11 +134,11 @@ int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k
       return -1;
     }
   }
-  return ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof sigmask, &sigmask) < 0 ? -1 : 0;
+  return ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof sigmask, &sigmask) < 0 ? -1 : calls;
 }
 
 int cp_into_saved_stop(struct task *t, const struct rptask *x, const struct user_regs_struct *regs,
-                       uint64_t gadget) {
+                       uint64_t gadget, bool at_call_exit) {
   if (x->at_sysentry) {
     /* back onto the syscall instruction, and into the call's entry again */
     struct user_regs_struct r = *regs;
@@ -147,7 +148,7 @@ int cp_into_saved_stop(struct task *t, const struct rptask *x, const struct user
     int req = x->sysemu_entry ? PTRACE_SYSEMU : PTRACE_SYSCALL;
     if (task_set_regs(t, &r) < 0 || resume_to(t, req, STOP_SYSCALL_ENTRY, NULL) < 0)
       return -1;
-  } else if (call_ok(t, gadget, SYS_getpid, 0, 0) < 0) {
+  } else if (!at_call_exit && call_ok(t, gadget, SYS_getpid, 0, 0) < 0) {
     return -1;
   }
   return task_set_regs(t, regs);

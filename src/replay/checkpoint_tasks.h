@@ -20,15 +20,16 @@ pid_t cp_fork(struct task *t, uint64_t gadget);
 pid_t cp_clone_thread(struct task *t, uint64_t gadget, uint64_t tls);
 /* Gives T (at a stop as for cp_fork) the kernel state K and signal mask SIGMASK; a
  * sigaltstack argument is written below RSP's red zone for the call (the bytes are put
- * back). 0 or -1. */
+ * back). The number of calls made (T is then at the last one's exit), or -1. */
 int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k, uint64_t sigmask,
                   uint64_t rsp);
 /* Brings T (at a stop as for cp_fork) into the stop the saved task X was in, with
  * registers REGS: inside a system call's entry (X->at_sysentry) the call is entered
  * again, under PTRACE_SYSEMU when it was; otherwise T is left at an injected call's exit
- * with REGS, which resumes into user code as X would. 0 or -1. */
+ * (AT_CALL_EXIT: it is at one already) with REGS, which resumes into user code as X
+ * would. 0 or -1. */
 int cp_into_saved_stop(struct task *t, const struct rptask *x, const struct user_regs_struct *regs,
-                       uint64_t gadget);
+                       uint64_t gadget, bool at_call_exit);
 /* A range a fork does not copy as it is: MADV_DONTFORK (not at all) or MADV_WIPEONFORK
  * (zeros). A checkpoint lifts the advice around its fork and gives it back to the
  * process it restores. */

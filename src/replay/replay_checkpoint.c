@@ -176,7 +176,7 @@ static int fork_process(struct rptask *x, struct cp_task *c) {
   bool lifted = cp_fork_advice_set(t, x->gadget, c->advice, c->nadvice, false) == 0;
   pid_t child = lifted ? cp_fork(t, x->gadget) : -1;
   int rc = cp_fork_advice_set(t, x->gadget, c->advice, c->nadvice, true);
-  rc |= cp_into_saved_stop(t, x, &c->regs, x->gadget);
+  rc |= cp_into_saved_stop(t, x, &c->regs, x->gadget, child > 0);
   if (child > 0)
     c->x.t.tid = child;
   return child > 0 && rc == 0 ? 0 : -1;
@@ -260,9 +260,10 @@ static int restore_task(struct rptask *x, const struct cp_task *c) {
   *x = c->x;
   x->t = t;
   x->pid = pid;
+  int calls;
   if (task_open_mem(&x->t) < 0 ||
-      cp_set_kstate(&x->t, c->x.gadget, &c->x.k, c->sigmask, c->regs.rsp) < 0 ||
-      cp_into_saved_stop(&x->t, &c->x, &c->regs, c->x.gadget) < 0 ||
+      (calls = cp_set_kstate(&x->t, c->x.gadget, &c->x.k, c->sigmask, c->regs.rsp)) < 0 ||
+      cp_into_saved_stop(&x->t, &c->x, &c->regs, c->x.gadget, calls > 0) < 0 ||
       (c->xlen && task_set_xstate(&x->t, c->xstate, c->xlen) < 0))
     return -1;
   return task_get_regs(&x->t);
