@@ -63,9 +63,22 @@ out=$("$deja" replay "$trace/t" -- -batch -nx -iex 'set remotetimeout 60' -ex 'b
       -ex continue -ex checkpoint -ex next -ex stepi -ex 'info registers rip' -ex reverse-stepi \
       -ex 'restart 1' -ex 'delete checkpoint 1' -ex continue 2>&1)
 status=$?
-rm -rf "$trace"
 if [ $status -ne 0 ] || ! printf '%s\n' "$out" | grep -q "exited normally"; then
   echo "FAIL (sanitizer build): gdb session on a replay (status $status):" >&2
+  printf '%s\n' "$out" | tail -n 20 >&2
+  failed=$((failed + 1))
+fi
+# The same with threads: a checkpoint while both players run, and going back to it
+# (their threads recreated in the fork).
+"$deja" record -o "$trace/m" "$programs/mt_condvar_pingpong" >/dev/null 2>&1
+out=$("$deja" replay "$trace/m" -- -batch -nx -iex 'set remotetimeout 60' -ex 'break player' \
+      -ex continue -ex continue -ex checkpoint -ex delete -ex 'catch syscall exit_group' \
+      -ex continue -ex 'restart 1' -ex 'info threads' -ex delete -ex continue 2>&1)
+status=$?
+rm -rf "$trace"
+if [ $status -ne 0 ] || ! printf '%s\n' "$out" | grep -q "exited normally" ||
+    [ "$(printf '%s\n' "$out" | grep -c '^[ *] [0-9]  *Thread ')" -ne 3 ]; then
+  echo "FAIL (sanitizer build): gdb session with a checkpoint of threads (status $status):" >&2
   printf '%s\n' "$out" | tail -n 20 >&2
   failed=$((failed + 1))
 fi
