@@ -139,7 +139,7 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
     unsigned long msg = 0;
     ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &msg);
     status = (int)msg;
-    replay_robust_exit(x);
+    replay_robust_exit(e, x);
     task_resume(&x->t, PTRACE_CONT, 0); /* it finishes dying; its status is reaped at the end */
     task_wait_dead(x->t.tid);
     /* A dead thread other than the leader is reaped now: until it is, a leader killed

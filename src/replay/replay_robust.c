@@ -21,17 +21,18 @@ struct robust_head {
   uint64_t pending; /* an entry being locked or unlocked */
 };
 
-static void owner_died(struct rptask *x, uint64_t entry, int64_t offset) {
+static void owner_died(struct replay_engine *e, struct rptask *x, uint64_t entry, int64_t offset) {
   uint64_t at = entry + (uint64_t)offset;
   uint32_t word;
   if (task_read_mem(&x->t, at, &word, sizeof word) < 0 ||
       (word & FUTEX_TID_BITS) != (uint32_t)x->rec_tid)
     return;
   word = (word & FUTEX_WAITERS_BIT) | FUTEX_OWNER_DIED_BIT;
+  e->hooks->note_write(e->hooks->ctx, x, at, sizeof word); /* for watchpoints */
   task_write_mem(&x->t, at, &word, sizeof word);
 }
 
-void replay_robust_exit(struct rptask *x) {
+void replay_robust_exit(struct replay_engine *e, struct rptask *x) {
   struct robust_head h;
   uint64_t at = x->k.robust_head;
   if (!at || x->k.robust_len != sizeof h || task_read_mem(&x->t, at, &h, sizeof h) < 0)
@@ -42,11 +43,11 @@ void replay_robust_exit(struct rptask *x) {
     uint64_t next;
     bool ok = task_read_mem(&x->t, entry, &next, sizeof next) == 0;
     if (entry != pending)
-      owner_died(x, entry, h.futex_offset);
+      owner_died(e, x, entry, h.futex_offset);
     if (!ok)
       break;
     entry = next & ~1ull;
   }
   if (pending)
-    owner_died(x, pending, h.futex_offset);
+    owner_died(e, x, pending, h.futex_offset);
 }

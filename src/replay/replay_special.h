@@ -35,6 +35,6 @@ int replay_group_death(struct replay_engine *e, struct rptask *x);
 
 /* replay_robust.c: at X's exit stop, the futexes of its robust list it holds are marked
  * as their owner's death leaves them (the kernel does not see they are X's). */
-void replay_robust_exit(struct rptask *x);
+void replay_robust_exit(struct replay_engine *e, struct rptask *x);
 
 #endif
