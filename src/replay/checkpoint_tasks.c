@@ -4,8 +4,6 @@
  * (nothing is restarted on the way out), up to the call's exit stop. */
 #include "replay/checkpoint_tasks.h"
 
-#include "common/log.h"
-
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +13,8 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "common/log.h"
 
 #ifndef CLONE_PARENT
 #define CLONE_PARENT 0x00008000
