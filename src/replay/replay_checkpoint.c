@@ -107,8 +107,8 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
     return "the replay has ended";
   for (int i = 0; i < e->ntasks; i++) {
     struct rptask *x = e->tasks[i];
-    if (x->exiting || x->fix_result || x->sig || x->queued_sig || x->restart_pending) {
-      snprintf(buf, len, "task %d is exiting, cloning or has a signal to deliver", x->rec_tid);
+    if (x->exiting || x->sig || x->queued_sig || x->restart_pending) {
+      snprintf(buf, len, "task %d is exiting or has a signal to deliver", x->rec_tid);
       return buf;
     }
     if (!x->gadget) {
@@ -121,7 +121,8 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
       snprintf(buf, len, "cannot read task %d's stop: %s", x->rec_tid, strerror(errno));
       return buf;
     }
-    if ((x->at_sysentry && info.op != PTRACE_SYSCALL_INFO_ENTRY) ||
+    /* a parent at its clone event stop is settled first (replay_checkpoint_take) */
+    if ((x->at_sysentry && info.op != PTRACE_SYSCALL_INFO_ENTRY && !x->fix_result) ||
         info.op == PTRACE_SYSCALL_INFO_SECCOMP) {
       snprintf(buf, len, "task %d is inside an exec or clone", x->rec_tid);
       return buf;
@@ -191,6 +192,15 @@ struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char 
       snprintf(why, whylen, "%s", no);
     return NULL;
   }
+  /* A parent still inside its clone (the new task ran first, as when a breakpoint in a
+   * new thread stops it): its call returns the recorded tid now, as it would before the
+   * parent next runs (nothing can be injected from inside the call). A vfork parent,
+   * which would wait for its child, was refused above (shared memory). */
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->fix_result && replay_settle(e, e->tasks[i]) != 0) {
+      snprintf(why, whylen, "cannot finish the clone of task %d", e->tasks[i]->rec_tid);
+      return NULL;
+    }
   struct replay_checkpoint *c = xcalloc(1, sizeof *c);
   c->tasks = xcalloc((size_t)e->ntasks, sizeof *c->tasks);
   for (int i = 0; i < e->ntasks; i++) {

@@ -10,8 +10,9 @@
  * debugger: at an event boundary or at a debugger stop inside a stretch of user code.
  * It is refused (the caller replays from the start instead) for what a fork cannot copy:
  * memory shared with another process (MAP_SHARED writable mappings, System V shared
- * memory, a vfork child), a task inside an exec or clone, an exiting task, or a signal
- * replay has sent and not yet delivered. */
+ * memory, a vfork child), a task inside an exec, an exiting task, or a signal replay has
+ * sent and not yet delivered. A parent inside its clone first gets the call's return
+ * (the recorded tid), as replay gives it before the parent next runs. */
 #ifndef DEJA_REPLAY_REPLAY_CHECKPOINT_H
 #define DEJA_REPLAY_REPLAY_CHECKPOINT_H
 
@@ -24,7 +25,8 @@
 struct replay_checkpoint;
 
 /* Forks every process of S's replay into a stopped copy. NULL when a checkpoint cannot be
- * taken here (WHY says what stands in the way); S is unchanged either way. */
+ * taken here (WHY says what stands in the way); S is unchanged either way (but for a
+ * parent's clone finished as above). */
 struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char *why,
                                                  size_t whylen);
 /* Whether S can go back to C: false when replay applied a recorded change to a file
