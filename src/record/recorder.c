@@ -742,14 +742,21 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
       budget = emu_wait;
     bool idle = budget < 0 || budget > STUCK_CHECK_NS;
     /* Nothing runs user code for a while (every task waits in the kernel): what the trace
-     * holds so far is written now, so a recorder killed meanwhile leaves it replayable. */
-    if (budget < 0 && trace_writer_flush(r->w) < 0) {
+     * holds so far is written now, so a recorder killed meanwhile leaves it replayable.
+     * Not while a task runs user code: it stops again soon, and a chunk per event (a zstd
+     * frame and a write each) cost more than the stops. */
+    bool running = r->cur && r->cur->state == T_RUNNING;
+    if (budget < 0 && !running && trace_writer_flush(r->w) < 0) {
       recorder_write_failed(r);
       return recorder_abort(r, "cannot write the trace");
     }
     int w = wait_any(r, idle ? STUCK_CHECK_NS : budget, chld, &tid, &status);
     if (w < 0)
       return 0;
+    if (w == 0 && idle && trace_writer_flush(r->w) < 0) { /* a long stretch of user code */
+      recorder_write_failed(r);
+      return recorder_abort(r, "cannot write the trace");
+    }
     if (w == 0 && idle) {
       if (!record_stuck(r)) {
         stuck_checks = 0;
