@@ -906,6 +906,11 @@ int record_run(const struct record_options *o) {
     deja_msg("%s", err);
     goto out;
   }
+  /* Compression (zstd) runs beside the recording, on another CPU when there is one. */
+  cpu_set_t others = cpus;
+  if (cpu >= 0)
+    CPU_CLR(cpu, &others);
+  trace_writer_background(r.w, cpu < 0 ? NULL : &cpus);
   pid_t pid = spawn(o, path, &old);
   if (pid < 0) {
     deja_msg("cannot fork: %s", strerror(errno));
