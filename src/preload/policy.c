@@ -144,12 +144,13 @@ long preload_syscall(long nr, const long a[6]) {
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
 const int preload_buffered_calls[] = {
-    SYS_read,       SYS_write,         SYS_writev,       SYS_pread64,   SYS_pwrite64,
-    SYS_lseek,      SYS_open,          SYS_openat,       SYS_close,     SYS_access,
-    SYS_faccessat,  SYS_faccessat2,    SYS_gettid,       SYS_getuid,    SYS_geteuid,
-    SYS_getgid,     SYS_getegid,       SYS_fstat,        SYS_stat,      SYS_lstat,
-    SYS_newfstatat, SYS_statx,         SYS_getdents64,   SYS_readlink,  SYS_readlinkat,
-    SYS_time,       SYS_clock_gettime, SYS_gettimeofday, SYS_getrandom, SYS_mmap,
-    SYS_seccomp,    SYS_prctl,         SYS_fcntl,        SYS_ioctl,     SYS_rt_sigaction,
-    -1,
+    SYS_read,       SYS_write,  SYS_writev,        SYS_pread64,
+    SYS_pwrite64,   SYS_lseek,  SYS_open,          SYS_openat,
+    SYS_close,      SYS_access, SYS_faccessat,     SYS_faccessat2,
+    SYS_gettid,     SYS_getuid, SYS_geteuid,       SYS_getgid,
+    SYS_getegid,    SYS_fstat,  SYS_stat,          SYS_lstat,
+    SYS_newfstatat, SYS_statx,  SYS_getdents64,    SYS_readlink,
+    SYS_readlinkat, SYS_time,   SYS_clock_gettime, SYS_gettimeofday,
+    SYS_getrandom,  SYS_mmap,   SYS_seccomp,       SYS_prctl,
+    SYS_fcntl,      SYS_ioctl,  SYS_rt_sigaction,  -1,
 };
