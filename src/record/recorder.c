@@ -271,6 +271,7 @@ void recorder_remove_task(struct recorder *r, struct rtask *x) {
     r->cur = NULL;
   if (--x->proc->refs == 0) {
     page_hashes_free(x->proc->pages);
+    free(x->proc->anon);
     free(x->proc);
   }
   task_close(&x->t);
