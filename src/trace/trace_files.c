@@ -136,6 +136,38 @@ static int link_from_store(struct trace_files *tf, int in, uint64_t lo, uint64_t
   return rc;
 }
 
+/* The store remembers which content a file had, by its identity (device, inode, size,
+ * modification and change times: a write changes the change time) and the range read, in
+ * a symbolic link STORE/.id-KEY to the entry's hash: a later recording links that entry
+ * without reading and hashing the file again (libraries of megabytes, each recording). */
+static void id_name(const struct stat *st, uint64_t lo, uint64_t hi, char *out, size_t outlen) {
+  snprintf(out, outlen, TRACE_STORE_ID_PREFIX "%llx-%llx-%llx-%lld.%09ld-%lld.%09ld-%llx-%llx",
+           (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+           (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+           (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec, (unsigned long long)lo,
+           (unsigned long long)hi);
+}
+
+/* Links files/BASE-HASH to the store entry the identity link ID names. 0, or -1 when the
+ * store does not know the file (or no longer holds the entry). */
+static int link_known(struct trace_files *tf, const char *id, const char *base, char *name,
+                      size_t namelen) {
+  char *idpath = xasprintf("%s/%s", tf->store, id);
+  char hex[FILE_HASH_HEX_LEN + 2];
+  ssize_t l = readlink(idpath, hex, sizeof hex - 1);
+  free(idpath);
+  if (l != FILE_HASH_HEX_LEN)
+    return -1;
+  hex[l] = 0;
+  char *entry = xasprintf("%s/%s", tf->store, hex);
+  snprintf(name, namelen, "%s-%s", base, hex);
+  char *dst = xasprintf("%s/files/%s", tf->trace_dir, name);
+  int rc = link(entry, dst) == 0 || errno == EEXIST ? 0 : -1;
+  free(entry);
+  free(dst);
+  return rc;
+}
+
 int trace_files_preserve(struct trace_files *tf, const char *src_path, const char *orig_name,
                          uint64_t off, uint64_t len, char *name, size_t namelen, char *err,
                          size_t errlen) {
@@ -175,12 +207,22 @@ int trace_files_preserve(struct trace_files *tf, const char *src_path, const cha
     hi = hi > same->hi ? hi : same->hi;
   }
 
-  char base[48], hex[FILE_HASH_HEX_LEN + 1];
+  char base[48], hex[FILE_HASH_HEX_LEN + 1], id[160];
   base_name(orig_name, base, sizeof base);
+  id_name(&st, lo, hi, id, sizeof id);
   int rc = 0;
-  if (file_content_hash(in, lo, hi, size, hex) < 0) {
+  if (link_known(tf, id, base, name, namelen) == 0) {
+    /* stored before, unchanged since */
+  } else if (file_content_hash(in, lo, hi, size, hex) < 0) {
     rc = seterr(err, errlen, "cannot read %s to preserve it: %s", orig_name, strerror(errno));
-  } else if (link_from_store(tf, in, lo, hi, size, base, hex, name, namelen) < 0) {
+  } else if (link_from_store(tf, in, lo, hi, size, base, hex, name, namelen) == 0) {
+    char *idpath = xasprintf("%s/%s", tf->store, id);
+    if (symlink(hex, idpath) < 0 && errno == EEXIST) { /* one naming a removed entry */
+      unlink(idpath);
+      (void)symlink(hex, idpath); /* best effort */
+    }
+    free(idpath);
+  } else {
     /* No store: a private copy in the trace. */
     char *files = xasprintf("%s/files", tf->trace_dir);
     char tmp[64];

@@ -44,6 +44,18 @@ int trace_store_collect(const char *store, char *err, size_t errlen) {
       rc = seterr(err, errlen, "cannot remove %s/%s from the content store: %s", store, e->d_name,
                   strerror(errno));
   }
+  /* Identity links (trace_files.c) whose entry is gone. */
+  rewinddir(d);
+  while ((e = readdir(d)) != NULL) {
+    char hex[FILE_HASH_HEX_LEN + 2];
+    if (strncmp(e->d_name, TRACE_STORE_ID_PREFIX, strlen(TRACE_STORE_ID_PREFIX)) != 0)
+      continue;
+    ssize_t l = readlinkat(dirfd(d), e->d_name, hex, sizeof hex - 1);
+    hex[l > 0 ? l : 0] = 0;
+    if (l <= 0 || hex[0] == '.' || strchr(hex, '/') ||
+        faccessat(dirfd(d), hex, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
   closedir(d);
   rmdir(store); /* only when empty */
   return rc;

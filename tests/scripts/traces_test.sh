@@ -5,6 +5,8 @@
 #   sparse   huge sparse files, a memfd and a deleted file mapped: small trace, replays
 #   store    ten recordings share their files (disk use of ten / one <= 1.5); rm and pack
 #            keep the store consistent; traces replay after the others are removed
+#   known    a file stored before is linked by its identity (not hashed again); one
+#            changed in place is stored anew; rm removes the identity links with the store
 #   rebuilt  a trace replays after its program was overwritten in place (same inode)
 #   damaged  a missing or corrupt preserved file: replay exits 1 naming the file
 #   big_heap state points larger than a trace chunk (64 MiB), recorded with bounded memory
@@ -124,6 +126,31 @@ store)
   "$deja" rm r10 2>"$tmp/rm.err" || { cat "$tmp/rm.err" >&2; fail "rm r10 failed"; }
   [ ! -e "$store" ] || fail "the content store is left after its last trace was removed: $(ls -a "$store")"
   echo "PASS: ten recordings use $ten KiB, one $one KiB (ratio $ratio); rm and pack keep the store consistent"
+  ;;
+known)
+  # A file stored before is linked by its identity, not read and hashed again; a file
+  # changed in place (same size and modification time) is stored anew.
+  cp "$programs/hello" "$tmp/prog"
+  record t1 "$tmp/prog"
+  ls -a "$store" | grep -q '^\.id-' || fail "the store keeps no identity links: $(ls -a "$store")"
+  record t2 "$tmp/prog"
+  [ "$(stat -c %i "$DEJA_TRACE_DIR"/t1/files/prog-*)" = "$(stat -c %i "$DEJA_TRACE_DIR"/t2/files/prog-*)" ] ||
+    fail "the second recording stored its program again"
+  touch -r "$tmp/prog" "$tmp/stamp"
+  ino=$(stat -c %i "$tmp/prog")
+  at=$(grep -obUa 'Hello, world!' "$tmp/prog" | head -n 1 | cut -d: -f1)
+  printf 'HELLO, WORLD!' | dd of="$tmp/prog" bs=1 seek="$at" conv=notrunc 2>/dev/null
+  touch -r "$tmp/stamp" "$tmp/prog"
+  grep -q 'HELLO, WORLD' "$tmp/prog" && [ "$(stat -c %i "$tmp/prog")" = "$ino" ] ||
+    fail "could not change the program in place"
+  record t3 "$tmp/prog"
+  grep -q 'HELLO, WORLD' "$tmp/t3.out" || fail "the changed program printed $(cat "$tmp/t3.out")"
+  replays t1
+  replays t3
+  "$deja" rm t1 2>/dev/null && "$deja" rm t2 2>/dev/null && "$deja" rm t3 2>/dev/null ||
+    fail "rm failed"
+  [ ! -e "$store" ] || fail "the content store is left after its last trace was removed: $(ls -a "$store")"
+  echo "PASS: stored files are known by identity; a file changed in place is stored again"
   ;;
 rebuilt)
   cp "$programs/sparse_map" "$tmp/prog"
