@@ -140,6 +140,8 @@ static int link_from_store(struct trace_files *tf, int in, uint64_t lo, uint64_t
  * modification and change times: a write changes the change time) and the range read, in
  * a symbolic link STORE/.id-KEY to the entry's hash: a later recording links that entry
  * without reading and hashing the file again (libraries of megabytes, each recording). */
+#define ID_MIN_BYTES (256u * 1024u) /* smaller files are hashed faster than linked */
+
 static void id_name(const struct stat *st, uint64_t lo, uint64_t hi, char *out, size_t outlen) {
   snprintf(out, outlen, TRACE_STORE_ID_PREFIX "%llx-%llx-%llx-%lld.%09ld-%lld.%09ld-%llx-%llx",
            (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
@@ -166,6 +168,16 @@ static int link_known(struct trace_files *tf, const char *id, const char *base, 
   free(entry);
   free(dst);
   return rc;
+}
+
+/* Makes the identity link ID name the store entry HEX (best effort). */
+static void remember_id(struct trace_files *tf, const char *id, const char *hex) {
+  char *idpath = xasprintf("%s/%s", tf->store, id);
+  if (symlink(hex, idpath) < 0 && errno == EEXIST) { /* one naming a removed entry */
+    unlink(idpath);
+    (void)symlink(hex, idpath);
+  }
+  free(idpath);
 }
 
 int trace_files_preserve(struct trace_files *tf, const char *src_path, const char *orig_name,
@@ -210,18 +222,15 @@ int trace_files_preserve(struct trace_files *tf, const char *src_path, const cha
   char base[48], hex[FILE_HASH_HEX_LEN + 1], id[160];
   base_name(orig_name, base, sizeof base);
   id_name(&st, lo, hi, id, sizeof id);
+  bool by_id = hi - lo >= ID_MIN_BYTES;
   int rc = 0;
-  if (link_known(tf, id, base, name, namelen) == 0) {
+  if (by_id && link_known(tf, id, base, name, namelen) == 0) {
     /* stored before, unchanged since */
   } else if (file_content_hash(in, lo, hi, size, hex) < 0) {
     rc = seterr(err, errlen, "cannot read %s to preserve it: %s", orig_name, strerror(errno));
   } else if (link_from_store(tf, in, lo, hi, size, base, hex, name, namelen) == 0) {
-    char *idpath = xasprintf("%s/%s", tf->store, id);
-    if (symlink(hex, idpath) < 0 && errno == EEXIST) { /* one naming a removed entry */
-      unlink(idpath);
-      (void)symlink(hex, idpath); /* best effort */
-    }
-    free(idpath);
+    if (by_id)
+      remember_id(tf, id, hex);
   } else {
     /* No store: a private copy in the trace. */
     char *files = xasprintf("%s/files", tf->trace_dir);

@@ -131,8 +131,11 @@ known)
   # A file stored before is linked by its identity, not read and hashed again; a file
   # changed in place (same size and modification time) is stored anew.
   cp "$programs/hello" "$tmp/prog"
+  head -c 400000 /dev/zero >>"$tmp/prog" # large enough to be known by identity
   record t1 "$tmp/prog"
-  ls -a "$store" | grep -q '^\.id-' || fail "the store keeps no identity links: $(ls -a "$store")"
+  ids=$(ls -a "$store" | grep -c '^\.id-')
+  [ "$(find "$store" -type l -lname "$(ls "$DEJA_TRACE_DIR"/t1/files/ | sed -n 's/^prog-//p')" | wc -l)" -eq 1 ] ||
+    fail "the store keeps no identity link to the program: $(ls -a "$store")"
   record t2 "$tmp/prog"
   [ "$(stat -c %i "$DEJA_TRACE_DIR"/t1/files/prog-*)" = "$(stat -c %i "$DEJA_TRACE_DIR"/t2/files/prog-*)" ] ||
     fail "the second recording stored its program again"
@@ -145,6 +148,8 @@ known)
     fail "could not change the program in place"
   record t3 "$tmp/prog"
   grep -q 'HELLO, WORLD' "$tmp/t3.out" || fail "the changed program printed $(cat "$tmp/t3.out")"
+  [ "$(ls -a "$store" | grep -c '^\.id-')" -eq $((ids + 1)) ] ||
+    fail "the changed program got no identity link of its own"
   replays t1
   replays t3
   "$deja" rm t1 2>/dev/null && "$deja" rm t2 2>/dev/null && "$deja" rm t3 2>/dev/null ||
