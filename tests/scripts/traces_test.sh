@@ -8,7 +8,8 @@
 #   known    a file stored before is linked by its identity (not hashed again); one
 #            changed in place is stored anew; rm removes the identity links with the store
 #   rebuilt  a trace replays after its program was overwritten in place (same inode)
-#   damaged  a missing or corrupt preserved file: replay exits 1 naming the file
+#   damaged  a missing or corrupt preserved file (also one an earlier replay found good):
+#            replay exits 1 naming the file
 #   big_heap state points larger than a trace chunk (64 MiB), recorded with bounded memory
 #   stack_limit a trace replays under another stack limit (ulimit -s) than it was recorded
 #            with: the recorded limit applies (stack growth, mmap layout)
@@ -170,7 +171,11 @@ rebuilt)
 damaged)
   record t "$programs/hello"
   libc=$(ls "$DEJA_TRACE_DIR"/t/files/ | grep '^libc')
-  # Corrupt the store's entry (the trace's file is the same inode).
+  # A replay marks the store entries it found good (later ones do not hash them again)...
+  replays t
+  [ -L "$store/.ok-${libc##*-}" ] || fail "the replay left no good mark for $libc: $(ls -a "$store")"
+  # ...but a change made after that is still found. Corrupt the store's entry (the trace's
+  # file is the same inode).
   entry="$store/${libc##*-}"
   [ -f "$entry" ] || fail "no store entry $entry"
   printf 'XX' | dd of="$entry" bs=1 seek=100 conv=notrunc status=none
