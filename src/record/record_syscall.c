@@ -250,7 +250,9 @@ static const struct {
 };
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {
-  if (task_get_regs(&x->t) < 0)
+  bool fresh = x->entry_regs_read;
+  x->entry_regs_read = false;
+  if (!fresh && task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot read registers at a system call");
   record_resend_held(x);
   long nr = (long)x->t.regs.orig_rax;

@@ -668,7 +668,10 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
       }
       return 0;
     }
-    return rc ? rc : recorder_enter_syscall(r, x);
+    if (rc)
+      return rc;
+    x->entry_regs_read = true; /* syscallbuf_record_entry read them */
+    return recorder_enter_syscall(r, x);
   case STOP_SYSCALL_EXIT:
     if (record_ptrace_wait_exit(r, x))
       return 0; /* a tracer's wait, made again later */

@@ -127,6 +127,7 @@ struct rtask {
   bool sbuf_restarted; /* a buffered call that blocked restarted as a traced call: the
                           next entry is that call's, which blocks (others run at once) */
   bool exit_emitted;
+  bool entry_regs_read;  /* t.regs hold the registers of the entry stop being handled */
   pid_t exec_former_tid; /* at an exec from another thread: its tid before (see below) */
   struct chaos_task ct;
   struct syscall_rewrite rw;
