@@ -312,6 +312,8 @@ int trace_files_preserve_shared(struct trace_files *tf, const char *src_path, co
  * trace is hashed at each replay. */
 static char *good_mark(const char *trace_dir, const char *hash, const struct stat *st, char *text,
                        size_t textlen) {
+  if (st->st_size < (off_t)ID_MIN_BYTES)
+    return NULL; /* hashed faster than marked (git's objects) */
   char *store = trace_store_dir(trace_dir);
   char *entry = xasprintf("%s/%s", store, hash);
   struct stat est;
