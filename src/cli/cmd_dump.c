@@ -43,6 +43,8 @@ static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
              ev->file_size);
     if (ev->flags & EVF_FILE_REMAP)
       printf(" (grown mapping of file offset %" PRIu64 ")", ev->file_off);
+    if ((ev->flags & EVF_FILE_AS_ANON) && ev->file[0])
+      printf(" (replayed as anonymous memory)");
     break;
   }
   case EV_INSN:

@@ -147,6 +147,29 @@ static int site_kind(const uint8_t *p, const uint8_t *start, const uint8_t *end)
   return -1;
 }
 
+/* The first `syscall` (0f 05) at or after P that ends before END, or END. Eight bytes at
+ * a time (libc's text is over a megabyte, scanned in every process at start): a word with
+ * neither a 0f byte followed by 05 inside it nor one across its end is passed over. */
+static uint8_t *next_syscall(uint8_t *p, uint8_t *end) {
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  for (; p + 9 <= end; p += 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    uint64_t a = v ^ (ones * 0x0f), b = v ^ (ones * 0x05);
+    /* A high bit for each zero byte (and maybe for bytes above one: checked below). */
+    uint64_t za = (a - ones) & ~a & highs, zb = (b - ones) & ~b & highs;
+    if (!(za & (zb >> 8)) && !(p[7] == 0x0f && p[8] == 0x05))
+      continue;
+    for (int i = 0; i < 8; i++)
+      if (p[i] == 0x0f && p[i + 1] == 0x05)
+        return p + i;
+  }
+  for (; p + 2 <= end; p++)
+    if (p[0] == 0x0f && p[1] == 0x05)
+      return p;
+  return end;
+}
+
 void preload_patch_libc(void) {
   struct text t = {NULL, NULL};
   dl_iterate_phdr(find_libc, &t);
@@ -158,8 +181,9 @@ void preload_patch_libc(void) {
   static uint8_t *sites[MAX_SITES];
   static uint8_t kinds[MAX_SITES];
   int n = 0;
-  for (uint8_t *p = t.start; p + 2 <= t.end && n < MAX_SITES; p++) {
-    int k = p[0] == 0x0f && p[1] == 0x05 ? site_kind(p, t.start, t.end) : -1;
+  for (uint8_t *p = next_syscall(t.start, t.end); p < t.end && n < MAX_SITES;
+       p = next_syscall(p + 1, t.end)) {
+    int k = site_kind(p, t.start, t.end);
     if (k >= 0) {
       kinds[n] = (uint8_t)k;
       sites[n++] = p;

@@ -18,6 +18,7 @@
 #define STAT_SIZE 144 /* the kernel's struct stat on x86-64 */
 #define STATX_SIZE 256
 #define TIMESPEC_SIZE 16
+#define KERNEL_SIGACTION_SIZE 32 /* handler, flags, restorer, 8-byte mask */
 
 /* Set once the process maps a file open for writing MAP_SHARED: the recorder tracks
  * changes to such files (replay's shared copy gets them) at traced writes, so its writes
@@ -118,6 +119,12 @@ long preload_syscall(long nr, const long a[6]) {
       shared_file_mapped = fl < 0 || (fl & O_ACCMODE) != O_RDONLY;
     }
     break; /* always traced: replay makes the mapping */
+  case SYS_rt_sigaction:
+    /* A query (no new action; python asks for every signal's at start) changes nothing
+     * replay must do; setting one stays traced (replay installs the handler). */
+    if (a[1] || a[3] != 8)
+      break;
+    return preload_buffered(nr, a, 2, KERNEL_SIGACTION_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_seccomp:
   case SYS_prctl:
     if (nr == SYS_seccomp || a[0] == PR_SET_SECCOMP)
@@ -137,11 +144,13 @@ long preload_syscall(long nr, const long a[6]) {
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
 const int preload_buffered_calls[] = {
-    SYS_read,       SYS_write,         SYS_writev,       SYS_pread64,   SYS_pwrite64,
-    SYS_lseek,      SYS_open,          SYS_openat,       SYS_close,     SYS_access,
-    SYS_faccessat,  SYS_faccessat2,    SYS_gettid,       SYS_getuid,    SYS_geteuid,
-    SYS_getgid,     SYS_getegid,       SYS_fstat,        SYS_stat,      SYS_lstat,
-    SYS_newfstatat, SYS_statx,         SYS_getdents64,   SYS_readlink,  SYS_readlinkat,
-    SYS_time,       SYS_clock_gettime, SYS_gettimeofday, SYS_getrandom, SYS_mmap,
-    SYS_seccomp,    SYS_prctl,         SYS_fcntl,        SYS_ioctl,     -1,
+    SYS_read,       SYS_write,  SYS_writev,        SYS_pread64,
+    SYS_pwrite64,   SYS_lseek,  SYS_open,          SYS_openat,
+    SYS_close,      SYS_access, SYS_faccessat,     SYS_faccessat2,
+    SYS_gettid,     SYS_getuid, SYS_geteuid,       SYS_getgid,
+    SYS_getegid,    SYS_fstat,  SYS_stat,          SYS_lstat,
+    SYS_newfstatat, SYS_statx,  SYS_getdents64,    SYS_readlink,
+    SYS_readlinkat, SYS_time,   SYS_clock_gettime, SYS_gettimeofday,
+    SYS_getrandom,  SYS_mmap,   SYS_seccomp,       SYS_prctl,
+    SYS_fcntl,      SYS_ioctl,  SYS_rt_sigaction,  -1,
 };

@@ -41,7 +41,9 @@ int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char
   ssize_t l = readlink(src, orig, sizeof orig - 1);
   orig[l > 0 ? l : 0] = 0;
   struct stat st;
-  if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
+  if (stat(src, &st) < 0)
+    st.st_size = 0;
+  else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 5)) {
     ev->flags |= EVF_DEV_ZERO; /* zero-filled memory, like an anonymous mapping */
     return 0;
   }
@@ -61,7 +63,10 @@ int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char
   }
   /* An ELF object's first mapping: the whole file, so that gdb (vFile) reads its section
    * headers and symbols, which no mapping covers. */
-  uint64_t len = e->r9 == 0 && is_elf(src) ? 0 : e->rsi;
+  bool elf = is_elf(src);
+  uint64_t len = e->r9 == 0 && elf ? 0 : e->rsi;
+  if (record_file_as_anon(x, e, (uint64_t)ev->result, (uint64_t)st.st_size, elf))
+    ev->flags |= EVF_FILE_AS_ANON;
   return trace_files_preserve(r->files, src, orig, e->r9, len, file, filelen, why, whylen);
 }
 

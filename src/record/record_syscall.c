@@ -184,12 +184,17 @@ static int forget_unmapped(struct recorder *r, struct rtask *x, struct exit_info
   (void)r;
   if (in->result >= 0)
     page_hashes_forget(x->proc->pages, x->entry.rdi, x->entry.rsi);
+  if (in->result >= 0 && x->entry.orig_rax == SYS_munmap)
+    record_anon_files_unmapped(x->proc, x->entry.rdi, x->entry.rsi);
   return 0;
 }
 
 static int forget_remapped(struct recorder *r, struct rtask *x, struct exit_info *in) {
-  if (in->result >= 0)
+  if (in->result >= 0) {
     page_hashes_forget(x->proc->pages, (uint64_t)in->result, x->entry.rdx);
+    record_anon_files_moved(x->proc, x->entry.rdi, x->entry.rsi, (uint64_t)in->result,
+                            x->entry.rdx);
+  }
   forget_unmapped(r, x, in);
   return record_mremap_file(r, x, in->ev, in->file, sizeof in->file, in->why, sizeof in->why);
 }
@@ -245,7 +250,9 @@ static const struct {
 };
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {
-  if (task_get_regs(&x->t) < 0)
+  bool fresh = x->entry_regs_read;
+  x->entry_regs_read = false;
+  if (!fresh && task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot read registers at a system call");
   record_resend_held(x);
   long nr = (long)x->t.regs.orig_rax;
@@ -325,6 +332,9 @@ static int find_written(struct recorder *r, struct rtask *x, const struct syscal
                      : "cannot read the program's memory to find what the call wrote");
     return -1;
   }
+  /* Pages of files replay maps as anonymous memory, refilled from the file by madvise. */
+  if (n >= 0 && result == 0)
+    n += record_anon_files_discarded(x, &w->reg[n], MAX_REGIONS - n);
   uint64_t total = 0;
   for (int i = 0; i < n; i++)
     total += w->reg[i].len;
@@ -488,8 +498,10 @@ int record_clone(struct recorder *r, struct rtask *x) {
   ev.result = (int64_t)child;
   if (c->proc == x->proc)
     ev.flags |= EVF_NEW_THREAD;
-  else
+  else {
     c->proc->seccomp = x->proc->seccomp; /* filters are inherited */
+    record_anon_files_copy(c->proc, x->proc);
+  }
   pid_t seen = record_pid_seen_by(x->t.tid, (pid_t)child);
   if (seen > 0 && seen != (pid_t)child && seen < (1 << (32 - EVF_NS_PID_SHIFT)))
     ev.flags |= EVF_NS_PID | (uint32_t)seen << EVF_NS_PID_SHIFT;
@@ -521,6 +533,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   if (task_open_mem(&x->t) < 0 || task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot access the new program image after execve");
   page_hashes_clear(x->proc->pages);
+  x->proc->nanon = 0; /* a new image */
   snprintf(exe, sizeof exe, "/proc/%d/exe", x->t.tid);
   ssize_t l = readlink(exe, orig, sizeof orig - 1);
   orig[l > 0 ? l : 0] = 0;

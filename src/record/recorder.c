@@ -271,6 +271,7 @@ void recorder_remove_task(struct recorder *r, struct rtask *x) {
     r->cur = NULL;
   if (--x->proc->refs == 0) {
     page_hashes_free(x->proc->pages);
+    free(x->proc->anon);
     free(x->proc);
   }
   task_close(&x->t);
@@ -667,7 +668,10 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
       }
       return 0;
     }
-    return rc ? rc : recorder_enter_syscall(r, x);
+    if (rc)
+      return rc;
+    x->entry_regs_read = true; /* syscallbuf_record_entry read them */
+    return recorder_enter_syscall(r, x);
   case STOP_SYSCALL_EXIT:
     if (record_ptrace_wait_exit(r, x))
       return 0; /* a tracer's wait, made again later */
@@ -742,14 +746,21 @@ static int record_loop(struct recorder *r, const sigset_t *chld) {
       budget = emu_wait;
     bool idle = budget < 0 || budget > STUCK_CHECK_NS;
     /* Nothing runs user code for a while (every task waits in the kernel): what the trace
-     * holds so far is written now, so a recorder killed meanwhile leaves it replayable. */
-    if (budget < 0 && trace_writer_flush(r->w) < 0) {
+     * holds so far is written now, so a recorder killed meanwhile leaves it replayable.
+     * Not while a task runs user code: it stops again soon, and a chunk per event (a zstd
+     * frame and a write each) cost more than the stops. */
+    bool running = r->cur && r->cur->state == T_RUNNING;
+    if (budget < 0 && !running && trace_writer_flush(r->w) < 0) {
       recorder_write_failed(r);
       return recorder_abort(r, "cannot write the trace");
     }
     int w = wait_any(r, idle ? STUCK_CHECK_NS : budget, chld, &tid, &status);
     if (w < 0)
       return 0;
+    if (w == 0 && idle && trace_writer_flush(r->w) < 0) { /* a long stretch of user code */
+      recorder_write_failed(r);
+      return recorder_abort(r, "cannot write the trace");
+    }
     if (w == 0 && idle) {
       if (!record_stuck(r)) {
         stuck_checks = 0;
@@ -899,6 +910,11 @@ int record_run(const struct record_options *o) {
     deja_msg("%s", err);
     goto out;
   }
+  /* Compression (zstd) runs beside the recording, on another CPU when there is one. */
+  cpu_set_t others = cpus;
+  if (cpu >= 0)
+    CPU_CLR(cpu, &others);
+  trace_writer_background(r.w, cpu < 0 ? NULL : &cpus);
   pid_t pid = spawn(o, path, &old);
   if (pid < 0) {
     deja_msg("cannot fork: %s", strerror(errno));

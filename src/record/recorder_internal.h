@@ -44,6 +44,9 @@ struct rproc {
   struct page_hashes *pages; /* for state points */
   bool seccomp;              /* the program installed a seccomp filter */
   int refs;
+  /* mmaps of files replay maps as anonymous memory (record_anon_files.c) */
+  struct mem_region *anon;
+  int nanon, cap_anon;
 };
 
 enum rtask_state {
@@ -124,6 +127,7 @@ struct rtask {
   bool sbuf_restarted; /* a buffered call that blocked restarted as a traced call: the
                           next entry is that call's, which blocks (others run at once) */
   bool exit_emitted;
+  bool entry_regs_read;  /* t.regs hold the registers of the entry stop being handled */
   pid_t exec_former_tid; /* at an exec from another thread: its tid before (see below) */
   struct chaos_task ct;
   struct syscall_rewrite rw;
@@ -268,6 +272,24 @@ int recorder_enter_syscall(struct recorder *r, struct rtask *x);
 int recorder_handle_stop(struct recorder *r, pid_t tid, int status);
 /* recorder.c: X at its PTRACE_EVENT_EXIT stop: its exit recorded, X let die. */
 int recorder_exit_stop(struct recorder *r, struct rtask *x);
+
+/* record_anon_files.c: private read-only mappings of data files replay maps as
+ * anonymous memory holding the file's bytes. */
+/* After X's mmap (entry registers E) of a file FILE_SIZE bytes long mapped at ADDR: true
+ * when replay maps it so (EVF_FILE_AS_ANON); the range is remembered. */
+bool record_file_as_anon(struct rtask *x, const struct user_regs_struct *e, uint64_t addr,
+                         uint64_t file_size, bool elf);
+/* Forgets the ranges inside [ADDR, ADDR+LEN) (unmapped). */
+void record_anon_files_unmapped(struct rproc *p, uint64_t addr, uint64_t len);
+/* mremap moved [OLD, OLD+OLD_LEN) to TO, NEW_LEN bytes long (its grown part maps the file
+ * in replay too). */
+void record_anon_files_moved(struct rproc *p, uint64_t old, uint64_t old_len, uint64_t to,
+                             uint64_t new_len);
+/* At the exit of X's call (a madvise that discarded pages, which the kernel refills from
+ * the file): the remembered ranges it covers, at most ROOM, into OUT; their number. */
+int record_anon_files_discarded(const struct rtask *x, struct mem_region *out, int room);
+/* A forked process inherits its parent's mappings. */
+void record_anon_files_copy(struct rproc *to, const struct rproc *from);
 
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);

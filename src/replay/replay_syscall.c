@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,10 +70,50 @@ int replay_emulate(struct replay_engine *e, struct rptask *x) {
   return rc ? rc : replay_output(e, x);
 }
 
+/* An mmap recorded EVF_FILE_AS_ANON, made anonymous: its memory gets the preserved
+ * file's bytes (the pages past them stay zero, as in the last page of a file mapping). */
+static int fill_from_file(struct replay_engine *e, struct rptask *x) {
+  const struct user_regs_struct *r = &e->ev->regs;
+  char *path = xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  uint64_t off = r->r9, len = r->rsi;
+  if (fd < 0 || fstat(fd, &st) < 0 || (uint64_t)st.st_size <= off) {
+    int rc = diverge(e, "cannot read the preserved file %s: %s", path,
+                     fd < 0 ? strerror(errno) : "shorter than the mapping");
+    if (fd >= 0)
+      close(fd);
+    free(path);
+    return rc;
+  }
+  if (len > (uint64_t)st.st_size - off)
+    len = (uint64_t)st.st_size - off;
+  uint8_t *buf = xmalloc(len ? len : 1);
+  ssize_t got = pread(fd, buf, len, (off_t)off);
+  close(fd);
+  int rc = 0;
+  if (got != (ssize_t)len)
+    rc = diverge(e, "cannot read %" PRIu64 " bytes of the preserved file %s", len, path);
+  else if (task_write_mem(&x->t, (uint64_t)e->ev->result, buf, len) < 0)
+    rc = diverge(e, "cannot write the content of %s into the mapping at 0x%" PRIx64 ": %s", path,
+                 (uint64_t)e->ev->result, strerror(errno));
+  free(buf);
+  free(path);
+  return rc;
+}
+
 static int replay_mmap(struct replay_engine *e, struct rptask *x) {
   struct user_regs_struct regs = x->t.regs;
   int fd = -1;
-  if (e->ev->file[0]) {
+  bool as_anon = (e->ev->flags & EVF_FILE_AS_ANON) && e->ev->file[0];
+  if (as_anon) {
+    int missing = missing_file(e, e->ev->file);
+    if (missing)
+      return missing;
+    regs.r10 = (regs.r10 & ~(uint64_t)(MAP_SHARED | MAP_PRIVATE)) | MAP_PRIVATE | MAP_ANONYMOUS;
+    regs.r8 = (uint64_t)-1;
+    regs.r9 = 0;
+  } else if (e->ev->file[0]) {
     bool shared = (regs.r10 & (MAP_SHARED | MAP_PRIVATE)) != MAP_PRIVATE;
     int missing = missing_file(e, e->ev->file);
     if (missing)
@@ -109,6 +150,8 @@ static int replay_mmap(struct replay_engine *e, struct rptask *x) {
   if (task_set_regs(&x->t, &regs) < 0)
     return -1;
   int rc = finish_executed(e, x, "mmap", FINISH_RESTORE_ARGS);
+  if (rc == 0 && as_anon)
+    rc = fill_from_file(e, x);
   if (rc == 0 && fd >= 0) {
     uint64_t args[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
     bool ok;

@@ -269,21 +269,34 @@ static int first_difference(const uint8_t *a, const uint8_t *b, uint32_t n) {
 }
 
 /* Compares the records the library wrote with the recorded ones. */
-static int check(struct replay_engine *e, struct rptask *x, const struct pending *p) {
-  uint32_t used;
-  if (task_read_mem(&x->t, p->buf, &used, sizeof used) < 0)
+/* The header is read into H (*HAVE_H then) for settle. */
+static int check(struct replay_engine *e, struct rptask *x, const struct pending *p,
+                 struct sbuf_hdr *h, bool *have_h) {
+  /* Records from the start of the data follow the header: one read for both. */
+  uint32_t whole = p->off == 0 ? p->len : 0;
+  uint8_t *all = xmalloc(SBUF_DATA_OFF + whole + sizeof(struct sbuf_rec));
+  if (task_read_mem(&x->t, p->buf, all, SBUF_DATA_OFF + whole) < 0) {
+    free(all);
     return 0; /* the task is on its way out */
+  }
+  memcpy(h, all, sizeof *h);
+  *have_h = true;
+  uint32_t used = h->used;
   uint32_t have = used < p->off ? 0 : used - p->off;
   uint32_t n = have < p->len ? have : p->len;
-  uint8_t *got = xmalloc(n + sizeof(struct sbuf_rec));
-  if (task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off, got, n) < 0) {
-    free(got);
-    return 0;
+  uint8_t *got = all + SBUF_DATA_OFF;
+  if (!whole) {
+    free(all);
+    all = got = xmalloc(n + sizeof(struct sbuf_rec));
+    if (task_read_mem(&x->t, p->buf + SBUF_DATA_OFF + p->off, got, n) < 0) {
+      free(all);
+      return 0;
+    }
   }
   int rc = 0;
   /* Unless it diverged, the library wrote the very bytes that were recorded. */
   if (n == p->len && used == p->off + p->len && !memcmp(got, p->data, n)) {
-    free(got);
+    free(all);
     return 0;
   }
   uint32_t total, i = 0, at = 0;
@@ -327,7 +340,7 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
                  "%" PRIu64 "): the next one is %s",
                  total, p->evno, syscall_name(more.nr));
   }
-  free(got);
+  free(all);
   return rc;
 }
 
@@ -335,14 +348,16 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
  * buffer as the recorder did and forgets them. */
 static int settle(struct replay_engine *e, struct rptask *x, struct pending *p, bool check_them,
                   bool gone) {
-  int rc = check_them && !gone ? check(e, x, p) : 0;
+  struct sbuf_hdr h;
+  bool have_h = false;
+  int rc = check_them && !gone ? check(e, x, p, &h, &have_h) : 0;
   if (!rc)
     print_output(e, p); /* what the program wrote (or the stretch restored) */
   /* The recorder emptied the buffer here unless the library was inside a call: so does
    * replay, so the buffer's memory is the recorded one (a state point compares it). */
-  struct sbuf_hdr h;
   uint32_t zero = 0;
-  if (!rc && !gone && task_read_mem(&x->t, p->buf, &h, sizeof h) == 0 && !h.in_call && h.used)
+  if (!rc && !gone && (have_h || task_read_mem(&x->t, p->buf, &h, sizeof h) == 0) && !h.in_call &&
+      h.used)
     task_write_mem(&x->t, p->buf + offsetof(struct sbuf_hdr, used), &zero, sizeof zero);
   uint64_t none = 0;
   if (p->divert && !gone)

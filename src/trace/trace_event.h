@@ -40,6 +40,9 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* A private mmap of a file the program may write (or maps shared): it maps replay's
  * working copy of the file, so it sees the file's later changes where it wrote nothing. */
 #define EVF_SHARED_COPY 16u
+/* A small private read-only mmap of a data file: replayed as anonymous memory holding the
+ * preserved file's bytes (no descriptor of it in the program). */
+#define EVF_FILE_AS_ANON 32u
 /* A call replay executes that failed without effect (a seccomp filter's errno): replay
  * skips it. */
 #define EVF_NOT_RUN 64u

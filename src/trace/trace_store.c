@@ -44,6 +44,26 @@ int trace_store_collect(const char *store, char *err, size_t errlen) {
       rc = seterr(err, errlen, "cannot remove %s/%s from the content store: %s", store, e->d_name,
                   strerror(errno));
   }
+  /* Identity links and good marks (trace_files.c) whose entry is gone. */
+  rewinddir(d);
+  while ((e = readdir(d)) != NULL) {
+    char hex[FILE_HASH_HEX_LEN + 2];
+    size_t okl = strlen(TRACE_STORE_OK_PREFIX);
+    ssize_t l;
+    if (strncmp(e->d_name, TRACE_STORE_OK_PREFIX, okl) == 0) {
+      l = (ssize_t)snprintf(hex, sizeof hex, "%s", e->d_name + okl);
+    } else if (strncmp(e->d_name, TRACE_STORE_ID_PREFIX, strlen(TRACE_STORE_ID_PREFIX)) == 0) {
+      l = readlinkat(dirfd(d), e->d_name, hex, sizeof hex - 1);
+    } else {
+      continue;
+    }
+    if (l >= (ssize_t)sizeof hex)
+      l = 0; /* not a hash: removed */
+    hex[l > 0 ? l : 0] = 0;
+    if (l <= 0 || hex[0] == '.' || strchr(hex, '/') ||
+        faccessat(dirfd(d), hex, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+      unlinkat(dirfd(d), e->d_name, 0);
+  }
   closedir(d);
   rmdir(store); /* only when empty */
   return rc;

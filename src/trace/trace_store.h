@@ -10,11 +10,16 @@
 #include <stddef.h>
 
 #define TRACE_STORE_NAME ".deja-store"
+/* Symbolic links in the store naming the entry a file (by identity) was stored as. */
+#define TRACE_STORE_ID_PREFIX ".id-"
+/* Symbolic links in the store marking an entry a replay found good (trace_files.c). */
+#define TRACE_STORE_OK_PREFIX ".ok-"
 
 /* The store serving the trace at TRACE_DIR (malloc'ed path; may not exist). */
 char *trace_store_dir(const char *trace_dir);
 
-/* Removes the entries no trace links to any more, and the store when it is empty.
+/* Removes the entries no trace links to any more, the identity links and good marks of
+ * removed entries, and the store when it is empty.
  * Returns 0, or -1 with a message in ERR. */
 int trace_store_collect(const char *store, char *err, size_t errlen);
 

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +88,18 @@ struct trace_writer {
   uint64_t bytes_written;
   bool failed; /* a write failed: the file may end in a partial chunk */
   char err[ERR_LEN];
+  /* Background compression (trace_writer_background): a full chunk is handed to a thread
+   * that compresses and writes it while the caller goes on; one at a time, in order. The
+   * thread alone touches chunk, cctx, fd and bytes_written while job_busy. */
+  bool bg, bg_inited, bg_started, bg_quit, job_busy;
+  cpu_set_t bg_cpus;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  struct tbuf job; /* the records being written */
+  uint32_t job_nrec;
+  int job_errno; /* the thread's failure (0: none), message in job_err */
+  char job_err[ERR_LEN];
 };
 
 /* Writes all of BUF, normally in a single write(); loops only on short writes. */
@@ -110,6 +124,14 @@ static int write_all(int fd, const uint8_t *buf, size_t n) {
 static int writer_fail(struct trace_writer *w, int err, const char *what) {
   w->failed = true;
   snprintf(w->err, sizeof w->err, "%s: %s: %s", w->path, what, strerror(err));
+  errno = err;
+  return -1;
+}
+
+/* The same for the chunk writer, which may run in the background thread: the message
+ * goes to MSG, and the caller sets `failed`. */
+static int chunk_fail(const struct trace_writer *w, char *msg, int err, const char *what) {
+  snprintf(msg, ERR_LEN, "%s: %s: %s", w->path, what, strerror(err));
   errno = err;
   return -1;
 }
@@ -164,8 +186,10 @@ struct trace_writer *trace_writer_open(const char *path, uint32_t stream_kind,
   return w;
 }
 
-/* Compresses RAW (RAW_LEN bytes, NREC records) into one chunk and writes it. */
-static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_len, uint32_t nrec) {
+/* Compresses RAW (RAW_LEN bytes, NREC records) into one chunk and writes it. On failure
+ * returns -1 with errno set and a message in MSG. */
+static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_len, uint32_t nrec,
+                       char *msg) {
   tbuf_reset(&w->chunk);
   tbuf_grow(&w->chunk, CHUNK_HEADER_LEN); /* filled in once the size is known */
   size_t compressed = 0;
@@ -174,8 +198,7 @@ static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_le
     uint8_t *dst = tbuf_grow(&w->chunk, bound);
     compressed = ZSTD_compressCCtx(w->cctx, dst, bound, raw, raw_len, ZSTD_LEVEL);
     if (ZSTD_isError(compressed)) {
-      w->failed = true;
-      snprintf(w->err, sizeof w->err, "%s: zstd compression failed: %s", w->path,
+      snprintf(msg, ERR_LEN, "%s: zstd compression failed: %s", w->path,
                ZSTD_getErrorName(compressed));
       errno = EIO;
       return -1;
@@ -190,31 +213,137 @@ static int write_chunk(struct trace_writer *w, const uint8_t *raw, size_t raw_le
     int e = errno;
     if (ftruncate(w->fd, (off_t)w->bytes_written) == 0)
       lseek(w->fd, (off_t)w->bytes_written, SEEK_SET);
-    return writer_fail(w, e, "cannot write trace chunk");
+    return chunk_fail(w, msg, e, "cannot write trace chunk");
   }
   w->bytes_written += w->chunk.len;
   return 0;
 }
 
-/* Writes the pending records (and fragments) as one chunk. */
-static int flush_pending(struct trace_writer *w) {
+static void *background_writer(void *arg) {
+  struct trace_writer *w = arg;
+  pthread_mutex_lock(&w->lock);
+  for (;;) {
+    while (!w->job_busy && !w->bg_quit)
+      pthread_cond_wait(&w->cond, &w->lock);
+    if (!w->job_busy)
+      break;
+    pthread_mutex_unlock(&w->lock);
+    char msg[ERR_LEN];
+    int rc = write_chunk(w, w->job.data, w->job.len, w->job_nrec, msg);
+    int e = errno;
+    pthread_mutex_lock(&w->lock);
+    if (rc < 0) {
+      w->job_errno = e;
+      memcpy(w->job_err, msg, ERR_LEN);
+    }
+    w->job_busy = false;
+    pthread_cond_broadcast(&w->cond);
+  }
+  pthread_mutex_unlock(&w->lock);
+  return NULL;
+}
+
+/* Waits until the background thread wrote the chunk it was given. 0, or -1 when writing
+ * it failed (the writer has failed then). */
+static int background_wait(struct trace_writer *w) {
+  if (!w->bg_started)
+    return 0;
+  pthread_mutex_lock(&w->lock);
+  while (w->job_busy)
+    pthread_cond_wait(&w->cond, &w->lock);
+  int e = w->job_errno;
+  if (e) {
+    w->failed = true;
+    memcpy(w->err, w->job_err, ERR_LEN);
+  }
+  pthread_mutex_unlock(&w->lock);
+  errno = e;
+  return e ? -1 : 0;
+}
+
+static void background_stop(struct trace_writer *w) {
+  if (!w->bg_started)
+    return;
+  pthread_mutex_lock(&w->lock);
+  w->bg_quit = true;
+  pthread_cond_broadcast(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+  pthread_join(w->thread, NULL);
+  w->bg_started = false;
+}
+
+/* Hands the pending records to the background thread (started the first time). */
+static int background_hand_over(struct trace_writer *w) {
+  if (background_wait(w) < 0)
+    return -1;
+  if (w->bg_started)
+    pthread_mutex_lock(&w->lock);
+  struct tbuf t = w->job;
+  w->job = w->pending;
+  w->pending = t;
+  tbuf_reset(&w->pending);
+  w->job_nrec = w->pending_records;
+  w->pending_records = 0;
+  w->job_busy = true;
+  if (w->bg_started) {
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    return 0;
+  }
+  if (pthread_create(&w->thread, NULL, background_writer, w) != 0) {
+    w->bg = w->job_busy = false; /* written here, and from now on */
+    int rc = write_chunk(w, w->job.data, w->job.len, w->job_nrec, w->err);
+    if (rc < 0)
+      w->failed = true;
+    return rc;
+  }
+  w->bg_started = true;
+  if (CPU_COUNT(&w->bg_cpus))
+    pthread_setaffinity_np(w->thread, sizeof w->bg_cpus, &w->bg_cpus);
+  return 0;
+}
+
+/* Writes the pending records (and fragments) as one chunk: in the background when that is
+ * on, waiting for it to be written when WAIT. */
+static int flush_pending(struct trace_writer *w, bool wait) {
   if (w->failed) {
     errno = EIO;
     return -1;
   }
   if (w->pending_records == 0)
-    return 0;
-  int rc = write_chunk(w, w->pending.data, w->pending.len, w->pending_records);
+    return wait ? background_wait(w) : 0;
+  if (w->bg) {
+    if (background_hand_over(w) < 0)
+      return -1;
+    return wait ? background_wait(w) : 0;
+  }
+  int rc = write_chunk(w, w->pending.data, w->pending.len, w->pending_records, w->err);
+  if (rc < 0)
+    w->failed = true;
   tbuf_reset(&w->pending);
   w->pending_records = 0;
   return rc;
 }
 
+void trace_writer_background(struct trace_writer *w, const cpu_set_t *cpus) {
+  if (w->bg_inited)
+    return;
+  w->bg = w->bg_inited = true;
+  CPU_ZERO(&w->bg_cpus);
+  if (cpus)
+    w->bg_cpus = *cpus;
+  pthread_mutex_init(&w->lock, NULL);
+  pthread_cond_init(&w->cond, NULL);
+}
+
 int trace_writer_flush(struct trace_writer *w) {
   if (w->in_record && !w->failed)
     return 0; /* an open record is flushed by trace_writer_put as it fills chunks */
-  return flush_pending(w);
+  return flush_pending(w, true);
 }
+
+/* A chunk is full: written now, or in the background. */
+static int flush_full(struct trace_writer *w) { return flush_pending(w, false); }
 
 static void patch_u32(struct tbuf *b, size_t at, uint32_t v) { put_u32(b->data + at, v); }
 
@@ -223,7 +352,7 @@ int trace_writer_begin(struct trace_writer *w) {
     errno = EIO;
     return -1;
   }
-  if (w->pending.len + 4 > CHUNK_SPLIT_RAW && trace_writer_flush(w) < 0)
+  if (w->pending.len + 4 > CHUNK_SPLIT_RAW && flush_full(w) < 0)
     return -1;
   w->in_record = true;
   w->spilled = false;
@@ -245,7 +374,7 @@ int trace_writer_put(struct trace_writer *w, const void *data, size_t len) {
       size_t frag = w->pending.len - w->frag_start - 4;
       patch_u32(&w->pending, w->frag_start, (uint32_t)frag | FRAG_CONTINUES);
       w->pending_records++;
-      if (flush_pending(w) < 0)
+      if (flush_full(w) < 0)
         return -1;
       w->spilled = true;
       w->frag_start = 0;
@@ -269,7 +398,7 @@ int trace_writer_end(struct trace_writer *w) {
   patch_u32(&w->pending, w->frag_start, (uint32_t)(w->pending.len - w->frag_start - 4));
   w->pending_records++;
   if (w->pending.len >= CHUNK_FLUSH_RAW)
-    return trace_writer_flush(w);
+    return flush_full(w);
   return 0;
 }
 
@@ -294,6 +423,12 @@ int trace_writer_append(struct trace_writer *w, const void *rec, size_t len) {
 }
 
 static void writer_free(struct trace_writer *w) {
+  background_stop(w);
+  if (w->bg_inited) {
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+  }
+  tbuf_free(&w->job);
   tbuf_free(&w->pending);
   tbuf_free(&w->chunk);
   ZSTD_freeCCtx(w->cctx);
@@ -303,9 +438,11 @@ static void writer_free(struct trace_writer *w) {
 
 int trace_writer_close(struct trace_writer *w) {
   trace_writer_cancel(w);
-  int rc = trace_writer_flush(w);
-  if (rc == 0)
-    rc = write_chunk(w, NULL, 0, 0); /* the end marker */
+  int rc = trace_writer_flush(w); /* the background thread is idle after it */
+  if (rc == 0 && write_chunk(w, NULL, 0, 0, w->err) < 0) { /* the end marker */
+    w->failed = true;
+    rc = -1;
+  }
   if (close(w->fd) < 0 && rc == 0)
     rc = writer_fail(w, errno, "cannot close trace file");
   int e = errno;

@@ -21,6 +21,7 @@
 #ifndef DEJA_TRACE_STREAM_H
 #define DEJA_TRACE_STREAM_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -45,8 +46,13 @@ int trace_writer_begin(struct trace_writer *w);
 int trace_writer_put(struct trace_writer *w, const void *data, size_t len);
 int trace_writer_end(struct trace_writer *w);
 void trace_writer_cancel(struct trace_writer *w);
-/* Writes pending records as one chunk now (no-op when none pending, or inside a record). */
+/* Writes pending records as one chunk now (no-op when none pending, or inside a record),
+ * and waits for chunks written in the background. */
 int trace_writer_flush(struct trace_writer *w);
+/* From now on full chunks are compressed and written by a thread of the writer's own,
+ * allowed on CPUS (NULL: as the caller), while the caller goes on; a failure is reported
+ * by a later call. trace_writer_flush and close wait for it. */
+void trace_writer_background(struct trace_writer *w, const cpu_set_t *cpus);
 /* Flushes, writes the end marker, closes and frees. Returns 0 or -1. */
 int trace_writer_close(struct trace_writer *w);
 /* Frees without writing the end marker (pending records are flushed). */

@@ -5,9 +5,13 @@
 #   restarted PROGRAM PROGRAM blocks in a buffered read another thread ends: deja is
 #                     told (the thread's context-switch event) and restarts it as a
 #                     traced read, which replays.
+#   buffered NAME N PROGRAM  recording PROGRAM buffers at least N calls NAME (deja dump
+#                     shows them in sbuf events); the recording replays.
+#   dump TEXT N PROGRAM  at least N lines of deja dump of PROGRAM's recording hold TEXT;
+#                     the recording replays.
 #   diverge PROGRAM   replaying PROGRAM (whose buffered calls differ in replay) exits 3
 #                     with a message naming the recorded and the replayed call.
-# usage: syscallbuf_test.sh DEJA used|restarted|diverge PROGRAM [ARG...]
+# usage: syscallbuf_test.sh DEJA used|restarted|buffered|dump|diverge ... PROGRAM [ARG...]
 set -u
 deja=$1 mode=$2
 shift 2
@@ -34,6 +38,22 @@ restarted)
   "$deja" dump "$tmp/t" >"$tmp/dump" || fail "deja dump failed"
   grep -A1 'then one restarted traced' "$tmp/dump" | grep -q ' read(\| enter read' \
     || fail "no buffered read was restarted as a traced one: $(grep -c ' sbuf ' "$tmp/dump") sbuf events"
+  "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
+  ;;
+buffered)
+  name=$1 min=$2
+  shift 2
+  "$deja" record -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"
+  n=$("$deja" dump "$tmp/t" | grep ' sbuf ' | grep -o " $name=" | wc -l)
+  [ "$n" -ge "$min" ] || fail "recording $* buffered $n $name calls, expected at least $min"
+  "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
+  ;;
+dump)
+  text=$1 min=$2
+  shift 2
+  "$deja" record -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"
+  n=$("$deja" dump "$tmp/t" | grep -cF -- "$text")
+  [ "$n" -ge "$min" ] || fail "deja dump of $* shows $n lines with '$text', expected at least $min"
   "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
   ;;
 diverge)

@@ -8,6 +8,14 @@ deja_rr_program_test(sbuf_thread_pipe REPEAT 3)
 deja_rr_program_test(sbuf_fork_exec)
 deja_rr_program_test(sbuf_close_fds)
 deja_rr_program_test(sbuf_fifo_open REPEAT 2)
+# Small read-only mappings of data files are replayed as anonymous memory (the recording
+# says so); the recording replays (rr_mmap_data_file checks the output).
+add_test(NAME mmap_data_file_as_anon COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> dump "(replayed as anonymous memory)" 3 $<TARGET_FILE:mmap_data_file>)
+# sigaction queries are buffered (setting an action stays traced)
+deja_rr_program_test(sbuf_sigaction_query)
+add_test(NAME syscallbuf_sigaction_query COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> buffered rt_sigaction 60 $<TARGET_FILE:sbuf_sigaction_query>)
 
 # Without the buffer (-n): every call traced.
 foreach(program hello file_io stat_calls dir_listing pipe_basic mt_condvar_pingpong pt_fork_wait

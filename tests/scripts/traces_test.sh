@@ -5,8 +5,11 @@
 #   sparse   huge sparse files, a memfd and a deleted file mapped: small trace, replays
 #   store    ten recordings share their files (disk use of ten / one <= 1.5); rm and pack
 #            keep the store consistent; traces replay after the others are removed
+#   known    a file stored before is linked by its identity (not hashed again); one
+#            changed in place is stored anew; rm removes the identity links with the store
 #   rebuilt  a trace replays after its program was overwritten in place (same inode)
-#   damaged  a missing or corrupt preserved file: replay exits 1 naming the file
+#   damaged  a missing or corrupt preserved file (also one an earlier replay found good):
+#            replay exits 1 naming the file
 #   big_heap state points larger than a trace chunk (64 MiB), recorded with bounded memory
 #   stack_limit a trace replays under another stack limit (ulimit -s) than it was recorded
 #            with: the recorded limit applies (stack growth, mmap layout)
@@ -125,6 +128,36 @@ store)
   [ ! -e "$store" ] || fail "the content store is left after its last trace was removed: $(ls -a "$store")"
   echo "PASS: ten recordings use $ten KiB, one $one KiB (ratio $ratio); rm and pack keep the store consistent"
   ;;
+known)
+  # A file stored before is linked by its identity, not read and hashed again; a file
+  # changed in place (same size and modification time) is stored anew.
+  cp "$programs/hello" "$tmp/prog"
+  head -c 400000 /dev/zero >>"$tmp/prog" # large enough to be known by identity
+  record t1 "$tmp/prog"
+  ids=$(ls -a "$store" | grep -c '^\.id-')
+  [ "$(find "$store" -type l -lname "$(ls "$DEJA_TRACE_DIR"/t1/files/ | sed -n 's/^prog-//p')" | wc -l)" -eq 1 ] ||
+    fail "the store keeps no identity link to the program: $(ls -a "$store")"
+  record t2 "$tmp/prog"
+  [ "$(stat -c %i "$DEJA_TRACE_DIR"/t1/files/prog-*)" = "$(stat -c %i "$DEJA_TRACE_DIR"/t2/files/prog-*)" ] ||
+    fail "the second recording stored its program again"
+  touch -r "$tmp/prog" "$tmp/stamp"
+  ino=$(stat -c %i "$tmp/prog")
+  at=$(grep -obUa 'Hello, world!' "$tmp/prog" | head -n 1 | cut -d: -f1)
+  printf 'HELLO, WORLD!' | dd of="$tmp/prog" bs=1 seek="$at" conv=notrunc 2>/dev/null
+  touch -r "$tmp/stamp" "$tmp/prog"
+  grep -q 'HELLO, WORLD' "$tmp/prog" && [ "$(stat -c %i "$tmp/prog")" = "$ino" ] ||
+    fail "could not change the program in place"
+  record t3 "$tmp/prog"
+  grep -q 'HELLO, WORLD' "$tmp/t3.out" || fail "the changed program printed $(cat "$tmp/t3.out")"
+  [ "$(ls -a "$store" | grep -c '^\.id-')" -eq $((ids + 1)) ] ||
+    fail "the changed program got no identity link of its own"
+  replays t1
+  replays t3
+  "$deja" rm t1 2>/dev/null && "$deja" rm t2 2>/dev/null && "$deja" rm t3 2>/dev/null ||
+    fail "rm failed"
+  [ ! -e "$store" ] || fail "the content store is left after its last trace was removed: $(ls -a "$store")"
+  echo "PASS: stored files are known by identity; a file changed in place is stored again"
+  ;;
 rebuilt)
   cp "$programs/sparse_map" "$tmp/prog"
   record t "$tmp/prog"
@@ -138,7 +171,11 @@ rebuilt)
 damaged)
   record t "$programs/hello"
   libc=$(ls "$DEJA_TRACE_DIR"/t/files/ | grep '^libc')
-  # Corrupt the store's entry (the trace's file is the same inode).
+  # A replay marks the store entries it found good (later ones do not hash them again)...
+  replays t
+  [ -L "$store/.ok-${libc##*-}" ] || fail "the replay left no good mark for $libc: $(ls -a "$store")"
+  # ...but a change made after that is still found. Corrupt the store's entry (the trace's
+  # file is the same inode).
   entry="$store/${libc##*-}"
   [ -f "$entry" ] || fail "no store entry $entry"
   printf 'XX' | dd of="$entry" bs=1 seek=100 conv=notrunc status=none

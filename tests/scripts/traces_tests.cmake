@@ -1,6 +1,6 @@
 # Traces at any size and traces that cost little disk (issue 11). Included from
 # tests/CMakeLists.txt.
-foreach(case sparse store rebuilt damaged big_heap stack_limit disk_full)
+foreach(case sparse store known rebuilt damaged big_heap stack_limit disk_full)
   add_test(NAME traces_${case}
     COMMAND ${DEJA_TEST_SCRIPTS}/traces_test.sh $<TARGET_FILE:deja> ${DEJA_TEST_PROGRAMS_DIR}
             ${case})
