@@ -4,7 +4,8 @@
  * jump to its own trampoline, which sends the numbers the policy may buffer to
  * preload_syscall (below the red zone, preserving the registers a `syscall` preserves)
  * and makes every other call with a `syscall` of its own; then it runs the displaced
- * compare and jumps back. The same code patches the same bytes in a recording and in
+ * instruction after it (if any) and jumps back. Only the `syscall` and the instructions
+ * displaced with it must not be jump targets: in glibc 2.36 no `syscall` is one. The same code patches the same bytes in a recording and in
  * its replay, so both run the same instructions. */
 #include <link.h>
 #include <stdint.h>
@@ -30,6 +31,9 @@ static const struct site_pattern patterns[] = {
     {0, 6, {0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff}}, /* cmp rax, -4095 */
     {0, 5, {0x3d, 0x00, 0xf0, 0xff, 0xff}},       /* cmp eax, -4096 */
     {5, 1, {0xc3}},                               /* mov eax, imm32; syscall; ret */
+    /* mov eax, imm32; syscall, followed by anything (glibc's futex waits: the next
+     * instruction may be a jump target, so it stays in place) */
+    {5, 0, {0}},
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 
@@ -139,8 +143,10 @@ static int site_kind(const uint8_t *p, const uint8_t *start, const uint8_t *end)
       continue;
     if (memcmp(p + 2, pt->post_bytes, pt->post))
       continue;
-    /* mov eax, imm32, not the tail of mov r8d, imm32 (REX prefix) */
-    if (pt->pre && (p[-5] != 0xb8 || (p[-6] & 0xf0) == 0x40))
+    /* mov eax, imm32 of a system call number, not the tail of mov r8d, imm32 (REX
+     * prefix) */
+    if (pt->pre && (p[-5] != 0xb8 || (p[-6] & 0xf0) == 0x40 || p[-1] || p[-2] ||
+                    (p[-3] << 8 | p[-4]) >= MAX_NR))
       continue;
     return (int)k;
   }

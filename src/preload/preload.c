@@ -163,7 +163,8 @@ static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_re
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
                       enum probe probe) {
   struct sbuf_hdr *h = g_off ? NULL : thread_buffer();
-  if (!h || h->in_call || h->traced)
+  /* Without the event deja would not learn that the call blocked: traced. */
+  if (!h || h->in_call || h->traced || (probe == PROBE_BLOCKS && t_desched < 0))
     return preload_traced(nr, a);
   if (outarg < 0 || !a[outarg])
     outmax = 0;
@@ -181,8 +182,10 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   rec->nr = (uint16_t)nr;
   rec->flags = 0;
   rec->hash = args_hash(nr, a);
-  bool armed = false;
-  if (probe != PROBE_NONE) {
+  /* A call that may block (a futex wait): if it does, deja restarts it as a traced call
+   * and runs another task meanwhile. */
+  bool armed = probe == PROBE_BLOCKS;
+  if (probe != PROBE_NONE && !armed) {
     long s = sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
     rec->aux = s;
     bool file = s >= 0;
