@@ -186,8 +186,8 @@ static void raw_futexes(void) {
 
 /* A process-shared semaphore in shared memory, posted by a forked child. */
 static void shared_semaphore(void) {
-  sem_t *s = mmap(NULL, 2 * sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                  -1, 0);
+  sem_t *s =
+      mmap(NULL, 2 * sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   CHECK(s != MAP_FAILED && sem_init(&s[0], 1, 0) == 0 && sem_init(&s[1], 1, 0) == 0);
   pid_t pid = fork();
   CHECK(pid >= 0);
