@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Measures deja's recording and replay overhead on workloads built from bench/*.c
-# (CPU-bound, system-call heavy, file mapping, two compute threads, two threads contending
-# for a lock) and on real programs (tar czf, grep -r, git log -p, a python3 script), then
-# the disk cost of ten recordings of one program and state points of a 500 MB process.
+# (CPU-bound, system-call heavy, file mapping, two compute threads, futex-heavy threads:
+# a contended lock, condition variable handoffs, a semaphore queue) and on real programs
+# (tar czf, grep -r, git log -p, a python3 script), then the disk cost of ten recordings
+# of one program and state points of a 500 MB process.
 # Prints one table row per workload, with state points (preemptions) per second of
 # recording and the replay time spent restoring them.
 # Usage: scripts/bench.sh [BUILD_DIR]     (default: build; deja is BUILD_DIR/bin/deja)

@@ -4,9 +4,11 @@
  * jump to its own trampoline, which sends the numbers the policy may buffer to
  * preload_syscall (below the red zone, preserving the registers a `syscall` preserves)
  * and makes every other call with a `syscall` of its own; then it runs the displaced
- * compare and jumps back. The same code patches the same bytes in a recording and in
+ * instruction after it (if any) and jumps back. Only the `syscall` and the instructions
+ * displaced with it must not be jump targets: in glibc 2.36 no `syscall` is one. The same code patches the same bytes in a recording and in
  * its replay, so both run the same instructions. */
 #include <link.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,12 +26,18 @@
 struct site_pattern {
   uint8_t pre, post;
   uint8_t post_bytes[6];
+  bool buffered_only; /* only sites of a number the policy may buffer */
 };
 static const struct site_pattern patterns[] = {
-    {0, 6, {0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff}}, /* cmp rax, -4096 */
-    {0, 6, {0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff}}, /* cmp rax, -4095 */
-    {0, 5, {0x3d, 0x00, 0xf0, 0xff, 0xff}},       /* cmp eax, -4096 */
-    {5, 1, {0xc3}},                               /* mov eax, imm32; syscall; ret */
+    {0, 6, {0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff}, false}, /* cmp rax, -4096 */
+    {0, 6, {0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff}, false}, /* cmp rax, -4095 */
+    {0, 5, {0x3d, 0x00, 0xf0, 0xff, 0xff}, false},       /* cmp eax, -4096 */
+    {5, 1, {0xc3}, false},                               /* mov eax, imm32; syscall; ret */
+    /* mov eax, imm32; syscall, followed by anything (glibc's futex waits: the next
+     * instruction may be a jump target, so it stays in place). Only calls the policy may
+     * buffer: a signal raised there (abort's tgkill) would show the trampoline, which
+     * has no unwind information, in a debugger's backtrace. */
+    {5, 0, {0}, true},
 };
 #define NPATTERNS (sizeof patterns / sizeof patterns[0])
 
@@ -139,8 +147,13 @@ static int site_kind(const uint8_t *p, const uint8_t *start, const uint8_t *end)
       continue;
     if (memcmp(p + 2, pt->post_bytes, pt->post))
       continue;
-    /* mov eax, imm32, not the tail of mov r8d, imm32 (REX prefix) */
-    if (pt->pre && (p[-5] != 0xb8 || (p[-6] & 0xf0) == 0x40))
+    /* mov eax, imm32 of a system call number, not the tail of mov r8d, imm32 (REX
+     * prefix) */
+    if (pt->pre && (p[-5] != 0xb8 || (p[-6] & 0xf0) == 0x40 || p[-1] || p[-2] ||
+                    (p[-3] << 8 | p[-4]) >= MAX_NR))
+      continue;
+    int nr = pt->pre ? p[-3] << 8 | p[-4] : 0;
+    if (pt->buffered_only && !(bufferable[nr / 64] & (1ull << (nr % 64))))
       continue;
     return (int)k;
   }

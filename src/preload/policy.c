@@ -1,12 +1,14 @@
 /* Which system calls the library buffers, and how: one policy for the libc functions it
- * replaces (wrappers.c) and for libc's own call sites it redirects (patch.c). Calls that
- * may block stay traced so the recorder can run another task meanwhile: reads and
- * writes of files, or of pipes, sockets and terminals poll says are ready (writes of at
- * most PIPE_BUF bytes), never sleeps or waits. Writes to
+ * replaces (wrappers.c) and for libc's own call sites it redirects (patch.c). A call that
+ * may block is buffered only when deja learns that it blocked (the thread's context-switch
+ * event armed: reads of pipes and sockets, futex waits; deja then restarts it traced and
+ * runs another task) or when a probe says it will not block (files, or pipes, sockets and
+ * terminals poll says are ready); sleeps and other waits stay traced. Writes to
  * descriptors 0-2 keep their bytes in the record, so replay can reproduce the program's
  * terminal output; writev to them stays traced. */
 #include <asm/termbits.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -130,6 +132,19 @@ long preload_syscall(long nr, const long a[6]) {
     if (nr == SYS_seccomp || a[0] == PR_SET_SECCOMP)
       preload_off(); /* see preload_off */
     break;
+  case SYS_futex:
+    switch (a[1] & FUTEX_CMD_MASK) {
+    case FUTEX_WAKE:
+    case FUTEX_WAKE_BITSET: /* never block, write no memory */
+      return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+    case FUTEX_WAIT:
+      if (a[3])
+        break; /* a relative timeout: made again after it blocked, it would wait longer */
+      return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
+    case FUTEX_WAIT_BITSET: /* an absolute deadline, or none */
+      return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
+    }
+    break; /* requeues, priority inheritance, WAKE_OP: the kernel writes the futex word */
   case SYS_ioctl:
     switch ((unsigned long)a[1]) {
     case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, PROBE_NONE);
@@ -144,13 +159,41 @@ long preload_syscall(long nr, const long a[6]) {
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
 const int preload_buffered_calls[] = {
-    SYS_read,       SYS_write,  SYS_writev,        SYS_pread64,
-    SYS_pwrite64,   SYS_lseek,  SYS_open,          SYS_openat,
-    SYS_close,      SYS_access, SYS_faccessat,     SYS_faccessat2,
-    SYS_gettid,     SYS_getuid, SYS_geteuid,       SYS_getgid,
-    SYS_getegid,    SYS_fstat,  SYS_stat,          SYS_lstat,
-    SYS_newfstatat, SYS_statx,  SYS_getdents64,    SYS_readlink,
-    SYS_readlinkat, SYS_time,   SYS_clock_gettime, SYS_gettimeofday,
-    SYS_getrandom,  SYS_mmap,   SYS_seccomp,       SYS_prctl,
-    SYS_fcntl,      SYS_ioctl,  SYS_rt_sigaction,  -1,
+    SYS_read,
+    SYS_write,
+    SYS_writev,
+    SYS_pread64,
+    SYS_pwrite64,
+    SYS_lseek,
+    SYS_open,
+    SYS_openat,
+    SYS_close,
+    SYS_access,
+    SYS_faccessat,
+    SYS_faccessat2,
+    SYS_gettid,
+    SYS_getuid,
+    SYS_geteuid,
+    SYS_getgid,
+    SYS_getegid,
+    SYS_fstat,
+    SYS_stat,
+    SYS_lstat,
+    SYS_newfstatat,
+    SYS_statx,
+    SYS_getdents64,
+    SYS_readlink,
+    SYS_readlinkat,
+    SYS_time,
+    SYS_clock_gettime,
+    SYS_gettimeofday,
+    SYS_getrandom,
+    SYS_mmap,
+    SYS_seccomp,
+    SYS_prctl,
+    SYS_fcntl,
+    SYS_ioctl,
+    SYS_futex,
+    SYS_rt_sigaction,
+    -1,
 };

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -87,18 +88,9 @@ long preload_traced(long nr, const long a[6]) {
   return preload_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
-static struct sbuf_hdr *thread_buffer(void) {
-  if (__builtin_expect(t_state == T_READY, 1))
-    return t_buf;
-  if (t_state != T_NONE || !g_on)
-    return NULL;
-  t_state = T_BUSY; /* a signal handler running meanwhile makes its calls traced */
-  long b = preload_raw_syscall(SYS_mmap, 0, SBUF_SIZE, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if ((unsigned long)b > -4096ul) {
-    t_state = T_OFF;
-    return NULL;
-  }
+/* Opens the calling thread's context-switch event (moved to DESCHED_FD_FLOOR or above)
+ * and announces buffer B with it to deja: 0 when deja took it. */
+static long announce(long b) {
   /* Counts this thread's context switches once enabled; deja sets where it signals. */
   struct perf_event_attr attr = {
       .type = PERF_TYPE_SOFTWARE,
@@ -116,17 +108,45 @@ static struct sbuf_hdr *thread_buffer(void) {
     preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
     fd = high;
   }
-  if (preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, fd < 0 ? -1 : fd, 0, 0, 0) != 0) {
-    preload_raw_syscall(SYS_munmap, b, SBUF_SIZE, 0, 0, 0, 0);
-    if (fd >= 0)
-      preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+  long rc = preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, fd < 0 ? -1 : fd, 0, 0, 0);
+  if (rc != 0 && fd >= 0)
+    preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+  t_desched = rc != 0 || fd < 0 ? -1 : (int)fd;
+  return rc;
+}
+
+static struct sbuf_hdr *thread_buffer(void) {
+  if (__builtin_expect(t_state == T_READY, 1))
+    return t_buf;
+  if (t_state != T_NONE || !g_on)
+    return NULL;
+  t_state = T_BUSY; /* a signal handler running meanwhile makes its calls traced */
+  long b = preload_raw_syscall(SYS_mmap, 0, SBUF_SIZE, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if ((unsigned long)b > -4096ul) {
     t_state = T_OFF;
     return NULL;
   }
-  t_desched = fd < 0 ? -1 : (int)fd;
+  if (announce(b) != 0) {
+    preload_raw_syscall(SYS_munmap, b, SBUF_SIZE, 0, 0, 0, 0);
+    t_state = T_OFF;
+    return NULL;
+  }
   t_buf = (struct sbuf_hdr *)b;
   t_state = T_READY;
   return t_buf;
+}
+
+/* In the child of fork(): the thread's event still counts the parent's thread, so the
+ * child opens its own and announces its copy of the buffer with it (deja would
+ * otherwise learn that its calls block only at the end of a time slice). */
+static void forked_child(void) {
+  if (t_state != T_READY || t_buf->in_call || t_buf->traced)
+    return;
+  if (t_desched >= 0)
+    preload_raw_syscall(SYS_close, t_desched, 0, 0, 0, 0, 0);
+  t_state = T_BUSY;
+  t_state = announce((long)t_buf) == 0 ? T_READY : T_OFF;
 }
 
 static uint32_t args_hash(long nr, const long a[6]) {
@@ -163,7 +183,8 @@ static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_re
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
                       enum probe probe) {
   struct sbuf_hdr *h = g_off ? NULL : thread_buffer();
-  if (!h || h->in_call || h->traced)
+  /* Without the event deja would not learn that the call blocked: traced. */
+  if (!h || h->in_call || h->traced || (probe == PROBE_BLOCKS && t_desched < 0))
     return preload_traced(nr, a);
   if (outarg < 0 || !a[outarg])
     outmax = 0;
@@ -181,8 +202,10 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   rec->nr = (uint16_t)nr;
   rec->flags = 0;
   rec->hash = args_hash(nr, a);
-  bool armed = false;
-  if (probe != PROBE_NONE) {
+  /* A call that may block (a futex wait): if it does, deja restarts it as a traced call
+   * and runs another task meanwhile. */
+  bool armed = probe == PROBE_BLOCKS;
+  if (probe != PROBE_NONE && !armed) {
     long s = sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
     rec->aux = s;
     bool file = s >= 0;
@@ -270,4 +293,5 @@ __attribute__((constructor)) static void preload_init(void) {
     return;
   }
   preload_patch_libc();
+  pthread_atfork(NULL, NULL, forked_child);
 }

@@ -27,6 +27,8 @@ enum probe {
   PROBE_WRITE,        /* a file, or one poll says is writable, for at most PIPE_BUF bytes (any
                      size with the context-switch event) */
   PROBE_WRITE_NOFILE, /* as PROBE_WRITE, but never a file (it may be mapped MAP_SHARED) */
+  PROBE_BLOCKS,       /* any descriptor or none (a futex wait): made with the context-switch
+                         event armed, traced when the thread has none */
 };
 
 /* Runs call NR buffered when the thread has a buffer with room, else traced. The kernel

@@ -25,21 +25,34 @@
  * correctly in replay too. */
 #define SBUF_ENTRY_RECORD                                                                          \
   { 0x0f, 0x05, 0xc3 }
-/* jmp +1; ret; pushf; mov rcx,[rsp+16]; cmp rcx,[rip+24] (the divert word); je divert;
- * mov rax,[rcx]; popf; pushf; pop r11; mov ecx,0x70000002; ret: the recorded result, read
- * through the pointer the caller pushed, with rcx and r11 as the recording's `syscall`
- * left them. A call the recorder restarted as a traced one (it blocked) is diverted
- * (SBUF_DIVERT_CODE: popf; jmp SBUF_TRACED_ENTRY) to the traced `syscall`, reached
- * with the flags and registers it had when recorded. */
+/* jmp +1; ret; jmp SBUF_REPLAY_BODY: the body (below) returns the recorded result. */
 #define SBUF_ENTRY_REPLAY                                                                          \
+  { 0xeb, 0x01, 0xc3, 0xeb, 0x3b }
+/* pushf; movzx ecx,byte [rsp+1]; movzx ecx,byte [rcx+TF_TABLE]; mov [rsp+1],cl (the saved
+ * flags without TF); mov rcx,[rsp+16]; mov r11,[rip-53] (the divert word); not r11;
+ * lea rcx,[rcx+r11+1]; jrcxz divert; mov rcx,[rsp+16]; mov rax,[rcx]; mov r11,[rsp];
+ * lea rsp,[rsp+8]; mov ecx,0x70000002; ret: the recorded result, read through the pointer
+ * the caller pushed, with rcx and r11 as the recording's `syscall` left them. A call the
+ * recorder restarted as a traced one (it blocked) is diverted (SBUF_DIVERT_CODE:
+ * lea rsp,[rsp+8]; jmp SBUF_TRACED_ENTRY) to the traced `syscall`, reached with the
+ * flags and registers it had when recorded. No instruction here changes the flags, so
+ * none restores them: a debugger single-stepping a popf leaves the trap flag set for
+ * good (the kernel takes it for the program's own), and pushf sees the trap flag while
+ * stepping, which the table (each byte with bit 0 clear) keeps out of r11. */
+#define SBUF_REPLAY_BODY_OFF 64
+#define SBUF_REPLAY_BODY                                                                           \
   {                                                                                                \
-    0xeb, 0x01, 0xc3, 0x9c, 0x48, 0x8b, 0x4c, 0x24, 0x10, 0x48, 0x3b, 0x0d, 0x18, 0x00, 0x00,      \
-        0x00, 0x74, 0x1e, 0x48, 0x8b, 0x01, 0x9d, 0x9c, 0x41, 0x5b, 0xb9, 0x02, 0x00, 0x00, 0x70,  \
-        0xc3                                                                                       \
+    0x9c, 0x0f, 0xb6, 0x4c, 0x24, 0x01, 0x0f, 0xb6, 0x89, 0x00, 0x01, 0x00, 0x70, 0x88, 0x4c,      \
+        0x24, 0x01, 0x48, 0x8b, 0x4c, 0x24, 0x10, 0x4c, 0x8b, 0x1d, 0xcb, 0xff, 0xff, 0xff, 0x49,  \
+        0xf7, 0xd3, 0x4a, 0x8d, 0x4c, 0x19, 0x01, 0xe3, 0xc9, 0x48, 0x8b, 0x4c, 0x24, 0x10, 0x48,  \
+        0x8b, 0x01, 0x4c, 0x8b, 0x1c, 0x24, 0x48, 0x8d, 0x64, 0x24, 0x08, 0xb9, 0x02, 0x00, 0x00,  \
+        0x70, 0xc3                                                                                 \
   }
+/* 256 bytes: byte i is i with bit 0 (the trap flag of the flags' second byte) clear. */
+#define SBUF_TF_TABLE_OFF 256
 #define SBUF_DIVERT_CODE_OFF 48
 #define SBUF_DIVERT_CODE                                                                           \
-  { 0x9d, 0xeb, 0xed }
+  { 0x48, 0x8d, 0x64, 0x24, 0x08, 0xeb, 0xe9 }
 /* In a replay: the address of the `ret` word of the record whose call is diverted. */
 #define SBUF_DIVERT_OFF 40
 #define SBUF_DIVERT_ADDR (SBUF_PAGE_ADDR + SBUF_DIVERT_OFF)

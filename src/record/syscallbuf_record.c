@@ -346,6 +346,19 @@ struct rtask *syscallbuf_desched_task(struct recorder *r, int fd) {
   return NULL;
 }
 
+/* The number of the buffered call task X is inside (the record the library is writing). */
+static bool buffered_call_nr(struct rtask *x, uint64_t *nr) {
+  struct sbuf_task *s = find(x->t.tid);
+  struct sbuf_hdr h;
+  struct sbuf_rec rec;
+  if (!s || task_read_mem(&x->t, s->buf, &h, sizeof h) < 0 || !h.in_call ||
+      h.used > SBUF_CAPACITY - sizeof rec ||
+      task_read_mem(&x->t, s->buf + SBUF_DATA_OFF + h.used, &rec, sizeof rec) < 0)
+    return false;
+  *nr = rec.nr;
+  return true;
+}
+
 bool syscallbuf_record_interrupted(struct rtask *x) {
   if (!S.on || task_get_regs(&x->t) < 0)
     return false;
@@ -355,18 +368,20 @@ bool syscallbuf_record_interrupted(struct rtask *x) {
     return false;
   /* What the kernel does when it restarts the call, done now, but at the page's traced
    * `syscall`: the call blocks again as a traced one (others run meanwhile) and is
-   * recorded and replayed as such; it returns to the library like the untraced one. */
-  if (rax == -ERESTART_RESTARTBLOCK) {
-    g.rax = SYS_restart_syscall;
-    g.rip -= 2;
-  } else {
-    g.rax = g.orig_rax;
-    g.rip = SBUF_TRACED_ENTRY_ADDR;
-  }
+   * recorded and replayed as such; it returns to the library like the untraced one.
+   * A timed wait (-ERESTART_RESTARTBLOCK, or restart_syscall cut short in turn after a
+   * signal deja held) is made again from the start: the library buffers only waits
+   * whose deadline is absolute, so that is the same wait, and replay diverts the very
+   * call the library made. */
+  uint64_t nr = g.orig_rax;
+  if ((rax == -ERESTART_RESTARTBLOCK || nr == SYS_restart_syscall) && !buffered_call_nr(x, &nr))
+    return false;
+  g.rax = nr;
+  g.rip = SBUF_TRACED_ENTRY_ADDR;
   g.orig_rax = (uint64_t)-1;
   if (task_set_regs(&x->t, &g) < 0)
     return false;
   x->t.regs = g;
-  x->sbuf_restarted = g.rip == SBUF_TRACED_ENTRY_ADDR;
+  x->sbuf_restarted = true;
   return true;
 }

@@ -156,10 +156,16 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   x->t.regs.rax = refused ? (uint64_t)-ENOSYS : 0;
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
-  static const uint8_t entry[] = SBUF_ENTRY_REPLAY, divert[] = SBUF_DIVERT_CODE;
+  static const uint8_t entry[] = SBUF_ENTRY_REPLAY, divert[] = SBUF_DIVERT_CODE,
+                       body[] = SBUF_REPLAY_BODY;
   static const uint32_t replaying = 1;
+  uint8_t tf_table[256];
+  for (int i = 0; i < 256; i++)
+    tf_table[i] = (uint8_t)(i & ~1);
   if (!refused &&
-      (task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0 ||
+      (task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_TF_TABLE_OFF, tf_table, sizeof tf_table) < 0 ||
+       task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_REPLAY_BODY_OFF, body, sizeof body) < 0 ||
+       task_write_mem(&x->t, SBUF_ENTRY_ADDR, entry, sizeof entry) < 0 ||
        task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_DIVERT_CODE_OFF, divert, sizeof divert) < 0 ||
        task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF, &replaying, sizeof replaying) <
            0))

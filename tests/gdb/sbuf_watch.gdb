@@ -1,5 +1,5 @@
 set sysroot /
-break 13
+break 14
 continue
 print n
 print magic

@@ -9,9 +9,12 @@
 #                     shows them in sbuf events); the recording replays.
 #   dump TEXT N PROGRAM  at least N lines of deja dump of PROGRAM's recording hold TEXT;
 #                     the recording replays.
+#   futex PROGRAM     PROGRAM's futex wakes and waits are buffered, its waits that blocked
+#                     (untimed, and timed ones that then timed out: made again from the
+#                     start) were restarted as traced calls, and it replays.
 #   diverge PROGRAM   replaying PROGRAM (whose buffered calls differ in replay) exits 3
 #                     with a message naming the recorded and the replayed call.
-# usage: syscallbuf_test.sh DEJA used|restarted|buffered|dump|diverge ... PROGRAM [ARG...]
+# usage: syscallbuf_test.sh DEJA used|restarted|buffered|dump|futex|diverge ... PROGRAM [ARG...]
 set -u
 deja=$1 mode=$2
 shift 2
@@ -54,6 +57,17 @@ dump)
   "$deja" record -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"
   n=$("$deja" dump "$tmp/t" | grep -cF -- "$text")
   [ "$n" -ge "$min" ] || fail "deja dump of $* shows $n lines with '$text', expected at least $min"
+  "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
+  ;;
+futex)
+  "$deja" record -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"
+  "$deja" dump "$tmp/t" >"$tmp/dump" || fail "deja dump failed"
+  n=$(grep ' sbuf ' "$tmp/dump" | grep -o ' futex=' | wc -l)
+  [ "$n" -ge 1000 ] || fail "$n buffered futex calls, expected at least 1000"
+  grep -A1 'then one restarted traced' "$tmp/dump" | grep -q ' futex(.*) = 0$' \
+    || fail "no blocked futex wait was restarted as a traced one and woken"
+  grep -A1 'then one restarted traced' "$tmp/dump" | grep -q ' futex(.*) = -110$' \
+    || fail "no blocked timed futex wait was restarted as a traced one and timed out (ETIMEDOUT)"
   "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
   ;;
 diverge)

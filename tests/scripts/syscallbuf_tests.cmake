@@ -16,10 +16,42 @@ add_test(NAME mmap_data_file_as_anon COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_tes
 deja_rr_program_test(sbuf_sigaction_query)
 add_test(NAME syscallbuf_sigaction_query COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
   $<TARGET_FILE:deja> buffered rt_sigaction 60 $<TARGET_FILE:sbuf_sigaction_query>)
+# Futex waits and wakes buffered: locks, semaphores, condition variables, timed waits,
+# raw futex calls, a semaphore shared with a forked child; signals sent to a thread
+# waiting in buffered calls. Their schedules vary (where waits block, where signals land).
+deja_rr_program_test(sbuf_futex_sync VARY 4)
+deja_rr_program_test(sbuf_futex_signals VARY 4)
+# Python threads (the GIL, queue.Queue, locks, a thread pool) with buffered futexes.
+deja_rr_test(real_python_queue_pool VARY 4 COMMAND /usr/bin/python3 -c [=[
+import threading, queue, concurrent.futures
+q = queue.Queue(maxsize=8)
+lock = threading.Lock()
+total = [0]
+def producer(n):
+    for i in range(n):
+        q.put(i)
+    q.put(None)
+def consumer():
+    while True:
+        v = q.get()
+        if v is None:
+            break
+        with lock:
+            total[0] += v
+threads = [threading.Thread(target=producer, args=(2000,)) for _ in range(3)]
+threads += [threading.Thread(target=consumer) for _ in range(3)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(total[0])
+with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+    print(sum(pool.map(lambda x: x * x, range(3000))))
+]=])
 
 # Without the buffer (-n): every call traced.
 foreach(program hello file_io stat_calls dir_listing pipe_basic mt_condvar_pingpong pt_fork_wait
-    sig_alarm_eintr_read sbuf_calls sbuf_signals sbuf_fork_exec)
+    sig_alarm_eintr_read sbuf_calls sbuf_signals sbuf_fork_exec sbuf_futex_sync)
   deja_rr_test(${program}_nobuf COMMAND $<TARGET_FILE:${program}> RECORD_ARGS -n)
 endforeach()
 deja_rr_test(real_ls_nobuf COMMAND ls -la /usr/lib RECORD_ARGS -n)
@@ -31,7 +63,11 @@ add_test(NAME syscallbuf_diverge COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
 # A buffered read that blocks until another thread writes: restarted as a traced read.
 add_test(NAME syscallbuf_restarted COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
   $<TARGET_FILE:deja> restarted $<TARGET_FILE:sbuf_thread_pipe>)
-set_tests_properties(syscallbuf_used syscallbuf_diverge syscallbuf_restarted PROPERTIES TIMEOUT 120)
+# Futex waits that block are restarted as traced calls (timed ones from the start).
+add_test(NAME syscallbuf_futex COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> futex $<TARGET_FILE:sbuf_futex_sync>)
+set_tests_properties(syscallbuf_used syscallbuf_diverge syscallbuf_restarted syscallbuf_futex
+  PROPERTIES TIMEOUT 120)
 
 # gdb on a replay with buffered calls: a watchpoint on memory a buffered call wrote.
 deja_gdb_program(sbuf_watch)
