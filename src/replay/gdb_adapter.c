@@ -204,6 +204,7 @@ static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
   case RSTOP_STEP:
   case RSTOP_TARGET: g->kind = GDB_STOP_SIGNAL; break;
   case RSTOP_INTERRUPT:
+  case RSTOP_SLICE:
     g->kind = GDB_STOP_SIGNAL;
     g->signo = SIGINT;
     break;

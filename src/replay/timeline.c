@@ -30,6 +30,9 @@
 /* Executions of a possible predecessor counted at most (a debug exception each: about
  * 1 s of them); one executed more often is not tried (but see go_before_jump) */
 #define TL_MAX_COUNTED 100000
+/* Executions of the jump before a write since a checkpoint inside the stretch that make
+ * it taken for a loop's (go_before_near) */
+#define TL_NEAR_COUNTED 1000
 
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
 static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
@@ -75,6 +78,65 @@ static void set_count(struct timeline *tl, uint64_t event, bool watch, pid_t tid
   for (int i = 0; i < tl->ncounts; i++)
     if (tl->counts[i].watch == watch && tl->counts[i].tid == tid && tl->counts[i].addr == addr)
       tl->counts[i].n = n;
+}
+
+/* Hits of (WATCH, TID, ADDR) counted so far in the stretch ending with event END. */
+static uint64_t stretch_count(const struct timeline *tl, uint64_t end, bool watch, pid_t tid,
+                              uint64_t addr) {
+  for (int i = 0; tl->counted_event == end && i < tl->ncounts; i++)
+    if (tl->counts[i].watch == watch && tl->counts[i].tid == tid && tl->counts[i].addr == addr)
+      return tl->counts[i].n;
+  return 0;
+}
+
+static void put_count(struct tl_count *c, int *n, bool watch, pid_t tid, uint64_t addr,
+                      uint64_t v) {
+  for (int i = 0; i < *n; i++)
+    if (c[i].watch == watch && c[i].tid == tid && c[i].addr == addr) {
+      c[i].n = v;
+      return;
+    }
+  c[(*n)++] = (struct tl_count){watch, tid, addr, v};
+}
+
+/* A time slice ran out (RES) in a run that observes the user's breakpoints and
+ * watchpoints: a checkpoint there (TL_INSIDE) with the hits of each counted so far in
+ * the stretch, the target's too (PROBE_KNOWN: its probe's), so moves to positions after
+ * it start there. Not on an address being counted: whether the task arrived there is
+ * the counters' business. */
+static void fork_inside(struct timeline *tl, const struct replay_result *res, bool probe_known) {
+  struct replay_debug *d = tl->d;
+  pid_t tid = res->stop.rec_tid;
+  uint64_t end = res->event;
+  struct rptask *x = engine_task(&tl->s->e, tid);
+  if (!x || x->rec_pid != d->pid || task_get_regs(&x->t) < 0 ||
+      d->nbps + d->nwps + 2 > TL_MAX_COUNTS || tl->clock_event + 1 != end)
+    return;
+  uint64_t pc = x->t.regs.rip;
+  bool target = d->target.on && d->target.tid == tid;
+  bool on_counted = is_user_breakpoint(d, pc) || (target && (pc == d->target.addr ||
+                                                              pc == d->target.probe));
+  for (int i = 0; target && i < d->target.nexec; i++)
+    on_counted |= pc == d->target.exec[i];
+  if (on_counted)
+    return;
+  struct tl_count c[TL_MAX_COUNTS];
+  int n = 0;
+  for (int i = 0; i < d->nbps; i++)
+    put_count(c, &n, false, tid, d->bps[i],
+              d->count_hits ? d->hits[i] : stretch_count(tl, end, false, tid, d->bps[i]));
+  for (int i = 0; i < d->nwps; i++)
+    put_count(c, &n, true, tid, d->wps[i].addr, stretch_count(tl, end, true, tid, d->wps[i].addr));
+  /* the target's arrivals at a breakpoint counted with the others are in hits[] */
+  if (target && !(d->count_hits && !d->target.watch && is_user_breakpoint(d, d->target.addr)))
+    put_count(c, &n, d->target.watch, tid, d->target.addr, d->target.count);
+  if (target && d->target.probe && probe_known)
+    put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
+  struct tl_pos pos = {.event = end - 1,
+                       .kind = TL_INSIDE,
+                       .tid = tid,
+                       .n = (uint64_t)(tl_now_ns() - tl->clock_t0)};
+  tl_fork_counts(tl, &pos, c, n, NULL, 0);
 }
 
 static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
@@ -231,27 +293,47 @@ static void arm_target(struct timeline *tl, const struct tl_pos *p) {
     tl->d->target.exec[i] = p->writers[i];
 }
 
-/* Replays from the boundary before P's stretch to P's arrival or trigger. */
-static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t count,
+/* Replays from the boundary before P's stretch (or from FROM, a checkpoint inside it) to
+ * P's arrival or trigger, with checkpoints inside the stretch on the way. */
+static int run_to_target(struct timeline *tl, const struct tl_pos *p, const struct tl_fork *from,
                          const uint64_t *exec, int nexec, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   bool before = p->kind == TL_BEFORE;
   arm_target(tl, p);
-  d->target.count = count;
   d->target.probe = p->kind == TL_TRIGGER ? p->pc : 0;
+  bool probe_known = true;
+  if (from) {
+    /* the counts up to FROM: the ones it has (inside_usable checked the target's) */
+    tl_fork_count(from, d->target.watch, p->tid, p->addr, &d->target.count);
+    probe_known = !d->target.probe ||
+                  tl_fork_count(from, false, p->tid, d->target.probe, &d->target.probe_count);
+    if (!probe_known)
+      d->target.probe = 0;
+  }
   if (!before) {
     d->target.nexec = nexec;
     memcpy(d->target.exec, exec, (size_t)nexec * sizeof *exec);
   }
-  for (int i = 0; i < d->target.nexec && before; i++)
-    /* a writer the user breaks at: its arrivals are counted for the user's stops */
+  for (int i = 0; i < d->target.nexec && before; i++) {
+    /* a writer the user breaks at: its arrivals are counted for the user's stops (from
+     * FROM's count, which has every breakpoint's) */
     d->target.early |= is_user_breakpoint(d, p->writers[i]);
+    if (from)
+      tl_fork_count(from, false, p->tid, p->writers[i], &d->target.exec_count[i]);
+  }
+  tl_clock_start(tl, p->event, from ? (int64_t)from->pos.n : 0);
+  tl_slice_on(tl);
   struct replay_result res;
   int rc = 0;
   for (;;) {
     replay_step(tl->s, &res);
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET)
       break;
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
+      fork_inside(tl, &res, probe_known);
+      tl_slice_on(tl);
+      continue;
+    }
     if (res.what != REPLAY_STOP && res.what != REPLAY_EVENT_DONE) {
       rc = seterr(err, errlen, "the replay ended before the position was found again");
       break;
@@ -266,12 +348,14 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
     if (res.what == REPLAY_EVENT_DONE)
       tl_tick(tl, true);
   }
+  tl_slice_off(tl);
   d->target.on = false;
   if (rc == 0 && d->target.missed)
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
-    if (d->target.early)
+    if (d->target.early &&
+        (!from || is_user_breakpoint(d, p->writers[d->target.exec_last])))
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
@@ -325,12 +409,14 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
   if (f && tl_same_spot(&f->pos, p)) {
     done = f->pos.steps;
   } else {
-    if (run_to_boundary(tl, p->event, err, errlen) < 0)
+    bool inside = f && f->pos.kind == TL_INSIDE; /* then in P's stretch already */
+    if (!inside && run_to_boundary(tl, p->event, err, errlen) < 0)
       return -1;
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
-    if (p->kind != TL_BOUNDARY || p->steps)
+    if (!inside && (p->kind != TL_BOUNDARY || p->steps))
       tl_fork_here(tl, &start);
-    if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
+    if (p->kind != TL_BOUNDARY &&
+        run_to_target(tl, p, inside ? f : NULL, NULL, 0, err, errlen) < 0)
       return -1;
     if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
       return go_to(tl, p, err, errlen); /* again, trapping each arrival */
@@ -475,7 +561,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   struct exec_counter wc;
   if (!x || exec_counter_start(&wc, x->t.tid, at_p->rip, 0) < 0)
     return 0;
-  int rc = run_to_target(tl, &at, 0, NULL, 0, err, errlen);
+  int rc = run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
   uint64_t w_then = exec_counter_read(&wc);
   if (rc == 0 && tl->d->target.counted_in_kernel && w_then == w_before)
     tl_fork_here(tl, &at); /* going there again is then quick */
@@ -546,7 +632,7 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
     for (int i = 0; i < k; i++)
       if (exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], TL_MAX_COUNTED) < 0)
         cc[i].fd = -1;
-    int rc = run_to_target(tl, &at, 0, NULL, 0, err, errlen);
+    int rc = run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
     /* the execution breakpoint that stopped the task at P counted it once too: W's
      * executions before P are at most one fewer (more when an earlier stop at W counted
      * twice: then no candidate matches, never a wrong one) */
@@ -596,7 +682,7 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
     tl->s->e.o = &tl->quiet;
     struct tl_pos at = *p;
     at.steps = 0;
-    if (run_to_target(tl, &at, 0, exec, n, err, errlen) < 0)
+    if (run_to_target(tl, &at, NULL, exec, n, err, errlen) < 0)
       return -1;
     int last = d->target.exec_last;
     if (last < 0)
@@ -644,6 +730,60 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
   return found;
 }
 
+/* The instruction before P (TL_BEFORE) right after a checkpoint inside P's stretch past
+ * the trigger before P (the write after a long loop, typically): when P's only possible
+ * predecessor is a direct jump executed at least TL_NEAR_COUNTED times since that
+ * checkpoint, go_before_jump (without the run from the stretch's start that counting all
+ * its executions takes). KNOWN: P's registers, when the replay is at P. 1: gone there;
+ * 0: not so; -1: failed. */
+static int go_before_near(struct timeline *tl, const struct tl_pos *p,
+                          const struct user_regs_struct *known, char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  struct tl_pos at = *p;
+  at.steps = 0;
+  at.step_tid = 0;
+  struct tl_fork *f = tl_best_fork(tl, &at, 0);
+  uint64_t c;
+  if (!exec_counter_usable() || tl->slow_arrivals || p->back_pc || !f ||
+      f->pos.kind != TL_INSIDE || !tl_fork_count(f, true, p->tid, p->addr, &c) || c + 1 != p->n)
+    return 0;
+  int room = DEBUG_MAX_WPS - d->nwps - !is_user_watchpoint(d, p) - 1;
+  if (room < 1 || (!known && go_to(tl, &at, err, errlen) < 0))
+    return known ? 0 : -1;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  if (!x || (!known && task_get_regs(&x->t) < 0))
+    return 0;
+  struct user_regs_struct at_p = known ? *known : x->t.regs;
+  uint64_t cand[8];
+  uint8_t code[X86_MAX_INSN_LEN];
+  if (predecessors_of(x, at_p.rip, cand, 8) != 1 ||
+      task_read_mem(&x->t, cand[0], code, sizeof code) < 0 ||
+      !x86_is_direct_jump(code, sizeof code, cand[0]))
+    return 0;
+  f = tl_best_fork(tl, &at, 0); /* the one before may have been dropped on the way */
+  if (!f || f->pos.kind != TL_INSIDE || tl_start_from(tl, f, err, errlen) < 0)
+    return 0;
+  tl->s->e.o = &tl->quiet;
+  x = engine_task(&tl->s->e, p->tid);
+  struct exec_counter cc;
+  if (!x || exec_counter_start_capped(&cc, x->t.tid, cand[0], TL_NEAR_COUNTED) < 0)
+    return 0;
+  at.writers[0] = at_p.rip; /* W only: the debug registers left are the counter's */
+  at.nwriters = 1;
+  int rc = run_to_target(tl, &at, f, NULL, 0, err, errlen);
+  uint64_t n = exec_counter_read(&cc);
+  exec_counter_stop(&cc);
+  if (tl_debug())
+    deja_msg("tl: the jump at %" PRIx64 " before %" PRIx64 " ran %" PRIu64
+             " times since the checkpoint inside the stretch",
+             cand[0], (uint64_t)at_p.rip, n);
+  if (rc < 0)
+    return -1;
+  if (n < TL_NEAR_COUNTED)
+    return 0;
+  return go_before_jump(tl, p, cand[0], &at_p, err, errlen);
+}
+
 static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   struct tl_pos anchor = *p;
   anchor.kind = TL_TRIGGER;
@@ -659,14 +799,17 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
               task_get_regs(&x->t) == 0;
   if (here)
     at_p = x->t.regs;
+  int near = go_before_near(tl, p, here ? &at_p : NULL, err, errlen);
+  if (near != 0)
+    return near < 0 ? -1 : 0;
   uint64_t steps = 0;
   /* a few single steps first (the write in a loop); then, far from the trigger before
    * (after a long loop), the predecessors of the write counted in the kernel */
-  uint64_t near = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
-  int found = steps_to_write(tl, p, &anchor, near, &steps, err, errlen);
+  uint64_t few = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
+  int found = steps_to_write(tl, p, &anchor, few, &steps, err, errlen);
   /* P's pc set back to the jump before the write: the instruction before that jump */
   uint64_t back = p->back_pc ? 1 : 0;
-  if (found == 0 && near < tl->max_steps && !back) {
+  if (found == 0 && few < tl->max_steps && !back) {
     int rc = go_before_counted(tl, p, here ? &at_p : NULL, err, errlen);
     if (rc != 0)
       return rc < 0 ? -1 : 0;
@@ -718,7 +861,7 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
     tl->s->e.o = &tl->quiet;
     struct tl_pos probe = *p;
     probe.steps = 0;
-    if (run_to_target(tl, &probe, 0, NULL, 0, err, errlen) < 0)
+    if (run_to_target(tl, &probe, NULL, NULL, 0, err, errlen) < 0)
       return -1;
     uint64_t m = tl->d->target.probe_count;
     anchor = m ? (struct tl_pos){.event = p->event,
@@ -798,10 +941,19 @@ int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
  * one breakpoint, so their order is not known. */
 struct tl_last {
   bool found, ambiguous;
+  bool at_trigger; /* the search went to P's trigger, one instruction after P (TL_BEFORE) */
   uint64_t amb_event;
   struct tl_pos pos;
   struct replay_stop stop;
 };
+
+/* Whether the user breaks at one of P's possible writers (TL_BEFORE). */
+static bool writer_breaks(const struct replay_debug *d, const struct tl_pos *p) {
+  for (int i = 0; i < p->nwriters; i++)
+    if (is_user_breakpoint(d, p->writers[i]))
+      return true;
+  return false;
+}
 
 /* The breakpoint hits the kernel counted in the stretch of task TID that ends with event
  * EVENT (up to TARGET_ADDR's n-th arrival when that ended it: not a hit before it);
@@ -845,18 +997,27 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
   struct replay_debug *d = tl->d;
   struct replay_result res;
   uint64_t snap[DEBUG_MAX_BPS];
-  bool armed = false;
+  bool armed = false, to_trigger = false;
   int rc = 0;
   memset(d->hits, 0, sizeof d->hits);
   memset(snap, 0, sizeof snap);
   d->count_hits = count;
   d->count_failed = false;
+  tl_clock_start(tl, tl->s->e.pos.event, 0);
+  tl_slice_on(tl);
   for (;;) {
     if (at_boundary(tl, p->event)) {
       if (p->kind == TL_BOUNDARY)
         break;
       if (!armed) {
         arm_target(tl, p);
+        if (p->kind == TL_BEFORE && !writer_breaks(d, p)) {
+          /* to the trigger: the write is P's last instruction, and execution
+           * breakpoints next to a loop would slow it down (see set_watchpoints) */
+          d->target.before = false;
+          d->target.nexec = 0;
+          to_trigger = true;
+        }
         /* earlier arrivals at a breakpoint are hits */
         d->target.slow |= is_user_breakpoint(d, p->addr);
         armed = true;
@@ -868,6 +1029,11 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     replay_step(tl->s, &res);
     if (count && d->count_failed)
       break; /* the caller searches again, trapping */
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
+      fork_inside(tl, &res, false);
+      tl_slice_on(tl);
+      continue;
+    }
     if (res.what == REPLAY_STOP) {
       if (res.stop.kind == RSTOP_TARGET) {
         note_counted(tl, last, res.event, p->tid, snap, p->kind == TL_ARRIVAL ? p->addr : 0);
@@ -888,6 +1054,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     note_counted(tl, last, res.event, res.rec_tid, snap, 0);
     memset(d->hits, 0, sizeof d->hits);
     memset(snap, 0, sizeof snap);
+    tl_clock_start(tl, res.event, 0);
     if (!at_boundary(tl, p->event))
       tl_tick(tl, true);
     if (d->watch_pending) {
@@ -897,8 +1064,10 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
                                .stop = d->watch_stop};
     }
   }
+  tl_slice_off(tl);
   d->target.on = false;
   d->count_hits = false;
+  last->at_trigger = to_trigger;
   return rc;
 }
 
@@ -947,8 +1116,19 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
              lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
              last.addr, last.n, last.pc);
   /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
-   * (after P's pc is set back to the jump before, if it is). */
+   * (after P's pc is set back to the jump before, if it is), from P's place. */
   struct tl_pos base = p;
+  if (lh.at_trigger && (p.steps || p.back_pc)) {
+    struct tl_last keep = lh;
+    base.steps = 0;
+    base.step_tid = 0;
+    base.back_pc = 0;
+    if (go_to(tl, &base, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    base = p;
+    lh = keep;
+  }
   struct rptask *bx = engine_task(&tl->s->e, p.tid);
   if (p.back_pc && bx && task_get_regs(&bx->t) == 0) {
     struct user_regs_struct r = bx->t.regs;

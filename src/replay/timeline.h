@@ -23,6 +23,9 @@ enum tl_kind {
   TL_BEFORE,   /* just before the instruction that makes that trigger: the first of the
                   `writers` (addresses) the task reaches after the (n-1)-th trigger that
                   writes the watched memory */
+  TL_INSIDE,   /* only a checkpoint's place: task `tid` somewhere in the user code of that
+                  stretch, `n` ns of replay after the stretch began (the fork's `counts`
+                  say how many hits it had there) */
 };
 
 struct tl_pos {
@@ -58,7 +61,9 @@ struct tl_count {
 #define TL_MAX_CHECKPOINTS 64
 #define TL_MAX_FORKS 20 /* checkpoints the timeline keeps of its own */
 
-/* A real checkpoint (replay_checkpoint.h) at `pos`, with the hits counted there. */
+/* A real checkpoint (replay_checkpoint.h) at `pos`, with the hits counted there (at a
+ * TL_INSIDE place: every breakpoint and watchpoint observed there, zeros too, and the
+ * target's; a position of another one cannot start from it). */
 struct tl_fork {
   struct tl_pos pos;
   struct replay_checkpoint *cp;
@@ -96,6 +101,8 @@ struct timeline {
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
+  uint64_t clock_event; /* the stretch after this boundary began clock_t0 ns (of replay) */
+  int64_t clock_t0;
   uint64_t max_steps;        /* single steps a search for the instruction before a stop may make */
   bool slow_arrivals;        /* arrivals are trapped one by one (the kernel's count went wrong) */
   bool said_slow;            /* DEJA_TL_DEBUG was told that the kernel cannot count */

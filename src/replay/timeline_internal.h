@@ -7,10 +7,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "replay/timeline.h"
 
 #define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
+/* replay time between two checkpoints inside a stretch a search or a move runs through
+ * (at least ten times what one costs) */
+#define TL_SLICE_NS 10000000
+#define TL_MAX_INSIDE 10 /* checkpoints inside stretches kept (besides TL_MAX_FORKS) */
 
 /* DEJA_TL_DEBUG is set: the timeline says what it searches and goes to. */
 bool tl_debug(void);
@@ -33,6 +38,18 @@ void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
 struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
                             size_t whylen);
 struct tl_fork *tl_fork_here(struct timeline *tl, const struct tl_pos *pos);
+/* tl_fork_why with the hits counted there given (COUNTS: NULL: the timeline's). */
+struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
+                               const struct tl_count *counts, int ncounts, char *why,
+                               size_t whylen);
+/* Fork F's count of (WATCH, TID, ADDR) hits in its stretch: false when it has none. */
+bool tl_fork_count(const struct tl_fork *f, bool watch, pid_t tid, uint64_t addr, uint64_t *n);
+/* The stretch after boundary EVENT began NS ns of replay ago (for TL_INSIDE places). */
+void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns);
+/* Time slices on (from now) and off: runs stop every so much replay time (RSTOP_SLICE)
+ * for a checkpoint inside the stretch. */
+void tl_slice_on(struct timeline *tl);
+void tl_slice_off(struct timeline *tl);
 /* Whether MIN ns of replay passed since the last checkpoint. */
 bool tl_fork_due(const struct timeline *tl, int64_t min);
 /* Counts the replay time since the last call; a checkpoint at a BOUNDARY when one is due. */
