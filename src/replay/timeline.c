@@ -26,7 +26,7 @@
 #define TL_STOP_FORK_NS 2000000 /* replay time before a gdb stop worth a checkpoint */
 /* Single steps back to the instruction before a stop tried before counting its possible
  * predecessors in the kernel (about 0.15 s of them) */
-#define TL_NEAR_STEPS 10000
+#define TL_NEAR_STEPS 500
 /* Executions of a possible predecessor counted at most (a debug exception each: about
  * 1 s of them); one executed more often is not tried (but see go_before_jump) */
 #define TL_MAX_COUNTED 100000
@@ -327,8 +327,10 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
   int rc = 0;
   for (;;) {
     replay_step(tl->s, &res);
-    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET)
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
+      tl_mark_hit(tl, p->event);
       break;
+    }
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
       fork_inside(tl, &res, probe_known);
       tl_slice_on(tl);
@@ -742,13 +744,12 @@ static int go_before_near(struct timeline *tl, const struct tl_pos *p,
   struct tl_pos at = *p;
   at.steps = 0;
   at.step_tid = 0;
-  struct tl_fork *f = tl_best_fork(tl, &at, 0);
+  struct tl_fork *f = tl_best_inside(tl, &at);
   uint64_t c;
   if (!exec_counter_usable() || tl->slow_arrivals || p->back_pc || !f ||
-      f->pos.kind != TL_INSIDE || !tl_fork_count(f, true, p->tid, p->addr, &c) || c + 1 != p->n)
+      !tl_fork_count(f, true, p->tid, p->addr, &c) || c + 1 != p->n)
     return 0;
-  int room = DEBUG_MAX_WPS - d->nwps - !is_user_watchpoint(d, p) - 1;
-  if (room < 1 || (!known && go_to(tl, &at, err, errlen) < 0))
+  if (DEBUG_MAX_WPS - d->nwps - !is_user_watchpoint(d, p) < 1 || (!known && go_to(tl, &at, err, errlen) < 0))
     return known ? 0 : -1;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   if (!x || (!known && task_get_regs(&x->t) < 0))
@@ -760,16 +761,17 @@ static int go_before_near(struct timeline *tl, const struct tl_pos *p,
       task_read_mem(&x->t, cand[0], code, sizeof code) < 0 ||
       !x86_is_direct_jump(code, sizeof code, cand[0]))
     return 0;
-  f = tl_best_fork(tl, &at, 0); /* the one before may have been dropped on the way */
-  if (!f || f->pos.kind != TL_INSIDE || tl_start_from(tl, f, err, errlen) < 0)
+  f = tl_best_inside(tl, &at); /* the one before may have been dropped on the way */
+  if (!f || tl_start_from(tl, f, err, errlen) < 0)
     return 0;
   tl->s->e.o = &tl->quiet;
   x = engine_task(&tl->s->e, p->tid);
   struct exec_counter cc;
   if (!x || exec_counter_start_capped(&cc, x->t.tid, cand[0], TL_NEAR_COUNTED) < 0)
     return 0;
-  at.writers[0] = at_p.rip; /* W only: the debug registers left are the counter's */
-  at.nwriters = 1;
+  /* to P's trigger, right after W: no execution breakpoint on W slowing the loop down */
+  at.kind = TL_TRIGGER;
+  at.nwriters = 0;
   int rc = run_to_target(tl, &at, f, NULL, 0, err, errlen);
   uint64_t n = exec_counter_read(&cc);
   exec_counter_stop(&cc);
@@ -803,14 +805,22 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
   if (near != 0)
     return near < 0 ? -1 : 0;
   uint64_t steps = 0;
-  /* a few single steps first (the write in a loop); then, far from the trigger before
-   * (after a long loop), the predecessors of the write counted in the kernel */
-  uint64_t few = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
-  int found = steps_to_write(tl, p, &anchor, few, &steps, err, errlen);
   /* P's pc set back to the jump before the write: the instruction before that jump */
   uint64_t back = p->back_pc ? 1 : 0;
-  if (found == 0 && few < tl->max_steps && !back) {
+  /* From the stretch's start, counting the predecessors of the write in the kernel
+   * takes runs as long as the single steps' (a hundred times faster per instruction);
+   * else a few single steps first (the write in a loop, the trigger before one pass
+   * back); then, far from the trigger before (after a long loop), the counting */
+  bool counted = anchor.kind == TL_BOUNDARY && !back;
+  if (counted) {
     int rc = go_before_counted(tl, p, here ? &at_p : NULL, err, errlen);
+    if (rc != 0)
+      return rc < 0 ? -1 : 0;
+  }
+  uint64_t few = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
+  int found = steps_to_write(tl, p, &anchor, few, &steps, err, errlen);
+  if (found == 0 && few < tl->max_steps && !back) {
+    int rc = counted ? 0 : go_before_counted(tl, p, here ? &at_p : NULL, err, errlen);
     if (rc != 0)
       return rc < 0 ? -1 : 0;
     found = steps_to_write(tl, p, &anchor, tl->max_steps, &steps, err, errlen);
@@ -1041,6 +1051,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
       }
       if (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT) {
         *last = (struct tl_last){.found = true, .pos = hit_pos(tl, &res), .stop = res.stop};
+        tl_mark_hit(tl, res.event - 1);
         memcpy(snap, d->hits, sizeof snap);
       }
       continue;
@@ -1194,6 +1205,10 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       last.kind == TL_TRIGGER ? go_before(tl, &last, err, errlen) : go_to(tl, &last, err, errlen);
   if (rc < 0)
     return -1;
+  /* a checkpoint at gdb's stop: a reverse-stepi from it (it counts from the checkpoint
+   * inside the stretch before it to its trigger) comes back at once */
+  if (tl->cur_exact && tl->cur.kind != TL_BOUNDARY && !tl->cur.back_pc && !tl->cur.steps)
+    tl_fork_here(tl, &tl->cur);
   *hit = last_stop;
   return 1;
 }

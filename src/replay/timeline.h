@@ -71,6 +71,7 @@ struct tl_fork {
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
   int users;     /* the user's checkpoints at it: never evicted while any */
+  uint64_t hit;  /* TL_INSIDE: the latest before a hit a run met (when: a serial), kept first */
   uint64_t made; /* when it was taken (a serial number) */
 };
 
@@ -95,6 +96,7 @@ struct timeline {
   struct tl_fork *forks[TL_MAX_FORKS + TL_MAX_CHECKPOINTS + 1];
   int nforks;
   uint64_t forks_made;
+  uint64_t hits_marked; /* serial of tl_fork.hit */
   bool no_forks;           /* DEJA_CHECKPOINTS=0: every move replays from the beginning */
   int64_t run_ns, tick_ns; /* replay time since the last fork, and when it was last added up */
   int64_t fork_ns;         /* what taking one costs (smoothed) */

@@ -125,6 +125,28 @@ struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p,
   return best;
 }
 
+void tl_mark_hit(struct timeline *tl, uint64_t event) {
+  struct tl_fork *newest = NULL;
+  for (int i = 0; i < tl->nforks; i++) {
+    struct tl_fork *f = tl->forks[i];
+    if (f->pos.kind == TL_INSIDE && f->pos.event == event && (!newest || f->made > newest->made))
+      newest = f;
+  }
+  if (newest)
+    newest->hit = ++tl->hits_marked;
+}
+
+struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p) {
+  struct tl_fork *best = NULL;
+  for (int i = 0; i < tl->nforks; i++) {
+    struct tl_fork *f = tl->forks[i];
+    if (f->pos.kind == TL_INSIDE && inside_usable(tl, f, p) &&
+        replay_checkpoint_valid(f->cp, tl->s) && (!best || f->pos.n > best->pos.n))
+      best = f;
+  }
+  return best;
+}
+
 void tl_drop_fork(struct timeline *tl, struct tl_fork *f) {
   for (int i = 0; i < tl->nforks; i++)
     if (tl->forks[i] == f)
@@ -134,14 +156,16 @@ void tl_drop_fork(struct timeline *tl, struct tl_fork *f) {
 }
 
 /* Beyond TL_MAX_INSIDE checkpoints inside stretches: drops the one closest (in replay
- * time) after the one before it in its stretch (or its start); never the newest. */
+ * time) after the one before it in its stretch (or its start), so they spread over it;
+ * the latest ones before a hit (tl_mark_hit) last, the oldest such first; never the
+ * newest. */
 static void evict_inside(struct timeline *tl) {
   int inside = 0;
   for (int i = 0; i < tl->nforks; i++)
     inside += tl->forks[i]->pos.kind == TL_INSIDE && !tl->forks[i]->users;
   while (inside > TL_MAX_INSIDE) {
     struct tl_fork *victim = NULL;
-    uint64_t best_gap = UINT64_MAX;
+    uint64_t best_gap = 0;
     for (int i = 0; i < tl->nforks; i++) {
       struct tl_fork *f = tl->forks[i];
       if (f->pos.kind != TL_INSIDE || f->users || f->made == tl->forks_made)
@@ -153,9 +177,13 @@ static void evict_inside(struct timeline *tl) {
             g->pos.n <= f->pos.n && g->pos.n >= prev)
           prev = g->pos.n;
       }
-      if (f->pos.n - prev < best_gap) {
-        best_gap = f->pos.n - prev;
+      uint64_t gap = f->pos.n - prev;
+      bool better = !victim || (!f->hit && victim->hit) ||
+                    (!f->hit && !victim->hit && gap < best_gap) ||
+                    (f->hit && victim->hit && f->hit < victim->hit);
+      if (better) {
         victim = f;
+        best_gap = gap;
       }
     }
     if (!victim)

@@ -32,6 +32,11 @@ bool tl_same_spot(const struct tl_pos *a, const struct tl_pos *b);
 /* The latest fork to go to P from; BOUNDARY_BEFORE (non-zero): only forks at boundaries
  * before that event. NULL: none. */
 struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p, uint64_t boundary_before);
+/* A run met a hit in the stretch after boundary EVENT: the latest checkpoint inside it
+ * is kept longer (a move to the hit starts there). */
+void tl_mark_hit(struct timeline *tl, uint64_t event);
+/* The latest checkpoint inside P's stretch to go to P from, or NULL. */
+struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p);
 void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
 /* A checkpoint at the replay's position POS (NULL, with WHY saying why, when none can be
  * taken there). */
