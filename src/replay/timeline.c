@@ -732,29 +732,42 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
   return found;
 }
 
-/* The instruction before P (TL_BEFORE) right after a checkpoint inside P's stretch past
- * the trigger before P (the write after a long loop, typically): when P's only possible
- * predecessor is a direct jump executed at least TL_NEAR_COUNTED times since that
- * checkpoint, go_before_jump (without the run from the stretch's start that counting all
- * its executions takes). KNOWN: P's registers, when the replay is at P. 1: gone there;
- * 0: not so; -1: failed. */
+/* The instruction before P (an arrival, or just before a write: TL_BEFORE) right after a
+ * checkpoint inside P's stretch past P's previous arrival or trigger (P after a long
+ * loop, typically): when P's only possible predecessor is a direct jump executed at
+ * least TL_NEAR_COUNTED times since that checkpoint, go_before_jump (without the run
+ * from the stretch's start that counting all its executions takes). KNOWN: P's
+ * registers, when known. 1: gone there; 0: not so; -1: failed. */
 static int go_before_near(struct timeline *tl, const struct tl_pos *p,
                           const struct user_regs_struct *known, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
+  bool watch = p->kind == TL_BEFORE;
   struct tl_pos at = *p;
   at.steps = 0;
   at.step_tid = 0;
   struct tl_fork *f = tl_best_inside(tl, &at);
   uint64_t c;
+  /* the debug registers: the watchpoints, the target's and the jump's counter */
+  int used = d->nwps + (watch ? !is_user_watchpoint(d, p) : 1) + 1;
   if (!exec_counter_usable() || tl->slow_arrivals || p->back_pc || !f ||
-      !tl_fork_count(f, true, p->tid, p->addr, &c) || c + 1 != p->n)
+      (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL) || used > DEBUG_MAX_WPS ||
+      !tl_fork_count(f, watch, p->tid, p->addr, &c) || c + 1 != p->n)
     return 0;
-  if (DEBUG_MAX_WPS - d->nwps - !is_user_watchpoint(d, p) < 1 || (!known && go_to(tl, &at, err, errlen) < 0))
-    return known ? 0 : -1;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
-  if (!x || (!known && task_get_regs(&x->t) < 0))
-    return 0;
-  struct user_regs_struct at_p = known ? *known : x->t.regs;
+  struct user_regs_struct at_p;
+  if (known) {
+    at_p = *known;
+  } else if (tl->cur_exact && tl_same_spot(&tl->cur, p) && !tl->cur.steps && x &&
+             task_get_regs(&x->t) == 0) {
+    at_p = x->t.regs;
+  } else {
+    if (go_to(tl, &at, err, errlen) < 0)
+      return -1;
+    x = engine_task(&tl->s->e, p->tid);
+    if (!x || task_get_regs(&x->t) < 0)
+      return 0;
+    at_p = x->t.regs;
+  }
   uint64_t cand[8];
   uint8_t code[X86_MAX_INSN_LEN];
   if (predecessors_of(x, at_p.rip, cand, 8) != 1 ||
@@ -769,9 +782,11 @@ static int go_before_near(struct timeline *tl, const struct tl_pos *p,
   struct exec_counter cc;
   if (!x || exec_counter_start_capped(&cc, x->t.tid, cand[0], TL_NEAR_COUNTED) < 0)
     return 0;
-  /* to P's trigger, right after W: no execution breakpoint on W slowing the loop down */
-  at.kind = TL_TRIGGER;
-  at.nwriters = 0;
+  if (watch) {
+    /* to P's trigger, right after W: no execution breakpoint on W slowing the loop */
+    at.kind = TL_TRIGGER;
+    at.nwriters = 0;
+  }
   int rc = run_to_target(tl, &at, f, NULL, 0, err, errlen);
   uint64_t n = exec_counter_read(&cc);
   exec_counter_stop(&cc);
@@ -851,6 +866,11 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   anchor.steps = 0;
   if (anchor.n == 0)
     anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  if (p->kind == TL_ARRIVAL) {
+    int near = go_before_near(tl, p, NULL, err, errlen);
+    if (near != 0)
+      return near < 0 ? -1 : 0;
+  }
   if (p->kind == TL_TRIGGER && p->nwriters) {
     struct tl_pos b = *p;
     b.kind = TL_BEFORE;
