@@ -146,6 +146,28 @@ static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
   return 1;
 }
 
+/* The instructions ending at trigger P's pc that write memory (CODE: the bytes before
+ * it), at most MAX: first those whose operand, with the registers after the write (P's),
+ * covers the watched bytes (the others: an instruction that moved its own address, or
+ * a wrong decoding). */
+static int likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max) {
+  uint64_t all[X86_MAX_INSN_LEN];
+  int n = x86_writers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN), k = 0;
+  bool covers[X86_MAX_INSN_LEN];
+  for (int i = 0; i < n; i++) {
+    struct user_regs_struct r = p->regs;
+    r.rip = all[i];
+    size_t back = (size_t)(p->pc - all[i]);
+    covers[i] = x86_insn_writes(code + X86_MAX_INSN_LEN - back, back, &r, p->addr,
+                                (uint64_t)p->len);
+  }
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n && k < max; i++)
+      if (covers[i] == (pass == 0))
+        p->writers[k++] = all[i];
+  return k;
+}
+
 /* The position of a breakpoint or watchpoint stop in a run (counted). */
 static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *res) {
   const struct replay_stop *st = &res->stop;
@@ -168,7 +190,7 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
     uint8_t code[X86_MAX_INSN_LEN];
     int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
     if (task_read_mem(&x->t, p.pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
-      p.nwriters = x86_writers_ending_at(code, p.pc, p.writers, slots);
+      p.nwriters = likely_writers(code, &p, slots);
   }
   return p;
 }
@@ -599,7 +621,8 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
 static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
                              const struct user_regs_struct *known, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
-  if (!exec_counter_usable() || tl->slow_arrivals || p->kind != TL_BEFORE)
+  if (!exec_counter_usable() || tl->slow_arrivals ||
+      (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
     return 0;
   struct tl_pos at = *p;
   at.steps = 0;
@@ -615,8 +638,10 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
    * debug registers left are the candidates' */
   at.writers[0] = at_p.rip;
   at.nwriters = 1;
-  bool in_user = is_user_watchpoint(d, p);
-  int room = DEBUG_MAX_WPS - d->nwps - !in_user - 1 - 1;
+  /* the watchpoints, the target's (a watchpoint not the user's, W's execution
+   * breakpoint; an arrival's counter) and W's counter */
+  bool before = p->kind == TL_BEFORE;
+  int room = DEBUG_MAX_WPS - d->nwps - (before ? !is_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
     deja_msg("tl: %d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
              room);
@@ -706,6 +731,8 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
 /* The state one instruction (of P's task) before P: from the previous arrival or trigger
  * (or the start of the stretch), single steps up to P; then goes there. */
 static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *a,
+                    uint64_t limit, uint64_t *steps, char *err, size_t errlen);
 
 /* The instruction before position P just before the n-th trigger's write: from the
  * (n-1)-th trigger (or the stretch start), single steps up to the one that makes the
@@ -901,6 +928,38 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
                                  .n = m}
                : start;
   }
+  uint64_t steps = 0;
+  /* an arrival: a few single steps (a breakpoint in a loop), then its predecessors
+   * counted (first, from the stretch's start: as fast), then single steps again */
+  uint64_t few = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
+  bool arrival = p->kind == TL_ARRIVAL, counted = arrival && anchor.kind == TL_BOUNDARY;
+  int rc = counted ? go_before_counted(tl, p, NULL, err, errlen) : 0;
+  if (rc != 0)
+    return rc < 0 ? -1 : 0;
+  rc = steps_to(tl, p, &anchor, arrival ? few : tl->max_steps, &steps, err, errlen);
+  if (rc == 0 && arrival && few < tl->max_steps) {
+    int c = counted ? 0 : go_before_counted(tl, p, NULL, err, errlen);
+    if (c != 0)
+      return c < 0 ? -1 : 0;
+    rc = steps_to(tl, p, &anchor, tl->max_steps, &steps, err, errlen);
+  }
+  if (rc < 0)
+    return -1;
+  if (!rc)
+    return seterr(err, errlen,
+                  "cannot find the instruction before the stop (event %" PRIu64
+                  ", task %d, %" PRIu64 " steps searched)",
+                  p->event + 1, p->tid, steps);
+  anchor.steps = steps;
+  anchor.step_tid = p->tid;
+  return go_to(tl, &anchor, err, errlen);
+}
+
+/* From ANCHOR, single steps of P's task (up to LIMIT) until it is at P's arrival or
+ * makes P's trigger: 1 when found (*STEPS: the steps before), 0 when not, -1. */
+static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *a,
+                    uint64_t limit, uint64_t *steps, char *err, size_t errlen) {
+  struct tl_pos anchor = *a;
   if (go_to(tl, &anchor, err, errlen) < 0)
     return -1;
   if (anchor.kind != TL_BOUNDARY)
@@ -909,10 +968,10 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   struct replay_debug *d = tl->d;
   if (p->kind == TL_TRIGGER)
     arm_trigger(d, p);
-  uint64_t steps = 0;
   bool found = false;
   struct replay_result res;
-  while (!found && steps < tl->max_steps) {
+  *steps = 0;
+  while (!found && *steps < limit) {
     if (step_once(tl, p->tid, &res) < 0)
       break;
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
@@ -929,19 +988,12 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
       }
     }
     if (!found)
-      steps++;
+      (*steps)++;
     if (tl->s->e.pos.event > p->event + 1)
       break;
   }
   d->target.on = false;
-  if (!found)
-    return seterr(err, errlen,
-                  "cannot find the instruction before the stop (event %" PRIu64
-                  ", task %d, %" PRIu64 " steps searched)",
-                  p->event + 1, p->tid, steps);
-  anchor.steps = steps;
-  anchor.step_tid = p->tid;
-  return go_to(tl, &anchor, err, errlen);
+  return found;
 }
 
 static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p) {
@@ -1127,6 +1179,19 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   struct replay_result res;
   bool count = !tl->slow_arrivals && exec_counter_usable();
   tl->tick_ns = tl_now_ns();
+  if (p.kind == TL_TRIGGER && !p.steps && !p.back_pc && is_user_watchpoint(d, &p)) {
+    /* at a watchpoint's stop: going back over the write that made it is its trigger */
+    struct rptask *x = engine_task(&tl->s->e, p.tid);
+    struct replay_stop st = {.kind = RSTOP_WATCHPOINT,
+                             .rec_pid = x ? x->rec_pid : 0,
+                             .rec_tid = p.tid,
+                             .addr = p.addr,
+                             .watch_type = p.type};
+    if (go_before(tl, &p, err, errlen) < 0)
+      return -1;
+    *hit = st;
+    return 1;
+  }
   tl->cur_exact = false;
   /* From the latest checkpoint at a boundary before P; without a hit there, from the one
    * before that up to it, and so on (the last window starts at the start). */

@@ -279,9 +279,9 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
   /* what a checkpoint costs here (a large process takes longer to fork), smoothed */
   tl->fork_ns = (tl->fork_ns * 3 + (tl_now_ns() - t0)) / 4;
   if (tl_debug())
-    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d steps %" PRIu64
+    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64
              " (%d kept; %.1f ms, %.1f ms evicting)",
-             pos->event, pos->kind, pos->steps, tl->nforks, (t1 - t0) / 1e6,
+             pos->event, pos->kind, pos->n, pos->steps, tl->nforks, (t1 - t0) / 1e6,
              (tl_now_ns() - t1) / 1e6);
   return f;
 }
@@ -325,8 +325,8 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   if (!f)
     return tl_restart(tl, err, errlen);
   if (tl_debug())
-    deja_msg("tl: from the checkpoint at event %" PRIu64 " kind %d steps %" PRIu64, f->pos.event,
-             f->pos.kind, f->pos.steps);
+    deja_msg("tl: from the checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64,
+             f->pos.event, f->pos.kind, f->pos.n, f->pos.steps);
   tl->s->e.o = &tl->quiet;
   if (replay_checkpoint_restore(tl->s, f->cp, err, errlen) < 0) {
     deja_msg("going back to a checkpoint failed (%s); replaying from the start", err);
