@@ -93,8 +93,8 @@ struct replay_debug {
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
   bool stepover, interrupt_sent;
-  bool slice_sent; /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
-  int resume_req;  /* how arm resumed the task */
+  bool slice_sent;     /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
+  int resume_req;      /* how arm resumed the task */
   pid_t arrived_tid;   /* this task's last stop was its arrival at arrived_pc (a breakpoint */
   uint64_t arrived_pc; /* trap, or the count's signal): resuming steps over it */
   struct exec_counter counter; /* counting the target's arrivals while the task runs */

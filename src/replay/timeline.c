@@ -114,8 +114,8 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
     return;
   uint64_t pc = x->t.regs.rip;
   bool target = d->target.on && d->target.tid == tid;
-  bool on_counted = is_user_breakpoint(d, pc) || (target && (pc == d->target.addr ||
-                                                              pc == d->target.probe));
+  bool on_counted =
+      is_user_breakpoint(d, pc) || (target && (pc == d->target.addr || pc == d->target.probe));
   for (int i = 0; target && i < d->target.nexec; i++)
     on_counted |= pc == d->target.exec[i];
   if (on_counted)
@@ -132,10 +132,8 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
     put_count(c, &n, d->target.watch, tid, d->target.addr, d->target.count);
   if (target && d->target.probe && probe_known)
     put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
-  struct tl_pos pos = {.event = end - 1,
-                       .kind = TL_INSIDE,
-                       .tid = tid,
-                       .n = (uint64_t)(tl_now_ns() - tl->clock_t0)};
+  struct tl_pos pos = {
+      .event = end - 1, .kind = TL_INSIDE, .tid = tid, .n = (uint64_t)(tl_now_ns() - tl->clock_t0)};
   tl_fork_counts(tl, &pos, c, n, NULL, 0);
 }
 
@@ -158,8 +156,8 @@ static int likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p
     struct user_regs_struct r = p->regs;
     r.rip = all[i];
     size_t back = (size_t)(p->pc - all[i]);
-    covers[i] = x86_insn_writes(code + X86_MAX_INSN_LEN - back, back, &r, p->addr,
-                                (uint64_t)p->len);
+    covers[i] =
+        x86_insn_writes(code + X86_MAX_INSN_LEN - back, back, &r, p->addr, (uint64_t)p->len);
   }
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < n && k < max; i++)
@@ -378,8 +376,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
-    if (d->target.early &&
-        (!from || is_user_breakpoint(d, p->writers[d->target.exec_last])))
+    if (d->target.early && (!from || is_user_breakpoint(d, p->writers[d->target.exec_last])))
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
@@ -439,8 +436,7 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
     if (!inside && (p->kind != TL_BOUNDARY || p->steps))
       tl_fork_here(tl, &start);
-    if (p->kind != TL_BOUNDARY &&
-        run_to_target(tl, p, inside ? f : NULL, NULL, 0, err, errlen) < 0)
+    if (p->kind != TL_BOUNDARY && run_to_target(tl, p, inside ? f : NULL, NULL, 0, err, errlen) < 0)
       return -1;
     if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
       return go_to(tl, p, err, errlen); /* again, trapping each arrival */

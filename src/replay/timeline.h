@@ -96,7 +96,7 @@ struct timeline {
   struct tl_fork *forks[TL_MAX_FORKS + TL_MAX_CHECKPOINTS + 1];
   int nforks;
   uint64_t forks_made;
-  uint64_t hits_marked; /* serial of tl_fork.hit */
+  uint64_t hits_marked;    /* serial of tl_fork.hit */
   bool no_forks;           /* DEJA_CHECKPOINTS=0: every move replays from the beginning */
   int64_t run_ns, tick_ns; /* replay time since the last fork, and when it was last added up */
   int64_t fork_ns;         /* what taking one costs (smoothed) */
