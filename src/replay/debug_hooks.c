@@ -322,8 +322,13 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   remove_all(d, &x->t);
   if (d->counter.fd >= 0) {
     enum hook_verdict v = counted_stop(d, x, st, out);
-    if (v != HOOK_NONE)
+    if (v != HOOK_NONE) {
+      /* the breakpoints counted with it: their arrivals up to here */
+      struct replay_stop ignored;
+      if (d->nbp_counters)
+        counted_bps_stop(d, x, st, &ignored);
       return v;
+    }
   }
   if (d->nbp_counters) {
     enum hook_verdict v = counted_bps_stop(d, x, st, out);

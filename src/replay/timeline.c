@@ -928,7 +928,10 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   /* an arrival: a few single steps (a breakpoint in a loop), then its predecessors
    * counted (first, from the stretch's start: as fast), then single steps again */
   uint64_t few = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
-  bool arrival = p->kind == TL_ARRIVAL, counted = arrival && anchor.kind == TL_BOUNDARY;
+  /* P's pc set back to the jump before it (back_pc): the instruction before the jump */
+  uint64_t back = p->back_pc ? 1 : 0;
+  bool arrival = p->kind == TL_ARRIVAL && !back;
+  bool counted = arrival && anchor.kind == TL_BOUNDARY;
   int rc = counted ? go_before_counted(tl, p, NULL, err, errlen) : 0;
   if (rc != 0)
     return rc < 0 ? -1 : 0;
@@ -946,7 +949,13 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
                   "cannot find the instruction before the stop (event %" PRIu64
                   ", task %d, %" PRIu64 " steps searched)",
                   p->event + 1, p->tid, steps);
-  anchor.steps = steps;
+  if (steps < back) /* the jump follows the anchor at once */
+    return anchor.kind != TL_BOUNDARY ? go_before(tl, &anchor, err, errlen)
+                                      : seterr(err, errlen,
+                                               "the jump is the first instruction of event "
+                                               "%" PRIu64 "'s stretch",
+                                               p->event + 1);
+  anchor.steps = steps - back;
   anchor.step_tid = p->tid;
   return go_to(tl, &anchor, err, errlen);
 }
