@@ -346,7 +346,10 @@ void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns) {
 }
 
 void tl_slice_on(struct timeline *tl) {
-  int64_t every = 10 * tl->fork_ns > TL_SLICE_NS ? 10 * tl->fork_ns : TL_SLICE_NS;
+  /* ten times what a checkpoint costs, within bounds: one slow fork on a loaded machine
+   * must not space them out over a whole stretch */
+  int64_t every = 10 * tl->fork_ns;
+  every = every < TL_SLICE_NS ? TL_SLICE_NS : every > 4 * TL_SLICE_NS ? 4 * TL_SLICE_NS : every;
   tl->d->slice_at = tl->no_forks ? 0 : tl_now_ns() + every;
 }
 
