@@ -472,6 +472,7 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
     }
     if (d->interrupted && d->interrupted(d->interrupt_arg)) {
       d->interrupted = NULL; /* one interrupt per resume */
+      d->slice_sent = false; /* gdb's interrupt: its stop is gdb's */
       ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0);
       rc = task_wait(&x->t, st);
       /* The interrupt's own stop ends the run (disarm reports it); another stop that

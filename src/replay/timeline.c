@@ -137,6 +137,13 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
   tl_fork_counts(tl, &pos, c, n, NULL, 0);
 }
 
+void timeline_slice(struct timeline *tl, const struct replay_result *res) {
+  tl_tick(tl, false);
+  fork_inside(tl, res, false);
+  tl_slice_on(tl);
+  tl->tick_ns = tl_now_ns();
+}
+
 static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
   for (int i = 0; i < d->nwps; i++)
     if (d->wps[i].addr == addr && d->wps[i].type == type)

@@ -143,6 +143,9 @@ bool timeline_delete_checkpoint(struct timeline *tl, int id);
  * every so much replay time. */
 void timeline_resumed(struct timeline *tl);
 void timeline_passed(struct timeline *tl, const struct replay_result *res);
+/* A time slice of gdb's forward run ran out (RES: RSTOP_SLICE): a checkpoint there, and
+ * the run goes on. */
+void timeline_slice(struct timeline *tl, const struct replay_result *res);
 /* The process ids of the checkpoints' forks (for memory accounting); their number. */
 int timeline_fork_pids(const struct timeline *tl, pid_t *pids, int max);
 /* Kills every checkpoint's forks (the session ends). */

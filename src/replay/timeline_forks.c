@@ -313,11 +313,22 @@ void tl_tick(struct timeline *tl, bool boundary) {
   }
 }
 
-void timeline_resumed(struct timeline *tl) { tl->tick_ns = tl_now_ns(); }
+void timeline_resumed(struct timeline *tl) {
+  tl->tick_ns = tl_now_ns();
+  /* the stretch the run starts in: where the replay is (its clock goes on when it is
+   * the one the clock runs for) */
+  const struct replay_pos *p = &tl->s->e.pos;
+  uint64_t start = p->stage == STAGE_DONE ? p->event : p->event - 1;
+  if (tl->clock_event != start)
+    tl_clock_start(tl, start, 0);
+  tl_slice_on(tl);
+}
 
 void timeline_passed(struct timeline *tl, const struct replay_result *res) {
-  if (res->what == REPLAY_EVENT_DONE)
+  if (res->what == REPLAY_EVENT_DONE) {
     tl_tick(tl, true);
+    tl_clock_start(tl, res->event, 0);
+  }
 }
 
 /* Puts the replay at fork F (NULL: the start of the replay). */
@@ -346,6 +357,13 @@ void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns) {
 }
 
 void tl_slice_on(struct timeline *tl) {
+  int tasks = 0; /* a process with more than one thread cannot be forked */
+  for (int i = 0; i < tl->s->e.ntasks; i++)
+    tasks += tl->s->e.tasks[i]->rec_pid == tl->d->pid;
+  if (tasks > 1) {
+    tl->d->slice_at = 0;
+    return;
+  }
   /* ten times what a checkpoint costs, within bounds: one slow fork on a loaded machine
    * must not space them out over a whole stretch */
   int64_t every = 10 * tl->fork_ns;
