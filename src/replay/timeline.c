@@ -118,6 +118,12 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
       is_user_breakpoint(d, pc) || (target && (pc == d->target.addr || pc == d->target.probe));
   for (int i = 0; target && i < d->target.nexec; i++)
     on_counted |= pc == d->target.exec[i];
+  /* a breakpoint or watchpoint set after the stretch began here: its count is not
+   * complete (a checkpoint without it serves no position while it is set) */
+  for (int i = 0; i < d->nbps; i++)
+    on_counted |= !tl_knows(tl, false, d->bps[i]);
+  for (int i = 0; i < d->nwps; i++)
+    on_counted |= !tl_knows(tl, true, d->wps[i].addr);
   if (on_counted)
     return;
   struct tl_count c[TL_MAX_COUNTS];
@@ -298,6 +304,7 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
       tl_tick(tl, true);
   }
   tl->d->blind = false;
+  tl_know_all(tl);
   return rc;
 }
 
@@ -349,6 +356,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
       tl_fork_count(from, false, p->tid, p->writers[i], &d->target.exec_count[i]);
   }
   tl_clock_start(tl, p->event, from ? (int64_t)from->pos.n : 0);
+  if (!from)
+    tl_know_all(tl); /* at the stretch's start */
   tl_slice_on(tl);
   struct replay_result res;
   int rc = 0;
@@ -1098,6 +1107,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
   d->count_hits = count;
   d->count_failed = false;
   tl_clock_start(tl, tl->s->e.pos.event, 0);
+  tl_know_all(tl);
   tl_slice_on(tl);
   for (;;) {
     if (at_boundary(tl, p->event)) {
@@ -1150,6 +1160,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     memset(d->hits, 0, sizeof d->hits);
     memset(snap, 0, sizeof snap);
     tl_clock_start(tl, res.event, 0);
+    tl_know_all(tl);
     if (!at_boundary(tl, p->event))
       tl_tick(tl, true);
     if (d->watch_pending) {

@@ -49,6 +49,13 @@ struct tl_pos {
   struct user_regs_struct regs;
 };
 
+/* A breakpoint (watch false) or watchpoint whose hits in the current stretch are all
+ * counted (it was set since the stretch began, in this replay). */
+struct tl_key {
+  bool watch;
+  uint64_t addr;
+};
+
 /* Hits of one breakpoint or watchpoint in the current stretch. */
 struct tl_count {
   bool watch;
@@ -70,6 +77,8 @@ struct tl_fork {
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
+  struct tl_key known[DEBUG_MAX_BPS + DEBUG_MAX_WPS]; /* the timeline's, when it was taken */
+  int nknown;
   int users;     /* the user's checkpoints at it: never evicted while any */
   uint64_t hit;  /* TL_INSIDE: the latest before a hit a run met (when: a serial), kept first */
   uint64_t made; /* when it was taken (a serial number) */
@@ -103,6 +112,10 @@ struct timeline {
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
+  /* the breakpoints and watchpoints whose counts (above) are complete for the stretch:
+   * a checkpoint inside it records only those */
+  struct tl_key known[DEBUG_MAX_BPS + DEBUG_MAX_WPS];
+  int nknown;
   uint64_t clock_event; /* the stretch after this boundary began clock_t0 ns (of replay) */
   int64_t clock_t0;
   uint64_t max_steps;        /* single steps a search for the instruction before a stop may make */

@@ -25,6 +25,7 @@ int tl_restart(struct timeline *tl, char *err, size_t errlen) {
   tl->counted_event = 0;
   tl->ncounts = 0;
   tl_replay_moved(tl);
+  tl_know_all(tl);
   return 0;
 }
 
@@ -272,6 +273,8 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
   f->ncounts = counts ? ncounts : tl->ncounts;
   memcpy(f->counts, counts ? counts : tl->counts, (size_t)f->ncounts * sizeof *f->counts);
   f->made = ++tl->forks_made;
+  f->nknown = tl->nknown;
+  memcpy(f->known, tl->known, (size_t)tl->nknown * sizeof *tl->known);
   tl->forks[tl->nforks++] = f;
   tl->run_ns = 0;
   int64_t t1 = tl_now_ns();
@@ -328,6 +331,7 @@ void timeline_passed(struct timeline *tl, const struct replay_result *res) {
   if (res->what == REPLAY_EVENT_DONE) {
     tl_tick(tl, true);
     tl_clock_start(tl, res->event, 0);
+    tl_know_all(tl);
   }
 }
 
@@ -348,7 +352,29 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   memcpy(tl->counts, f->counts, sizeof tl->counts);
   tl_replay_moved(tl);
   tl_clock_start(tl, f->pos.event, f->pos.kind == TL_INSIDE ? (int64_t)f->pos.n : 0);
+  if (f->pos.kind == TL_BOUNDARY && !f->pos.steps) {
+    tl_know_all(tl);
+  } else {
+    tl->nknown = f->nknown;
+    memcpy(tl->known, f->known, (size_t)f->nknown * sizeof *f->known);
+  }
   return 0;
+}
+
+void tl_know_all(struct timeline *tl) {
+  const struct replay_debug *d = tl->d;
+  tl->nknown = 0;
+  for (int i = 0; i < d->nbps; i++)
+    tl->known[tl->nknown++] = (struct tl_key){false, d->bps[i]};
+  for (int i = 0; i < d->nwps; i++)
+    tl->known[tl->nknown++] = (struct tl_key){true, d->wps[i].addr};
+}
+
+bool tl_knows(const struct timeline *tl, bool watch, uint64_t addr) {
+  for (int i = 0; i < tl->nknown; i++)
+    if (tl->known[i].watch == watch && tl->known[i].addr == addr)
+      return true;
+  return false;
 }
 
 void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns) {

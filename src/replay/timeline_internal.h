@@ -49,6 +49,11 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
                                size_t whylen);
 /* Fork F's count of (WATCH, TID, ADDR) hits in its stretch: false when it has none. */
 bool tl_fork_count(const struct tl_fork *f, bool watch, pid_t tid, uint64_t addr, uint64_t *n);
+/* The replay is at a stretch's start: every breakpoint and watchpoint set now has all
+ * its hits in it counted from here. */
+void tl_know_all(struct timeline *tl);
+/* Whether the hits of (WATCH, ADDR) in the current stretch are all counted. */
+bool tl_knows(const struct timeline *tl, bool watch, uint64_t addr);
 /* The stretch after boundary EVENT began NS ns of replay ago (for TL_INSIDE places). */
 void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns);
 /* Time slices on (from now) and off: runs stop every so much replay time (RSTOP_SLICE)
