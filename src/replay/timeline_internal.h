@@ -14,7 +14,7 @@
 #define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
 /* replay time between two checkpoints inside a stretch a search or a move runs through
  * (at least ten times what one costs) */
-#define TL_SLICE_NS 10000000
+#define TL_SLICE_NS 5000000
 #define TL_MAX_INSIDE 10 /* checkpoints inside stretches kept (besides TL_MAX_FORKS) */
 
 /* DEJA_TL_DEBUG is set: the timeline says what it searches and goes to. */
