@@ -1194,6 +1194,72 @@ static int search_from(struct timeline *tl, const struct tl_fork *f, const struc
   return search(tl, p, UINT64_MAX, false, last, err, errlen);
 }
 
+/* The last hit before P in P's stretch from the hits counted there, when the replay is
+ * at P (no single steps after its place) and every breakpoint and watchpoint set has all
+ * its hits in the stretch counted: 1 (*LAST) when one of them has hits (its last one is
+ * the last); 0 when none has; -1 when that does not tell (several have hits: their
+ * order is not known; a breakpoint at P's place or at the jump P's pc is set back to). */
+static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct tl_last *last) {
+  const struct replay_debug *d = tl->d;
+  if (!tl->cur_exact || !tl_same_spot(&tl->cur, p) || p->steps ||
+      (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE) ||
+      (p->back_pc && is_user_breakpoint(d, p->back_pc)) ||
+      (p->kind == TL_BEFORE && writer_breaks(d, p)))
+    return -1;
+  int with = 0, which = -1;
+  uint64_t n = 0;
+  for (int i = 0; i < d->nbps + d->nwps; i++) {
+    bool watch = i >= d->nbps;
+    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+    if (!tl_knows(tl, watch, addr))
+      return -1;
+    uint64_t c = stretch_count(tl, p->event + 1, watch, p->tid, addr);
+    if (!watch && p->kind == TL_ARRIVAL && addr == p->addr && c)
+      c--; /* P's own arrival */
+    if (c) {
+      with++;
+      which = i;
+      n = c;
+    }
+  }
+  if (with != 1)
+    return with ? -1 : 0;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  bool watch = which >= d->nbps;
+  const struct debug_watch *w = watch ? &d->wps[which - d->nbps] : NULL;
+  *last = (struct tl_last){.found = true,
+                           .pos = {.event = p->event,
+                                   .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
+                                   .tid = p->tid,
+                                   .addr = watch ? w->addr : d->bps[which],
+                                   .len = watch ? w->len : 0,
+                                   .type = watch ? w->type : 0,
+                                   .n = n},
+                           .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
+                                    .rec_pid = x ? x->rec_pid : 0,
+                                    .rec_tid = p->tid,
+                                    .addr = watch ? w->addr : d->bps[which],
+                                    .watch_type = watch ? w->type : 0}};
+  return 1;
+}
+
+/* Trigger P named by its count alone: goes there for its pc, registers and possible
+ * writers (as hit_pos notes them). 0 or -1. */
+static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t errlen) {
+  if (go_to(tl, p, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  uint8_t code[X86_MAX_INSN_LEN];
+  if (!x || task_get_regs(&x->t) < 0)
+    return seterr(err, errlen, "task %d is gone", p->tid);
+  p->pc = x->t.regs.rip;
+  p->regs = x->t.regs;
+  if (task_read_mem(&x->t, p->pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
+    p->nwriters = likely_writers(code, p, DEBUG_MAX_WPS - tl->d->nwps);
+  return 0;
+}
+
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen) {
   struct tl_pos p = tl->cur;
@@ -1215,18 +1281,22 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     *hit = st;
     return 1;
   }
+  /* P's stretch before P from the hits counted in it, when they tell */
+  int counted = counted_last_hit(tl, &p, &lh);
   tl->cur_exact = false;
   /* From the latest checkpoint at a boundary before P; without a hit there, from the one
    * before that up to it, and so on (the last window starts at the start). */
   const struct tl_fork *f =
       tl_best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
-  bool from_fork = f != NULL;
-  uint64_t window_start = f ? f->pos.event : 0;
-  if (search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
+  bool from_fork = f != NULL || counted == 0;
+  uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
+  if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
     return -1;
   struct tl_pos last = lh.pos;
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
+  if (tl_debug() && counted >= 0)
+    deja_msg("tl: the hits counted in P's stretch name the last one: found %d", counted);
   if (tl_debug())
     deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
              " steps %" PRIu64 "; last hit: found %d%s event %" PRIu64
@@ -1237,6 +1307,10 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
    * (after P's pc is set back to the jump before, if it is), from P's place. */
   struct tl_pos base = p;
+  if (counted >= 0) {
+    p.steps = 0; /* none (counted_last_hit), and no hit at the jump P's pc is set back to */
+    p.back_pc = 0;
+  }
   if (lh.at_trigger && (p.steps || p.back_pc)) {
     struct tl_last keep = lh;
     base.steps = 0;
@@ -1309,6 +1383,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
   if (last.steps)
     return go_to(tl, &last, err, errlen) < 0 ? -1 : (*hit = last_stop, 1);
+  if (last.kind == TL_TRIGGER && !last.pc && fill_trigger(tl, &last, err, errlen) < 0)
+    return -1;
   int rc =
       last.kind == TL_TRIGGER ? go_before(tl, &last, err, errlen) : go_to(tl, &last, err, errlen);
   if (rc < 0)
