@@ -37,3 +37,5 @@ print i
 reverse-continue
 print i
 print work == $w1
+reverse-continue
+print (long) mark
