@@ -1031,6 +1031,7 @@ static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
 }
 
 int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  tl_know_only_set(tl);    /* the breakpoints gdb set for this run */
   struct tl_pos want = *p; /* go_to may change tl->cur, which P may be */
   return go_to(tl, &want, err, errlen);
 }
@@ -1262,6 +1263,7 @@ static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t
 
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen) {
+  tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   struct tl_last lh = {0};
   struct replay_debug *d = tl->d;
@@ -1399,6 +1401,7 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
 
 int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
                           size_t errlen) {
+  tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   tl->have_undone = false;
   if (p.kind == TL_TRIGGER && !p.steps && is_user_watchpoint(tl->d, &p)) {

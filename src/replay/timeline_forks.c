@@ -324,6 +324,7 @@ void timeline_resumed(struct timeline *tl) {
   uint64_t start = p->stage == STAGE_DONE ? p->event : p->event - 1;
   if (tl->clock_event != start)
     tl_clock_start(tl, start, 0);
+  tl_know_only_set(tl);
   tl_slice_on(tl);
 }
 
@@ -357,6 +358,7 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   } else {
     tl->nknown = f->nknown;
     memcpy(tl->known, f->known, (size_t)f->nknown * sizeof *f->known);
+    tl_know_only_set(tl);
   }
   return 0;
 }
@@ -368,6 +370,21 @@ void tl_know_all(struct timeline *tl) {
     tl->known[tl->nknown++] = (struct tl_key){false, d->bps[i]};
   for (int i = 0; i < d->nwps; i++)
     tl->known[tl->nknown++] = (struct tl_key){true, d->wps[i].addr};
+}
+
+void tl_know_only_set(struct timeline *tl) {
+  const struct replay_debug *d = tl->d;
+  int k = 0;
+  for (int i = 0; i < tl->nknown; i++) {
+    bool set = false;
+    for (int j = 0; j < d->nbps && !tl->known[i].watch && !set; j++)
+      set = d->bps[j] == tl->known[i].addr;
+    for (int j = 0; j < d->nwps && tl->known[i].watch && !set; j++)
+      set = d->wps[j].addr == tl->known[i].addr;
+    if (set)
+      tl->known[k++] = tl->known[i];
+  }
+  tl->nknown = k;
 }
 
 bool tl_knows(const struct timeline *tl, bool watch, uint64_t addr) {

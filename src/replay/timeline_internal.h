@@ -52,6 +52,9 @@ bool tl_fork_count(const struct tl_fork *f, bool watch, pid_t tid, uint64_t addr
 /* The replay is at a stretch's start: every breakpoint and watchpoint set now has all
  * its hits in it counted from here. */
 void tl_know_all(struct timeline *tl);
+/* Before the replay runs on: a breakpoint or watchpoint not set now is not counted
+ * from here, so its count in the stretch is not complete any more. */
+void tl_know_only_set(struct timeline *tl);
 /* Whether the hits of (WATCH, ADDR) in the current stretch are all counted. */
 bool tl_knows(const struct timeline *tl, bool watch, uint64_t addr);
 /* The stretch after boundary EVENT began NS ns of replay ago (for TL_INSIDE places). */

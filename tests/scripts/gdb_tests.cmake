@@ -116,6 +116,7 @@ set_tests_properties(gdb_reverse_far PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20
 # reverse moves deep inside one long stretch of user code: from the checkpoints taken
 # inside it, the values and pcs seen forwards
 deja_gdb_test(reverse_inside reverse_inside)
+deja_gdb_test(reverse_inside_disabled reverse_inside)
 # a position the search cannot reach: gdb is told why and the session goes on
 deja_gdb_test(reverse_error reverse)
 set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)
