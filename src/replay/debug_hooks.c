@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
@@ -170,8 +171,7 @@ static enum hook_verdict counted_bps_stop(struct replay_debug *d, struct rptask 
   return v;
 }
 
-static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
-  struct replay_debug *d = ctx;
+static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t internal_bp) {
   d->nins = 0;
   d->stepover = false;
   d->internal_bp = internal_bp;
@@ -226,6 +226,12 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   if (stepping_me || on_bp)
     return PTRACE_SINGLESTEP;
   return PTRACE_SYSCALL;
+}
+
+static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
+  struct replay_debug *d = ctx;
+  d->resume_req = arm_request(d, x, internal_bp);
+  return d->resume_req;
 }
 
 /* The instruction X is about to execute writes the target's watched memory. */
@@ -296,7 +302,10 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     counted_bps_stop(d, x, st, &ignored);
     d->interrupt_sent = false;
     remove_all(d, &x->t);
-    fill_stop(out, RSTOP_INTERRUPT, x);
+    fill_stop(out, d->slice_sent ? RSTOP_SLICE : RSTOP_INTERRUPT, x);
+    if (d->slice_sent)
+      d->arrived_tid = 0; /* it ran freely since its last arrival: on one now, it arrives */
+    d->slice_sent = false;
     return HOOK_STOP;
   }
   if (x->rec_pid != d->pid || d->blind)
@@ -313,8 +322,13 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   remove_all(d, &x->t);
   if (d->counter.fd >= 0) {
     enum hook_verdict v = counted_stop(d, x, st, out);
-    if (v != HOOK_NONE)
+    if (v != HOOK_NONE) {
+      /* the breakpoints counted with it: their arrivals up to here */
+      struct replay_stop ignored;
+      if (d->nbp_counters)
+        counted_bps_stop(d, x, st, &ignored);
       return v;
+    }
   }
   if (d->nbp_counters) {
     enum hook_verdict v = counted_bps_stop(d, x, st, out);
@@ -395,9 +409,47 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   return HOOK_NONE; /* the program's own SIGTRAP (int3 in its code) */
 }
 
-/* Waits for X's stop while polling the debugger's interrupt: SIGCHLD (blocked for the
- * wait, so that it stays pending) wakes it at once, so a task that stops at once (a
- * breakpoint pass of the natural search) costs no sleep. */
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* Whether task TID has a signal pending (thread or process wide). */
+static bool signal_pending(pid_t tid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", tid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return true;
+  bool pending = false;
+  unsigned long long mask;
+  while (fgets(line, sizeof line, f))
+    if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+        mask)
+      pending = true;
+  fclose(f);
+  return pending;
+}
+
+/* The group stop of the slice's interrupt: true when it is the slice's stop; false when
+ * X was resumed again (single-stepping, a signal pending that a fork would lose, or the
+ * slices turned off since): the slice is tried again a little later. */
+static bool slice_stop(struct replay_debug *d, struct rptask *x) {
+  if (d->slice_at && d->resume_req == PTRACE_SYSCALL && !signal_pending(x->t.tid)) {
+    d->interrupt_sent = true;
+    return true;
+  }
+  d->slice_sent = false;
+  if (d->slice_at)
+    d->slice_at = now_ns() + 1000000;
+  ptrace(d->resume_req, x->t.tid, 0, 0);
+  return false;
+}
+
+/* Waits for X's stop while polling the debugger's interrupt and the slice: SIGCHLD
+ * (blocked for the wait, so that it stays pending) wakes it at once, so a task that stops
+ * at once (a breakpoint pass of the natural search) costs no sleep. */
 static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
   struct replay_debug *d = ctx;
   sigset_t chld, old;
@@ -414,10 +466,13 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
     }
     if (p > 0) {
       rc = task_classify_stop(p, status, st);
+      if (rc == 0 && d->slice_sent && st->kind == STOP_GROUP && !slice_stop(d, x))
+        continue;
       break;
     }
     if (d->interrupted && d->interrupted(d->interrupt_arg)) {
       d->interrupted = NULL; /* one interrupt per resume */
+      d->slice_sent = false; /* gdb's interrupt: its stop is gdb's */
       ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0);
       rc = task_wait(&x->t, st);
       /* The interrupt's own stop ends the run (disarm reports it); another stop that
@@ -425,7 +480,18 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
       d->interrupt_sent = rc == 0 && st->kind == STOP_GROUP;
       break;
     }
-    struct timespec poll_interval = {0, 10 * 1000 * 1000};
+    int64_t wait_ns = 10 * 1000 * 1000;
+    if (d->slice_at && !d->slice_sent && x->rec_pid == d->pid && !d->blind) {
+      int64_t left = d->slice_at - now_ns();
+      if (left <= 0 && d->resume_req == PTRACE_SYSCALL) {
+        /* its stop (or another one first) is seen by the waitpid above */
+        d->slice_sent = ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0) == 0;
+        continue;
+      }
+      if (left > 0 && left < wait_ns)
+        wait_ns = left;
+    }
+    struct timespec poll_interval = {0, wait_ns};
     sigtimedwait(&chld, NULL, &poll_interval);
   }
   sigprocmask(SIG_SETMASK, &old, NULL);

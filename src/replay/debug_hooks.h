@@ -83,11 +83,18 @@ struct replay_debug {
    * they did not once. */
   bool count_hits, count_failed;
   uint64_t hits[DEBUG_MAX_BPS];
+  /* CLOCK_MONOTONIC ns after which a task of the debugged process running user code is
+   * interrupted (RSTOP_SLICE) for the timeline to take a checkpoint there; 0: never.
+   * Only while it runs freely (not single-stepping) and has no signal pending (a fork
+   * would lose it): else it goes on and the slice comes a little later. */
+  int64_t slice_at;
   /* internal state of a resume */
   uint64_t internal_bp;
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
   bool stepover, interrupt_sent;
+  bool slice_sent;     /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
+  int resume_req;      /* how arm resumed the task */
   pid_t arrived_tid;   /* this task's last stop was its arrival at arrived_pc (a breakpoint */
   uint64_t arrived_pc; /* trap, or the count's signal): resuming steps over it */
   struct exec_counter counter; /* counting the target's arrivals while the task runs */

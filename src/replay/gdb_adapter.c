@@ -204,6 +204,7 @@ static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
   case RSTOP_STEP:
   case RSTOP_TARGET: g->kind = GDB_STOP_SIGNAL; break;
   case RSTOP_INTERRUPT:
+  case RSTOP_SLICE:
     g->kind = GDB_STOP_SIGNAL;
     g->signo = SIGINT;
     break;
@@ -385,6 +386,10 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
     }
     struct replay_result res;
     replay_step(a->s, &res);
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
+      timeline_slice(&a->tl, &res); /* a checkpoint, not a stop of gdb's */
+      continue;
+    }
     if (stop_after(a, &res, cur, stop)) {
       timeline_note(&a->tl, &res, action == GDB_STEP);
       break;
@@ -393,6 +398,7 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
   }
   d->stepping = false;
   d->interrupted = NULL;
+  d->slice_at = 0; /* no slices while gdb looks */
 }
 
 /* deja's messages while the replay runs go to gdb's console, with the stop. */

@@ -76,6 +76,7 @@ enum replay_stop_kind {
   RSTOP_INTERRUPT,  /* the debugger interrupted the program (Ctrl-C) */
   RSTOP_TARGET,     /* the position the reverse-execution timeline asked for was reached */
   RSTOP_SYSCALL,    /* the task is at the entry of system call number `addr` (catch syscall) */
+  RSTOP_SLICE,      /* the timeline's time slice ran out (somewhere in user code: a checkpoint) */
 };
 
 struct replay_stop {

@@ -26,10 +26,13 @@
 #define TL_STOP_FORK_NS 2000000 /* replay time before a gdb stop worth a checkpoint */
 /* Single steps back to the instruction before a stop tried before counting its possible
  * predecessors in the kernel (about 0.15 s of them) */
-#define TL_NEAR_STEPS 10000
+#define TL_NEAR_STEPS 500
 /* Executions of a possible predecessor counted at most (a debug exception each: about
  * 1 s of them); one executed more often is not tried (but see go_before_jump) */
 #define TL_MAX_COUNTED 100000
+/* Executions of the jump before a write since a checkpoint inside the stretch that make
+ * it taken for a loop's (go_before_near) */
+#define TL_NEAR_COUNTED 1000
 
 static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
 static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
@@ -77,11 +80,103 @@ static void set_count(struct timeline *tl, uint64_t event, bool watch, pid_t tid
       tl->counts[i].n = n;
 }
 
+/* Hits of (WATCH, TID, ADDR) counted so far in the stretch ending with event END. */
+static uint64_t stretch_count(const struct timeline *tl, uint64_t end, bool watch, pid_t tid,
+                              uint64_t addr) {
+  for (int i = 0; tl->counted_event == end && i < tl->ncounts; i++)
+    if (tl->counts[i].watch == watch && tl->counts[i].tid == tid && tl->counts[i].addr == addr)
+      return tl->counts[i].n;
+  return 0;
+}
+
+static void put_count(struct tl_count *c, int *n, bool watch, pid_t tid, uint64_t addr,
+                      uint64_t v) {
+  for (int i = 0; i < *n; i++)
+    if (c[i].watch == watch && c[i].tid == tid && c[i].addr == addr) {
+      c[i].n = v;
+      return;
+    }
+  c[(*n)++] = (struct tl_count){watch, tid, addr, v};
+}
+
+/* A time slice ran out (RES) in a run that observes the user's breakpoints and
+ * watchpoints: a checkpoint there (TL_INSIDE) with the hits of each counted so far in
+ * the stretch, the target's too (PROBE_KNOWN: its probe's), so moves to positions after
+ * it start there. Not on an address being counted: whether the task arrived there is
+ * the counters' business. */
+static void fork_inside(struct timeline *tl, const struct replay_result *res, bool probe_known) {
+  struct replay_debug *d = tl->d;
+  pid_t tid = res->stop.rec_tid;
+  uint64_t end = res->event;
+  struct rptask *x = engine_task(&tl->s->e, tid);
+  if (!x || x->rec_pid != d->pid || task_get_regs(&x->t) < 0 ||
+      d->nbps + d->nwps + 2 > TL_MAX_COUNTS || tl->clock_event + 1 != end)
+    return;
+  uint64_t pc = x->t.regs.rip;
+  bool target = d->target.on && d->target.tid == tid;
+  bool on_counted =
+      is_user_breakpoint(d, pc) || (target && (pc == d->target.addr || pc == d->target.probe));
+  for (int i = 0; target && i < d->target.nexec; i++)
+    on_counted |= pc == d->target.exec[i];
+  /* a breakpoint or watchpoint set after the stretch began here: its count is not
+   * complete (a checkpoint without it serves no position while it is set) */
+  for (int i = 0; i < d->nbps; i++)
+    on_counted |= !tl_knows(tl, false, d->bps[i]);
+  for (int i = 0; i < d->nwps; i++)
+    on_counted |= !tl_knows(tl, true, d->wps[i].addr);
+  if (on_counted)
+    return;
+  struct tl_count c[TL_MAX_COUNTS];
+  int n = 0;
+  for (int i = 0; i < d->nbps; i++)
+    put_count(c, &n, false, tid, d->bps[i],
+              d->count_hits ? d->hits[i] : stretch_count(tl, end, false, tid, d->bps[i]));
+  for (int i = 0; i < d->nwps; i++)
+    put_count(c, &n, true, tid, d->wps[i].addr, stretch_count(tl, end, true, tid, d->wps[i].addr));
+  /* the target's arrivals at a breakpoint counted with the others are in hits[] */
+  if (target && !(d->count_hits && !d->target.watch && is_user_breakpoint(d, d->target.addr)))
+    put_count(c, &n, d->target.watch, tid, d->target.addr, d->target.count);
+  if (target && d->target.probe && probe_known)
+    put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
+  struct tl_pos pos = {
+      .event = end - 1, .kind = TL_INSIDE, .tid = tid, .n = (uint64_t)(tl_now_ns() - tl->clock_t0)};
+  tl_fork_counts(tl, &pos, c, n, NULL, 0);
+}
+
+void timeline_slice(struct timeline *tl, const struct replay_result *res) {
+  tl_tick(tl, false);
+  fork_inside(tl, res, false);
+  tl_slice_on(tl);
+  tl->tick_ns = tl_now_ns();
+}
+
 static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
   for (int i = 0; i < d->nwps; i++)
     if (d->wps[i].addr == addr && d->wps[i].type == type)
       return d->wps[i].len;
   return 1;
+}
+
+/* The instructions ending at trigger P's pc that write memory (CODE: the bytes before
+ * it), at most MAX: first those whose operand, with the registers after the write (P's),
+ * covers the watched bytes (the others: an instruction that moved its own address, or
+ * a wrong decoding). */
+static int likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max) {
+  uint64_t all[X86_MAX_INSN_LEN];
+  int n = x86_writers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN), k = 0;
+  bool covers[X86_MAX_INSN_LEN];
+  for (int i = 0; i < n; i++) {
+    struct user_regs_struct r = p->regs;
+    r.rip = all[i];
+    size_t back = (size_t)(p->pc - all[i]);
+    covers[i] =
+        x86_insn_writes(code + X86_MAX_INSN_LEN - back, back, &r, p->addr, (uint64_t)p->len);
+  }
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n && k < max; i++)
+      if (covers[i] == (pass == 0))
+        p->writers[k++] = all[i];
+  return k;
 }
 
 /* The position of a breakpoint or watchpoint stop in a run (counted). */
@@ -106,7 +201,7 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
     uint8_t code[X86_MAX_INSN_LEN];
     int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
     if (task_read_mem(&x->t, p.pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
-      p.nwriters = x86_writers_ending_at(code, p.pc, p.writers, slots);
+      p.nwriters = likely_writers(code, &p, slots);
   }
   return p;
 }
@@ -209,6 +304,7 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
       tl_tick(tl, true);
   }
   tl->d->blind = false;
+  tl_know_all(tl);
   return rc;
 }
 
@@ -231,27 +327,51 @@ static void arm_target(struct timeline *tl, const struct tl_pos *p) {
     tl->d->target.exec[i] = p->writers[i];
 }
 
-/* Replays from the boundary before P's stretch to P's arrival or trigger. */
-static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t count,
+/* Replays from the boundary before P's stretch (or from FROM, a checkpoint inside it) to
+ * P's arrival or trigger, with checkpoints inside the stretch on the way. */
+static int run_to_target(struct timeline *tl, const struct tl_pos *p, const struct tl_fork *from,
                          const uint64_t *exec, int nexec, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   bool before = p->kind == TL_BEFORE;
   arm_target(tl, p);
-  d->target.count = count;
   d->target.probe = p->kind == TL_TRIGGER ? p->pc : 0;
+  bool probe_known = true;
+  if (from) {
+    /* the counts up to FROM: the ones it has (inside_usable checked the target's) */
+    tl_fork_count(from, d->target.watch, p->tid, p->addr, &d->target.count);
+    probe_known = !d->target.probe ||
+                  tl_fork_count(from, false, p->tid, d->target.probe, &d->target.probe_count);
+    if (!probe_known)
+      d->target.probe = 0;
+  }
   if (!before) {
     d->target.nexec = nexec;
     memcpy(d->target.exec, exec, (size_t)nexec * sizeof *exec);
   }
-  for (int i = 0; i < d->target.nexec && before; i++)
-    /* a writer the user breaks at: its arrivals are counted for the user's stops */
+  for (int i = 0; i < d->target.nexec && before; i++) {
+    /* a writer the user breaks at: its arrivals are counted for the user's stops (from
+     * FROM's count, which has every breakpoint's) */
     d->target.early |= is_user_breakpoint(d, p->writers[i]);
+    if (from)
+      tl_fork_count(from, false, p->tid, p->writers[i], &d->target.exec_count[i]);
+  }
+  tl_clock_start(tl, p->event, from ? (int64_t)from->pos.n : 0);
+  if (!from)
+    tl_know_all(tl); /* at the stretch's start */
+  tl_slice_on(tl);
   struct replay_result res;
   int rc = 0;
   for (;;) {
     replay_step(tl->s, &res);
-    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET)
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
+      tl_mark_hit(tl, p->event);
       break;
+    }
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
+      fork_inside(tl, &res, probe_known);
+      tl_slice_on(tl);
+      continue;
+    }
     if (res.what != REPLAY_STOP && res.what != REPLAY_EVENT_DONE) {
       rc = seterr(err, errlen, "the replay ended before the position was found again");
       break;
@@ -266,12 +386,13 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, uint64_t c
     if (res.what == REPLAY_EVENT_DONE)
       tl_tick(tl, true);
   }
+  tl_slice_off(tl);
   d->target.on = false;
   if (rc == 0 && d->target.missed)
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
-    if (d->target.early)
+    if (d->target.early && (!from || is_user_breakpoint(d, p->writers[d->target.exec_last])))
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
@@ -325,12 +446,13 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
   if (f && tl_same_spot(&f->pos, p)) {
     done = f->pos.steps;
   } else {
-    if (run_to_boundary(tl, p->event, err, errlen) < 0)
+    bool inside = f && f->pos.kind == TL_INSIDE; /* then in P's stretch already */
+    if (!inside && run_to_boundary(tl, p->event, err, errlen) < 0)
       return -1;
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
-    if (p->kind != TL_BOUNDARY || p->steps)
+    if (!inside && (p->kind != TL_BOUNDARY || p->steps))
       tl_fork_here(tl, &start);
-    if (p->kind != TL_BOUNDARY && run_to_target(tl, p, 0, NULL, 0, err, errlen) < 0)
+    if (p->kind != TL_BOUNDARY && run_to_target(tl, p, inside ? f : NULL, NULL, 0, err, errlen) < 0)
       return -1;
     if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
       return go_to(tl, p, err, errlen); /* again, trapping each arrival */
@@ -475,7 +597,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   struct exec_counter wc;
   if (!x || exec_counter_start(&wc, x->t.tid, at_p->rip, 0) < 0)
     return 0;
-  int rc = run_to_target(tl, &at, 0, NULL, 0, err, errlen);
+  int rc = run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
   uint64_t w_then = exec_counter_read(&wc);
   if (rc == 0 && tl->d->target.counted_in_kernel && w_then == w_before)
     tl_fork_here(tl, &at); /* going there again is then quick */
@@ -511,7 +633,8 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
 static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
                              const struct user_regs_struct *known, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
-  if (!exec_counter_usable() || tl->slow_arrivals || p->kind != TL_BEFORE)
+  if (!exec_counter_usable() || tl->slow_arrivals ||
+      (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
     return 0;
   struct tl_pos at = *p;
   at.steps = 0;
@@ -527,8 +650,10 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
    * debug registers left are the candidates' */
   at.writers[0] = at_p.rip;
   at.nwriters = 1;
-  bool in_user = is_user_watchpoint(d, p);
-  int room = DEBUG_MAX_WPS - d->nwps - !in_user - 1 - 1;
+  /* the watchpoints, the target's (a watchpoint not the user's, W's execution
+   * breakpoint; an arrival's counter) and W's counter */
+  bool before = p->kind == TL_BEFORE;
+  int room = DEBUG_MAX_WPS - d->nwps - (before ? !is_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
     deja_msg("tl: %d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
              room);
@@ -546,7 +671,7 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
     for (int i = 0; i < k; i++)
       if (exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], TL_MAX_COUNTED) < 0)
         cc[i].fd = -1;
-    int rc = run_to_target(tl, &at, 0, NULL, 0, err, errlen);
+    int rc = run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
     /* the execution breakpoint that stopped the task at P counted it once too: W's
      * executions before P are at most one fewer (more when an earlier stop at W counted
      * twice: then no candidate matches, never a wrong one) */
@@ -596,7 +721,7 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
     tl->s->e.o = &tl->quiet;
     struct tl_pos at = *p;
     at.steps = 0;
-    if (run_to_target(tl, &at, 0, exec, n, err, errlen) < 0)
+    if (run_to_target(tl, &at, NULL, exec, n, err, errlen) < 0)
       return -1;
     int last = d->target.exec_last;
     if (last < 0)
@@ -618,6 +743,8 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
 /* The state one instruction (of P's task) before P: from the previous arrival or trigger
  * (or the start of the stretch), single steps up to P; then goes there. */
 static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *a,
+                    uint64_t limit, uint64_t *steps, char *err, size_t errlen);
 
 /* The instruction before position P just before the n-th trigger's write: from the
  * (n-1)-th trigger (or the stretch start), single steps up to the one that makes the
@@ -644,6 +771,75 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
   return found;
 }
 
+/* The instruction before P (an arrival, or just before a write: TL_BEFORE) right after a
+ * checkpoint inside P's stretch past P's previous arrival or trigger (P after a long
+ * loop, typically): when P's only possible predecessor is a direct jump executed at
+ * least TL_NEAR_COUNTED times since that checkpoint, go_before_jump (without the run
+ * from the stretch's start that counting all its executions takes). KNOWN: P's
+ * registers, when known. 1: gone there; 0: not so; -1: failed. */
+static int go_before_near(struct timeline *tl, const struct tl_pos *p,
+                          const struct user_regs_struct *known, char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  bool watch = p->kind == TL_BEFORE;
+  struct tl_pos at = *p;
+  at.steps = 0;
+  at.step_tid = 0;
+  struct tl_fork *f = tl_best_inside(tl, &at);
+  uint64_t c;
+  /* the debug registers: the watchpoints, the target's and the jump's counter */
+  int used = d->nwps + (watch ? !is_user_watchpoint(d, p) : 1) + 1;
+  if (!exec_counter_usable() || tl->slow_arrivals || p->back_pc || !f ||
+      (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL) || used > DEBUG_MAX_WPS ||
+      !tl_fork_count(f, watch, p->tid, p->addr, &c) || c + 1 != p->n)
+    return 0;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  struct user_regs_struct at_p;
+  if (known) {
+    at_p = *known;
+  } else if (tl->cur_exact && tl_same_spot(&tl->cur, p) && !tl->cur.steps && x &&
+             task_get_regs(&x->t) == 0) {
+    at_p = x->t.regs;
+  } else {
+    if (go_to(tl, &at, err, errlen) < 0)
+      return -1;
+    x = engine_task(&tl->s->e, p->tid);
+    if (!x || task_get_regs(&x->t) < 0)
+      return 0;
+    at_p = x->t.regs;
+  }
+  uint64_t cand[8];
+  uint8_t code[X86_MAX_INSN_LEN];
+  if (predecessors_of(x, at_p.rip, cand, 8) != 1 ||
+      task_read_mem(&x->t, cand[0], code, sizeof code) < 0 ||
+      !x86_is_direct_jump(code, sizeof code, cand[0]))
+    return 0;
+  f = tl_best_inside(tl, &at); /* the one before may have been dropped on the way */
+  if (!f || tl_start_from(tl, f, err, errlen) < 0)
+    return 0;
+  tl->s->e.o = &tl->quiet;
+  x = engine_task(&tl->s->e, p->tid);
+  struct exec_counter cc;
+  if (!x || exec_counter_start_capped(&cc, x->t.tid, cand[0], TL_NEAR_COUNTED) < 0)
+    return 0;
+  if (watch) {
+    /* to P's trigger, right after W: no execution breakpoint on W slowing the loop */
+    at.kind = TL_TRIGGER;
+    at.nwriters = 0;
+  }
+  int rc = run_to_target(tl, &at, f, NULL, 0, err, errlen);
+  uint64_t n = exec_counter_read(&cc);
+  exec_counter_stop(&cc);
+  if (tl_debug())
+    deja_msg("tl: the jump at %" PRIx64 " before %" PRIx64 " ran %" PRIu64
+             " times since the checkpoint inside the stretch",
+             cand[0], (uint64_t)at_p.rip, n);
+  if (rc < 0)
+    return -1;
+  if (n < TL_NEAR_COUNTED)
+    return 0;
+  return go_before_jump(tl, p, cand[0], &at_p, err, errlen);
+}
+
 static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   struct tl_pos anchor = *p;
   anchor.kind = TL_TRIGGER;
@@ -659,15 +855,26 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
               task_get_regs(&x->t) == 0;
   if (here)
     at_p = x->t.regs;
+  int near = go_before_near(tl, p, here ? &at_p : NULL, err, errlen);
+  if (near != 0)
+    return near < 0 ? -1 : 0;
   uint64_t steps = 0;
-  /* a few single steps first (the write in a loop); then, far from the trigger before
-   * (after a long loop), the predecessors of the write counted in the kernel */
-  uint64_t near = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
-  int found = steps_to_write(tl, p, &anchor, near, &steps, err, errlen);
   /* P's pc set back to the jump before the write: the instruction before that jump */
   uint64_t back = p->back_pc ? 1 : 0;
-  if (found == 0 && near < tl->max_steps && !back) {
+  /* From the stretch's start, counting the predecessors of the write in the kernel
+   * takes runs as long as the single steps' (a hundred times faster per instruction);
+   * else a few single steps first (the write in a loop, the trigger before one pass
+   * back); then, far from the trigger before (after a long loop), the counting */
+  bool counted = anchor.kind == TL_BOUNDARY && !back;
+  if (counted) {
     int rc = go_before_counted(tl, p, here ? &at_p : NULL, err, errlen);
+    if (rc != 0)
+      return rc < 0 ? -1 : 0;
+  }
+  uint64_t few = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
+  int found = steps_to_write(tl, p, &anchor, few, &steps, err, errlen);
+  if (found == 0 && few < tl->max_steps && !back) {
+    int rc = counted ? 0 : go_before_counted(tl, p, here ? &at_p : NULL, err, errlen);
     if (rc != 0)
       return rc < 0 ? -1 : 0;
     found = steps_to_write(tl, p, &anchor, tl->max_steps, &steps, err, errlen);
@@ -698,6 +905,11 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   anchor.steps = 0;
   if (anchor.n == 0)
     anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  if (p->kind == TL_ARRIVAL) {
+    int near = go_before_near(tl, p, NULL, err, errlen);
+    if (near != 0)
+      return near < 0 ? -1 : 0;
+  }
   if (p->kind == TL_TRIGGER && p->nwriters) {
     struct tl_pos b = *p;
     b.kind = TL_BEFORE;
@@ -718,7 +930,7 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
     tl->s->e.o = &tl->quiet;
     struct tl_pos probe = *p;
     probe.steps = 0;
-    if (run_to_target(tl, &probe, 0, NULL, 0, err, errlen) < 0)
+    if (run_to_target(tl, &probe, NULL, NULL, 0, err, errlen) < 0)
       return -1;
     uint64_t m = tl->d->target.probe_count;
     anchor = m ? (struct tl_pos){.event = p->event,
@@ -728,6 +940,47 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
                                  .n = m}
                : start;
   }
+  uint64_t steps = 0;
+  /* an arrival: a few single steps (a breakpoint in a loop), then its predecessors
+   * counted (first, from the stretch's start: as fast), then single steps again */
+  uint64_t few = tl->max_steps < TL_NEAR_STEPS ? tl->max_steps : TL_NEAR_STEPS;
+  /* P's pc set back to the jump before it (back_pc): the instruction before the jump */
+  uint64_t back = p->back_pc ? 1 : 0;
+  bool arrival = p->kind == TL_ARRIVAL && !back;
+  bool counted = arrival && anchor.kind == TL_BOUNDARY;
+  int rc = counted ? go_before_counted(tl, p, NULL, err, errlen) : 0;
+  if (rc != 0)
+    return rc < 0 ? -1 : 0;
+  rc = steps_to(tl, p, &anchor, arrival ? few : tl->max_steps, &steps, err, errlen);
+  if (rc == 0 && arrival && few < tl->max_steps) {
+    int c = counted ? 0 : go_before_counted(tl, p, NULL, err, errlen);
+    if (c != 0)
+      return c < 0 ? -1 : 0;
+    rc = steps_to(tl, p, &anchor, tl->max_steps, &steps, err, errlen);
+  }
+  if (rc < 0)
+    return -1;
+  if (!rc)
+    return seterr(err, errlen,
+                  "cannot find the instruction before the stop (event %" PRIu64
+                  ", task %d, %" PRIu64 " steps searched)",
+                  p->event + 1, p->tid, steps);
+  if (steps < back) /* the jump follows the anchor at once */
+    return anchor.kind != TL_BOUNDARY ? go_before(tl, &anchor, err, errlen)
+                                      : seterr(err, errlen,
+                                               "the jump is the first instruction of event "
+                                               "%" PRIu64 "'s stretch",
+                                               p->event + 1);
+  anchor.steps = steps - back;
+  anchor.step_tid = p->tid;
+  return go_to(tl, &anchor, err, errlen);
+}
+
+/* From ANCHOR, single steps of P's task (up to LIMIT) until it is at P's arrival or
+ * makes P's trigger: 1 when found (*STEPS: the steps before), 0 when not, -1. */
+static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *a,
+                    uint64_t limit, uint64_t *steps, char *err, size_t errlen) {
+  struct tl_pos anchor = *a;
   if (go_to(tl, &anchor, err, errlen) < 0)
     return -1;
   if (anchor.kind != TL_BOUNDARY)
@@ -736,10 +989,10 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   struct replay_debug *d = tl->d;
   if (p->kind == TL_TRIGGER)
     arm_trigger(d, p);
-  uint64_t steps = 0;
   bool found = false;
   struct replay_result res;
-  while (!found && steps < tl->max_steps) {
+  *steps = 0;
+  while (!found && *steps < limit) {
     if (step_once(tl, p->tid, &res) < 0)
       break;
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
@@ -756,19 +1009,12 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
       }
     }
     if (!found)
-      steps++;
+      (*steps)++;
     if (tl->s->e.pos.event > p->event + 1)
       break;
   }
   d->target.on = false;
-  if (!found)
-    return seterr(err, errlen,
-                  "cannot find the instruction before the stop (event %" PRIu64
-                  ", task %d, %" PRIu64 " steps searched)",
-                  p->event + 1, p->tid, steps);
-  anchor.steps = steps;
-  anchor.step_tid = p->tid;
-  return go_to(tl, &anchor, err, errlen);
+  return found;
 }
 
 static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p) {
@@ -785,6 +1031,7 @@ static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
 }
 
 int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  tl_know_only_set(tl);    /* the breakpoints gdb set for this run */
   struct tl_pos want = *p; /* go_to may change tl->cur, which P may be */
   return go_to(tl, &want, err, errlen);
 }
@@ -798,10 +1045,19 @@ int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
  * one breakpoint, so their order is not known. */
 struct tl_last {
   bool found, ambiguous;
+  bool at_trigger; /* the search went to P's trigger, one instruction after P (TL_BEFORE) */
   uint64_t amb_event;
   struct tl_pos pos;
   struct replay_stop stop;
 };
+
+/* Whether the user breaks at one of P's possible writers (TL_BEFORE). */
+static bool writer_breaks(const struct replay_debug *d, const struct tl_pos *p) {
+  for (int i = 0; i < p->nwriters; i++)
+    if (is_user_breakpoint(d, p->writers[i]))
+      return true;
+  return false;
+}
 
 /* The breakpoint hits the kernel counted in the stretch of task TID that ends with event
  * EVENT (up to TARGET_ADDR's n-th arrival when that ended it: not a hit before it);
@@ -845,18 +1101,28 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
   struct replay_debug *d = tl->d;
   struct replay_result res;
   uint64_t snap[DEBUG_MAX_BPS];
-  bool armed = false;
+  bool armed = false, to_trigger = false;
   int rc = 0;
   memset(d->hits, 0, sizeof d->hits);
   memset(snap, 0, sizeof snap);
   d->count_hits = count;
   d->count_failed = false;
+  tl_clock_start(tl, tl->s->e.pos.event, 0);
+  tl_know_all(tl);
+  tl_slice_on(tl);
   for (;;) {
     if (at_boundary(tl, p->event)) {
       if (p->kind == TL_BOUNDARY)
         break;
       if (!armed) {
         arm_target(tl, p);
+        if (p->kind == TL_BEFORE && !writer_breaks(d, p)) {
+          /* to the trigger: the write is P's last instruction, and execution
+           * breakpoints next to a loop would slow it down (see set_watchpoints) */
+          d->target.before = false;
+          d->target.nexec = 0;
+          to_trigger = true;
+        }
         /* earlier arrivals at a breakpoint are hits */
         d->target.slow |= is_user_breakpoint(d, p->addr);
         armed = true;
@@ -868,6 +1134,11 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     replay_step(tl->s, &res);
     if (count && d->count_failed)
       break; /* the caller searches again, trapping */
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
+      fork_inside(tl, &res, false);
+      tl_slice_on(tl);
+      continue;
+    }
     if (res.what == REPLAY_STOP) {
       if (res.stop.kind == RSTOP_TARGET) {
         note_counted(tl, last, res.event, p->tid, snap, p->kind == TL_ARRIVAL ? p->addr : 0);
@@ -875,6 +1146,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
       }
       if (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT) {
         *last = (struct tl_last){.found = true, .pos = hit_pos(tl, &res), .stop = res.stop};
+        tl_mark_hit(tl, res.event - 1);
         memcpy(snap, d->hits, sizeof snap);
       }
       continue;
@@ -888,6 +1160,8 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     note_counted(tl, last, res.event, res.rec_tid, snap, 0);
     memset(d->hits, 0, sizeof d->hits);
     memset(snap, 0, sizeof snap);
+    tl_clock_start(tl, res.event, 0);
+    tl_know_all(tl);
     if (!at_boundary(tl, p->event))
       tl_tick(tl, true);
     if (d->watch_pending) {
@@ -897,8 +1171,10 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
                                .stop = d->watch_stop};
     }
   }
+  tl_slice_off(tl);
   d->target.on = false;
   d->count_hits = false;
+  last->at_trigger = to_trigger;
   return rc;
 }
 
@@ -919,26 +1195,110 @@ static int search_from(struct timeline *tl, const struct tl_fork *f, const struc
   return search(tl, p, UINT64_MAX, false, last, err, errlen);
 }
 
+/* The last hit before P in P's stretch from the hits counted there, when the replay is
+ * at P (no single steps after its place) and every breakpoint and watchpoint set has all
+ * its hits in the stretch counted: 1 (*LAST) when one of them has hits (its last one is
+ * the last); 0 when none has; -1 when that does not tell (several have hits: their
+ * order is not known; a breakpoint at P's place or at the jump P's pc is set back to). */
+static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct tl_last *last) {
+  const struct replay_debug *d = tl->d;
+  if (!tl->cur_exact || !tl_same_spot(&tl->cur, p) || p->steps ||
+      (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE) ||
+      (p->back_pc && is_user_breakpoint(d, p->back_pc)) ||
+      (p->kind == TL_BEFORE && writer_breaks(d, p)))
+    return -1;
+  int with = 0, which = -1;
+  uint64_t n = 0;
+  for (int i = 0; i < d->nbps + d->nwps; i++) {
+    bool watch = i >= d->nbps;
+    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+    if (!tl_knows(tl, watch, addr))
+      return -1;
+    uint64_t c = stretch_count(tl, p->event + 1, watch, p->tid, addr);
+    if (!watch && p->kind == TL_ARRIVAL && addr == p->addr && c)
+      c--; /* P's own arrival */
+    if (c) {
+      with++;
+      which = i;
+      n = c;
+    }
+  }
+  if (with != 1)
+    return with ? -1 : 0;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  bool watch = which >= d->nbps;
+  const struct debug_watch *w = watch ? &d->wps[which - d->nbps] : NULL;
+  *last = (struct tl_last){.found = true,
+                           .pos = {.event = p->event,
+                                   .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
+                                   .tid = p->tid,
+                                   .addr = watch ? w->addr : d->bps[which],
+                                   .len = watch ? w->len : 0,
+                                   .type = watch ? w->type : 0,
+                                   .n = n},
+                           .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
+                                    .rec_pid = x ? x->rec_pid : 0,
+                                    .rec_tid = p->tid,
+                                    .addr = watch ? w->addr : d->bps[which],
+                                    .watch_type = watch ? w->type : 0}};
+  return 1;
+}
+
+/* Trigger P named by its count alone: goes there for its pc, registers and possible
+ * writers (as hit_pos notes them). 0 or -1. */
+static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t errlen) {
+  if (go_to(tl, p, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  uint8_t code[X86_MAX_INSN_LEN];
+  if (!x || task_get_regs(&x->t) < 0)
+    return seterr(err, errlen, "task %d is gone", p->tid);
+  p->pc = x->t.regs.rip;
+  p->regs = x->t.regs;
+  if (task_read_mem(&x->t, p->pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
+    p->nwriters = likely_writers(code, p, DEBUG_MAX_WPS - tl->d->nwps);
+  return 0;
+}
+
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen) {
+  tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   struct tl_last lh = {0};
   struct replay_debug *d = tl->d;
   struct replay_result res;
   bool count = !tl->slow_arrivals && exec_counter_usable();
   tl->tick_ns = tl_now_ns();
+  if (p.kind == TL_TRIGGER && !p.steps && !p.back_pc && is_user_watchpoint(d, &p)) {
+    /* at a watchpoint's stop: going back over the write that made it is its trigger */
+    struct rptask *x = engine_task(&tl->s->e, p.tid);
+    struct replay_stop st = {.kind = RSTOP_WATCHPOINT,
+                             .rec_pid = x ? x->rec_pid : 0,
+                             .rec_tid = p.tid,
+                             .addr = p.addr,
+                             .watch_type = p.type};
+    if (go_before(tl, &p, err, errlen) < 0)
+      return -1;
+    *hit = st;
+    return 1;
+  }
+  /* P's stretch before P from the hits counted in it, when they tell */
+  int counted = counted_last_hit(tl, &p, &lh);
   tl->cur_exact = false;
   /* From the latest checkpoint at a boundary before P; without a hit there, from the one
    * before that up to it, and so on (the last window starts at the start). */
   const struct tl_fork *f =
       tl_best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
-  bool from_fork = f != NULL;
-  uint64_t window_start = f ? f->pos.event : 0;
-  if (search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
+  bool from_fork = f != NULL || counted == 0;
+  uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
+  if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
     return -1;
   struct tl_pos last = lh.pos;
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
+  if (tl_debug() && counted >= 0)
+    deja_msg("tl: the hits counted in P's stretch name the last one: found %d", counted);
   if (tl_debug())
     deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
              " steps %" PRIu64 "; last hit: found %d%s event %" PRIu64
@@ -947,8 +1307,23 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
              lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
              last.addr, last.n, last.pc);
   /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
-   * (after P's pc is set back to the jump before, if it is). */
+   * (after P's pc is set back to the jump before, if it is), from P's place. */
   struct tl_pos base = p;
+  if (counted >= 0) {
+    p.steps = 0; /* none (counted_last_hit), and no hit at the jump P's pc is set back to */
+    p.back_pc = 0;
+  }
+  if (lh.at_trigger && (p.steps || p.back_pc)) {
+    struct tl_last keep = lh;
+    base.steps = 0;
+    base.step_tid = 0;
+    base.back_pc = 0;
+    if (go_to(tl, &base, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    base = p;
+    lh = keep;
+  }
   struct rptask *bx = engine_task(&tl->s->e, p.tid);
   if (p.back_pc && bx && task_get_regs(&bx->t) == 0) {
     struct user_regs_struct r = bx->t.regs;
@@ -1010,16 +1385,23 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
   if (last.steps)
     return go_to(tl, &last, err, errlen) < 0 ? -1 : (*hit = last_stop, 1);
+  if (last.kind == TL_TRIGGER && !last.pc && fill_trigger(tl, &last, err, errlen) < 0)
+    return -1;
   int rc =
       last.kind == TL_TRIGGER ? go_before(tl, &last, err, errlen) : go_to(tl, &last, err, errlen);
   if (rc < 0)
     return -1;
+  /* a checkpoint at gdb's stop: a reverse-stepi from it (it counts from the checkpoint
+   * inside the stretch before it to its trigger) comes back at once */
+  if (tl->cur_exact && tl->cur.kind != TL_BOUNDARY && !tl->cur.back_pc && !tl->cur.steps)
+    tl_fork_here(tl, &tl->cur);
   *hit = last_stop;
   return 1;
 }
 
 int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
                           size_t errlen) {
+  tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   tl->have_undone = false;
   if (p.kind == TL_TRIGGER && !p.steps && is_user_watchpoint(tl->d, &p)) {

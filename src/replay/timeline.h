@@ -23,6 +23,9 @@ enum tl_kind {
   TL_BEFORE,   /* just before the instruction that makes that trigger: the first of the
                   `writers` (addresses) the task reaches after the (n-1)-th trigger that
                   writes the watched memory */
+  TL_INSIDE,   /* only a checkpoint's place: task `tid` somewhere in the user code of that
+                  stretch, `n` ns of replay after the stretch began (the fork's `counts`
+                  say how many hits it had there) */
 };
 
 struct tl_pos {
@@ -46,6 +49,13 @@ struct tl_pos {
   struct user_regs_struct regs;
 };
 
+/* A breakpoint (watch false) or watchpoint whose hits in the current stretch are all
+ * counted (it was set since the stretch began, in this replay). */
+struct tl_key {
+  bool watch;
+  uint64_t addr;
+};
+
 /* Hits of one breakpoint or watchpoint in the current stretch. */
 struct tl_count {
   bool watch;
@@ -58,14 +68,19 @@ struct tl_count {
 #define TL_MAX_CHECKPOINTS 64
 #define TL_MAX_FORKS 20 /* checkpoints the timeline keeps of its own */
 
-/* A real checkpoint (replay_checkpoint.h) at `pos`, with the hits counted there. */
+/* A real checkpoint (replay_checkpoint.h) at `pos`, with the hits counted there (at a
+ * TL_INSIDE place: every breakpoint and watchpoint observed there, zeros too, and the
+ * target's; a position of another one cannot start from it). */
 struct tl_fork {
   struct tl_pos pos;
   struct replay_checkpoint *cp;
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
+  struct tl_key known[DEBUG_MAX_BPS + DEBUG_MAX_WPS]; /* the timeline's, when it was taken */
+  int nknown;
   int users;     /* the user's checkpoints at it: never evicted while any */
+  uint64_t hit;  /* TL_INSIDE: the latest before a hit a run met (when: a serial), kept first */
   uint64_t made; /* when it was taken (a serial number) */
 };
 
@@ -90,12 +105,19 @@ struct timeline {
   struct tl_fork *forks[TL_MAX_FORKS + TL_MAX_CHECKPOINTS + 1];
   int nforks;
   uint64_t forks_made;
+  uint64_t hits_marked;    /* serial of tl_fork.hit */
   bool no_forks;           /* DEJA_CHECKPOINTS=0: every move replays from the beginning */
   int64_t run_ns, tick_ns; /* replay time since the last fork, and when it was last added up */
   int64_t fork_ns;         /* what taking one costs (smoothed) */
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;
+  /* the breakpoints and watchpoints whose counts (above) are complete for the stretch:
+   * a checkpoint inside it records only those */
+  struct tl_key known[DEBUG_MAX_BPS + DEBUG_MAX_WPS];
+  int nknown;
+  uint64_t clock_event; /* the stretch after this boundary began clock_t0 ns (of replay) */
+  int64_t clock_t0;
   uint64_t max_steps;        /* single steps a search for the instruction before a stop may make */
   bool slow_arrivals;        /* arrivals are trapped one by one (the kernel's count went wrong) */
   bool said_slow;            /* DEJA_TL_DEBUG was told that the kernel cannot count */
@@ -134,6 +156,9 @@ bool timeline_delete_checkpoint(struct timeline *tl, int id);
  * every so much replay time. */
 void timeline_resumed(struct timeline *tl);
 void timeline_passed(struct timeline *tl, const struct replay_result *res);
+/* A time slice of gdb's forward run ran out (RES: RSTOP_SLICE): a checkpoint there, and
+ * the run goes on. */
+void timeline_slice(struct timeline *tl, const struct replay_result *res);
 /* The process ids of the checkpoints' forks (for memory accounting); their number. */
 int timeline_fork_pids(const struct timeline *tl, pid_t *pids, int max);
 /* Kills every checkpoint's forks (the session ends). */

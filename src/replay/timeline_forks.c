@@ -25,10 +25,13 @@ int tl_restart(struct timeline *tl, char *err, size_t errlen) {
   tl->counted_event = 0;
   tl->ncounts = 0;
   tl_replay_moved(tl);
+  tl_know_all(tl);
   return 0;
 }
 
 void tl_replay_moved(struct timeline *tl) {
+  tl->d->slice_at = 0;
+  tl->d->slice_sent = false; /* the task it was sent to is gone */
   tl->d->target.on = false;
   tl->d->stepping = false;
   tl->d->watch_pending = false;
@@ -49,11 +52,45 @@ bool tl_same_spot(const struct tl_pos *a, const struct tl_pos *b) {
          a->type == b->type && a->back_pc == b->back_pc;
 }
 
+bool tl_fork_count(const struct tl_fork *f, bool watch, pid_t tid, uint64_t addr, uint64_t *n) {
+  for (int i = 0; i < f->ncounts; i++)
+    if (f->counts[i].watch == watch && f->counts[i].tid == tid && f->counts[i].addr == addr) {
+      *n = f->counts[i].n;
+      return true;
+    }
+  return false;
+}
+
+/* Whether going to P can start from F, a checkpoint inside P's stretch: F counted P's
+ * arrivals or triggers (fewer than P's n: P is after it) and every breakpoint and
+ * watchpoint set now (their hits after F are numbered from F's counts). */
+static bool inside_usable(const struct timeline *tl, const struct tl_fork *f,
+                          const struct tl_pos *p) {
+  if (f->pos.event != p->event || f->pos.tid != p->tid || p->back_pc ||
+      (p->kind != TL_ARRIVAL && p->kind != TL_TRIGGER && p->kind != TL_BEFORE))
+    return false;
+  uint64_t n;
+  if (!tl_fork_count(f, p->kind != TL_ARRIVAL, p->tid, p->addr, &n) || n >= p->n)
+    return false;
+  const struct replay_debug *d = tl->d;
+  for (int i = 0; i < d->nbps; i++)
+    if (!tl_fork_count(f, false, p->tid, d->bps[i], &n))
+      return false;
+  for (int i = 0; i < d->nwps; i++)
+    if (!tl_fork_count(f, true, p->tid, d->wps[i].addr, &n))
+      return false;
+  return true;
+}
+
 /* Whether going to P can start from fork F: F is the start of P's stretch or of an
- * earlier one, or P is F's place and F's single steps are the first of P's. */
-static bool fork_usable(const struct tl_fork *f, const struct tl_pos *p) {
+ * earlier one, or inside P's stretch before P, or P is F's place and F's single steps
+ * are the first of P's. */
+static bool fork_usable(const struct timeline *tl, const struct tl_fork *f,
+                        const struct tl_pos *p) {
   if (f->pos.kind == TL_BOUNDARY && !f->pos.steps && f->pos.event <= p->event)
     return true;
+  if (f->pos.kind == TL_INSIDE)
+    return inside_usable(tl, f, p);
   return tl_same_spot(&f->pos, p) && f->pos.steps <= p->steps &&
          (!f->pos.steps || f->pos.step_tid == p->step_tid);
 }
@@ -65,6 +102,10 @@ static bool fork_later(const struct tl_fork *a, const struct tl_fork *b) {
   if ((a->pos.kind == TL_BOUNDARY && !a->pos.steps) !=
       (b->pos.kind == TL_BOUNDARY && !b->pos.steps))
     return b->pos.kind == TL_BOUNDARY && !b->pos.steps;
+  if ((a->pos.kind == TL_INSIDE) != (b->pos.kind == TL_INSIDE))
+    return b->pos.kind == TL_INSIDE; /* a fork at P's place is after any before it */
+  if (a->pos.kind == TL_INSIDE)
+    return a->pos.n > b->pos.n;
   return a->pos.steps > b->pos.steps;
 }
 
@@ -78,8 +119,30 @@ struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p,
     if (boundary_before &&
         (f->pos.kind != TL_BOUNDARY || f->pos.steps || f->pos.event >= boundary_before))
       continue;
-    if (fork_usable(f, p) && replay_checkpoint_valid(f->cp, tl->s) &&
+    if (fork_usable(tl, f, p) && replay_checkpoint_valid(f->cp, tl->s) &&
         (!best || fork_later(f, best)))
+      best = f;
+  }
+  return best;
+}
+
+void tl_mark_hit(struct timeline *tl, uint64_t event) {
+  struct tl_fork *newest = NULL;
+  for (int i = 0; i < tl->nforks; i++) {
+    struct tl_fork *f = tl->forks[i];
+    if (f->pos.kind == TL_INSIDE && f->pos.event == event && (!newest || f->made > newest->made))
+      newest = f;
+  }
+  if (newest)
+    newest->hit = ++tl->hits_marked;
+}
+
+struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p) {
+  struct tl_fork *best = NULL;
+  for (int i = 0; i < tl->nforks; i++) {
+    struct tl_fork *f = tl->forks[i];
+    if (f->pos.kind == TL_INSIDE && inside_usable(tl, f, p) &&
+        replay_checkpoint_valid(f->cp, tl->s) && (!best || f->pos.n > best->pos.n))
       best = f;
   }
   return best;
@@ -93,18 +156,58 @@ void tl_drop_fork(struct timeline *tl, struct tl_fork *f) {
   free(f);
 }
 
-/* Beyond TL_MAX_FORKS of the timeline's own: drops the one whose neighbours (by event)
- * are closest together, so the ones kept spread over the replay; never the newest. */
+/* Beyond TL_MAX_INSIDE checkpoints inside stretches: drops the one closest (in replay
+ * time) after the one before it in its stretch (or its start), so they spread over it;
+ * the latest ones before a hit (tl_mark_hit) last, the oldest such first; never the
+ * newest. */
+static void evict_inside(struct timeline *tl) {
+  int inside = 0;
+  for (int i = 0; i < tl->nforks; i++)
+    inside += tl->forks[i]->pos.kind == TL_INSIDE && !tl->forks[i]->users;
+  while (inside > TL_MAX_INSIDE) {
+    struct tl_fork *victim = NULL;
+    uint64_t best_gap = 0;
+    for (int i = 0; i < tl->nforks; i++) {
+      struct tl_fork *f = tl->forks[i];
+      if (f->pos.kind != TL_INSIDE || f->users || f->made == tl->forks_made)
+        continue;
+      uint64_t prev = 0;
+      for (int j = 0; j < tl->nforks; j++) {
+        const struct tl_fork *g = tl->forks[j];
+        if (g != f && g->pos.kind == TL_INSIDE && g->pos.event == f->pos.event &&
+            g->pos.n <= f->pos.n && g->pos.n >= prev)
+          prev = g->pos.n;
+      }
+      uint64_t gap = f->pos.n - prev;
+      bool better = !victim || (!f->hit && victim->hit) ||
+                    (!f->hit && !victim->hit && gap < best_gap) ||
+                    (f->hit && victim->hit && f->hit < victim->hit);
+      if (better) {
+        victim = f;
+        best_gap = gap;
+      }
+    }
+    if (!victim)
+      return;
+    tl_drop_fork(tl, victim);
+    inside--;
+  }
+}
+
+/* Beyond TL_MAX_FORKS of the timeline's own at boundaries and stops: drops the one whose
+ * neighbours (by event) are closest together, so the ones kept spread over the replay;
+ * never the newest. */
 static void evict_forks(struct timeline *tl) {
+  evict_inside(tl);
   int own = 0;
   for (int i = 0; i < tl->nforks; i++)
-    own += !tl->forks[i]->users;
+    own += !tl->forks[i]->users && tl->forks[i]->pos.kind != TL_INSIDE;
   while (own > TL_MAX_FORKS) {
     struct tl_fork *victim = NULL;
     uint64_t best_gap = UINT64_MAX;
     for (int i = 0; i < tl->nforks; i++) {
       struct tl_fork *f = tl->forks[i];
-      if (f->users || f->made == tl->forks_made)
+      if (f->users || f->made == tl->forks_made || f->pos.kind == TL_INSIDE)
         continue;
       uint64_t prev = 0, next = tl->s->e.pos.event;
       for (int j = 0; j < tl->nforks; j++) {
@@ -133,6 +236,12 @@ static void evict_forks(struct timeline *tl) {
  * (WHY, when not NULL, says why). */
 struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
                             size_t whylen) {
+  return tl_fork_counts(tl, pos, NULL, 0, why, whylen);
+}
+
+struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
+                               const struct tl_count *counts, int ncounts, char *why,
+                               size_t whylen) {
   char buf[256];
   if (!why) {
     why = buf;
@@ -160,10 +269,12 @@ struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char 
   struct tl_fork *f = xcalloc(1, sizeof *f);
   f->pos = *pos;
   f->cp = cp;
-  f->counted_event = tl->counted_event;
-  f->ncounts = tl->ncounts;
-  memcpy(f->counts, tl->counts, sizeof f->counts);
+  f->counted_event = counts ? pos->event + 1 : tl->counted_event;
+  f->ncounts = counts ? ncounts : tl->ncounts;
+  memcpy(f->counts, counts ? counts : tl->counts, (size_t)f->ncounts * sizeof *f->counts);
   f->made = ++tl->forks_made;
+  f->nknown = tl->nknown;
+  memcpy(f->known, tl->known, (size_t)tl->nknown * sizeof *tl->known);
   tl->forks[tl->nforks++] = f;
   tl->run_ns = 0;
   int64_t t1 = tl_now_ns();
@@ -171,9 +282,9 @@ struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char 
   /* what a checkpoint costs here (a large process takes longer to fork), smoothed */
   tl->fork_ns = (tl->fork_ns * 3 + (tl_now_ns() - t0)) / 4;
   if (tl_debug())
-    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d steps %" PRIu64
+    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64
              " (%d kept; %.1f ms, %.1f ms evicting)",
-             pos->event, pos->kind, pos->steps, tl->nforks, (t1 - t0) / 1e6,
+             pos->event, pos->kind, pos->n, pos->steps, tl->nforks, (t1 - t0) / 1e6,
              (tl_now_ns() - t1) / 1e6);
   return f;
 }
@@ -205,11 +316,24 @@ void tl_tick(struct timeline *tl, bool boundary) {
   }
 }
 
-void timeline_resumed(struct timeline *tl) { tl->tick_ns = tl_now_ns(); }
+void timeline_resumed(struct timeline *tl) {
+  tl->tick_ns = tl_now_ns();
+  /* the stretch the run starts in: where the replay is (its clock goes on when it is
+   * the one the clock runs for) */
+  const struct replay_pos *p = &tl->s->e.pos;
+  uint64_t start = p->stage == STAGE_DONE ? p->event : p->event - 1;
+  if (tl->clock_event != start)
+    tl_clock_start(tl, start, 0);
+  tl_know_only_set(tl);
+  tl_slice_on(tl);
+}
 
 void timeline_passed(struct timeline *tl, const struct replay_result *res) {
-  if (res->what == REPLAY_EVENT_DONE)
+  if (res->what == REPLAY_EVENT_DONE) {
     tl_tick(tl, true);
+    tl_clock_start(tl, res->event, 0);
+    tl_know_all(tl);
+  }
 }
 
 /* Puts the replay at fork F (NULL: the start of the replay). */
@@ -217,8 +341,8 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   if (!f)
     return tl_restart(tl, err, errlen);
   if (tl_debug())
-    deja_msg("tl: from the checkpoint at event %" PRIu64 " kind %d steps %" PRIu64, f->pos.event,
-             f->pos.kind, f->pos.steps);
+    deja_msg("tl: from the checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64,
+             f->pos.event, f->pos.kind, f->pos.n, f->pos.steps);
   tl->s->e.o = &tl->quiet;
   if (replay_checkpoint_restore(tl->s, f->cp, err, errlen) < 0) {
     deja_msg("going back to a checkpoint failed (%s); replaying from the start", err);
@@ -228,8 +352,69 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   tl->ncounts = f->ncounts;
   memcpy(tl->counts, f->counts, sizeof tl->counts);
   tl_replay_moved(tl);
+  tl_clock_start(tl, f->pos.event, f->pos.kind == TL_INSIDE ? (int64_t)f->pos.n : 0);
+  if (f->pos.kind == TL_BOUNDARY && !f->pos.steps) {
+    tl_know_all(tl);
+  } else {
+    tl->nknown = f->nknown;
+    memcpy(tl->known, f->known, (size_t)f->nknown * sizeof *f->known);
+    tl_know_only_set(tl);
+  }
   return 0;
 }
+
+void tl_know_all(struct timeline *tl) {
+  const struct replay_debug *d = tl->d;
+  tl->nknown = 0;
+  for (int i = 0; i < d->nbps; i++)
+    tl->known[tl->nknown++] = (struct tl_key){false, d->bps[i]};
+  for (int i = 0; i < d->nwps; i++)
+    tl->known[tl->nknown++] = (struct tl_key){true, d->wps[i].addr};
+}
+
+void tl_know_only_set(struct timeline *tl) {
+  const struct replay_debug *d = tl->d;
+  int k = 0;
+  for (int i = 0; i < tl->nknown; i++) {
+    bool set = false;
+    for (int j = 0; j < d->nbps && !tl->known[i].watch && !set; j++)
+      set = d->bps[j] == tl->known[i].addr;
+    for (int j = 0; j < d->nwps && tl->known[i].watch && !set; j++)
+      set = d->wps[j].addr == tl->known[i].addr;
+    if (set)
+      tl->known[k++] = tl->known[i];
+  }
+  tl->nknown = k;
+}
+
+bool tl_knows(const struct timeline *tl, bool watch, uint64_t addr) {
+  for (int i = 0; i < tl->nknown; i++)
+    if (tl->known[i].watch == watch && tl->known[i].addr == addr)
+      return true;
+  return false;
+}
+
+void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns) {
+  tl->clock_event = event;
+  tl->clock_t0 = tl_now_ns() - ns;
+}
+
+void tl_slice_on(struct timeline *tl) {
+  int tasks = 0; /* a process with more than one thread cannot be forked */
+  for (int i = 0; i < tl->s->e.ntasks; i++)
+    tasks += tl->s->e.tasks[i]->rec_pid == tl->d->pid;
+  if (tasks > 1) {
+    tl->d->slice_at = 0;
+    return;
+  }
+  /* ten times what a checkpoint costs, within bounds: one slow fork on a loaded machine
+   * must not space them out over a whole stretch */
+  int64_t every = 10 * tl->fork_ns;
+  every = every < TL_SLICE_NS ? TL_SLICE_NS : every > 4 * TL_SLICE_NS ? 4 * TL_SLICE_NS : every;
+  tl->d->slice_at = tl->no_forks ? 0 : tl_now_ns() + every;
+}
+
+void tl_slice_off(struct timeline *tl) { tl->d->slice_at = 0; }
 
 int timeline_fork_pids(const struct timeline *tl, pid_t *pids, int max) {
   int n = 0;

@@ -7,10 +7,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "replay/timeline.h"
 
 #define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
+/* replay time between two checkpoints inside a stretch a search or a move runs through
+ * (at least ten times what one costs) */
+#define TL_SLICE_NS 5000000
+#define TL_MAX_INSIDE 10 /* checkpoints inside stretches kept (besides TL_MAX_FORKS) */
 
 /* DEJA_TL_DEBUG is set: the timeline says what it searches and goes to. */
 bool tl_debug(void);
@@ -27,12 +32,37 @@ bool tl_same_spot(const struct tl_pos *a, const struct tl_pos *b);
 /* The latest fork to go to P from; BOUNDARY_BEFORE (non-zero): only forks at boundaries
  * before that event. NULL: none. */
 struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p, uint64_t boundary_before);
+/* A run met a hit in the stretch after boundary EVENT: the latest checkpoint inside it
+ * is kept longer (a move to the hit starts there). */
+void tl_mark_hit(struct timeline *tl, uint64_t event);
+/* The latest checkpoint inside P's stretch to go to P from, or NULL. */
+struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p);
 void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
 /* A checkpoint at the replay's position POS (NULL, with WHY saying why, when none can be
  * taken there). */
 struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
                             size_t whylen);
 struct tl_fork *tl_fork_here(struct timeline *tl, const struct tl_pos *pos);
+/* tl_fork_why with the hits counted there given (COUNTS: NULL: the timeline's). */
+struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
+                               const struct tl_count *counts, int ncounts, char *why,
+                               size_t whylen);
+/* Fork F's count of (WATCH, TID, ADDR) hits in its stretch: false when it has none. */
+bool tl_fork_count(const struct tl_fork *f, bool watch, pid_t tid, uint64_t addr, uint64_t *n);
+/* The replay is at a stretch's start: every breakpoint and watchpoint set now has all
+ * its hits in it counted from here. */
+void tl_know_all(struct timeline *tl);
+/* Before the replay runs on: a breakpoint or watchpoint not set now is not counted
+ * from here, so its count in the stretch is not complete any more. */
+void tl_know_only_set(struct timeline *tl);
+/* Whether the hits of (WATCH, ADDR) in the current stretch are all counted. */
+bool tl_knows(const struct timeline *tl, bool watch, uint64_t addr);
+/* The stretch after boundary EVENT began NS ns of replay ago (for TL_INSIDE places). */
+void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns);
+/* Time slices on (from now) and off: runs stop every so much replay time (RSTOP_SLICE)
+ * for a checkpoint inside the stretch. */
+void tl_slice_on(struct timeline *tl);
+void tl_slice_off(struct timeline *tl);
 /* Whether MIN ns of replay passed since the last checkpoint. */
 bool tl_fork_due(const struct timeline *tl, int64_t min);
 /* Counts the replay time since the last call; a checkpoint at a BOUNDARY when one is due. */

@@ -1,6 +1,8 @@
 break 19
 continue
 reverse-stepi
+x/i $pc
+reverse-stepi
 print value
 delete
 watch -l value

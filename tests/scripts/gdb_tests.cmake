@@ -40,7 +40,8 @@ endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
-        shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state)
+        shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
+        reverse_inside)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -117,6 +118,10 @@ deja_gdb_test(reverse_count reverse_count)
 # single steps than the limit would need)
 deja_gdb_test(reverse_far reverse_far)
 set_tests_properties(gdb_reverse_far PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20000)
+# reverse moves deep inside one long stretch of user code: from the checkpoints taken
+# inside it, the values and pcs seen forwards
+deja_gdb_test(reverse_inside reverse_inside)
+deja_gdb_test(reverse_inside_disabled reverse_inside)
 # a position the search cannot reach: gdb is told why and the session goes on
 deja_gdb_test(reverse_error reverse)
 set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)
