@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "replay/replay_calls.h"
 #include "replay/replay_files.h"
+#include "replay/replay_mapfds.h"
 #include "task/proc_maps.h"
 #include "trace/file_content.h"
 
@@ -85,19 +86,15 @@ int replay_remap_file_tail(struct replay_engine *e, struct rptask *x) {
     return diverge(e, "mremap left no mapping at 0x%" PRIx64, at);
   char *path = xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
   uint64_t insn = x->t.regs.rip - SYSCALL_INSN_LEN;
-  uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, O_RDONLY | O_CLOEXEC, 0, 0, 0};
-  bool ok;
-  int64_t fd = inject_with_string(x, false, insn, SYS_openat, args, 1, path, &ok);
+  int64_t fd = replay_mapfd_get(e, x, path, false, false, insn);
   free(path);
-  if (!ok || fd < 0)
+  if (fd < 0)
     return diverge(e, "cannot open the preserved file %s in the program", e->ev->file);
   uint64_t margs[6] = {at + old_len,     new_len - old_len,
                        (uint64_t)m.prot, MAP_PRIVATE | MAP_FIXED,
                        (uint64_t)fd,     e->ev->file_off + old_len};
+  bool ok;
   int64_t res = task_inject_syscall(&x->t, false, insn, SYS_mmap, margs, &ok);
-  uint64_t cargs[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
-  bool closed;
-  task_inject_syscall(&x->t, false, insn, SYS_close, cargs, &closed);
   if (!ok || res != (int64_t)(at + old_len))
     return diverge(e, "cannot map the grown part of the file mapping at 0x%" PRIx64 ": %s",
                    at + old_len, strerror((int)-res));

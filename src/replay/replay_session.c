@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/remove_tree.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_mapfds.h"
 #include "replay/replay_state_pages.h"
 #include "replay/replay_syscallbuf.h"
 #include "task/cpu_pin.h"
@@ -258,6 +259,7 @@ void replay_close(struct replay_session *s) {
   free(e->tasks);
   free(e->dead);
   state_pages_free(e->state_pages);
+  replay_mapfds_free(e);
   if (e->shared_dir) {
     char err[512];
     if (remove_tree(e->shared_dir, err, sizeof err) < 0)

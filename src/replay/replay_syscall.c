@@ -19,6 +19,7 @@
 #include "replay/replay_calls.h"
 #include "replay/replay_files.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_mapfds.h"
 #include "replay/replay_state_pages.h"
 #include "replay/replay_output.h"
 #include "replay/replay_special.h"
@@ -125,10 +126,8 @@ static int replay_mmap(struct replay_engine *e, struct rptask *x) {
                      : xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
     if (!path)
       return diverge(e, "cannot prepare the shared file mapping of %s", e->ev->file);
-    uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0};
-    bool ok;
-    int64_t res = inject_with_string(x, true, 0, SYS_openat, args, 1, path, &ok);
-    if (!ok || res < 0) {
+    int64_t res = replay_mapfd_get(e, x, path, shared, true, 0);
+    if (res < 0) {
       int rc = diverge(e, "cannot open the preserved file %s in the program: %s", path,
                        strerror((int)-res));
       free(path);
@@ -152,13 +151,6 @@ static int replay_mmap(struct replay_engine *e, struct rptask *x) {
   int rc = finish_executed(e, x, "mmap", FINISH_RESTORE_ARGS);
   if (rc == 0 && as_anon)
     rc = fill_from_file(e, x);
-  if (rc == 0 && fd >= 0) {
-    uint64_t args[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
-    bool ok;
-    task_inject_syscall(&x->t, false, x->t.regs.rip - SYSCALL_INSN_LEN, SYS_close, args, &ok);
-    if (!ok)
-      return diverge(e, "cannot close the preserved file's descriptor %d", fd);
-  }
   return rc;
 }
 
