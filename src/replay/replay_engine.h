@@ -126,12 +126,12 @@ struct replay_engine {
   struct rptask **tasks;
   int ntasks, cap;
   const struct replay_hooks *hooks;
-  struct replay_stop stop; /* after REPLAY_STOPPED */
-  uint64_t internal_bp;    /* an address the natural search for a state point stops at */
-  char *shared_dir;        /* writable copies of files mapped MAP_SHARED, one per file */
-  uint64_t file_changes;   /* recorded changes applied to them (checkpoints check it) */
+  struct replay_stop stop;      /* after REPLAY_STOPPED */
+  uint64_t internal_bp;         /* an address the natural search for a state point stops at */
+  char *shared_dir;             /* writable copies of files mapped MAP_SHARED, one per file */
+  uint64_t file_changes;        /* recorded changes applied to them (checkpoints check it) */
   struct replay_mapfds *mapfds; /* preserved files kept open in the processes (replay_mapfds.c) */
-  pid_t *dead;             /* tasks that exited and are not reaped yet (zombie leaders) */
+  pid_t *dead;                  /* tasks that exited and are not reaped yet (zombie leaders) */
   int ndead, cap_dead;
   struct state_pages *state_pages; /* replay_state_pages.c */
 };
