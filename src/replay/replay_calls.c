@@ -71,7 +71,8 @@ int finish_executed(struct replay_engine *e, struct rptask *x, const char *name,
   }
   if (flags & FINISH_RECORDED_RESULT)
     back.rax = (uint64_t)e->ev->result;
-  if (task_set_regs(&x->t, &back) < 0)
+  /* x->t.regs was just read: most calls (munmap, mprotect, ...) leave nothing to put back */
+  if (memcmp(&back, &x->t.regs, sizeof back) && task_set_regs(&x->t, &back) < 0)
     return -1;
   if ((int64_t)back.rax != e->ev->result)
     return diverge(
