@@ -28,8 +28,8 @@
 #define CHUNK_SPLIT_RAW (8u * 1024u * 1024u) /* where the writer splits a record */
 #define SEAL_LEN 16u /* after the file header: u64 final file length, u64 its hash */
 #define SEAL_HASH_SEED 0x5ea1u
-#define FRAG_CONTINUES 0x80000000u           /* in a record header: continued next chunk */
-#define FRAG_CANCELLED 0x40000000u           /* the last fragment of a record to drop */
+#define FRAG_CONTINUES 0x80000000u /* in a record header: continued next chunk */
+#define FRAG_CANCELLED 0x40000000u /* the last fragment of a record to drop */
 #define FRAG_LEN_MASK 0x3fffffffu
 #define WRITER_VERSION_MAX 256u
 #define ZSTD_LEVEL 1
@@ -89,7 +89,7 @@ struct trace_writer {
   ZSTD_CCtx *cctx;
   uint64_t bytes_written;
   size_t seal_at; /* file offset of the seal */
-  bool failed; /* a write failed: the file may end in a partial chunk */
+  bool failed;    /* a write failed: the file may end in a partial chunk */
   char err[ERR_LEN];
   /* Background compression (trace_writer_background): a full chunk is handed to a thread
    * that compresses and writes it while the caller goes on; one at a time, in order. The
