@@ -217,10 +217,6 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
   }
 }
 
-static bool is_stop_signal(int sig) {
-  return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
 int replay_settle(struct replay_engine *e, struct rptask *x) {
   struct stop st;
   char buf[256];
@@ -245,9 +241,11 @@ int replay_settle(struct replay_engine *e, struct rptask *x) {
     x->sig = 0;
     if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0)
       return -1;
-    /* A stop signal without a handler stops the task instead (a group stop, where it
-     * was too when the recorder took its state point). */
-    if (st.kind == STOP_GROUP && is_stop_signal(sig))
+    /* A group stop instead: a stop signal without a handler stopped the task (where
+     * the recorder took its state point), or the process was stopped meanwhile (the
+     * replayed program's own job control). The signal is delivered either way (its
+     * handler's frame set up if it has one); the stop is passed over when it resumes. */
+    if (st.kind == STOP_GROUP)
       return 0;
     if (st.kind != STOP_SIGNAL || st.sig != SIGTRAP)
       return diverge(e, "delivering %s found %s", strsignal(sig), stop_desc(&st, buf, sizeof buf));
