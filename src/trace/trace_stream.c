@@ -26,8 +26,10 @@
 #define CHUNK_FLUSH_RAW (256u * 1024u)
 #define CHUNK_MAX_RAW (64u * 1024u * 1024u)  /* what a reader accepts */
 #define CHUNK_SPLIT_RAW (8u * 1024u * 1024u) /* where the writer splits a record */
-#define FRAG_CONTINUES 0x80000000u           /* in a record header: continued next chunk */
-#define FRAG_CANCELLED 0x40000000u           /* the last fragment of a record to drop */
+#define SEAL_LEN 16u /* after the file header: u64 final file length, u64 its hash */
+#define SEAL_HASH_SEED 0x5ea1u
+#define FRAG_CONTINUES 0x80000000u /* in a record header: continued next chunk */
+#define FRAG_CANCELLED 0x40000000u /* the last fragment of a record to drop */
 #define FRAG_LEN_MASK 0x3fffffffu
 #define WRITER_VERSION_MAX 256u
 #define ZSTD_LEVEL 1
@@ -86,7 +88,8 @@ struct trace_writer {
   struct tbuf chunk; /* header + compressed frame being written */
   ZSTD_CCtx *cctx;
   uint64_t bytes_written;
-  bool failed; /* a write failed: the file may end in a partial chunk */
+  size_t seal_at; /* file offset of the seal */
+  bool failed;    /* a write failed: the file may end in a partial chunk */
   char err[ERR_LEN];
   /* Background compression (trace_writer_background): a full chunk is handed to a thread
    * that compresses and writes it while the caller goes on; one at a time, in order. The
@@ -170,6 +173,9 @@ struct trace_writer *trace_writer_open(const char *path, uint32_t stream_kind,
   tbuf_put_u32(&hdr, stream_kind);
   tbuf_put_str(&hdr, writer_version);
   tbuf_put_u64(&hdr, XXH64(hdr.data, hdr.len, 0));
+  w->seal_at = hdr.len;
+  tbuf_put_u64(&hdr, 0); /* the seal: zero until the writer closes the file */
+  tbuf_put_u64(&hdr, 0);
   int rc = write_all(fd, hdr.data, hdr.len);
   int e = errno;
   size_t hdr_len = hdr.len;
@@ -436,6 +442,17 @@ static void writer_free(struct trace_writer *w) {
   free(w);
 }
 
+/* Writes the seal: the file's final length, so that a reader tells a file cut short at a
+ * chunk boundary (no end marker, like a killed writer's) from a complete one. */
+static int write_seal(struct trace_writer *w) {
+  uint8_t seal[SEAL_LEN];
+  put_u64(seal, w->bytes_written);
+  put_u64(seal + 8, XXH64(seal, 8, SEAL_HASH_SEED));
+  if (pwrite(w->fd, seal, sizeof seal, (off_t)w->seal_at) != (ssize_t)sizeof seal)
+    return writer_fail(w, errno ? errno : EIO, "cannot seal trace file");
+  return 0;
+}
+
 int trace_writer_close(struct trace_writer *w) {
   trace_writer_cancel(w);
   int rc = trace_writer_flush(w); /* the background thread is idle after it */
@@ -443,6 +460,8 @@ int trace_writer_close(struct trace_writer *w) {
     w->failed = true;
     rc = -1;
   }
+  if (rc == 0)
+    rc = write_seal(w);
   if (close(w->fd) < 0 && rc == 0)
     rc = writer_fail(w, errno, "cannot close trace file");
   int e = errno;
@@ -539,6 +558,37 @@ static char *printable_copy(const uint8_t *p, size_t n) {
   return s;
 }
 
+/* Checks the seal after the header: a closed file's length must be the one its writer
+ * wrote (a file cut at a chunk boundary would otherwise read like a killed writer's). */
+static int read_seal(struct trace_reader *r) {
+  uint8_t seal[SEAL_LEN];
+  ssize_t got = read_full(r->fd, seal, sizeof seal);
+  if (got < 0)
+    return reader_fail(r, "cannot read trace header: %s", strerror(errno));
+  if ((size_t)got < sizeof seal)
+    return reader_fail(r,
+                       "truncated at byte %llu (file header incomplete): the trace was cut "
+                       "short",
+                       (unsigned long long)(r->offset + (uint64_t)got));
+  uint64_t length = get_u64(seal), hash = get_u64(seal + 8);
+  r->offset += sizeof seal;
+  if (length == 0 && hash == 0)
+    return 0; /* not sealed: the writer did not close it (killed) */
+  if (XXH64(seal, 8, SEAL_HASH_SEED) != hash)
+    return reader_fail(r, "file header is corrupt (bad seal)");
+  if (length > r->file_size)
+    return reader_fail(r,
+                       "truncated: %llu bytes where the recording wrote %llu; the trace was "
+                       "cut short (copied or saved incompletely?)",
+                       (unsigned long long)r->file_size, (unsigned long long)length);
+  if (length < r->file_size)
+    return reader_fail(r,
+                       "%llu bytes where the recording wrote %llu: data was appended after "
+                       "the end; the trace is corrupt",
+                       (unsigned long long)r->file_size, (unsigned long long)length);
+  return 0;
+}
+
 /* Reads and checks the file header; on failure fills r->err and returns -1. */
 static int read_file_header(struct trace_reader *r, uint32_t expected_kind) {
   uint8_t fixed[FILE_MAGIC_LEN + 12];
@@ -600,7 +650,7 @@ static int read_file_header(struct trace_reader *r, uint32_t expected_kind) {
                        kind, expected_kind);
   r->writer_version = printable_copy(rest, vlen);
   r->offset = sizeof fixed + vlen + 8;
-  return 0;
+  return read_seal(r);
 }
 
 struct trace_reader *trace_reader_open(const char *path, uint32_t expected_kind, char *err,

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define TRACE_FORMAT_VERSION 2u
+#define TRACE_FORMAT_VERSION 3u /* 3: the seal after the file header */
 
 struct trace_writer;
 struct trace_reader;

@@ -406,12 +406,12 @@ static void set_version(const char *path, uint32_t version, bool reseal) {
 static void test_wrong_version(void **state) {
   struct fixture *f = *state;
   write_records(f->path, 3, true);
-  set_version(f->path, 3, true);
+  set_version(f->path, 7, true);
   char err[256] = "";
   assert_null(trace_reader_open(f->path, KIND, err, sizeof err));
   assert_non_null(strstr(err, f->path));
-  assert_non_null(strstr(err, "trace format version 3 (written by deja " VERSION_STRING
-                              "); this deja reads version 2"));
+  assert_non_null(strstr(err, "trace format version 7 (written by deja " VERSION_STRING
+                              "); this deja reads version 3"));
 
   /* Without a matching checksum the version is still named. */
   set_version(f->path, 9, false);
@@ -472,17 +472,42 @@ static int read_damaged(const char *path, unsigned nrec, unsigned *delivered) {
   return result;
 }
 
+/* The seal's offset: after magic 8, version 4, kind 4, string length 4, string, checksum 8. */
+#define SEAL_AT (28 + sizeof VERSION_STRING - 1)
+
+/* Every cut of a closed file is an error: its seal names the length it must have. */
 static void test_truncation_at_every_offset(void **state) {
   struct fixture *f = *state;
   size_t len;
   unsigned nrec;
   uint8_t *data = small_trace(f->path, &len, &nrec);
+  for (size_t cut = 0; cut < len; cut++) {
+    write_whole_file(f->path, data, cut);
+    unsigned delivered;
+    if (read_damaged(f->path, nrec, &delivered) != -1)
+      fail_msg("a cut at byte %zu of %zu went unnoticed", cut, len);
+  }
+  write_whole_file(f->path, data, len);
+  unsigned delivered;
+  assert_int_equal(read_damaged(f->path, nrec, &delivered), 1);
+  assert_int_equal(delivered, nrec);
+  free(data);
+}
+
+/* A file whose writer was killed has no seal: cut after the header or after any whole
+ * chunk it reads cleanly as incomplete, and never as complete. */
+static void test_unsealed_truncation_at_every_offset(void **state) {
+  struct fixture *f = *state;
+  size_t len;
+  unsigned nrec;
+  uint8_t *data = small_trace(f->path, &len, &nrec);
+  memset(data + SEAL_AT, 0, 16);
   unsigned clean_prefixes = 0;
   for (size_t cut = 0; cut < len; cut++) {
     write_whole_file(f->path, data, cut);
     unsigned delivered;
     int rc = read_damaged(f->path, nrec, &delivered);
-    assert_int_not_equal(rc, 1); /* a cut file never claims to be complete */
+    assert_int_not_equal(rc, 1);
     if (rc == 0) {
       clean_prefixes++;
       assert_true(delivered % 3 == 0); /* only whole chunks */
@@ -503,6 +528,15 @@ static void test_truncation_message(void **state) {
   unsigned nrec;
   uint8_t *data = small_trace(f->path, &len, &nrec);
   write_whole_file(f->path, data, len - 30); /* inside the last data chunk */
+  char err[512] = "";
+  assert_null(trace_reader_open(f->path, KIND, err, sizeof err));
+  assert_non_null(strstr(err, f->path));
+  assert_non_null(strstr(err, "truncated"));
+  assert_non_null(strstr(err, "the trace was cut short"));
+
+  /* Without the seal the cut is found where the chunk ends early. */
+  memset(data + SEAL_AT, 0, 16);
+  write_whole_file(f->path, data, len - 30);
   struct trace_reader *r = open_reader(f->path);
   const void *rec;
   size_t rlen;
@@ -510,10 +544,9 @@ static void test_truncation_message(void **state) {
   while ((rc = trace_reader_next(r, &rec, &rlen)) == 1)
     ;
   assert_int_equal(rc, -1);
-  const char *err = trace_reader_error(r);
-  assert_non_null(strstr(err, f->path));
-  assert_non_null(strstr(err, "truncated at byte"));
-  assert_non_null(strstr(err, "the trace was cut short"));
+  assert_non_null(strstr(trace_reader_error(r), f->path));
+  assert_non_null(strstr(trace_reader_error(r), "truncated at byte"));
+  assert_non_null(strstr(trace_reader_error(r), "the trace was cut short"));
   trace_reader_close(r);
   free(data);
 }
@@ -569,6 +602,12 @@ static void test_data_after_end_marker(void **state) {
   memcpy(longer, data, len);
   longer[len] = 0;
   write_whole_file(f->path, longer, len + 1);
+  char err[512] = "";
+  assert_null(trace_reader_open(f->path, KIND, err, sizeof err)); /* the seal says so */
+  assert_non_null(strstr(err, "appended after the end"));
+  /* Unsealed, the reader finds it after the end marker. */
+  memset(longer + SEAL_AT, 0, 16);
+  write_whole_file(f->path, longer, len + 1);
   unsigned delivered;
   assert_int_equal(read_damaged(f->path, nrec, &delivered), -1);
   assert_int_equal(delivered, nrec);
@@ -591,6 +630,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_missing_and_non_trace_files, setup, teardown),
       cmocka_unit_test_setup_teardown(test_wrong_version, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncation_at_every_offset, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unsealed_truncation_at_every_offset, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncation_message, setup, teardown),
       cmocka_unit_test_setup_teardown(test_flipped_byte_at_every_offset, setup, teardown),
       cmocka_unit_test_setup_teardown(test_corruption_message, setup, teardown),
