@@ -120,8 +120,12 @@ void engine_kill_all(struct replay_engine *e) {
       if (!e->dead[i])
         continue;
       pid_t p = waitpid(e->dead[i], &status, __WALL | WNOHANG);
-      if (p == 0)
+      if (p == 0) {
+        /* Still there: at a stop already reported (a PTRACE_EVENT_EXIT stop, which
+         * SIGKILL does not end), it goes on only when resumed. */
+        ptrace(PTRACE_CONT, e->dead[i], 0, 0);
         continue;
+      }
       progress = true;
       if (p > 0 && WIFSTOPPED(status)) {
         ptrace(PTRACE_CONT, p, 0, 0);
