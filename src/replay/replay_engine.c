@@ -120,8 +120,12 @@ void engine_kill_all(struct replay_engine *e) {
       if (!e->dead[i])
         continue;
       pid_t p = waitpid(e->dead[i], &status, __WALL | WNOHANG);
-      if (p == 0)
+      if (p == 0) {
+        /* Still there: at a stop already reported (a PTRACE_EVENT_EXIT stop, which
+         * SIGKILL does not end), it goes on only when resumed. */
+        ptrace(PTRACE_CONT, e->dead[i], 0, 0);
         continue;
+      }
       progress = true;
       if (p > 0 && WIFSTOPPED(status)) {
         ptrace(PTRACE_CONT, p, 0, 0);
@@ -241,6 +245,12 @@ int replay_settle(struct replay_engine *e, struct rptask *x) {
     x->sig = 0;
     if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0)
       return -1;
+    /* A group stop instead: a stop signal without a handler stopped the task (where
+     * the recorder took its state point), or the process was stopped meanwhile (the
+     * replayed program's own job control). The signal is delivered either way (its
+     * handler's frame set up if it has one); the stop is passed over when it resumes. */
+    if (st.kind == STOP_GROUP)
+      return 0;
     if (st.kind != STOP_SIGNAL || st.sig != SIGTRAP)
       return diverge(e, "delivering %s found %s", strsignal(sig), stop_desc(&st, buf, sizeof buf));
   }

@@ -45,6 +45,8 @@ struct rptask {
   int queued_sig;         /* an injected signal already sent, awaiting its delivery stop */
   bool at_entry;          /* stopped at a system call entry, already checked */
   bool exiting;           /* resumed into its exit */
+  bool exit_deferred;     /* at its exit_group's entry, resumed at its exit event (other
+                             threads' events recorded meanwhile come first) */
   bool fix_result;        /* at a clone event stop: its syscall exit returns `result` */
   bool restart_pending;   /* a skipped call returned -ERESTART*: restarted unless a signal
                              is delivered first */

@@ -42,11 +42,21 @@ static void deliver_fatal_signal(struct replay_engine *e, struct rptask *x, int 
  * gets to it: until that thread reaches its own exit stop, X could still leave a call and
  * run on. Waits (a bounded time) for every exiting thread of the process to get there; the
  * stop is left for that thread's own exit event (WNOWAIT). */
+/* An exit_group left at its entry (replay_exit_call) goes on now. */
+static void release_deferred_exit(struct rptask *y) {
+  if (!y->exit_deferred)
+    return;
+  y->exit_deferred = false;
+  y->at_entry = false;
+  task_resume(&y->t, PTRACE_SYSCALL, 0);
+}
+
 static void wait_for_exiting_siblings(struct replay_engine *e, struct rptask *x) {
   for (int i = 0; i < e->ntasks; i++) {
     struct rptask *y = e->tasks[i];
     if (y == x || y->pid != x->pid || !y->exiting)
       continue;
+    release_deferred_exit(y);
     for (int tries = 0; tries < 20000; tries++) {
       siginfo_t info = {0};
       int rc =
@@ -77,6 +87,7 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
   if (k)
     return k;
   if (x->exiting) {
+    release_deferred_exit(x);
     if (replay_wait_exit(e, x, &st) < 0)
       return -1;
     while (st.kind == STOP_SIGNAL || st.kind == STOP_GROUP) {

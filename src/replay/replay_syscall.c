@@ -214,11 +214,19 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   return write_back_memory(e, x);
 }
 
-/* exit and exit_group run now (an exit_group also ends the other threads); the task's
- * exit event waits for the exit. */
+/* exit runs now; the task's exit event waits for the exit. An exit_group that would end
+ * other threads waits at its entry until the task's exit event (replay_exit.c): the
+ * recorder records it at its entry, and the other threads run on until the kernel kills
+ * them, so their events recorded after it must happen first. */
 static int replay_exit_call(struct replay_engine *e, struct rptask *x,
                             const struct syscall_desc *d) {
-  (void)d;
+  bool others = false;
+  for (int i = 0; i < e->ntasks; i++)
+    others |= e->tasks[i] != x && e->tasks[i]->pid == x->pid;
+  if (d->nr == SYS_exit_group && others) {
+    x->exiting = x->exit_deferred = true;
+    return 0;
+  }
   if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0)
     return diverge(e, "cannot resume the exiting task");
   x->exiting = true;

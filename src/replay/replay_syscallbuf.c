@@ -154,6 +154,9 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
     return -1;
   bool refused = e->ev->flags & EVF_SBUF_REFUSED;
   x->t.regs.rax = refused ? (uint64_t)-ENOSYS : 0;
+  /* As the recorder left it (it skipped the call): a signal delivered right after the
+   * announcement sees no call number (under PTRACE_SYSEMU the kernel kept it). */
+  x->t.regs.orig_rax = (uint64_t)-1;
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
   static const uint8_t entry[] = SBUF_ENTRY_REPLAY, divert[] = SBUF_DIVERT_CODE,

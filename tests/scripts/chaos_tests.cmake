@@ -34,6 +34,11 @@ foreach(program mt_racy_counter mt_timer_compute pt_pipeline)
 endforeach()
 deja_rr_test(chaos_mt_condvar_pingpong REPEAT 2 RECORD_ARGS -h
   COMMAND $<TARGET_FILE:mt_condvar_pingpong>)
+# Stop signals at preemption points: a state point taken at the group stop a SIGSTOP or
+# SIGTSTP caused (or at one of the process's stops while a SIGCONT is delivered). About
+# half of these recordings have one; replay diverged on each before the fix.
+deja_rr_test(chaos_stop_signal_cycles REPEAT 3 RECORD_ARGS -h
+  COMMAND $<TARGET_FILE:stop_signal_cycles>)
 deja_rr_test(chaos_real_sh_pipeline REPEAT 2 RECORD_ARGS -h
   COMMAND sh -c "echo one | tr a-z A-Z | wc -c")
 
