@@ -400,7 +400,7 @@ void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns) {
 }
 
 void tl_slice_on(struct timeline *tl) {
-  int tasks = 0; /* a process with more than one thread cannot be forked */
+  int tasks = 0; /* no slices in a multi-threaded process: not shown to help there */
   for (int i = 0; i < tl->s->e.ntasks; i++)
     tasks += tl->s->e.tasks[i]->rec_pid == tl->d->pid;
   if (tasks > 1) {
