@@ -475,50 +475,47 @@ static int read_damaged(const char *path, unsigned nrec, unsigned *delivered) {
 /* The seal's offset: after magic 8, version 4, kind 4, string length 4, string, checksum 8. */
 #define SEAL_AT (28 + sizeof VERSION_STRING - 1)
 
+/* Writes every proper prefix of DATA in turn and reads it: none may read as complete, and
+ * a clean (incomplete) read delivers whole chunks only. Returns how many read cleanly. */
+static unsigned clean_cuts(const char *path, const uint8_t *data, size_t len, unsigned nrec) {
+  unsigned clean = 0;
+  for (size_t cut = 0; cut < len; cut++) {
+    write_whole_file(path, data, cut);
+    unsigned delivered;
+    int rc = read_damaged(path, nrec, &delivered);
+    if (rc == 1)
+      fail_msg("a cut at byte %zu of %zu reads as complete", cut, len);
+    if (rc == 0) {
+      clean++;
+      assert_true(delivered % 3 == 0); /* only whole chunks */
+    }
+  }
+  write_whole_file(path, data, len);
+  unsigned delivered;
+  assert_int_equal(read_damaged(path, nrec, &delivered), 1);
+  assert_int_equal(delivered, nrec);
+  return clean;
+}
+
 /* Every cut of a closed file is an error: its seal names the length it must have. */
 static void test_truncation_at_every_offset(void **state) {
   struct fixture *f = *state;
   size_t len;
   unsigned nrec;
   uint8_t *data = small_trace(f->path, &len, &nrec);
-  for (size_t cut = 0; cut < len; cut++) {
-    write_whole_file(f->path, data, cut);
-    unsigned delivered;
-    if (read_damaged(f->path, nrec, &delivered) != -1)
-      fail_msg("a cut at byte %zu of %zu went unnoticed", cut, len);
-  }
-  write_whole_file(f->path, data, len);
-  unsigned delivered;
-  assert_int_equal(read_damaged(f->path, nrec, &delivered), 1);
-  assert_int_equal(delivered, nrec);
+  assert_int_equal(clean_cuts(f->path, data, len, nrec), 0);
   free(data);
 }
 
 /* A file whose writer was killed has no seal: cut after the header or after any whole
- * chunk it reads cleanly as incomplete, and never as complete. */
+ * chunk it reads cleanly as incomplete (3 chunks: 4 such cuts; not after the marker). */
 static void test_unsealed_truncation_at_every_offset(void **state) {
   struct fixture *f = *state;
   size_t len;
   unsigned nrec;
   uint8_t *data = small_trace(f->path, &len, &nrec);
   memset(data + SEAL_AT, 0, 16);
-  unsigned clean_prefixes = 0;
-  for (size_t cut = 0; cut < len; cut++) {
-    write_whole_file(f->path, data, cut);
-    unsigned delivered;
-    int rc = read_damaged(f->path, nrec, &delivered);
-    assert_int_not_equal(rc, 1);
-    if (rc == 0) {
-      clean_prefixes++;
-      assert_true(delivered % 3 == 0); /* only whole chunks */
-    }
-  }
-  /* Cut exactly after the header and after each of the 3 chunks (but not the marker). */
-  assert_int_equal(clean_prefixes, 4);
-  write_whole_file(f->path, data, len);
-  unsigned delivered;
-  assert_int_equal(read_damaged(f->path, nrec, &delivered), 1);
-  assert_int_equal(delivered, nrec);
+  assert_int_equal(clean_cuts(f->path, data, len, nrec), 4);
   free(data);
 }
 
