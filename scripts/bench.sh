@@ -10,6 +10,8 @@
 # DEJA_RECORD_ARGS: extra `deja record` options (e.g. -n: without the system call
 # buffer, which is on by default).
 # BENCH_SYSCALLS_ITERATIONS: the syscalls workload's loop count (default 200000).
+# BENCH_WORKLOADS: only these workloads (names as in the table, e.g. "grep_r python3"),
+# without the disk, state point and reverse-execution parts (default: everything).
 # The bench reports; it does not fail on slow numbers. It fails only when it cannot run.
 set -u
 
@@ -73,6 +75,8 @@ printf '%-11s %9s %9s %9s %13s %13s %8s %12s %12s %9s %13s\n' \
     workload "native s" "record s" "replay s" record/native replay/native events \
     "trace bytes" "bytes/event" "states/s" "restore s"
 
+selected() { [ -z "${BENCH_WORKLOADS:-}" ] || [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
+
 cpu_record_ratio="" syscalls_ratios="" real_record_ratios="" replay_slower=""
 for ((w = 0; w < ${#workloads[@]} + ${#real_names[@]}; w++)); do
     if ((w < ${#workloads[@]})); then
@@ -83,6 +87,7 @@ for ((w = 0; w < ${#workloads[@]} + ${#real_names[@]}; w++)); do
         name=${real_names[w - ${#workloads[@]}]}
         read -r -a command <<<"${real_commands[w - ${#workloads[@]}]}"
     fi
+    selected "$name" || continue
     trace="$DEJA_TRACE_DIR/$name"
     best_native="" best_record="" best_replay="" failure=""
     # Alternate native, record, replay so that machine noise hits all three alike.
@@ -130,37 +135,40 @@ for ((w = 0; w < ${#workloads[@]} + ${#real_names[@]}; w++)); do
 done
 
 # Traces at any size, at little disk cost (issue 11).
-echo
-ten_prog=(/usr/bin/python3 -c pass)
-[ -x /usr/bin/python3 ] || ten_prog=("$bench_bin/cpu")
-ten_dir="$DEJA_TRACE_DIR/ten"
-mkdir -p "$ten_dir"
-for ((i = 1; i <= 10; i++)); do
-    DEJA_TRACE_DIR="$ten_dir" "$deja" record "${ten_prog[@]}" >/dev/null 2>&1 || die "recording ${ten_prog[*]} failed"
-done
-ten_kb=$(du -sk "$ten_dir" | cut -f1)
-one_kb=$(du -sk "$(ls -d "$ten_dir"/*-0)" | cut -f1)
-ten_ratio=$(ratio "$ten_kb" "$one_kb")
-verdict="NOT met"; awk -v r="$ten_ratio" 'BEGIN { exit !(r <= 1.5) }' && verdict=met
-echo "ten recordings of ${ten_prog[*]}: $ten_kb KiB on disk, one: $one_kb KiB; ratio $ten_ratio (goal <= 1.5: $verdict)"
-rm -rf "$ten_dir"
+disk_and_state_points() {
+    echo
+    ten_prog=(/usr/bin/python3 -c pass)
+    [ -x /usr/bin/python3 ] || ten_prog=("$bench_bin/cpu")
+    ten_dir="$DEJA_TRACE_DIR/ten"
+    mkdir -p "$ten_dir"
+    for ((i = 1; i <= 10; i++)); do
+        DEJA_TRACE_DIR="$ten_dir" "$deja" record "${ten_prog[@]}" >/dev/null 2>&1 || die "recording ${ten_prog[*]} failed"
+    done
+    ten_kb=$(du -sk "$ten_dir" | cut -f1)
+    one_kb=$(du -sk "$(ls -d "$ten_dir"/*-0)" | cut -f1)
+    ten_ratio=$(ratio "$ten_kb" "$one_kb")
+    verdict="NOT met"; awk -v r="$ten_ratio" 'BEGIN { exit !(r <= 1.5) }' && verdict=met
+    echo "ten recordings of ${ten_prog[*]}: $ten_kb KiB on disk, one: $one_kb KiB; ratio $ten_ratio (goal <= 1.5: $verdict)"
+    rm -rf "$ten_dir"
 
-heap_prog="$build_dir/tests/programs/big_heap_preempt"
-if [ -x "$heap_prog" ]; then
-    DEJA_STATS=1 "$deja" record -o "$DEJA_TRACE_DIR/heap" "$heap_prog" 500 >/dev/null 2>"$DEJA_TRACE_DIR/heap.err" \
-        || die "recording big_heap_preempt 500 failed: $(tail -n 1 "$DEJA_TRACE_DIR/heap.err")"
-    stats=$(grep 'stats:' "$DEJA_TRACE_DIR/heap.err")
-    sp_s=$(sed -n 's/.*state points (\([0-9.]*\) s, .*/\1/p' <<<"$stats")
-    sp_mb=$(sed -n 's/.* s, \([0-9.]*\) MB saved.*/\1/p' <<<"$stats")
-    sp_n=$(sed -n 's/.* \([0-9]*\) state points.*/\1/p' <<<"$stats")
-    peak_kb=$(sed -n "s/.*deja's peak memory \([0-9]*\) kB.*/\1/p" <<<"$stats")
-    verdict="NOT met"; [ "${peak_kb:-999999}" -le 102400 ] && verdict=met
-    echo "state points of a process with 500 MB written: $sp_n taking $sp_s s for $sp_mb MB ($(ratio "$sp_mb" "$sp_s") MB/s);" \
-        "deja's peak memory $((${peak_kb:-0} / 1024)) MB (goal < 100 MB: $verdict)"
-    rm -rf "$DEJA_TRACE_DIR/heap"
-else
-    echo "state point of a 500 MB process: NOT measured ($heap_prog is not built)"
-fi
+    heap_prog="$build_dir/tests/programs/big_heap_preempt"
+    if [ -x "$heap_prog" ]; then
+        DEJA_STATS=1 "$deja" record -o "$DEJA_TRACE_DIR/heap" "$heap_prog" 500 >/dev/null 2>"$DEJA_TRACE_DIR/heap.err" \
+            || die "recording big_heap_preempt 500 failed: $(tail -n 1 "$DEJA_TRACE_DIR/heap.err")"
+        stats=$(grep 'stats:' "$DEJA_TRACE_DIR/heap.err")
+        sp_s=$(sed -n 's/.*state points (\([0-9.]*\) s, .*/\1/p' <<<"$stats")
+        sp_mb=$(sed -n 's/.* s, \([0-9.]*\) MB saved.*/\1/p' <<<"$stats")
+        sp_n=$(sed -n 's/.* \([0-9]*\) state points.*/\1/p' <<<"$stats")
+        peak_kb=$(sed -n "s/.*deja's peak memory \([0-9]*\) kB.*/\1/p" <<<"$stats")
+        verdict="NOT met"; [ "${peak_kb:-999999}" -le 102400 ] && verdict=met
+        echo "state points of a process with 500 MB written: $sp_n taking $sp_s s for $sp_mb MB ($(ratio "$sp_mb" "$sp_s") MB/s);" \
+            "deja's peak memory $((${peak_kb:-0} / 1024)) MB (goal < 100 MB: $verdict)"
+        rm -rf "$DEJA_TRACE_DIR/heap"
+    else
+        echo "state point of a 500 MB process: NOT measured ($heap_prog is not built)"
+    fi
+}
+[ -z "${BENCH_WORKLOADS:-}" ] && disk_and_state_points
 
 echo
 echo "times: best of $runs wall-clock runs; trace bytes: disk used by the trace directory (du);"
@@ -191,5 +199,5 @@ if [ -z "$replay_slower" ]; then
 else
     echo "goal: each real program's replay no slower than its record: NOT met ($replay_slower )"
 fi
-"$repo_dir/scripts/bench_reverse.sh" "$build_dir"
+[ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_reverse.sh" "$build_dir"
 exit 0

@@ -1,13 +1,49 @@
 /* The shared capstone decoder (see x86_decoder.h). */
 #include "arch/x86_decoder.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include "common/log.h"
+
+struct x86_capstone x86_cs;
+
+/* Fills x86_cs from the library; false when it or one of its functions is missing. */
+static bool load_capstone(void) {
+  void *lib = dlopen(DEJA_CAPSTONE_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    deja_msg("warning: cannot load capstone (%s): instructions are not decoded", dlerror());
+    return false;
+  }
+  struct {
+    const char *name;
+    void **fn;
+  } fns[] = {{"cs_open", (void **)&x86_cs.open},
+             {"cs_option", (void **)&x86_cs.option},
+             {"cs_disasm", (void **)&x86_cs.disasm},
+             {"cs_disasm_iter", (void **)&x86_cs.disasm_iter},
+             {"cs_malloc", (void **)&x86_cs.malloc},
+             {"cs_free", (void **)&x86_cs.free},
+             {"cs_insn_group", (void **)&x86_cs.insn_group}};
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    *fns[i].fn = dlsym(lib, fns[i].name);
+    if (!*fns[i].fn) {
+      deja_msg("warning: %s has no %s: instructions are not decoded", DEJA_CAPSTONE_LIBRARY,
+               fns[i].name);
+      dlclose(lib);
+      return false;
+    }
+  }
+  return true; /* kept loaded for the life of the process */
+}
+
 csh x86_decoder(void) {
   static csh h;
   static int state; /* 0: not tried, 1: ready, -1: unavailable */
   if (state == 0) {
-    state = cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK ? 1 : -1;
+    state = load_capstone() && x86_cs.open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK ? 1 : -1;
     if (state == 1)
-      cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+      x86_cs.option(h, CS_OPT_DETAIL, CS_OPT_ON);
   }
   return state == 1 ? h : 0;
 }

@@ -1,10 +1,27 @@
-/* The one capstone x86-64 decoder (with operand details) the arch/ files share. */
+/* The one capstone x86-64 decoder (with operand details) the arch/ files share.
+ * Capstone is loaded (dlopen) on first use, not linked: its 78 000 relocations and
+ * ~350 page faults cost every deja process ~1 ms at start, and only replay's reverse
+ * execution and watchpoints decode instructions. */
 #ifndef DEJA_ARCH_X86_DECODER_H
 #define DEJA_ARCH_X86_DECODER_H
 
 #include <capstone/capstone.h>
 
-/* Made on first use; 0 when capstone cannot make one. */
+/* Capstone's functions, valid once x86_decoder() returned a handle. */
+struct x86_capstone {
+  cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
+  cs_err (*option)(csh handle, cs_opt_type type, size_t value);
+  size_t (*disasm)(csh handle, const uint8_t *code, size_t size, uint64_t address, size_t count,
+                   cs_insn **insn);
+  bool (*disasm_iter)(csh handle, const uint8_t **code, size_t *size, uint64_t *address,
+                      cs_insn *insn);
+  cs_insn *(*malloc)(csh handle);
+  void (*free)(cs_insn *insn, size_t count);
+  bool (*insn_group)(csh handle, const cs_insn *insn, unsigned int group_id);
+};
+extern struct x86_capstone x86_cs;
+
+/* Made on first use; 0 when capstone cannot be loaded or cannot make one. */
 csh x86_decoder(void);
 
 #endif

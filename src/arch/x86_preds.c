@@ -7,12 +7,12 @@
  * a trap). */
 static bool never_falls_through(csh h, const cs_insn *insn) {
   return insn->id == X86_INS_JMP || insn->id == X86_INS_LJMP || insn->id == X86_INS_UD2 ||
-         insn->id == X86_INS_HLT || cs_insn_group(h, insn, X86_GRP_RET);
+         insn->id == X86_INS_HLT || x86_cs.insn_group(h, insn, X86_GRP_RET);
 }
 
 /* The target of a direct jump or call, 0 when INSN is none. */
 static uint64_t direct_target(csh h, const cs_insn *insn) {
-  if (!cs_insn_group(h, insn, X86_GRP_JUMP) && !cs_insn_group(h, insn, X86_GRP_CALL))
+  if (!x86_cs.insn_group(h, insn, X86_GRP_JUMP) && !x86_cs.insn_group(h, insn, X86_GRP_CALL))
     return 0;
   const cs_x86 *x = &insn->detail->x86;
   if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
@@ -33,7 +33,7 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
   csh h = x86_decoder();
   if (!h || max <= 0)
     return 0;
-  cs_insn *insn = cs_malloc(h);
+  cs_insn *insn = x86_cs.malloc(h);
   if (!insn)
     return 0;
   uint64_t jumps[64];
@@ -43,7 +43,7 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
   uint64_t addr = base;
   while (left) {
     uint64_t at = addr;
-    if (!cs_disasm_iter(h, &p, &left, &addr, insn)) {
+    if (!x86_cs.disasm_iter(h, &p, &left, &addr, insn)) {
       p++; /* not an instruction (data, padding): on at the next byte */
       left--;
       addr++;
@@ -54,7 +54,7 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
     if (direct_target(h, insn) == target && njumps < 64)
       jumps[njumps++] = at;
   }
-  cs_free(insn, 1);
+  x86_cs.free(insn, 1);
   for (int i = 0; i < njumps; i++)
     add(out, &n, max, jumps[i]);
   return n;
@@ -63,10 +63,10 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
 bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr) {
   csh h = x86_decoder();
   cs_insn *insn;
-  if (!h || cs_disasm(h, code, len, addr, 1, &insn) != 1)
+  if (!h || x86_cs.disasm(h, code, len, addr, 1, &insn) != 1)
     return false;
-  bool jump = cs_insn_group(h, insn, X86_GRP_JUMP) && direct_target(h, insn) &&
+  bool jump = x86_cs.insn_group(h, insn, X86_GRP_JUMP) && direct_target(h, insn) &&
               insn->id != X86_INS_LOOP && insn->id != X86_INS_LOOPE && insn->id != X86_INS_LOOPNE;
-  cs_free(insn, 1);
+  x86_cs.free(insn, 1);
   return jump;
 }

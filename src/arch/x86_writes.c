@@ -36,7 +36,7 @@ static uint64_t reg_value(const struct user_regs_struct *r, x86_reg reg, uint64_
 /* push and call store below the stack pointer. */
 static bool pushes(csh h, const cs_insn *insn) {
   return insn->id == X86_INS_PUSH || insn->id == X86_INS_PUSHFQ ||
-         cs_insn_group(h, insn, X86_GRP_CALL);
+         x86_cs.insn_group(h, insn, X86_GRP_CALL);
 }
 
 static bool string_store(const cs_insn *insn) {
@@ -72,11 +72,11 @@ int x86_writers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, ui
   for (int back = 1; back <= X86_MAX_INSN_LEN && n < max; back++) {
     cs_insn *insn;
     const uint8_t *p = code + X86_MAX_INSN_LEN - back;
-    size_t count = cs_disasm(h, p, (size_t)back, end - (uint64_t)back, 1, &insn);
+    size_t count = x86_cs.disasm(h, p, (size_t)back, end - (uint64_t)back, 1, &insn);
     if (count == 1 && insn->size == (uint16_t)back && writes_memory(h, insn))
       out[n++] = end - (uint64_t)back;
     if (count)
-      cs_free(insn, count);
+      x86_cs.free(insn, count);
   }
   return n;
 }
@@ -89,7 +89,7 @@ bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_str
                      uint64_t addr, uint64_t size) {
   csh h = x86_decoder();
   cs_insn *insn;
-  if (!h || cs_disasm(h, code, len, r->rip, 1, &insn) != 1)
+  if (!h || x86_cs.disasm(h, code, len, r->rip, 1, &insn) != 1)
     return true; /* cannot tell: assume it does */
   const cs_x86 *x = &insn->detail->x86;
   uint64_t next = r->rip + insn->size;
@@ -112,6 +112,6 @@ bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_str
   /* where rep stos/movs write depends on direction and count: assume they do */
   if (!hit && string_store(insn))
     hit = true;
-  cs_free(insn, 1);
+  x86_cs.free(insn, 1);
   return hit;
 }

@@ -3,15 +3,17 @@
  * may block is buffered only when deja learns that it blocked (the thread's context-switch
  * event armed: reads of pipes and sockets, futex waits; deja then restarts it traced and
  * runs another task) or when a probe says it will not block (files, or pipes, sockets and
- * terminals poll says are ready); sleeps and other waits stay traced. Writes to
- * descriptors 0-2 keep their bytes in the record, so replay can reproduce the program's
- * terminal output; writev to them stays traced. */
+ * terminals poll says are ready); sleeps and other waits stay traced. Writes (and
+ * writevs) to descriptors 0-2 keep their bytes in the record, so replay can reproduce the
+ * program's terminal output. */
 #include <asm/termbits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
 
@@ -45,6 +47,20 @@ static bool cpu_view_path(const char *p) {
   return false;
 }
 
+/* The bytes a writev of CNT buffers at IOV sends, or -1 for a count or total the kernel
+ * refuses. */
+static long iov_total(const struct iovec *iov, long cnt) {
+  if (cnt < 0 || cnt > IOV_MAX || (cnt && !iov))
+    return -1;
+  size_t total = 0;
+  for (long i = 0; i < cnt; i++) {
+    if (iov[i].iov_len > (size_t)SSIZE_MAX - total)
+      return -1;
+    total += iov[i].iov_len;
+  }
+  return (long)total;
+}
+
 /* getpid and getppid stay traced: cheap enough, and what debuggers catch (`catch
  * syscall getpid`) and tests alter in traces. */
 long preload_syscall(long nr, const long a[6]) {
@@ -53,10 +69,15 @@ long preload_syscall(long nr, const long a[6]) {
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_READ);
   case SYS_write:
   case SYS_writev:
-    if (nr == SYS_write && a[0] >= 0 && a[0] <= 2)
-      return preload_buffered(nr, a, 1, (size_t)a[2], OUT_INPUT,
+    if (a[0] >= 0 && a[0] <= 2) {
+      /* The record keeps the bytes (gathered from a writev's buffers), for replay. */
+      long len = nr == SYS_write ? a[2] : iov_total((const struct iovec *)a[1], a[2]);
+      if (len < 0)
+        break; /* a count the kernel refuses (EINVAL): traced */
+      return preload_buffered(nr, a, 1, (size_t)len, OUT_INPUT,
                               shared_file_mapped ? PROBE_WRITE_NOFILE : PROBE_WRITE);
-    if (a[0] <= 2 || (shared_file_mapped && nr == SYS_writev))
+    }
+    if (a[0] < 0 || (shared_file_mapped && nr == SYS_writev))
       break;
     /* With a file mapped MAP_SHARED, only writes of pipes and sockets (which cannot
      * change the file) are buffered. */

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define TLS __attribute__((tls_model("initial-exec")))
@@ -180,6 +181,14 @@ static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_re
   return m1 ? 1 : m2 ? 2 : 0;
 }
 
+/* Copies the bytes of CNT buffers at IOV to DST, one after the other. */
+static void gather(uint8_t *dst, const struct iovec *iov, long cnt) {
+  for (long i = 0; i < cnt; i++) {
+    preload_copy(dst, iov[i].iov_base, iov[i].iov_len);
+    dst += iov[i].iov_len;
+  }
+}
+
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
                       enum probe probe) {
   struct sbuf_hdr *h = g_off ? NULL : thread_buffer();
@@ -205,6 +214,8 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   /* A call that may block (a futex wait): if it does, deja restarts it as a traced call
    * and runs another task meanwhile. */
   bool armed = probe == PROBE_BLOCKS;
+  /* The bytes a write sends (a writev's: gathered into the record, OUTMAX of them). */
+  size_t wlen = kind == OUT_INPUT ? outmax : (size_t)a[2];
   if (probe != PROBE_NONE && !armed) {
     long s = sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
     rec->aux = s;
@@ -218,7 +229,7 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
       ok = armed = true;
       rec->ready = 0;
     }
-    if (!ok && (probe == PROBE_READ || (probe == PROBE_WRITE && (size_t)a[2] <= PIPE_BUF) ||
+    if (!ok && (probe == PROBE_READ || (probe == PROBE_WRITE && wlen <= PIPE_BUF) ||
                 (probe == PROBE_WRITE && t_desched >= 0))) {
       /* A pipe, socket or terminal: only when it is ready now. The result's low half
        * is the record's `ready` (the replay entry reads 8 bytes there). */
@@ -229,7 +240,7 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
       rec->ready = (uint32_t)ready;
       ok = ready == 1;
       /* Ready, but more than PIPE_BUF bytes may still block once part is written. */
-      armed = ok && (size_t)a[2] > PIPE_BUF;
+      armed = ok && wlen > PIPE_BUF;
     }
     if (!ok) {
       rec->flags = SBUF_REC_PROBE_ONLY;
@@ -248,7 +259,9 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
     unsigned to = output_to(h, (int)a[0], rec);
     rec->flags =
         (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT) | (to << SBUF_REC_OUT_SHIFT));
-    if (outmax)
+    if (nr == SYS_writev)
+      gather(scratch, (const struct iovec *)a[1], a[2]);
+    else if (outmax)
       preload_copy(scratch, (const void *)a[outarg], outmax);
   } else if (outmax) {
     b[outarg] = (long)scratch;

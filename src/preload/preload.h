@@ -15,7 +15,8 @@ enum out_kind {
   OUT_RESULT, /* the result counts them (read, readlink, getrandom, getdents64) */
   OUT_FIXED,  /* all OUTMAX of them when the call returned 0 (stat, clock_gettime) */
   OUT_INPUT,  /* none: the record keeps the bytes a write to descriptor 0-2 sent (the first
-                 `result` of the OUTMAX at argument OUTARG), for replay's output */
+                 `result` of the OUTMAX at argument OUTARG, or gathered from a writev's
+                 buffers), for replay's output */
 };
 
 /* How a call on descriptor a[0] that might block is made sure not to: probes the

@@ -566,7 +566,9 @@ int record_exec(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, why);
   /* DEJA_CPUID_NATIVE=1 records as on a CPU that cannot fault cpuid (for tests). */
   const char *native = getenv("DEJA_CPUID_NATIVE");
-  int cf = native && *native == '1' ? 1 : exec_image_enable_cpuid_faulting(&x->t);
+  int cf = (native && *native == '1') || !exec_image_cpuid_faulting_possible()
+               ? 1
+               : exec_image_enable_cpuid_faulting(&x->t);
   if (cf < 0) {
     free(strings);
     return recorder_abort(r, "cannot turn on cpuid faulting in the new program image");

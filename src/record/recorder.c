@@ -117,8 +117,19 @@ void recorder_write_failed(struct recorder *r) {
 }
 
 static int write_event(struct recorder *r, const struct event *ev) {
-  event_encode(ev, &r->rec);
-  if (trace_writer_append(r->w, r->rec.data, r->rec.len) < 0) {
+  int rc;
+  if (ev->kind == EV_SBUF) { /* up to a MiB of records: written without a copy */
+    event_encode_sbuf_head(ev, &r->rec);
+    rc = trace_writer_begin(r->w) < 0 || trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 ||
+                 trace_writer_put(r->w, ev->sbuf_data, ev->sbuf_len) < 0 ||
+                 trace_writer_end(r->w) < 0
+             ? -1
+             : 0;
+  } else {
+    event_encode(ev, &r->rec);
+    rc = trace_writer_append(r->w, r->rec.data, r->rec.len);
+  }
+  if (rc < 0) {
     recorder_write_failed(r);
     return -1;
   }

@@ -107,7 +107,8 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
     return diverge(e, "execve did not return; found %s", stop_desc(&st, buf, sizeof buf));
   if (task_open_mem(&x->t) < 0)
     return diverge(e, "cannot open the memory of task %d: %s", x->t.tid, strerror(errno));
-  if (!cpu_bind_cpuid_native() && exec_image_enable_cpuid_faulting(&x->t) < 0)
+  if (!cpu_bind_cpuid_native() && exec_image_cpuid_faulting_possible() &&
+      exec_image_enable_cpuid_faulting(&x->t) < 0)
     return diverge(e, "cannot turn on cpuid faulting");
   if (task_get_regs(&x->t) < 0)
     return -1;

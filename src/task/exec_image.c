@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "task/vdso_patch.h"
@@ -15,14 +16,43 @@
 #define ARCH_SET_CPUID 0x1012
 #endif
 
+/* The new image's initial stack, read at once (argv and envp with their strings, the
+ * auxiliary vector: a pread per word and string cost ~80 system calls per exec). */
+struct stack_copy {
+  struct task *t;
+  uint64_t lo;
+  uint8_t *data;
+  size_t len;
+};
+
+static int read_word(struct stack_copy *c, uint64_t addr, void *out, size_t n) {
+  if (addr >= c->lo && addr - c->lo <= c->len && c->len - (addr - c->lo) >= n) {
+    memcpy(out, c->data + (addr - c->lo), n);
+    return 0;
+  }
+  return task_read_mem(c->t, addr, out, n);
+}
+
 /* Appends the string at ADDR (and its NUL) to the growing buffer. */
-static int append_str(struct task *t, uint64_t addr, char **buf, uint32_t *len) {
-  char *s = task_read_str(t, addr, 1 << 20);
-  if (!s)
-    return -1;
-  size_t n = strlen(s) + 1;
+static int append_str(struct stack_copy *c, uint64_t addr, char **buf, uint32_t *len) {
+  char *s = NULL;
+  const char *str;
+  size_t n;
+  const uint8_t *nul = addr >= c->lo && addr - c->lo < c->len
+                           ? memchr(c->data + (addr - c->lo), 0, c->len - (addr - c->lo))
+                           : NULL;
+  if (nul) {
+    str = (const char *)c->data + (addr - c->lo);
+    n = (size_t)(nul - (const uint8_t *)str) + 1;
+  } else {
+    s = task_read_str(c->t, addr, 1 << 20);
+    if (!s)
+      return -1;
+    str = s;
+    n = strlen(s) + 1;
+  }
   *buf = xrealloc(*buf, *len + n);
-  memcpy(*buf + *len, s, n);
+  memcpy(*buf + *len, str, n);
   *len += (uint32_t)n;
   free(s);
   return 0;
@@ -33,30 +63,36 @@ int exec_image_prepare(struct task *t, char **strings, uint32_t *len, uint32_t *
   *strings = NULL;
   *len = *argc = *envc = 0;
   uint64_t sp = t->regs.rsp, word, p = sp;
-  if (task_read_mem(t, sp, &word, 8) < 0)
+  struct stack_copy c = {.t = t, .lo = sp};
+  uint64_t top = proc_mapping_end(t->tid, sp);
+  if (top > sp && top - sp <= (64u << 20)) {
+    c.data = xmalloc(top - sp);
+    c.len = task_read_mem(t, sp, c.data, top - sp) == 0 ? top - sp : 0;
+  }
+  if (read_word(&c, sp, &word, 8) < 0)
     goto bad;
   p = sp + 8;
   for (;; p += 8) { /* argv, then envp: NULL-terminated pointer arrays */
-    if (task_read_mem(t, p, &word, 8) < 0)
+    if (read_word(&c, p, &word, 8) < 0)
       goto bad;
     if (!word)
       break;
-    if (append_str(t, word, strings, len) < 0)
+    if (append_str(&c, word, strings, len) < 0)
       goto bad;
     (*argc)++;
   }
   for (p += 8;; p += 8) {
-    if (task_read_mem(t, p, &word, 8) < 0)
+    if (read_word(&c, p, &word, 8) < 0)
       goto bad;
     if (!word)
       break;
-    if (append_str(t, word, strings, len) < 0)
+    if (append_str(&c, word, strings, len) < 0)
       goto bad;
     (*envc)++;
   }
   for (p += 8;; p += 16) {
     uint64_t av[2];
-    if (task_read_mem(t, p, av, 16) < 0)
+    if (read_word(&c, p, av, 16) < 0)
       goto bad;
     if (av[0] == AT_NULL)
       break;
@@ -68,12 +104,23 @@ int exec_image_prepare(struct task *t, char **strings, uint32_t *len, uint32_t *
         goto bad;
     }
   }
+  free(c.data);
   return 0;
 bad:
+  free(c.data);
   free(*strings);
   *strings = NULL;
   return seterr(err, errlen, "cannot read the initial stack of task %d at 0x%" PRIx64 ": %s",
                 t->tid, p, strerror(errno));
+}
+
+bool exec_image_cpuid_faulting_possible(void) {
+  static int possible = -1;
+  /* Setting the default (cpuid allowed) changes nothing; the kernel refuses it with
+   * ENODEV when the CPU cannot fault cpuid. */
+  if (possible < 0)
+    possible = syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1) == 0;
+  return possible;
 }
 
 int exec_image_enable_cpuid_faulting(struct task *t) {

@@ -16,6 +16,10 @@
 int exec_image_prepare(struct task *t, char **strings, uint32_t *len, uint32_t *argc,
                        uint32_t *envc, char *err, size_t errlen);
 
+/* Whether this CPU and kernel can fault cpuid (asked once, of deja's own thread): when
+ * not, no injection is tried at each exec. */
+bool exec_image_cpuid_faulting_possible(void);
+
 /* Turns on cpuid faulting for the new image (it is reset by execve) by injecting
  * arch_prctl(ARCH_SET_CPUID, 0) at the current instruction. Returns 0 when on, 1 when the
  * CPU or kernel cannot fault cpuid, -1 when the injection failed. */

@@ -88,6 +88,19 @@ void event_encode_state_end(struct tbuf *b, uint64_t digest) {
   tbuf_put_u64(b, digest);
 }
 
+/* An sbuf event up to its records' bytes (their length included). */
+static void put_sbuf_fields(const struct event *ev, struct tbuf *b) {
+  tbuf_put_u32(b, ev->flags);
+  tbuf_put_u64(b, ev->sbuf);
+  tbuf_put_u32(b, ev->sbuf_off);
+  tbuf_put_u32(b, ev->sbuf_len);
+}
+
+void event_encode_sbuf_head(const struct event *ev, struct tbuf *b) {
+  put_head(ev, b);
+  put_sbuf_fields(ev, b);
+}
+
 void event_encode_syscall_head(const struct event *ev, uint32_t nmem, struct tbuf *b) {
   put_head(ev, b);
   tbuf_put_u64(b, (uint64_t)ev->result);
@@ -169,10 +182,8 @@ void event_encode(const struct event *ev, struct tbuf *b) {
       tbuf_put_u64(b, ev->digest);
     break;
   case EV_SBUF:
-    tbuf_put_u32(b, ev->flags);
-    tbuf_put_u64(b, ev->sbuf);
-    tbuf_put_u32(b, ev->sbuf_off);
-    tbuf_put_blob(b, ev->sbuf_data, ev->sbuf_len);
+    put_sbuf_fields(ev, b);
+    tbuf_put_bytes(b, ev->sbuf_data, ev->sbuf_len);
     break;
   }
 }

@@ -146,6 +146,9 @@ void event_encode_state_end(struct tbuf *b, uint64_t digest);
 void event_encode_syscall_head(const struct event *ev, uint32_t nmem, struct tbuf *b);
 void event_encode_mem_header(struct tbuf *b, uint64_t addr, uint32_t len);
 void event_encode_syscall_tail(const struct event *ev, struct tbuf *b);
+/* An sbuf event without a copy of its records: the head from event_encode_sbuf_head
+ * (resets B), followed by EV's sbuf_len bytes of sbuf_data. */
+void event_encode_sbuf_head(const struct event *ev, struct tbuf *b);
 /* Parses a record; returns 0, or -1 when it is malformed (message in ERR). */
 int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen);
 

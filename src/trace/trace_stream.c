@@ -33,6 +33,11 @@
 #define FRAG_LEN_MASK 0x3fffffffu
 #define WRITER_VERSION_MAX 256u
 #define ZSTD_LEVEL 1
+/* Chunks queued for the background thread: a burst of records (a full 1 MiB system call
+ * buffer flushed at once) does not stop the recording while the thread catches up. */
+#define BG_JOBS 16
+#define BG_MAX_BYTES (8u * 1024u * 1024u)
+#define BG_KEEP_CAP (2u * 1024u * 1024u) /* a job's buffer larger than this is freed */
 #define ERR_LEN 512
 
 /* ---- shared helpers ---- */
@@ -91,17 +96,22 @@ struct trace_writer {
   size_t seal_at; /* file offset of the seal */
   bool failed;    /* a write failed: the file may end in a partial chunk */
   char err[ERR_LEN];
-  /* Background compression (trace_writer_background): a full chunk is handed to a thread
-   * that compresses and writes it while the caller goes on; one at a time, in order. The
-   * thread alone touches chunk, cctx, fd and bytes_written while job_busy. */
-  bool bg, bg_inited, bg_started, bg_quit, job_busy;
+  /* Background compression (trace_writer_background): full chunks are queued for a thread
+   * that compresses and writes them, in order, while the caller goes on (it waits only
+   * when the queue is full). The thread alone touches chunk, cctx, fd and bytes_written
+   * while jobs are queued. */
+  bool bg, bg_inited, bg_started, bg_quit;
   cpu_set_t bg_cpus;
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t cond;
-  struct tbuf job; /* the records being written */
-  uint32_t job_nrec;
-  int job_errno; /* the thread's failure (0: none), message in job_err */
+  struct bg_job {
+    struct tbuf data; /* the records to write */
+    uint32_t nrec;
+  } jobs[BG_JOBS];
+  unsigned job_head, job_count; /* the oldest queued job (being written), how many */
+  size_t job_bytes;             /* raw bytes queued */
+  int job_errno;                /* the thread's failure (0: none), message in job_err */
   char job_err[ERR_LEN];
 };
 
@@ -229,42 +239,60 @@ static void *background_writer(void *arg) {
   struct trace_writer *w = arg;
   pthread_mutex_lock(&w->lock);
   for (;;) {
-    while (!w->job_busy && !w->bg_quit)
+    while (!w->job_count && !w->bg_quit)
       pthread_cond_wait(&w->cond, &w->lock);
-    if (!w->job_busy)
+    if (!w->job_count)
       break;
+    struct bg_job *job = &w->jobs[w->job_head];
+    bool failed = w->job_errno != 0;
     pthread_mutex_unlock(&w->lock);
     char msg[ERR_LEN];
-    int rc = write_chunk(w, w->job.data, w->job.len, w->job_nrec, msg);
+    /* After a failure the file ends at its last complete chunk: later ones are dropped. */
+    int rc = failed ? 0 : write_chunk(w, job->data.data, job->data.len, job->nrec, msg);
     int e = errno;
+    size_t len = job->data.len;
+    if (job->data.cap > BG_KEEP_CAP) /* a state point's pages: not kept for the next job */
+      tbuf_free(&job->data);
     pthread_mutex_lock(&w->lock);
     if (rc < 0) {
       w->job_errno = e;
       memcpy(w->job_err, msg, ERR_LEN);
     }
-    w->job_busy = false;
+    w->job_bytes -= len;
+    w->job_head = (w->job_head + 1) % BG_JOBS;
+    w->job_count--;
     pthread_cond_broadcast(&w->cond);
   }
   pthread_mutex_unlock(&w->lock);
   return NULL;
 }
 
-/* Waits until the background thread wrote the chunk it was given. 0, or -1 when writing
- * it failed (the writer has failed then). */
-static int background_wait(struct trace_writer *w) {
-  if (!w->bg_started)
-    return 0;
-  pthread_mutex_lock(&w->lock);
-  while (w->job_busy)
+/* Waits until the background thread holds fewer than MAX_JOBS chunks, and at most
+ * MAX_BYTES raw bytes of them. 0, or -1 when writing one failed (the writer has failed
+ * then). Called with the lock held when the thread runs. */
+static int background_wait_below(struct trace_writer *w, unsigned max_jobs, size_t max_bytes) {
+  while (w->job_count >= max_jobs || (w->job_count && w->job_bytes > max_bytes))
     pthread_cond_wait(&w->cond, &w->lock);
   int e = w->job_errno;
   if (e) {
     w->failed = true;
     memcpy(w->err, w->job_err, ERR_LEN);
   }
-  pthread_mutex_unlock(&w->lock);
   errno = e;
   return e ? -1 : 0;
+}
+
+/* Waits until the background thread wrote every chunk it was given. 0, or -1 when
+ * writing one failed (the writer has failed then). */
+static int background_wait(struct trace_writer *w) {
+  if (!w->bg_started)
+    return 0;
+  pthread_mutex_lock(&w->lock);
+  int rc = background_wait_below(w, 1, 0);
+  int e = errno;
+  pthread_mutex_unlock(&w->lock);
+  errno = e;
+  return rc;
 }
 
 static void background_stop(struct trace_writer *w) {
@@ -280,25 +308,34 @@ static void background_stop(struct trace_writer *w) {
 
 /* Hands the pending records to the background thread (started the first time). */
 static int background_hand_over(struct trace_writer *w) {
-  if (background_wait(w) < 0)
-    return -1;
-  if (w->bg_started)
+  if (w->bg_started) {
     pthread_mutex_lock(&w->lock);
-  struct tbuf t = w->job;
-  w->job = w->pending;
+    if (background_wait_below(w, BG_JOBS, BG_MAX_BYTES) < 0) {
+      int e = errno;
+      pthread_mutex_unlock(&w->lock);
+      errno = e;
+      return -1;
+    }
+  }
+  struct bg_job *job = &w->jobs[(w->job_head + w->job_count) % BG_JOBS];
+  struct tbuf t = job->data;
+  job->data = w->pending;
   w->pending = t;
   tbuf_reset(&w->pending);
-  w->job_nrec = w->pending_records;
+  job->nrec = w->pending_records;
   w->pending_records = 0;
-  w->job_busy = true;
+  w->job_count++;
+  w->job_bytes += job->data.len;
   if (w->bg_started) {
     pthread_cond_broadcast(&w->cond);
     pthread_mutex_unlock(&w->lock);
     return 0;
   }
   if (pthread_create(&w->thread, NULL, background_writer, w) != 0) {
-    w->bg = w->job_busy = false; /* written here, and from now on */
-    int rc = write_chunk(w, w->job.data, w->job.len, w->job_nrec, w->err);
+    w->bg = false; /* written here, and from now on */
+    w->job_count = 0;
+    w->job_bytes = 0;
+    int rc = write_chunk(w, job->data.data, job->data.len, job->nrec, w->err);
     if (rc < 0)
       w->failed = true;
     return rc;
@@ -434,7 +471,8 @@ static void writer_free(struct trace_writer *w) {
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->cond);
   }
-  tbuf_free(&w->job);
+  for (int i = 0; i < BG_JOBS; i++)
+    tbuf_free(&w->jobs[i].data);
   tbuf_free(&w->pending);
   tbuf_free(&w->chunk);
   ZSTD_freeCCtx(w->cctx);

@@ -9,12 +9,17 @@
 #                     shows them in sbuf events); the recording replays.
 #   dump TEXT N PROGRAM  at least N lines of deja dump of PROGRAM's recording hold TEXT;
 #                     the recording replays.
+#   output NAME N PROGRAM  recorded with stdout a pipe, PROGRAM buffers at least N calls
+#                     NAME whose bytes the sbuf events keep as output to stdout and
+#                     stderr; replay writes the same stdout and stderr again (the replayed
+#                     bytes, compared with the recorded ones); the same with -n, where no
+#                     NAME is buffered.
 #   futex PROGRAM     PROGRAM's futex wakes and waits are buffered, its waits that blocked
 #                     (untimed, and timed ones that then timed out: made again from the
 #                     start) were restarted as traced calls, and it replays.
 #   diverge PROGRAM   replaying PROGRAM (whose buffered calls differ in replay) exits 3
 #                     with a message naming the recorded and the replayed call.
-# usage: syscallbuf_test.sh DEJA used|restarted|buffered|dump|futex|diverge ... PROGRAM [ARG...]
+# usage: syscallbuf_test.sh DEJA used|restarted|buffered|dump|output|futex|diverge ... PROGRAM [ARG...]
 set -u
 deja=$1 mode=$2
 shift 2
@@ -58,6 +63,38 @@ dump)
   n=$("$deja" dump "$tmp/t" | grep -cF -- "$text")
   [ "$n" -ge "$min" ] || fail "deja dump of $* shows $n lines with '$text', expected at least $min"
   "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
+  ;;
+output)
+  name=$1 min=$2
+  shift 2
+  "$@" >"$tmp/native.out" 2>"$tmp/native.err" || fail "$* exited $? when run natively"
+  for how in buffer nobuf; do
+    args=()
+    [ "$how" = nobuf ] && args=(-n)
+    # stdout is a pipe (not a file: the library polls it before a write)
+    { "$deja" record "${args[@]}" -o "$tmp/$how" "$@" 2>"$tmp/$how.err"; echo $? >"$tmp/$how.status"; } \
+      | cat >"$tmp/$how.out"
+    [ "$(cat "$tmp/$how.status")" = 0 ] || fail "record ($how) exited $(cat "$tmp/$how.status"): $(tail -n 3 "$tmp/$how.err")"
+    cmp -s "$tmp/native.out" "$tmp/$how.out" || fail "the recorded program's stdout ($how) differs from a native run's"
+    "$deja" dump "$tmp/$how" >"$tmp/$how.dump" || fail "deja dump ($how) failed"
+    n=$(grep ' sbuf ' "$tmp/$how.dump" | grep -o " $name=" | wc -l)
+    if [ "$how" = buffer ]; then
+      [ "$n" -ge "$min" ] || fail "recording $* buffered $n $name calls, expected at least $min"
+      for stream in stdout stderr; do
+        grep ' sbuf ' "$tmp/$how.dump" | grep -q "output to $stream (" \
+          || fail "no sbuf event of the recording keeps output to $stream"
+      done
+    else
+      [ "$n" -eq 0 ] || fail "record -n buffered $n $name calls, expected none"
+    fi
+    "$deja" replay -a "$tmp/$how" >"$tmp/$how.rout" 2>"$tmp/$how.rerr" \
+      || fail "replay ($how) exited $?: $(tail -n 3 "$tmp/$how.rerr")"
+    cmp -s "$tmp/native.out" "$tmp/$how.rout" \
+      || fail "replay ($how) wrote other stdout than the program: $(cmp "$tmp/native.out" "$tmp/$how.rout")"
+    grep -v '^deja: ' "$tmp/$how.rerr" >"$tmp/$how.rerr.prog"
+    cmp -s "$tmp/native.err" "$tmp/$how.rerr.prog" \
+      || fail "replay ($how) wrote other stderr than the program: $(cmp "$tmp/native.err" "$tmp/$how.rerr.prog")"
+  done
   ;;
 futex)
   "$deja" record -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"

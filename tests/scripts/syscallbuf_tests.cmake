@@ -16,6 +16,11 @@ add_test(NAME mmap_data_file_as_anon COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_tes
 deja_rr_program_test(sbuf_sigaction_query)
 add_test(NAME syscallbuf_sigaction_query COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
   $<TARGET_FILE:deja> buffered rt_sigaction 60 $<TARGET_FILE:sbuf_sigaction_query>)
+# writev to stdout and stderr (a pipe) is buffered with its bytes, which replay writes
+# again; also with -n (traced).
+deja_rr_program_test(sbuf_writev)
+add_test(NAME syscallbuf_writev_output COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> output writev 200 $<TARGET_FILE:sbuf_writev>)
 # Futex waits and wakes buffered: locks, semaphores, condition variables, timed waits,
 # raw futex calls, a semaphore shared with a forked child; signals sent to a thread
 # waiting in buffered calls. Their schedules vary (where waits block, where signals land).
