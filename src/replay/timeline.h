@@ -41,6 +41,10 @@ struct tl_pos {
   /* non-zero: then the task's pc set to this (the jump that ran just before: nothing
    * else changes), before the steps */
   uint64_t back_pc;
+  /* non-zero (TL_ARRIVAL): `n` counts the arrivals since this checkpoint inside the
+   * stretch (its tl_fork.made) instead of since the stretch began; going there starts
+   * from that checkpoint, which is kept while a position names it */
+  uint64_t base;
   uint64_t steps; /* then this many single steps of step_tid (as gdb's stepi makes them) */
   pid_t step_tid;
   /* TL_ARRIVAL seen by a stop: the task's registers there, to check arrivals counted
@@ -123,6 +127,8 @@ struct timeline {
   bool said_slow;            /* DEJA_TL_DEBUG was told that the kernel cannot count */
   bool have_undone;          /* the last reverse step went back over a watched write: */
   struct replay_stop undone; /* ...that watchpoint's stop */
+  uint64_t hold;             /* a checkpoint (tl_fork.made) a reverse move counts from: kept */
+  bool target_based;         /* the target's count is since a checkpoint (tl_pos.base) */
 };
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,

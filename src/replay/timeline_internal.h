@@ -38,6 +38,8 @@ void tl_mark_hit(struct timeline *tl, uint64_t event);
 /* The latest checkpoint inside P's stretch to go to P from, or NULL. */
 struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p);
 void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
+/* The checkpoint whose tl_fork.made is MADE, or NULL (gone). */
+struct tl_fork *tl_fork_made(struct timeline *tl, uint64_t made);
 /* A checkpoint at the replay's position POS (NULL, with WHY saying why, when none can be
  * taken there). */
 struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
