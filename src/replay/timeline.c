@@ -137,7 +137,8 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
     put_count(c, &n, true, tid, d->wps[i].addr, stretch_count(tl, end, true, tid, d->wps[i].addr));
   /* the target's arrivals at a breakpoint counted with the others are in hits[]; a
    * target counted from a checkpoint has no count in the stretch */
-  if (target && !tl->target_based && !(d->count_hits && !d->target.watch && is_user_breakpoint(d, d->target.addr)))
+  if (target && !tl->target_based &&
+      !(d->count_hits && !d->target.watch && is_user_breakpoint(d, d->target.addr)))
     put_count(c, &n, d->target.watch, tid, d->target.addr, d->target.count);
   if (target && d->target.probe && probe_known)
     put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
@@ -1050,10 +1051,10 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
   if (steps < back) /* the jump follows the anchor at once */
     return anchor.kind == TL_ARRIVAL || anchor.kind == TL_TRIGGER
                ? go_before(tl, &anchor, err, errlen)
-                                      : seterr(err, errlen,
-                                               "the jump is the first instruction of event "
-                                               "%" PRIu64 "'s stretch",
-                                               p->event + 1);
+               : seterr(err, errlen,
+                        "the jump is the first instruction of event "
+                        "%" PRIu64 "'s stretch",
+                        p->event + 1);
   anchor.steps = steps - back;
   anchor.step_tid = p->tid;
   return go_to(tl, &anchor, err, errlen);
