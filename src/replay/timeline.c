@@ -19,6 +19,7 @@
 #include "task/proc_maps.h"
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 /* Single steps searching for the instruction before a stop (about 15 s of them);
  * DEJA_TL_MAX_STEPS sets another limit (the tests of the error path use a small one). */
@@ -118,6 +119,7 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
       is_user_breakpoint(d, pc) || (target && (pc == d->target.addr || pc == d->target.probe));
   /* a breakpoint's arrivals counted from a checkpoint as the target's are not its hits */
   on_counted |= tl->target_based && is_user_breakpoint(d, d->target.addr);
+  on_counted |= tl->approach && pc == tl->approach->addr;
   for (int i = 0; target && i < d->target.nexec; i++)
     on_counted |= pc == d->target.exec[i];
   /* a breakpoint or watchpoint set after the stretch began here: its count is not
@@ -256,8 +258,11 @@ static bool at_boundary(const struct timeline *tl, uint64_t event) {
 /* Counts a stop of the user's breakpoints or watchpoints passed on the way. */
 static void pass_hit(struct timeline *tl, const struct replay_result *res) {
   if (res->what == REPLAY_STOP &&
-      (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT))
-    hit_pos(tl, res);
+      (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT)) {
+    tl->passed = hit_pos(tl, res);
+    tl->passed_stop = res->stop;
+    tl->have_passed = true;
+  }
 }
 
 /* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
@@ -375,7 +380,18 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
       break;
     }
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
+      uint64_t made = tl->forks_made;
       fork_inside(tl, &res, probe_known);
+      struct tl_approach *a = tl->approach;
+      struct rptask *x = engine_task(&tl->s->e, p->tid);
+      if (a && x && made != tl->forks_made) {
+        /* counted from this checkpoint on */
+        exec_counter_stop(&a->cc);
+        if (exec_counter_start_capped(&a->cc, x->t.tid, a->addr, a->cap) < 0)
+          a->cc.fd = -1;
+        a->fork = tl->forks_made;
+        a->at = tl_now_ns();
+      }
       tl_slice_on(tl);
       continue;
     }
@@ -913,7 +929,150 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
   return 0;
 }
 
+/* Replay time before a position a checkpoint close enough to it is (go_before_loop: a
+ * loop's branch executed in it is counted, a debug exception each); runs to get one */
+#define TL_APPROACH_NS 100000
+#define TL_APPROACH_TRIES 8
+/* Executions of a loop's branch counted at most (go_before_loop: about 10-20 s of them) */
+#define TL_LOOP_COUNTED 1000000
+
+/* Puts the replay at checkpoint F inside P's stretch, or (NULL) at the stretch's start. */
+static int start_at(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p, char *err,
+                    size_t errlen) {
+  struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+  if (f ? tl_start_from(tl, f, err, errlen) < 0 : go_to(tl, &start, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  return 0;
+}
+
+/* The instruction before P whose pc is set back to a jump (back_pc: a loop's branch J,
+ * executed too often since the checkpoint before P to be counted there): J's executions
+ * up to P's place A are counted from the latest checkpoint before A (up to
+ * TL_LOOP_COUNTED; from the stretch's start when there is none), after trying to get one
+ * closer: a run to A with a time slice ending a little before it takes a checkpoint
+ * there, and again from that one, until A is less than TL_APPROACH_NS of replay after it
+ * (the slices' timing varies with the machine's load: it may not get there). P is then
+ * J's last arrival counted from that checkpoint (or the stretch's start), and the
+ * instruction before it is found from there (go_before). 1: gone there; 0: not found
+ * (the caller single-steps); -1: failed. */
+static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  if (!p->back_pc || p->steps || !exec_counter_usable() || tl->slow_arrivals ||
+      (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE))
+    return 0;
+  struct tl_pos a = *p;
+  a.back_pc = 0;
+  if (go_to(tl, &a, err, errlen) < 0)
+    return -1;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  if (!x || task_get_regs(&x->t) < 0)
+    return 0;
+  uint64_t w = x->t.regs.rip;
+  struct tl_fork *f = a.base ? tl_fork_made(tl, a.base) : tl_best_inside(tl, &a);
+  if (a.base && !f)
+    return 0;
+  struct tl_pos target = a;
+  if (a.kind == TL_BEFORE) {
+    /* to the trigger, right after W (W's executions then count the write's) */
+    target.kind = TL_TRIGGER;
+    target.nwriters = 0;
+  }
+  struct tl_approach ap = {.addr = w, .cap = TL_NEAR_COUNTED};
+  int64_t t_f = -1, lead = 0; /* replay time from F to A; the slice ends LEAD before A */
+  bool close = false;
+  int rc = 0;
+  int slack = prctl(PR_GET_TIMERSLACK);
+  prctl(PR_SET_TIMERSLACK, 1); /* the slice's end as asked */
+  for (int i = 0; i < TL_APPROACH_TRIES && !close && rc == 0; i++) {
+    if (f)
+      tl->hold = f->made;
+    if (start_at(tl, f, p, err, errlen) < 0) {
+      rc = -1;
+      break;
+    }
+    /* first how long the run from F to A takes (no slices); then with a slice ending
+     * LEAD before A, where a checkpoint is taken, W counted from it to name A */
+    bool timing = t_f < 0;
+    if (!timing && !lead)
+      lead = t_f / 4 > TL_APPROACH_NS / 2 ? t_f / 4 : TL_APPROACH_NS / 2;
+    ap.fork = 0;
+    ap.cc.fd = -1;
+    tl->approach = timing ? NULL : &ap;
+    tl->slice_in = timing ? -1 : t_f > lead ? t_f - lead : 1;
+    int64_t t0 = tl_now_ns();
+    rc = run_to_target(tl, &target, f, NULL, 0, err, errlen);
+    int64_t t1 = tl_now_ns();
+    tl->approach = NULL;
+    tl->slice_in = 0;
+    uint64_t cw = exec_counter_read(&ap.cc);
+    exec_counter_stop(&ap.cc);
+    if (rc != 0)
+      break;
+    struct tl_fork *nf = ap.fork ? tl_fork_made(tl, ap.fork) : NULL;
+    if (tl_debug())
+      deja_msg("tl: close to the loop's branch %" PRIx64 ": %s %.3f ms%s", p->back_pc,
+               timing ? "the run took"
+               : nf   ? "a checkpoint, then"
+                      : "no checkpoint before it in",
+               (timing ? t1 - t0
+                : nf   ? t1 - ap.at
+                       : t1 - t0) /
+                   1e6,
+               timing ? "" : " to it");
+    if (timing) {
+      t_f = t1 - t0;
+      close = t_f < TL_APPROACH_NS;
+      continue;
+    }
+    if (!nf) {
+      lead *= 2; /* A came first (or no checkpoint could be taken there): earlier */
+      continue;
+    }
+    if (cw == 0 || cw >= ap.cap)
+      break; /* W runs too often: A cannot be named from there */
+    f = nf;
+    target = (struct tl_pos){
+        .event = a.event, .kind = TL_ARRIVAL, .tid = a.tid, .addr = w, .n = cw, .base = f->made};
+    t_f = t1 - ap.at;
+    close = t_f < TL_APPROACH_NS;
+    lead = 0;
+  }
+  prctl(PR_SET_TIMERSLACK, slack);
+  if (rc < 0)
+    return -1;
+  /* J's executions from F (or the stretch's start) up to A */
+  if (f)
+    tl->hold = f->made;
+  if (start_at(tl, f, p, err, errlen) < 0)
+    return -1;
+  x = engine_task(&tl->s->e, p->tid);
+  struct exec_counter cj;
+  if (!x || exec_counter_start_capped(&cj, x->t.tid, p->back_pc, TL_LOOP_COUNTED) < 0)
+    return 0;
+  rc = run_to_target(tl, &target, f, NULL, 0, err, errlen);
+  uint64_t n = exec_counter_read(&cj);
+  exec_counter_stop(&cj);
+  if (tl_debug())
+    deja_msg("tl: the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, n,
+             f ? "the checkpoint before the position" : "the stretch's start");
+  if (rc < 0)
+    return -1;
+  if (!n || n >= TL_LOOP_COUNTED)
+    return 0;
+  /* P: J's last arrival before A (J ran right before A), counted from F */
+  struct tl_pos jp = {.event = p->event,
+                      .kind = TL_ARRIVAL,
+                      .tid = p->tid,
+                      .addr = p->back_pc,
+                      .n = n,
+                      .base = f ? f->made : 0};
+  return go_before(tl, &jp, err, errlen) < 0 ? -1 : 1;
+}
+
 static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  int loop = go_before_loop(tl, p, err, errlen);
+  if (loop != 0)
+    return loop < 0 ? -1 : 0;
   struct tl_pos anchor = *p;
   anchor.kind = TL_TRIGGER;
   anchor.n = p->n - 1;
@@ -973,6 +1132,11 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
 static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (p->kind == TL_BEFORE)
     return go_before_write(tl, p, err, errlen);
+  if (p->kind == TL_ARRIVAL) {
+    int loop = go_before_loop(tl, p, err, errlen);
+    if (loop != 0)
+      return loop < 0 ? -1 : 0;
+  }
   struct tl_pos anchor = *p;
   anchor.n = p->n - 1;
   anchor.steps = 0;
@@ -1345,6 +1509,101 @@ static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t
   return 0;
 }
 
+/* The last hit before P, a position counted from a checkpoint inside its stretch (its
+ * base, B), when the hits counted there do not tell (counted_last_hit): from B up to P's
+ * place with the breakpoints and watchpoints trapped; without a hit there, B's counts
+ * (it has every one's): none had hits, or one (its last), or several (*ORDER: their
+ * order is not known, see order_hits). 1 (*LAST), 0 when none before P in the stretch,
+ * -1. The replay is at P's place after it. */
+static int last_hit_based(struct timeline *tl, const struct tl_pos *p, struct tl_last *last,
+                          bool *order, char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  struct tl_fork *b = tl_fork_made(tl, p->base);
+  *order = false;
+  if (!b)
+    return seterr(err, errlen,
+                  "the checkpoint inside event %" PRIu64 "'s stretch that position was "
+                  "counted from is gone",
+                  p->event + 1);
+  struct tl_pos place = *p;
+  place.steps = 0;
+  place.step_tid = 0;
+  place.back_pc = 0;
+  if (tl_start_from(tl, b, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  tl->have_passed = false;
+  if (run_to_target(tl, &place, b, NULL, 0, err, errlen) < 0)
+    return -1;
+  if (tl->have_passed) {
+    *last = (struct tl_last){.found = true, .pos = tl->passed, .stop = tl->passed_stop};
+    return 1;
+  }
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  int with = 0;
+  for (int i = 0; i < d->nbps + d->nwps; i++) {
+    bool watch = i >= d->nbps;
+    const struct debug_watch *w = watch ? &d->wps[i - d->nbps] : NULL;
+    uint64_t addr = watch ? w->addr : d->bps[i], n = 0;
+    if (!tl_fork_count(b, watch, p->tid, addr, &n) || !n)
+      continue;
+    with++;
+    *last = (struct tl_last){.found = true,
+                             .pos = {.event = p->event,
+                                     .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
+                                     .tid = p->tid,
+                                     .addr = addr,
+                                     .len = watch ? w->len : 0,
+                                     .type = watch ? w->type : 0,
+                                     .n = n},
+                             .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
+                                      .rec_pid = x ? x->rec_pid : 0,
+                                      .rec_tid = p->tid,
+                                      .addr = addr,
+                                      .watch_type = watch ? w->type : 0}};
+  }
+  *order = with > 1;
+  return with ? 1 : 0;
+}
+
+/* The last of the hits checkpoint B (P's base) counted in P's stretch, when several
+ * breakpoints or watchpoints had some: the stretch runs again from its start with them
+ * trapped, up to where every one has B's count. 0 (*LAST) or -1. */
+static int order_hits(struct timeline *tl, const struct tl_pos *p, struct tl_last *last, char *err,
+                      size_t errlen) {
+  struct replay_debug *d = tl->d;
+  struct tl_fork *b = tl_fork_made(tl, p->base);
+  struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+  if (!b)
+    return seterr(err, errlen, "the checkpoint inside event %" PRIu64 "'s stretch is gone",
+                  p->event + 1);
+  if (go_to(tl, &start, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct replay_result res;
+  *last = (struct tl_last){0};
+  for (;;) {
+    bool all = true;
+    for (int i = 0; i < d->nbps + d->nwps && all; i++) {
+      bool watch = i >= d->nbps;
+      uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i], n = 0;
+      all = !tl_fork_count(b, watch, p->tid, addr, &n) ||
+            stretch_count(tl, p->event + 1, watch, p->tid, addr) >= n;
+    }
+    if (all)
+      return 0;
+    d->watch_pending = false;
+    replay_step(tl->s, &res);
+    if (res.what == REPLAY_STOP &&
+        (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT)) {
+      *last = (struct tl_last){.found = true, .pos = hit_pos(tl, &res), .stop = res.stop};
+    } else if (res.what != REPLAY_STOP) {
+      return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
+                    p->event + 1);
+    }
+  }
+}
+
 int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
                               size_t errlen) {
   tl->hold = 0;
@@ -1377,8 +1636,16 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       tl_best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
   bool from_fork = f != NULL || counted == 0;
   uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
-  if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
+  bool order = false; /* P counted from a checkpoint: several hits before it (order_hits) */
+  if (counted < 0 && p.base) {
+    int b = last_hit_based(tl, &p, &lh, &order, err, errlen);
+    if (b < 0)
+      return -1;
+    from_fork = b == 0; /* none in P's stretch: the windows before it */
+    window_start = p.event;
+  } else if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0) {
     return -1;
+  }
   struct tl_pos last = lh.pos;
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
@@ -1451,7 +1718,13 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     last_stop = lh.stop;
     found = lh.found;
   }
-  if (lh.ambiguous && !stepped_hit) {
+  if (order && !stepped_hit) {
+    struct tl_last in = {0};
+    if (order_hits(tl, &p, &in, err, errlen) < 0)
+      return -1;
+    last = in.pos;
+    last_stop = in.stop;
+  } else if (lh.ambiguous && !stepped_hit) {
     /* The order of the counted hits in that stretch: it runs again, trapping them. */
     struct tl_last in = {0};
     struct tl_pos from = {.event = lh.amb_event - 1, .kind = TL_BOUNDARY};

@@ -433,6 +433,13 @@ void tl_slice_on(struct timeline *tl) {
    * must not space them out over a whole stretch */
   int64_t every = 10 * tl->fork_ns;
   every = every < TL_SLICE_NS ? TL_SLICE_NS : every > 4 * TL_SLICE_NS ? 4 * TL_SLICE_NS : every;
+  if (tl->slice_in) /* one asked for, or none (-1): go_before_loop */
+    every = tl->slice_in;
+  tl->slice_in = 0;
+  if (every < 0) {
+    tl->d->slice_at = 0;
+    return;
+  }
   tl->d->slice_at = tl->no_forks ? 0 : tl_now_ns() + every;
 }
 
