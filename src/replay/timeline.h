@@ -94,6 +94,7 @@ struct tl_fork {
  * at `at` (CLOCK_MONOTONIC ns). */
 struct tl_approach {
   uint64_t addr;
+  uint64_t jump; /* the loop's branch: no checkpoint on it either */
   struct exec_counter cc;
   uint64_t cap;
   uint64_t fork;

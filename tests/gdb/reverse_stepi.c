@@ -5,12 +5,21 @@
  * loop of 150 000 passes, more than are counted from the stretch's start: the branch is
  * found from the write's state, and the instructions before it by counting the branch's
  * executions up to the write (the test limits single steps to fewer than the loop
- * takes). */
+ * takes). gdb_reverse_error: a reverse-stepi from `done', called through a pointer after
+ * a loop, fails at the single step limit. */
 #include <stdio.h>
 #include <unistd.h>
 
 volatile long value = 1, other = 1;
 volatile unsigned long work;
+
+static void done(void)
+{
+    work++;
+}
+
+/* called through a pointer: no instruction deja decodes jumps to done (gdb_reverse_error) */
+static void (*volatile hook)(void) = done;
 
 int main(int argc, char **argv)
 {
@@ -25,6 +34,9 @@ int main(int argc, char **argv)
         work += (unsigned long)j;
     other = 2;
     getpid();
+    for (long k = 0; k < 100000; k++)
+        work += (unsigned long)k;
+    hook();
     printf("value %ld other %ld work %lu\n", value, other, work);
     return 0;
 }

@@ -1,4 +1,4 @@
-break 29
+break 41
 continue
 watch -l value
 reverse-continue
@@ -20,7 +20,7 @@ x/i $pc
 stepi
 print value
 delete
-break 29
+break 41
 continue
 watch -l other
 reverse-continue

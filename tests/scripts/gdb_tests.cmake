@@ -128,5 +128,5 @@ set_tests_properties(gdb_reverse_stepi PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=
 deja_gdb_test(reverse_inside reverse_inside)
 deja_gdb_test(reverse_inside_disabled reverse_inside)
 # a position the search cannot reach: gdb is told why and the session goes on
-deja_gdb_test(reverse_error reverse)
+deja_gdb_test(reverse_error reverse_stepi)
 set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)
