@@ -312,8 +312,8 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, struct tl_las
   }
 }
 
-int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
-                              size_t errlen) {
+int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay_stop *hit,
+                              char *err, size_t errlen) {
   tl->hold = 0;
   tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
@@ -414,7 +414,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
       found = stepped_hit = true;
     }
   }
-  while (!found && from_fork) {
+  /* windows that start after FLOOR: a hit before it is not wanted */
+  while (!found && from_fork && window_start > floor) {
     struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
     f = tl_best_fork(tl, &end, window_start);
     from_fork = f != NULL;
@@ -426,6 +427,10 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     last_stop = lh.stop;
     found = lh.found;
   }
+  /* the end of event FLOOR comes after a hit in the stretch that ends with a later event */
+  uint64_t hit_event = lh.ambiguous && !stepped_hit ? lh.amb_event - 1 : last.event;
+  if (floor && (!found || hit_event < floor))
+    return 0;
   if (order && !stepped_hit) {
     struct tl_last in = {0};
     if (order_hits(tl, &p, &in, err, errlen) < 0)
