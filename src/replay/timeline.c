@@ -443,6 +443,8 @@ int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, siz
     return -1;
   tl->s->e.o = &tl->quiet;
   tl->have_passed = false;
+  if (p->kind == TL_INSIDE)
+    return 0; /* the checkpoint's own place */
   return run_to_target(tl, &place, b, NULL, 0, err, errlen);
 }
 
@@ -1162,6 +1164,11 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
 int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (p->kind == TL_BEFORE)
     return go_before_write(tl, p, err, errlen);
+  if (p->kind == TL_INSIDE)
+    return seterr(err, errlen,
+                  "the position is the place of a checkpoint inside event %" PRIu64
+                  "'s stretch, which has no name to step back from",
+                  p->event + 1);
   if (p->kind == TL_ARRIVAL) {
     int loop = go_before_loop(tl, p, err, errlen);
     if (loop != 0)

@@ -1,3 +1,10 @@
+break 31
+continue
+reverse-stepi
+x/i $pc
+stepi
+x/i $pc
+delete
 break 41
 continue
 watch -l value
