@@ -950,8 +950,8 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
  * loop's branch executed in it is counted, a debug exception each); runs to get one */
 #define TL_APPROACH_NS 100000
 #define TL_APPROACH_TRIES 8
-/* Executions of a loop's branch counted at most (go_before_loop: about 10-20 s of them) */
-#define TL_LOOP_COUNTED 1000000
+/* Executions of a loop's branch counted at most (go_before_loop: about 2-4 s of them) */
+#define TL_LOOP_COUNTED 200000
 
 /* Puts the replay at checkpoint F inside P's stretch, or (NULL) at the stretch's start. */
 static int start_at(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p, char *err,
@@ -1075,7 +1075,13 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
              f ? "the checkpoint before the position" : "the stretch's start");
   if (rc < 0)
     return -1;
-  if (!n || n >= TL_LOOP_COUNTED)
+  if (n >= TL_LOOP_COUNTED)
+    return seterr(err, errlen,
+                  "the loop's branch at %#" PRIx64 " before it ran %d times or more since the "
+                  "%s (event %" PRIu64 "): too many to count",
+                  p->back_pc, TL_LOOP_COUNTED,
+                  f ? "nearest checkpoint inside its stretch" : "stretch began", p->event + 1);
+  if (!n)
     return 0;
   /* P: J's last arrival before A (J ran right before A), counted from F */
   struct tl_pos jp = {.event = p->event,
