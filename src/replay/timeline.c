@@ -19,6 +19,7 @@
 #include "task/proc_maps.h"
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 /* Single steps searching for the instruction before a stop (about 15 s of them);
  * DEJA_TL_MAX_STEPS sets another limit (the tests of the error path use a small one). */
@@ -31,7 +32,7 @@
  * 1 s of them); one executed more often is not tried (but see go_before_jump) */
 #define TL_MAX_COUNTED 100000
 /* Executions of the jump before a write since a checkpoint inside the stretch that make
- * it taken for a loop's (go_before_near) */
+ * it taken for a loop's (go_before_inside) */
 #define TL_NEAR_COUNTED 1000
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
@@ -113,6 +114,9 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
   bool target = d->target.on && d->target.tid == tid;
   bool on_counted =
       tl_user_breakpoint(d, pc) || (target && (pc == d->target.addr || pc == d->target.probe));
+  /* a breakpoint's arrivals counted from a checkpoint as the target's are not its hits */
+  on_counted |= tl->target_based && tl_user_breakpoint(d, d->target.addr);
+  on_counted |= tl->approach && (pc == tl->approach->addr || pc == tl->approach->jump);
   for (int i = 0; target && i < d->target.nexec; i++)
     on_counted |= pc == d->target.exec[i];
   /* a breakpoint or watchpoint set after the stretch began here: its count is not
@@ -131,8 +135,10 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
   for (int i = 0; i < d->nwps; i++)
     put_count(c, &n, true, tid, d->wps[i].addr,
               tl_stretch_count(tl, end, true, tid, d->wps[i].addr));
-  /* the target's arrivals at a breakpoint counted with the others are in hits[] */
-  if (target && !(d->count_hits && !d->target.watch && tl_user_breakpoint(d, d->target.addr)))
+  /* the target's arrivals at a breakpoint counted with the others are in hits[]; a
+   * target counted from a checkpoint has no count in the stretch */
+  if (target && !tl->target_based &&
+      !(d->count_hits && !d->target.watch && tl_user_breakpoint(d, d->target.addr)))
     put_count(c, &n, d->target.watch, tid, d->target.addr, d->target.count);
   if (target && d->target.probe && probe_known)
     put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
@@ -250,8 +256,11 @@ bool tl_at_boundary(const struct timeline *tl, uint64_t event) {
 /* Counts a stop of the user's breakpoints or watchpoints passed on the way. */
 static void pass_hit(struct timeline *tl, const struct replay_result *res) {
   if (res->what == REPLAY_STOP &&
-      (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT))
-    tl_hit_pos(tl, res);
+      (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT)) {
+    tl->passed = tl_hit_pos(tl, res);
+    tl->passed_stop = res->stop;
+    tl->have_passed = true;
+  }
 }
 
 /* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
@@ -334,7 +343,10 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
   tl_arm_target(tl, p);
   d->target.probe = p->kind == TL_TRIGGER ? p->pc : 0;
   bool probe_known = true;
-  if (from) {
+  tl->target_based = p->base != 0;
+  if (from && p->base) {
+    d->target.count = 0; /* P's arrivals are counted from FROM (its base) on */
+  } else if (from) {
     /* the counts up to FROM: the ones it has (inside_usable checked the target's) */
     tl_fork_count(from, d->target.watch, p->tid, p->addr, &d->target.count);
     probe_known = !d->target.probe ||
@@ -366,7 +378,18 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
       break;
     }
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
+      uint64_t made = tl->forks_made;
       tl_fork_inside(tl, &res, probe_known);
+      struct tl_approach *a = tl->approach;
+      struct rptask *x = engine_task(&tl->s->e, p->tid);
+      if (a && x && made != tl->forks_made) {
+        /* counted from this checkpoint on */
+        exec_counter_stop(&a->cc);
+        if (exec_counter_start_capped(&a->cc, x->t.tid, a->addr, a->cap) < 0)
+          a->cc.fd = -1;
+        a->fork = tl->forks_made;
+        a->at = tl_now_ns();
+      }
       tl_slice_on(tl);
       continue;
     }
@@ -386,6 +409,10 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
   }
   tl_slice_off(tl);
   d->target.on = false;
+  tl->target_based = false;
+  uint64_t base_count = 0; /* a based P's arrivals before its base, when it has them */
+  if (rc == 0 && p->base && !(from && tl_fork_count(from, false, p->tid, p->addr, &base_count)))
+    return 0; /* P's count in the stretch is not known: not noted */
   if (rc == 0 && d->target.missed)
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
@@ -394,11 +421,31 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
-    set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, p->n);
+    set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, base_count + p->n);
     if (d->target.probe)
       set_count(tl, p->event + 1, false, p->tid, d->target.probe, d->target.probe_count);
   }
   return rc;
+}
+
+int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  struct tl_fork *b = tl_fork_made(tl, p->base);
+  if (!b)
+    return seterr(err, errlen,
+                  "the checkpoint inside event %" PRIu64 "'s stretch that position was "
+                  "counted from is gone",
+                  p->event + 1);
+  struct tl_pos place = *p;
+  place.steps = 0;
+  place.step_tid = 0;
+  place.back_pc = 0;
+  if (tl_start_from(tl, b, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  tl->have_passed = false;
+  if (p->kind == TL_INSIDE)
+    return 0; /* the checkpoint's own place */
+  return run_to_target(tl, &place, b, NULL, 0, err, errlen);
 }
 
 /* After going to arrival P: whether the task is where P was seen (registers), when the
@@ -438,6 +485,11 @@ int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errl
   if (p->back_pc)
     return go_to_back(tl, p, err, errlen);
   const struct tl_fork *f = tl_best_fork(tl, p, 0);
+  if (!f && p->base)
+    return seterr(err, errlen,
+                  "the checkpoint inside event %" PRIu64 "'s stretch that position was "
+                  "counted from is gone",
+                  p->event + 1);
   if (tl_start_from(tl, f, err, errlen) < 0)
     return -1;
   uint64_t done = 0; /* P's single steps made already */
@@ -631,9 +683,9 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
 static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
                              const struct user_regs_struct *known, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
-  if (!exec_counter_usable() || tl->slow_arrivals ||
+  if (!exec_counter_usable() || tl->slow_arrivals || p->base ||
       (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
-    return 0;
+    return 0; /* (a position counted from a checkpoint: go_before_inside) */
   struct tl_pos at = *p;
   at.steps = 0;
   if (!known && tl_go_to(tl, &at, err, errlen) < 0)
@@ -768,27 +820,63 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
   return found;
 }
 
-/* The instruction before P (an arrival, or just before a write: TL_BEFORE) right after a
- * checkpoint inside P's stretch past P's previous arrival or trigger (P after a long
- * loop, typically): when P's only possible predecessor is a direct jump executed at
- * least TL_NEAR_COUNTED times since that checkpoint, go_before_jump (without the run
- * from the stretch's start that counting all its executions takes). KNOWN: P's
- * registers, when known. 1: gone there; 0: not so; -1: failed. */
-static int go_before_near(struct timeline *tl, const struct tl_pos *p,
-                          const struct user_regs_struct *known, char *err, size_t errlen) {
+/* Whether the instruction before P (P's registers AT_P: at its pc W) is candidate C's
+ * K-th arrival since checkpoint BASE (inside P's stretch): one single step from there
+ * lands on W with P's registers. Then goes there (a position counted from BASE): 1.
+ * 0: not it; -1: failed. */
+static int try_counted(struct timeline *tl, const struct tl_pos *p, uint64_t base, uint64_t c,
+                       uint64_t k, const struct user_regs_struct *at_p, char *err, size_t errlen) {
+  struct tl_pos at = {
+      .event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = c, .n = k, .base = base};
+  if (tl_go_to(tl, &at, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  tl_fork_here(tl, &at); /* for the way back after the check */
+  struct replay_result res;
+  struct rptask *x = NULL;
+  char diff[256] = "";
+  bool ok = tl_step_once(tl, p->tid, &res) > 0 && (x = engine_task(&tl->s->e, p->tid)) &&
+            task_get_regs(&x->t) == 0 && tl->s->e.pos.event == p->event + 1 &&
+            tl->s->e.pos.stage == STAGE_RUNNING &&
+            !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
+  if (tl_debug())
+    deja_msg("tl: predecessor %" PRIx64 " (execution %" PRIu64 " since the checkpoint) of %" PRIx64
+             ": %s %s",
+             c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff);
+  if (!ok)
+    return 0;
+  if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+    tl->undone = res.stop; /* going back over it is that watchpoint's trigger */
+    tl->have_undone = true;
+  }
+  return tl_go_to(tl, &at, err, errlen) < 0 ? -1 : 1;
+}
+
+/* The instruction before P (an arrival, or just before a write: TL_BEFORE) counted from
+ * the latest checkpoint inside P's stretch before it (P's base, when P is counted from
+ * one): its possible predecessors' executions are counted in the kernel from there up
+ * to P, capped at TL_NEAR_COUNTED (a checkpoint is at most a slice of replay before P),
+ * as many at a time as the debug registers allow. Those executed fewer times are tried
+ * (a position counted from that checkpoint); one executed more often that is a direct
+ * jump (a loop's branch) is go_before_jump. KNOWN: P's registers, when known. 1: gone
+ * there; 0: not found (the caller searches from further back); -1: failed. */
+static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
+                            const struct user_regs_struct *known, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   bool watch = p->kind == TL_BEFORE;
   struct tl_pos at = *p;
   at.steps = 0;
   at.step_tid = 0;
-  struct tl_fork *f = tl_best_inside(tl, &at);
-  uint64_t c;
-  /* the debug registers: the watchpoints, the target's and the jump's counter */
-  int used = d->nwps + (watch ? !tl_user_watchpoint(d, p) : 1) + 1;
-  if (!exec_counter_usable() || tl->slow_arrivals || p->back_pc || !f ||
-      (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL) || used > DEBUG_MAX_WPS ||
-      !tl_fork_count(f, watch, p->tid, p->addr, &c) || c + 1 != p->n)
+  if (!exec_counter_usable() || tl->slow_arrivals || p->back_pc ||
+      (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
     return 0;
+  struct tl_fork *f = p->base ? tl_fork_made(tl, p->base) : tl_best_inside(tl, &at);
+  uint64_t c = 0;
+  if (!f || (!p->base && !tl_fork_count(f, watch, p->tid, p->addr, &c)) ||
+      p->n - c > TL_NEAR_COUNTED)
+    return 0; /* P's arrivals since it: its predecessor's at least as many, in a loop */
+  /* the debug registers: the watchpoints and the target's (an arrival's counter) */
+  int room = DEBUG_MAX_WPS - d->nwps - (watch ? !tl_user_watchpoint(d, p) : 1);
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   struct user_regs_struct at_p;
   if (known) {
@@ -804,40 +892,225 @@ static int go_before_near(struct timeline *tl, const struct tl_pos *p,
       return 0;
     at_p = x->t.regs;
   }
-  uint64_t cand[8];
-  uint8_t code[X86_MAX_INSN_LEN];
-  if (predecessors_of(x, at_p.rip, cand, 8) != 1 ||
-      task_read_mem(&x->t, cand[0], code, sizeof code) < 0 ||
-      !x86_is_direct_jump(code, sizeof code, cand[0]))
-    return 0;
-  f = tl_best_inside(tl, &at); /* the one before may have been dropped on the way */
-  if (!f || tl_start_from(tl, f, err, errlen) < 0)
-    return 0;
-  tl->s->e.o = &tl->quiet;
-  x = engine_task(&tl->s->e, p->tid);
-  struct exec_counter cc;
-  if (!x || exec_counter_start_capped(&cc, x->t.tid, cand[0], TL_NEAR_COUNTED) < 0)
+  uint64_t cand[8], n[8];
+  int ncand = predecessors_of(x, at_p.rip, cand, 8);
+  if (room <= 0 || ncand == 0)
     return 0;
   if (watch) {
-    /* to P's trigger, right after W: no execution breakpoint on W slowing the loop */
+    /* to P's trigger, right after W: no execution breakpoint on W slowing a loop */
     at.kind = TL_TRIGGER;
     at.nwriters = 0;
   }
-  int rc = run_to_target(tl, &at, f, NULL, 0, err, errlen);
-  uint64_t n = exec_counter_read(&cc);
-  exec_counter_stop(&cc);
+  uint64_t base = 0;
+  for (int first = 0; first < ncand; first += room) {
+    f = p->base ? tl_fork_made(tl, p->base) : tl_best_inside(tl, &at);
+    if (!f || tl_start_from(tl, f, err, errlen) < 0)
+      return 0;
+    base = f->made;
+    tl->hold = base; /* the positions tried count from it */
+    tl->s->e.o = &tl->quiet;
+    x = engine_task(&tl->s->e, p->tid);
+    int k = ncand - first < room ? ncand - first : room;
+    struct exec_counter cc[DEBUG_MAX_WPS];
+    for (int i = 0; i < k; i++)
+      if (!x || exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], TL_NEAR_COUNTED) < 0)
+        cc[i].fd = -1;
+    int rc = x ? run_to_target(tl, &at, f, NULL, 0, err, errlen) : -1;
+    for (int i = 0; i < k; i++) {
+      n[first + i] = cc[i].fd < 0 ? TL_NEAR_COUNTED : exec_counter_read(&cc[i]);
+      exec_counter_stop(&cc[i]);
+    }
+    if (rc < 0)
+      return x ? -1 : 0;
+    if (first + k < ncand && tl_fork_made(tl, base) != f)
+      return 0; /* dropped on the way: the counts of the others would start elsewhere */
+  }
   if (tl_debug())
-    deja_msg("tl: the jump at %" PRIx64 " before %" PRIx64 " ran %" PRIu64
-             " times since the checkpoint inside the stretch",
-             cand[0], (uint64_t)at_p.rip, n);
+    for (int i = 0; i < ncand; i++)
+      deja_msg("tl: predecessor %" PRIx64 " of %" PRIx64 " ran %" PRIu64
+               "%s times since the checkpoint inside the stretch",
+               cand[i], (uint64_t)at_p.rip, n[i], n[i] >= TL_NEAR_COUNTED ? " or more" : "");
+  /* the candidates counted exactly, then a loop's branch (the state after it) */
+  for (int i = 0; i < ncand; i++) {
+    int rc = n[i] && n[i] < TL_NEAR_COUNTED
+                 ? try_counted(tl, p, base, cand[i], n[i], &at_p, err, errlen)
+                 : 0;
+    if (rc != 0)
+      return rc;
+  }
+  for (int i = 0; i < ncand; i++) {
+    int rc = n[i] >= TL_NEAR_COUNTED ? go_before_jump(tl, p, cand[i], &at_p, err, errlen) : 0;
+    if (rc != 0)
+      return rc;
+  }
+  return 0;
+}
+
+/* Replay time before a position a checkpoint close enough to it is (go_before_loop: a
+ * loop's branch executed in it is counted, a debug exception each); runs to get one */
+#define TL_APPROACH_NS 100000
+#define TL_APPROACH_TRIES 8
+/* Executions of a loop's branch counted at most (go_before_loop: about 2-4 s of them) */
+#define TL_LOOP_COUNTED 200000
+
+/* Puts the replay at checkpoint F inside P's stretch, or (NULL) at the stretch's start. */
+static int start_at(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p, char *err,
+                    size_t errlen) {
+  struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+  if (f ? tl_start_from(tl, f, err, errlen) < 0 : tl_go_to(tl, &start, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  return 0;
+}
+
+/* The instruction before P whose pc is set back to a jump (back_pc: a loop's branch J,
+ * executed too often since the checkpoint before P to be counted there): J's executions
+ * up to P's place A are counted from the latest checkpoint before A (up to
+ * TL_LOOP_COUNTED; from the stretch's start when there is none), after trying to get one
+ * closer: a run to A with a time slice ending a little before it takes a checkpoint
+ * there, and again from that one, until A is less than TL_APPROACH_NS of replay after it
+ * (the slices' timing varies with the machine's load: it may not get there). P is then
+ * J's last arrival counted from that checkpoint (or the stretch's start), and the
+ * instruction before it is found from there (go_before). 1: gone there; 0: not found
+ * (the caller single-steps); -1: failed. */
+static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  if (!p->back_pc || p->steps || !exec_counter_usable() || tl->slow_arrivals ||
+      (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE))
+    return 0;
+  struct tl_pos a = *p;
+  a.back_pc = 0;
+  if (tl_go_to(tl, &a, err, errlen) < 0)
+    return -1;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  if (!x || task_get_regs(&x->t) < 0)
+    return 0;
+  struct user_regs_struct at_a = x->t.regs;
+  uint64_t w = at_a.rip;
+  struct tl_fork *f = a.base ? tl_fork_made(tl, a.base) : tl_best_inside(tl, &a);
+  if (a.base && !f)
+    return 0;
+  struct tl_pos target = a;
+  if (a.kind == TL_BEFORE) {
+    /* to the trigger, right after W (W's executions then count the write's) */
+    target.kind = TL_TRIGGER;
+    target.nwriters = 0;
+  }
+  struct tl_approach ap = {.addr = w, .jump = p->back_pc, .cap = TL_NEAR_COUNTED};
+  int64_t t_f = -1, lead = 0; /* replay time from F to A; the slice ends LEAD before A */
+  bool close = false;
+  int rc = 0;
+  int slack = prctl(PR_GET_TIMERSLACK);
+  prctl(PR_SET_TIMERSLACK, 1); /* the slice's end as asked */
+  for (int i = 0; i < TL_APPROACH_TRIES && !close && rc == 0; i++) {
+    if (f)
+      tl->hold = f->made;
+    if (start_at(tl, f, p, err, errlen) < 0) {
+      rc = -1;
+      break;
+    }
+    /* first how long the run from F to A takes (no slices); then with a slice ending
+     * LEAD before A, where a checkpoint is taken, W counted from it to name A */
+    bool timing = t_f < 0;
+    if (!timing && !lead)
+      lead = t_f / 4 > TL_APPROACH_NS / 2 ? t_f / 4 : TL_APPROACH_NS / 2;
+    ap.fork = 0;
+    ap.cc.fd = -1;
+    tl->approach = timing ? NULL : &ap;
+    tl->slice_in = timing ? -1 : t_f > lead ? t_f - lead : 1;
+    int64_t t0 = tl_now_ns();
+    rc = run_to_target(tl, &target, f, NULL, 0, err, errlen);
+    int64_t t1 = tl_now_ns();
+    tl->approach = NULL;
+    tl->slice_in = 0;
+    uint64_t cw = exec_counter_read(&ap.cc);
+    exec_counter_stop(&ap.cc);
+    if (rc != 0)
+      break;
+    struct tl_fork *nf = ap.fork ? tl_fork_made(tl, ap.fork) : NULL;
+    if (tl_debug())
+      deja_msg("tl: close to the loop's branch %" PRIx64 ": %s %.3f ms%s", p->back_pc,
+               timing ? "the run took"
+               : nf   ? "a checkpoint, then"
+                      : "no checkpoint before it in",
+               (timing ? t1 - t0
+                : nf   ? t1 - ap.at
+                       : t1 - t0) /
+                   1e6,
+               timing ? "" : " to it");
+    if (timing) {
+      t_f = t1 - t0;
+      close = t_f < TL_APPROACH_NS;
+      continue;
+    }
+    if (!nf) {
+      lead *= 2; /* A came first (or no checkpoint could be taken there): earlier */
+      continue;
+    }
+    if (cw == 0 || cw >= ap.cap)
+      break; /* W runs too often: A cannot be named from there */
+    f = nf;
+    target = (struct tl_pos){
+        .event = a.event, .kind = TL_ARRIVAL, .tid = a.tid, .addr = w, .n = cw, .base = f->made};
+    t_f = t1 - ap.at;
+    close = t_f < TL_APPROACH_NS;
+    lead = 0;
+  }
+  prctl(PR_SET_TIMERSLACK, slack);
   if (rc < 0)
     return -1;
-  if (n < TL_NEAR_COUNTED)
+  /* J's executions from F (or the stretch's start) up to A */
+  if (f)
+    tl->hold = f->made;
+  if (start_at(tl, f, p, err, errlen) < 0)
+    return -1;
+  x = engine_task(&tl->s->e, p->tid);
+  struct exec_counter cj;
+  if (!x || exec_counter_start_capped(&cj, x->t.tid, p->back_pc, TL_LOOP_COUNTED) < 0)
     return 0;
-  return go_before_jump(tl, p, cand[0], &at_p, err, errlen);
+  rc = run_to_target(tl, &target, f, NULL, 0, err, errlen);
+  uint64_t n = exec_counter_read(&cj);
+  exec_counter_stop(&cj);
+  if (tl_debug())
+    deja_msg("tl: the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, n,
+             f ? "the checkpoint before the position" : "the stretch's start");
+  if (rc < 0)
+    return -1;
+  if (n >= TL_LOOP_COUNTED)
+    return seterr(err, errlen,
+                  "the loop's branch at %#" PRIx64 " before it ran %d times or more since the "
+                  "%s (event %" PRIu64 "): too many to count",
+                  p->back_pc, TL_LOOP_COUNTED,
+                  f ? "nearest checkpoint inside its stretch" : "stretch began", p->event + 1);
+  if (!n)
+    return 0;
+  /* P: J's last arrival before A (J ran right before A), counted from F */
+  struct tl_pos jp = {.event = p->event,
+                      .kind = TL_ARRIVAL,
+                      .tid = p->tid,
+                      .addr = p->back_pc,
+                      .n = n,
+                      .base = f ? f->made : 0};
+  if (tl_go_before(tl, &jp, err, errlen) < 0)
+    return -1;
+  /* checked: two single steps from there are J and A (A's registers) */
+  struct tl_pos got = tl->cur;
+  struct replay_result res;
+  char diff[256] = "";
+  bool ok = tl_step_once(tl, p->tid, &res) > 0 && tl_step_once(tl, p->tid, &res) > 0 &&
+            (x = engine_task(&tl->s->e, p->tid)) && task_get_regs(&x->t) == 0 &&
+            !regs_differ(&at_a, &x->t.regs, diff, sizeof diff);
+  if (tl_debug())
+    deja_msg("tl: the instruction before the loop's branch %" PRIx64 ": %s %s", p->back_pc,
+             ok ? "it" : "not it", diff);
+  if (!ok)
+    return 0;
+  return tl_go_to(tl, &got, err, errlen) < 0 ? -1 : 1;
 }
 
 static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  int loop = go_before_loop(tl, p, err, errlen);
+  if (loop != 0)
+    return loop < 0 ? -1 : 0;
   struct tl_pos anchor = *p;
   anchor.kind = TL_TRIGGER;
   anchor.n = p->n - 1;
@@ -852,7 +1125,7 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
               task_get_regs(&x->t) == 0;
   if (here)
     at_p = x->t.regs;
-  int near = go_before_near(tl, p, here ? &at_p : NULL, err, errlen);
+  int near = go_before_inside(tl, p, here ? &at_p : NULL, err, errlen);
   if (near != 0)
     return near < 0 ? -1 : 0;
   uint64_t steps = 0;
@@ -897,13 +1170,33 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
 int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (p->kind == TL_BEFORE)
     return go_before_write(tl, p, err, errlen);
+  if (p->kind == TL_INSIDE)
+    return seterr(err, errlen,
+                  "the position is the place of a checkpoint inside event %" PRIu64
+                  "'s stretch, which has no name to step back from",
+                  p->event + 1);
+  if (p->kind == TL_ARRIVAL) {
+    int loop = go_before_loop(tl, p, err, errlen);
+    if (loop != 0)
+      return loop < 0 ? -1 : 0;
+  }
   struct tl_pos anchor = *p;
   anchor.n = p->n - 1;
   anchor.steps = 0;
-  if (anchor.n == 0)
+  const struct tl_fork *bf = p->base ? tl_fork_made(tl, p->base) : NULL;
+  if (anchor.n == 0 && p->base && !bf)
+    return seterr(err, errlen,
+                  "the checkpoint inside event %" PRIu64 "'s stretch that position was "
+                  "counted from is gone",
+                  p->event + 1);
+  if (anchor.n == 0 && bf) {
+    anchor = bf->pos; /* the first arrival since that checkpoint: single steps from it */
+    anchor.base = p->base;
+  } else if (anchor.n == 0) {
     anchor = (struct tl_pos){.event = p->event, .kind = TL_BOUNDARY};
+  }
   if (p->kind == TL_ARRIVAL) {
-    int near = go_before_near(tl, p, NULL, err, errlen);
+    int near = go_before_inside(tl, p, NULL, err, errlen);
     if (near != 0)
       return near < 0 ? -1 : 0;
   }
@@ -963,11 +1256,12 @@ int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
                   ", task %d, %" PRIu64 " steps searched)",
                   p->event + 1, p->tid, steps);
   if (steps < back) /* the jump follows the anchor at once */
-    return anchor.kind != TL_BOUNDARY ? tl_go_before(tl, &anchor, err, errlen)
-                                      : seterr(err, errlen,
-                                               "the jump is the first instruction of event "
-                                               "%" PRIu64 "'s stretch",
-                                               p->event + 1);
+    return anchor.kind == TL_ARRIVAL || anchor.kind == TL_TRIGGER
+               ? tl_go_before(tl, &anchor, err, errlen)
+               : seterr(err, errlen,
+                        "the jump is the first instruction of event "
+                        "%" PRIu64 "'s stretch",
+                        p->event + 1);
   anchor.steps = steps - back;
   anchor.step_tid = p->tid;
   return tl_go_to(tl, &anchor, err, errlen);
@@ -1039,6 +1333,7 @@ int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
 
 int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
                           size_t errlen) {
+  tl->hold = 0;
   tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   tl->have_undone = false;

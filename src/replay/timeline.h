@@ -41,6 +41,10 @@ struct tl_pos {
   /* non-zero: then the task's pc set to this (the jump that ran just before: nothing
    * else changes), before the steps */
   uint64_t back_pc;
+  /* non-zero (TL_ARRIVAL): `n` counts the arrivals since this checkpoint inside the
+   * stretch (its tl_fork.made) instead of since the stretch began; going there starts
+   * from that checkpoint, which is kept while a position names it */
+  uint64_t base;
   uint64_t steps; /* then this many single steps of step_tid (as gdb's stepi makes them) */
   pid_t step_tid;
   /* TL_ARRIVAL seen by a stop: the task's registers there, to check arrivals counted
@@ -84,6 +88,19 @@ struct tl_fork {
   uint64_t made; /* when it was taken (a serial number) */
 };
 
+/* Getting a checkpoint close before a position (go_before_loop): while a run to it goes
+ * on, executions of `addr` (the position's pc) are counted in the kernel from the latest
+ * checkpoint the run took inside the stretch (`fork`, its tl_fork.made; 0: none), taken
+ * at `at` (CLOCK_MONOTONIC ns). */
+struct tl_approach {
+  uint64_t addr;
+  uint64_t jump; /* the loop's branch: no checkpoint on it either */
+  struct exec_counter cc;
+  uint64_t cap;
+  uint64_t fork;
+  int64_t at;
+};
+
 /* A position the user saved (gdb's `checkpoint`), and the fork there (NULL: none could be
  * taken; going to it replays from an earlier one). */
 struct tl_checkpoint {
@@ -123,6 +140,13 @@ struct timeline {
   bool said_slow;            /* DEJA_TL_DEBUG was told that the kernel cannot count */
   bool have_undone;          /* the last reverse step went back over a watched write: */
   struct replay_stop undone; /* ...that watchpoint's stop */
+  uint64_t hold;             /* a checkpoint (tl_fork.made) a reverse move counts from: kept */
+  bool target_based;         /* the target's count is since a checkpoint (tl_pos.base) */
+  struct tl_approach *approach; /* counting from each checkpoint taken inside (or NULL) */
+  int64_t slice_in;     /* non-zero: the next time slice ends this many ns after it starts */
+  bool have_passed;     /* a breakpoint or watchpoint stop was passed on the way: */
+  struct tl_pos passed; /* ...the last one's position */
+  struct replay_stop passed_stop;
 };
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,

@@ -48,8 +48,28 @@ bool tl_same_spot(const struct tl_pos *a, const struct tl_pos *b) {
     return false;
   if (a->kind == TL_BOUNDARY)
     return true;
+  if (a->kind == TL_INSIDE) /* a checkpoint's place (a position naming it has its base) */
+    return a->tid == b->tid && a->n == b->n;
   return a->tid == b->tid && a->addr == b->addr && a->n == b->n && a->len == b->len &&
-         a->type == b->type && a->back_pc == b->back_pc;
+         a->type == b->type && a->back_pc == b->back_pc && a->base == b->base;
+}
+
+struct tl_fork *tl_fork_made(struct timeline *tl, uint64_t made) {
+  for (int i = 0; made && i < tl->nforks; i++)
+    if (tl->forks[i]->made == made)
+      return tl->forks[i];
+  return NULL;
+}
+
+/* Whether a position the timeline keeps (the current one, a user's checkpoint, the one
+ * a reverse move is working from) counts from checkpoint F: then F stays. */
+static bool fork_held(const struct timeline *tl, const struct tl_fork *f) {
+  if (f->made == tl->cur.base || f->made == tl->hold)
+    return true;
+  for (int i = 0; i < tl->ncps; i++)
+    if (tl->cps[i].pos.base == f->made)
+      return true;
+  return false;
 }
 
 bool tl_fork_count(const struct tl_fork *f, bool watch, pid_t tid, uint64_t addr, uint64_t *n) {
@@ -66,6 +86,8 @@ bool tl_fork_count(const struct tl_fork *f, bool watch, pid_t tid, uint64_t addr
  * watchpoint set now (their hits after F are numbered from F's counts). */
 static bool inside_usable(const struct timeline *tl, const struct tl_fork *f,
                           const struct tl_pos *p) {
+  if (p->base)
+    return f->made == p->base; /* its arrivals are counted from there */
   if (f->pos.event != p->event || f->pos.tid != p->tid || p->back_pc ||
       (p->kind != TL_ARRIVAL && p->kind != TL_TRIGGER && p->kind != TL_BEFORE))
     return false;
@@ -88,7 +110,7 @@ static bool inside_usable(const struct timeline *tl, const struct tl_fork *f,
 static bool fork_usable(const struct timeline *tl, const struct tl_fork *f,
                         const struct tl_pos *p) {
   if (f->pos.kind == TL_BOUNDARY && !f->pos.steps && f->pos.event <= p->event)
-    return true;
+    return !p->base;
   if (f->pos.kind == TL_INSIDE)
     return inside_usable(tl, f, p);
   return tl_same_spot(&f->pos, p) && f->pos.steps <= p->steps &&
@@ -169,7 +191,7 @@ static void evict_inside(struct timeline *tl) {
     uint64_t best_gap = 0;
     for (int i = 0; i < tl->nforks; i++) {
       struct tl_fork *f = tl->forks[i];
-      if (f->pos.kind != TL_INSIDE || f->users || f->made == tl->forks_made)
+      if (f->pos.kind != TL_INSIDE || f->users || f->made == tl->forks_made || fork_held(tl, f))
         continue;
       uint64_t prev = 0;
       for (int j = 0; j < tl->nforks; j++) {
@@ -411,6 +433,13 @@ void tl_slice_on(struct timeline *tl) {
    * must not space them out over a whole stretch */
   int64_t every = 10 * tl->fork_ns;
   every = every < TL_SLICE_NS ? TL_SLICE_NS : every > 4 * TL_SLICE_NS ? 4 * TL_SLICE_NS : every;
+  if (tl->slice_in) /* one asked for, or none (-1): go_before_loop */
+    every = tl->slice_in;
+  tl->slice_in = 0;
+  if (every < 0) {
+    tl->d->slice_at = 0;
+    return;
+  }
   tl->d->slice_at = tl->no_forks ? 0 : tl_now_ns() + every;
 }
 

@@ -39,6 +39,8 @@ void tl_mark_hit(struct timeline *tl, uint64_t event);
 /* The latest checkpoint inside P's stretch to go to P from, or NULL. */
 struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p);
 void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
+/* The checkpoint whose tl_fork.made is MADE, or NULL (gone). */
+struct tl_fork *tl_fork_made(struct timeline *tl, uint64_t made);
 /* A checkpoint at the replay's position POS (NULL, with WHY saying why, when none can be
  * taken there). */
 struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
@@ -94,6 +96,9 @@ int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res);
 void tl_arm_target(struct timeline *tl, const struct tl_pos *p);
 /* Goes to P: from the latest checkpoint at or before it, or from the start. 0 or -1. */
 int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+/* From P's base (a checkpoint inside its stretch) to P's place (not its single steps),
+ * the breakpoints and watchpoints passed on the way noted (tl->passed). 0 or -1. */
+int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 /* The state one instruction (of P's task) before P. 0 or -1. */
 int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 

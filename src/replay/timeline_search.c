@@ -230,8 +230,91 @@ static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t
   return 0;
 }
 
+/* The last hit before P, a position counted from a checkpoint inside its stretch (its
+ * base, B), when the hits counted there do not tell (counted_last_hit): from B up to P's
+ * place with the breakpoints and watchpoints trapped; without a hit there, B's counts
+ * (it has every one's): none had hits, or one (its last), or several (*ORDER: their
+ * order is not known, see order_hits). 1 (*LAST), 0 when none before P in the stretch,
+ * -1. The replay is at P's place after it. */
+static int last_hit_based(struct timeline *tl, const struct tl_pos *p, struct tl_last *last,
+                          bool *order, char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  *order = false;
+  if (tl_run_from_base(tl, p, err, errlen) < 0)
+    return -1;
+  if (tl->have_passed) {
+    *last = (struct tl_last){.found = true, .pos = tl->passed, .stop = tl->passed_stop};
+    return 1;
+  }
+  const struct tl_fork *b = tl_fork_made(tl, p->base);
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  int with = 0;
+  for (int i = 0; b && i < d->nbps + d->nwps; i++) {
+    bool watch = i >= d->nbps;
+    const struct debug_watch *w = watch ? &d->wps[i - d->nbps] : NULL;
+    uint64_t addr = watch ? w->addr : d->bps[i], n = 0;
+    if (!tl_fork_count(b, watch, p->tid, addr, &n) || !n)
+      continue;
+    with++;
+    *last = (struct tl_last){.found = true,
+                             .pos = {.event = p->event,
+                                     .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
+                                     .tid = p->tid,
+                                     .addr = addr,
+                                     .len = watch ? w->len : 0,
+                                     .type = watch ? w->type : 0,
+                                     .n = n},
+                             .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
+                                      .rec_pid = x ? x->rec_pid : 0,
+                                      .rec_tid = p->tid,
+                                      .addr = addr,
+                                      .watch_type = watch ? w->type : 0}};
+  }
+  *order = with > 1;
+  return with ? 1 : 0;
+}
+
+/* The last of the hits checkpoint B (P's base) counted in P's stretch, when several
+ * breakpoints or watchpoints had some: the stretch runs again from its start with them
+ * trapped, up to where every one has B's count. 0 (*LAST) or -1. */
+static int order_hits(struct timeline *tl, const struct tl_pos *p, struct tl_last *last, char *err,
+                      size_t errlen) {
+  struct replay_debug *d = tl->d;
+  struct tl_fork *b = tl_fork_made(tl, p->base);
+  struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+  if (!b)
+    return seterr(err, errlen, "the checkpoint inside event %" PRIu64 "'s stretch is gone",
+                  p->event + 1);
+  if (tl_go_to(tl, &start, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct replay_result res;
+  *last = (struct tl_last){0};
+  for (;;) {
+    bool all = true;
+    for (int i = 0; i < d->nbps + d->nwps && all; i++) {
+      bool watch = i >= d->nbps;
+      uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i], n = 0;
+      all = !tl_fork_count(b, watch, p->tid, addr, &n) ||
+            tl_stretch_count(tl, p->event + 1, watch, p->tid, addr) >= n;
+    }
+    if (all)
+      return 0;
+    d->watch_pending = false;
+    replay_step(tl->s, &res);
+    if (res.what == REPLAY_STOP &&
+        (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT)) {
+      *last = (struct tl_last){.found = true, .pos = tl_hit_pos(tl, &res), .stop = res.stop};
+    } else if (res.what != REPLAY_STOP) {
+      return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
+                    p->event + 1);
+    }
+  }
+}
+
 int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay_stop *hit,
                               char *err, size_t errlen) {
+  tl->hold = 0;
   tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   struct tl_last lh = {0};
@@ -261,8 +344,16 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
       tl_best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
   bool from_fork = f != NULL || counted == 0;
   uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
-  if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
+  bool order = false; /* P counted from a checkpoint: several hits before it (order_hits) */
+  if (counted < 0 && p.base) {
+    int b = last_hit_based(tl, &p, &lh, &order, err, errlen);
+    if (b < 0)
+      return -1;
+    from_fork = b == 0; /* none in P's stretch: the windows before it */
+    window_start = p.event;
+  } else if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0) {
     return -1;
+  }
   struct tl_pos last = lh.pos;
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
@@ -340,7 +431,13 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   uint64_t hit_event = lh.ambiguous && !stepped_hit ? lh.amb_event - 1 : last.event;
   if (floor && (!found || hit_event < floor))
     return 0;
-  if (lh.ambiguous && !stepped_hit) {
+  if (order && !stepped_hit) {
+    struct tl_last in = {0};
+    if (order_hits(tl, &p, &in, err, errlen) < 0)
+      return -1;
+    last = in.pos;
+    last_stop = in.stop;
+  } else if (lh.ambiguous && !stepped_hit) {
     /* The order of the counted hits in that stretch: it runs again, trapping them. */
     struct tl_last in = {0};
     struct tl_pos from = {.event = lh.amb_event - 1, .kind = TL_BOUNDARY};

@@ -1,12 +1,10 @@
-break 19
+break *done
 continue
 reverse-stepi
-x/i $pc
-reverse-stepi
-print value
+print other
 delete
-watch -l value
+watch -l other
 reverse-continue
-print value
+print other
 continue
-print value
+print other

@@ -41,7 +41,7 @@ endfunction()
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
-        reverse_inside reverse_events)
+        reverse_inside reverse_stepi reverse_events)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -119,10 +119,15 @@ deja_gdb_test(reverse_count reverse_count)
 # single steps than the limit would need)
 deja_gdb_test(reverse_far reverse_far)
 set_tests_properties(gdb_reverse_far PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20000)
+# reverse-stepi after reverse-continues that stopped after long loops: the instructions
+# before the writes counted from the checkpoint inside the stretch, and from a loop's
+# branch (fewer single steps allowed than the loop takes)
+deja_gdb_test(reverse_stepi reverse_stepi)
+set_tests_properties(gdb_reverse_stepi PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20000)
 # reverse moves deep inside one long stretch of user code: from the checkpoints taken
 # inside it, the values and pcs seen forwards
 deja_gdb_test(reverse_inside reverse_inside)
 deja_gdb_test(reverse_inside_disabled reverse_inside)
 # a position the search cannot reach: gdb is told why and the session goes on
-deja_gdb_test(reverse_error reverse)
+deja_gdb_test(reverse_error reverse_stepi)
 set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)
