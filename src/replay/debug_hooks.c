@@ -2,6 +2,7 @@
 #include "replay/debug_hooks.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #include "arch/x86_writes.h"
+#include "common/log.h"
+#include "replay/libc_patch.h"
 #include "replay/stretch_observe.h"
 #include "task/proc_maps.h"
 
@@ -84,6 +87,59 @@ static void insert(struct replay_debug *d, struct task *t, uint64_t addr) {
   d->ins[d->nins++] = (struct debug_inserted){addr, orig};
 }
 
+/* A breakpoint at ADDR for X's run: an int3, or a debug register inside libc's text
+ * before its process patched it (the patcher must read and rewrite the bytes as they
+ * were recorded). */
+static void place(struct replay_debug *d, struct rptask *x, uint64_t addr) {
+  if (d->nguard < 0)
+    d->nguard = libc_patch_guarded(x, d->guard, 4);
+  bool guarded = false;
+  for (int i = 0; i < d->nguard; i++)
+    guarded |= addr >= d->guard[i][0] && addr < d->guard[i][1];
+  if (!guarded) {
+    insert(d, &x->t, addr);
+    return;
+  }
+  for (int i = 0; i < d->nhw; i++)
+    if (d->hw[i] == addr)
+      return;
+  if (d->nhw < DEBUG_MAX_WPS)
+    d->hw[d->nhw++] = addr;
+}
+
+/* Puts the guarded breakpoints into the debug registers after the ones the resume
+ * uses already (the kernel refuses one when its perf counters hold the rest). */
+static void arm_hw(struct replay_debug *d, struct rptask *x) {
+  int armed = 0;
+  for (int i = 0; i < d->nhw; i++) {
+    d->hw_slot[i] = -1;
+    int slot = d->dr_used;
+    unsigned long dr7 = d->dr7 | 1ul << (2 * slot); /* RW and LEN 0: execution */
+    if (slot < DEBUG_MAX_WPS &&
+        ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(slot), (void *)d->hw[i]) == 0 &&
+        ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7) == 0) {
+      d->hw_slot[i] = slot;
+      d->dr7 = dr7;
+      d->dr_used++;
+      armed++;
+    } else if (!d->deferred_said) {
+      d->deferred_said = true;
+      deja_msg("note: the breakpoint at 0x%" PRIx64 " in libc is not armed until the preload "
+               "library has patched libc: no debug register is free",
+               d->hw[i]);
+    }
+  }
+  d->nhw = armed ? d->nhw : 0;
+}
+
+/* The guarded breakpoint whose debug register fired at X's pc (DR6), or false. */
+static bool hw_arrival(const struct replay_debug *d, const struct rptask *x, unsigned long dr6) {
+  for (int i = 0; i < d->nhw; i++)
+    if (d->hw_slot[i] >= 0 && (dr6 & (1ul << d->hw_slot[i])) && d->hw[i] == x->t.regs.rip)
+      return true;
+  return false;
+}
+
 /* The debug registers the watchpoints use (the user's, then the target's). */
 static int watch_slots(const struct replay_debug *d) {
   return target_slot(d) == d->nwps ? d->nwps + 1 : d->nwps;
@@ -96,11 +152,13 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
    * came: an execution breakpoint next to a hot loop slows it down two or three times
    * (measured here), and the writing instruction often follows one. */
   bool exec_now = !d->target.before || d->target.early || d->target.count + 1 >= d->target.n;
+  d->dr_used = n;
   if (d->target.on && d->target.tid == x->rec_tid && exec_now)
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++) {
       /* an execution breakpoint: RW and LEN bits 0 */
       ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(n + j), (void *)d->target.exec[j]);
       dr7 |= 1ul << (2 * (n + j));
+      d->dr_used = n + j + 1;
     }
   for (int i = 0; i < n; i++) {
     static const unsigned len_bits[9] = {0, 0, 1, 0, 3, 0, 0, 0, 2};
@@ -113,6 +171,7 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
            ((unsigned long)len_bits[w.len] << (18 + 4 * i));
   }
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7);
+  d->dr7 = dr7;
 }
 
 static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const struct rptask *x);
@@ -173,6 +232,8 @@ static enum hook_verdict counted_bps_stop(struct replay_debug *d, struct rptask 
 
 static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t internal_bp) {
   d->nins = 0;
+  d->nhw = 0;
+  d->nguard = -1;
   d->stepover = false;
   d->internal_bp = internal_bp;
   if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0)
@@ -211,14 +272,15 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   for (int i = 0; i < d->nbps; i++)
     if ((d->bps[i] != rip || fresh) && d->bp_exec[i] >= 0 && !bps_counted &&
         !(in_kernel && d->bps[i] == d->target.addr))
-      insert(d, &x->t, d->bps[i]);
+      place(d, x, d->bps[i]);
   if (d->internal_bp && d->internal_bp != rip)
-    insert(d, &x->t, d->internal_bp);
+    place(d, x, d->internal_bp);
   if (target_bp_of(d, x, d->target.addr) && (d->target.addr != rip || fresh) && !in_kernel &&
       !(bps_counted && is_user_bp(d, d->target.addr)))
-    insert(d, &x->t, d->target.addr);
+    place(d, x, d->target.addr);
   if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
-    insert(d, &x->t, d->target.probe);
+    place(d, x, d->target.probe);
+  arm_hw(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
     return PTRACE_SYSCALL;
@@ -345,9 +407,12 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   unsigned long dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
   ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
   int slot = target_slot(d), n = watch_slots(d);
+  unsigned long hw_bits = 0; /* the guarded breakpoints' slots */
+  for (int i = 0; i < d->nhw; i++)
+    hw_bits |= d->hw_slot[i] >= 0 ? 1ul << d->hw_slot[i] : 0;
   if (d->target.on && d->target.tid == x->rec_tid && !(dr6 & ((1ul << n) - 1)))
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++)
-      if (dr6 & (1ul << (n + j))) {
+      if (dr6 & ~hw_bits & (1ul << (n + j))) {
         d->target.exec_count[j]++;
         d->target.exec_last = j;
         if (d->target.before && d->target.count + 1 == d->target.n && writes_target(d, x)) {
@@ -375,9 +440,14 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   }
   if (slot >= 0 && (dr6 & (1ul << slot)) && !(dr6 & (DR6_SINGLE_STEP)) && si.si_code != TRAP_TRACE)
     return HOOK_AGAIN; /* the target's watchpoint, not its n-th trigger yet */
-  if (si.si_code == SI_KERNEL && inserted_at_pc) {
-    x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
-    task_set_regs(&x->t, &x->t.regs);
+  bool hw_at_pc = hw_arrival(d, x, dr6); /* stopped before the instruction */
+  if ((si.si_code == SI_KERNEL && inserted_at_pc) || hw_at_pc) {
+    if (hw_at_pc) {
+      pc = x->t.regs.rip;
+    } else {
+      x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
+      task_set_regs(&x->t, &x->t.regs);
+    }
     d->arrived_tid = x->rec_tid;
     d->arrived_pc = pc;
     if (probe_of(d, x, pc))

@@ -2,7 +2,8 @@
  * attaches to the engine (struct replay_hooks). Software breakpoints are int3 bytes
  * inserted only while a task of the debugged process runs user code, so memory reads
  * (gdb's and the program's own outside that stretch) see the original bytes; watchpoints
- * are the debug registers. */
+ * are the debug registers, and so are breakpoints in libc's text before the preload
+ * library patched it (libc_patch.h). */
 #ifndef DEJA_REPLAY_DEBUG_HOOKS_H
 #define DEJA_REPLAY_DEBUG_HOOKS_H
 
@@ -92,6 +93,17 @@ struct replay_debug {
   uint64_t internal_bp;
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
+  /* Breakpoints in libc's text while its process has not patched it yet (libc_patch.h):
+   * hardware execution breakpoints in the debug registers the others leave free, never
+   * int3s in the bytes the patcher reads and rewrites; one with no register free is
+   * deferred (inserted once the patching is done). */
+  uint64_t guard[4][2]; /* the text ranges; nguard -1: not read yet this resume */
+  int nguard;
+  uint64_t hw[DEBUG_MAX_WPS];
+  int hw_slot[DEBUG_MAX_WPS], nhw;
+  unsigned long dr7; /* what the resume put into DR7, and the slots it uses */
+  int dr_used;
+  bool deferred_said;
   bool stepover, interrupt_sent;
   bool slice_sent;     /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
   int resume_req;      /* how arm resumed the task */

@@ -68,6 +68,8 @@ struct rptask {
   size_t cmdline_len;
   struct thread_kstate k;
   bool fork_advice; /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
+  int libc_patch;           /* enum libc_patch_state of its process (libc_patch.h) */
+  uint64_t libc_patch_text; /* ...the address the patcher made writable */
 };
 
 /* Why a debugger must see a stop. */

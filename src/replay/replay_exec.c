@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "common/log.h"
+#include "replay/libc_patch.h"
 #include "replay/replay_calls.h"
 #include "replay/replay_handlers.h"
 #include "replay/replay_state_pages.h"
@@ -101,6 +102,7 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
   state_pages_forget_process(e->state_pages, x->rec_pid);
   x->k = (struct thread_kstate){0}; /* exec drops them all */
   x->fork_advice = false;
+  x->libc_patch = LIBC_PATCH_AHEAD; /* the new image's preload patches its libc again */
   if (run_task(e, x, &st, false) < 0)
     return -1;
   if (st.kind != STOP_SYSCALL_EXIT)

@@ -16,6 +16,7 @@
 
 #include "common/kernel_abi.h"
 #include "common/log.h"
+#include "replay/libc_patch.h"
 #include "replay/replay_calls.h"
 #include "replay/replay_files.h"
 #include "replay/replay_handlers.h"
@@ -191,6 +192,8 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   if (!thread)
     state_pages_forget_process(e->state_pages, c->rec_pid);
   c->gadget = x->gadget;
+  c->libc_patch = x->libc_patch;
+  c->libc_patch_text = x->libc_patch_text;
   memcpy(c->exe, x->exe, sizeof c->exe);
   memcpy(c->auxv, x->auxv, sizeof c->auxv);
   c->auxv_len = x->auxv_len;
@@ -384,6 +387,7 @@ static int syscall_complete(struct replay_engine *e, struct rptask *x, const str
   (void)st;
   long nr = (long)e->ev->regs.orig_rax;
   x->at_entry = false;
+  libc_patch_note_call(e->tasks, e->ntasks, x, e->ev);
   const struct syscall_desc *d = syscall_table_lookup(nr);
   if (e->ev->flags & EVF_FILE_CHANGE) { /* a file mapped MAP_SHARED changed */
     int rc = replay_file_change(e);

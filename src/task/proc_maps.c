@@ -7,8 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Calls FN for each line of /proc/TID/maps until it returns non-zero. */
-static int each_mapping(pid_t tid, int (*fn)(const struct proc_mapping *m, void *ctx), void *ctx) {
+int proc_maps_each(pid_t tid, int (*fn)(const struct proc_mapping *m, void *ctx), void *ctx) {
   char path[64], line[768];
   snprintf(path, sizeof path, "/proc/%d/maps", tid);
   FILE *f = fopen(path, "re");
@@ -45,7 +44,7 @@ static int find_addr(const struct proc_mapping *m, void *ctx) {
 
 int proc_mapping_find(pid_t tid, uint64_t addr, struct proc_mapping *out) {
   struct find_ctx c = {addr, out};
-  return each_mapping(tid, find_addr, &c) == 1 ? 0 : -1;
+  return proc_maps_each(tid, find_addr, &c) == 1 ? 0 : -1;
 }
 
 uint64_t proc_mapping_end(pid_t tid, uint64_t addr) {
@@ -81,7 +80,7 @@ int proc_file_mappings(pid_t tid, const char *exclude, char *path, size_t pathle
                        uint64_t (*maps)[4], int max) {
   path[0] = 0;
   struct file_maps_ctx c = {exclude, path, pathlen, maps, 0, max};
-  if (each_mapping(tid, collect_file, &c) < 0)
+  if (proc_maps_each(tid, collect_file, &c) < 0)
     return -1;
   return c.n;
 }
@@ -95,7 +94,7 @@ static int find_vdso(const struct proc_mapping *m, void *ctx) {
 
 uint64_t proc_syscall_gadget(pid_t tid, int mem_fd) {
   struct proc_mapping v;
-  if (each_mapping(tid, find_vdso, &v) != 1 || v.end - v.start > (1 << 20))
+  if (proc_maps_each(tid, find_vdso, &v) != 1 || v.end - v.start > (1 << 20))
     return 0;
   size_t len = v.end - v.start;
   uint8_t *code = malloc(len);

@@ -11,6 +11,9 @@ struct proc_mapping {
   char name[256];
 };
 
+/* Calls FN for each mapping of task TID until it returns non-zero; returns that value,
+ * 0, or -1 when the maps cannot be read. */
+int proc_maps_each(pid_t tid, int (*fn)(const struct proc_mapping *m, void *ctx), void *ctx);
 /* Finds the mapping holding ADDR; returns 0, or -1 when there is none. */
 int proc_mapping_find(pid_t tid, uint64_t addr, struct proc_mapping *out);
 /* The end of the mapping holding ADDR, 0 when none. */
