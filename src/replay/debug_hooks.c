@@ -253,8 +253,10 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   bool fresh = !(d->arrived_tid == x->rec_tid && d->arrived_pc == rip) && !stepping_me &&
                (is_user_bp(d, rip) || target_bp_of(d, x, rip));
   bool on_bp = is_bp(d, x, rip) && !fresh;
+  /* Not executable is asked again: ld.so maps a library read-only whole, then its text
+   * over it (a reverse search from the start meets gdb's breakpoints in between). */
   for (int i = 0; i < d->nbps; i++)
-    if (!d->bp_exec[i]) {
+    if (d->bp_exec[i] <= 0) {
       struct proc_mapping m;
       if (proc_mapping_find(x->t.tid, d->bps[i], &m) == 0)
         d->bp_exec[i] = m.prot & PROT_EXEC ? 1 : -1;

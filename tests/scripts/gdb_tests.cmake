@@ -41,7 +41,7 @@ endfunction()
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
-        reverse_inside reverse_stepi reverse_events)
+        reverse_inside reverse_stepi reverse_events libc_breaks)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -89,6 +89,10 @@ deja_gdb_test(sigusr1 sigusr1)
 deja_gdb_test(sigusr1_nostop sigusr1)
 deja_gdb_test(syscalls syscalls MODE twice)
 deja_gdb_test(forks forks)
+# breakpoints in libc set before the start, where the preload library patches system
+# call sites (getpid's first bytes): the patcher must not see them; stops forwards and
+# reverse there
+deja_gdb_test(libc_breaks libc_breaks)
 # reverse execution: reverse-continue onto watchpoints and breakpoints, reverse-stepi,
 # reverse-finish, the start of history, forwards after backwards
 deja_gdb_test(reverse reverse)
