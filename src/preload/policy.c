@@ -120,7 +120,16 @@ long preload_syscall(long nr, const long a[6]) {
       long fl = preload_syscall(SYS_fcntl, getfl);
       shared_file_mapped = fl < 0 || (fl & O_ACCMODE) != O_RDONLY;
     }
-    break; /* always traced: replay makes the mapping */
+    /* Anonymous private memory (malloc's large blocks, thread stacks): buffered, replay
+     * makes it at the recorded address. File mappings stay traced (replay maps the
+     * preserved file). */
+    if ((a[3] & (MAP_SHARED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_GROWSDOWN)) ==
+        (MAP_PRIVATE | MAP_ANONYMOUS))
+      return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
+    break;
+  case SYS_munmap:
+  case SYS_mprotect:
+  case SYS_brk: return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
   case SYS_rt_sigaction:
     /* A query (no new action; python asks for every signal's at start) changes nothing
      * replay must do; setting one stays traced (replay installs the handler). */
@@ -189,6 +198,9 @@ const int preload_buffered_calls[] = {
     SYS_gettimeofday,
     SYS_getrandom,
     SYS_mmap,
+    SYS_munmap,
+    SYS_mprotect,
+    SYS_brk,
     SYS_seccomp,
     SYS_prctl,
     SYS_fcntl,

@@ -55,6 +55,42 @@ __asm__(".text\n"
 long sbuf_entry_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5,
                      int64_t *result);
 
+/* The same through the page's `syscall` replay lets through (SBUF_EXEC_ADDR). */
+__asm__(".text\n"
+        ".globl sbuf_exec_call\n"
+        ".hidden sbuf_exec_call\n"
+        ".type sbuf_exec_call,@function\n"
+        "sbuf_exec_call:\n"
+        "  mov %rdi, %rax\n"
+        "  mov %rsi, %rdi\n"
+        "  mov %rdx, %rsi\n"
+        "  mov %rcx, %rdx\n"
+        "  mov %r8, %r10\n"
+        "  mov %r9, %r8\n"
+        "  mov 8(%rsp), %r9\n"
+        "  mov $0x70000080, %r11\n"
+        "  call *%r11\n"
+        "  ret\n"
+        ".size sbuf_exec_call, .-sbuf_exec_call\n");
+long sbuf_exec_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+_Static_assert(SBUF_EXEC_ADDR == 0x70000080, "sbuf_exec_call's address");
+
+/* In a replay (the page's replay entry; a gdb call's copy has the recording one again),
+ * the address-space call of record REC is made for real, at the recorded address, unless
+ * it failed when recorded. */
+static bool replaying_entry(void) { return *(volatile const uint8_t *)SBUF_ENTRY_ADDR == 0xeb; }
+
+static long replay_exec(long nr, long b[6], const struct sbuf_rec *rec) {
+  long want = rec->ret;
+  if ((unsigned long)want > -4096ul)
+    return want;
+  if (nr == SYS_mmap && !(b[3] & MAP_FIXED)) {
+    b[0] = want;
+    b[3] |= MAP_FIXED_NOREPLACE;
+  }
+  return sbuf_exec_call(nr, b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
 /* The library touches no SSE register (-mgeneral-regs-only), so the patched libc call
  * sites need not save any: copies are `rep movs`, not libc's memcpy. */
 void preload_copy(void *dst, const void *src, size_t n) {
@@ -186,7 +222,9 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   /* Without the event deja would not learn that the call blocked: traced. */
   if (!h || h->in_call || h->traced || (probe == PROBE_BLOCKS && t_desched < 0))
     return preload_traced(nr, a);
-  if (outarg < 0 || !a[outarg])
+  if (kind == OUT_ARGS)
+    outmax = SBUF_EXEC_ARGS_BYTES;
+  else if (outarg < 0 || !a[outarg])
     outmax = 0;
   h->in_call = 1;
   barrier(); /* `used` is read only once deja can no longer reset it */
@@ -250,24 +288,28 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
         (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT) | (to << SBUF_REC_OUT_SHIFT));
     if (outmax)
       preload_copy(scratch, (const void *)a[outarg], outmax);
+  } else if (kind == OUT_ARGS) {
+    preload_copy(scratch, a, SBUF_EXEC_ARGS_BYTES);
   } else if (outmax) {
     b[outarg] = (long)scratch;
   }
   if (armed)
     desched_arm(true);
-  long ret = sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
+  long ret = kind == OUT_ARGS && replaying_entry()
+                 ? replay_exec(nr, b, rec)
+                 : sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
   if (armed)
     desched_arm(false);
   rec->ret = ret;
   size_t n = 0;
   if ((kind == OUT_RESULT || kind == OUT_INPUT) && ret > 0)
     n = (size_t)ret;
-  else if (kind == OUT_FIXED && ret == 0)
+  else if ((kind == OUT_FIXED && ret == 0) || kind == OUT_ARGS)
     n = outmax;
   if (n > outmax)
     n = outmax;
   rec->size = (uint32_t)(sizeof *rec + ((n + 7) & ~(size_t)7));
-  if (n && kind != OUT_INPUT)
+  if (n && kind != OUT_INPUT && kind != OUT_ARGS)
     preload_copy((void *)a[outarg], scratch, n);
   barrier();
   h->used = used + rec->size;
@@ -278,13 +320,15 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
 
 /* Maps the page with the untraced entry and takes the first thread's buffer. */
 __attribute__((constructor)) static void preload_init(void) {
-  static const uint8_t entry[] = SBUF_ENTRY_RECORD, traced[] = SBUF_TRACED_ENTRY;
+  static const uint8_t entry[] = SBUF_ENTRY_RECORD, traced[] = SBUF_TRACED_ENTRY,
+                       exec[] = SBUF_EXEC_ENTRY;
   long p = preload_raw_syscall(SYS_mmap, (long)SBUF_PAGE_ADDR, 4096, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (p != (long)SBUF_PAGE_ADDR)
     return;
   preload_copy((void *)p, entry, sizeof entry);
   preload_copy((void *)(p + SBUF_TRACED_ENTRY_OFF), traced, sizeof traced);
+  preload_copy((void *)(p + SBUF_EXEC_OFF), exec, sizeof exec);
   if (preload_raw_syscall(SYS_mprotect, p, 4096, PROT_READ | PROT_EXEC, 0, 0, 0) != 0)
     return;
   g_on = 1;

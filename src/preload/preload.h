@@ -16,6 +16,8 @@ enum out_kind {
   OUT_FIXED,  /* all OUTMAX of them when the call returned 0 (stat, clock_gettime) */
   OUT_INPUT,  /* none: the record keeps the bytes a write to descriptor 0-2 sent (the first
                  `result` of the OUTMAX at argument OUTARG), for replay's output */
+  OUT_ARGS,   /* a call that changes the address space: the record keeps its six arguments,
+                 and in a replay the library makes it for real (SBUF_EXEC_ADDR) */
 };
 
 /* How a call on descriptor a[0] that might block is made sure not to: probes the

@@ -57,6 +57,23 @@
 #define SBUF_DIVERT_OFF 40
 #define SBUF_DIVERT_ADDR (SBUF_PAGE_ADDR + SBUF_DIVERT_OFF)
 
+/* Calls that change the address space (anonymous private mmap, munmap, brk, mprotect):
+ * replay must make them too. In a replay the library makes them from this `syscall; ret`
+ * (the recorded address for mmap, MAP_FIXED_NOREPLACE), which replay's seccomp filter lets
+ * through without a stop, and writes the result it got into the record (a different one is
+ * a divergence). Their records keep the six arguments after the header (a state point
+ * that replay restores rather than runs makes them by injection). */
+#define SBUF_EXEC_OFF 128
+#define SBUF_EXEC_ADDR (SBUF_PAGE_ADDR + SBUF_EXEC_OFF)
+#define SBUF_EXEC_IP (SBUF_EXEC_ADDR + 2)
+#define SBUF_EXEC_ENTRY                                                                            \
+  { 0x0f, 0x05, 0xc3 }
+#define SBUF_EXEC_ARGS_BYTES 48
+static inline int sbuf_exec_call_nr(unsigned nr) {
+  return nr == 9 /* mmap */ || nr == 10 /* mprotect */ || nr == 11 /* munmap */ ||
+         nr == 12 /* brk */;
+}
+
 /* The traced call a thread makes to announce its buffer: (buffer, size, desched fd).
  * deja answers 0 when it records the buffer; anything else (no deja, or -n) turns the
  * library off. The desched fd (or -1) is the thread's perf software context-switch

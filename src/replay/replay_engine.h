@@ -60,6 +60,8 @@ struct rptask {
                           PTRACE_SYSCALL, the kernel reports that call's exit first */
   bool execute_next;   /* the call it is run to runs for real: reached with PTRACE_SYSCALL,
                         which saves re-entering a call PTRACE_SYSEMU skipped (2 stops) */
+  bool sbuf_exec_ahead; /* its refilled buffer holds calls the library makes for real
+                          (replay_sbuf_exec.h): it runs under PTRACE_CONT */
   int bus_prot;        /* protection of the page a reproduced bus error made inaccessible */
   char exe[512];       /* the preserved executable of its process (for gdb) */
   uint8_t auxv[512];   /* its process's recorded auxiliary vector (for gdb) */
@@ -127,6 +129,7 @@ struct replay_engine {
   struct replay_pos pos;    /* where the replay is */
   struct rptask **tasks;
   int ntasks, cap;
+  bool filtered; /* replay's seccomp filter is on (replay_sbuf_exec.h) */
   const struct replay_hooks *hooks;
   struct replay_stop stop;      /* after REPLAY_STOPPED */
   uint64_t internal_bp;         /* an address the natural search for a state point stops at */

@@ -15,6 +15,12 @@ struct task {
   pid_t tid;
   int mem_fd;                   /* /proc/TID/mem, reopened after exec */
   struct user_regs_struct regs; /* cached by task_get_regs */
+  /* Replay's seccomp filter traces the task's calls (replay_seccomp.c): a seccomp stop
+   * right after the entry stop of the same call (resumed with PTRACE_SYSCALL to run it)
+   * says nothing new, and task_wait passes over it. */
+  bool seccomp_traced;
+  bool after_entry; /* the last stop was the entry of a call that will reach the filter */
+  int last_req;     /* the last resume request */
 };
 
 /* What a waitpid() stop means. */
@@ -33,6 +39,8 @@ struct stop {
   int event;  /* STOP_EVENT */
   int status; /* raw wait status */
   pid_t pid;  /* the task that stopped */
+  bool seccomp; /* STOP_SYSCALL_ENTRY: a seccomp filter's stop (the call runs when resumed
+                   unless its number is set to -1) */
 };
 
 int task_open_mem(struct task *t);
