@@ -139,6 +139,19 @@ int task_classify_stop(pid_t tid, int status, struct stop *st) {
   return 0;
 }
 
+int task_note_stop(struct task *t, const struct stop *st) {
+  if (!t->seccomp_traced)
+    return 0;
+  if (st->seccomp && t->after_entry) {
+    t->after_entry = false;
+    return task_resume(t, t->last_req, 0) < 0 ? -1 : 1;
+  }
+  /* PTRACE_SYSEMU skips the call before the filter sees it */
+  t->after_entry = st->kind == STOP_SYSCALL_ENTRY && !st->seccomp &&
+                   t->last_req != PTRACE_SYSEMU && t->last_req != PTRACE_SYSEMU_SINGLESTEP;
+  return 0;
+}
+
 int task_wait(struct task *t, struct stop *st) {
   for (;;) {
     int status;
@@ -148,18 +161,9 @@ int task_wait(struct task *t, struct stop *st) {
     } while (r < 0 && errno == EINTR);
     if (r < 0 || task_classify_stop(r, status, st) < 0)
       return -1;
-    if (!t->seccomp_traced)
-      return 0;
-    if (st->seccomp && t->after_entry) {
-      t->after_entry = false;
-      if (task_resume(t, t->last_req, 0) < 0)
-        return -1;
-      continue;
-    }
-    /* PTRACE_SYSEMU skips the call before the filter sees it */
-    t->after_entry = st->kind == STOP_SYSCALL_ENTRY && !st->seccomp &&
-                     t->last_req != PTRACE_SYSEMU && t->last_req != PTRACE_SYSEMU_SINGLESTEP;
-    return 0;
+    int n = task_note_stop(t, st);
+    if (n <= 0)
+      return n;
   }
 }
 

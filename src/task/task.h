@@ -62,6 +62,10 @@ int task_resume(struct task *t, int req, int sig);
 /* Classifies the wait STATUS of task TID. Returns 0 or -1. */
 int task_classify_stop(pid_t tid, int status, struct stop *st);
 /* Waits for the next stop of T and classifies it. Returns 0 or -1. */
+/* After waitpid reported ST for T: 1 when it was a seccomp stop that says nothing new
+ * (struct task's seccomp_traced) and T was resumed past it (wait again), 0 otherwise, -1 if
+ * T could not be resumed. task_wait does this itself. */
+int task_note_stop(struct task *t, const struct stop *st);
 int task_wait(struct task *t, struct stop *st);
 
 /* Runs system call NR with ARGS inside T and returns its result (or -errno of ptrace
