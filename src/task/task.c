@@ -152,6 +152,26 @@ int task_note_stop(struct task *t, const struct stop *st) {
   return 0;
 }
 
+int task_resume_into_call(struct task *t, int req) {
+  if (task_resume(t, req, 0) < 0)
+    return -1;
+  if (!t->seccomp_traced || !t->after_entry)
+    return 0;
+  struct stop st;
+  int status;
+  pid_t r;
+  do {
+    r = waitpid(t->tid, &status, __WALL);
+  } while (r < 0 && errno == EINTR);
+  if (r < 0 || task_classify_stop(r, status, &st) < 0)
+    return -1;
+  if (task_note_stop(t, &st) != 1) {
+    errno = EPROTO; /* not the filter's stop */
+    return -1;
+  }
+  return 0;
+}
+
 int task_wait(struct task *t, struct stop *st) {
   for (;;) {
     int status;

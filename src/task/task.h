@@ -66,6 +66,9 @@ int task_classify_stop(pid_t tid, int status, struct stop *st);
  * (struct task's seccomp_traced) and T was resumed past it (wait again), 0 otherwise, -1 if
  * T could not be resumed. task_wait does this itself. */
 int task_note_stop(struct task *t, const struct stop *st);
+/* Resumes T, stopped at a call's entry, into the call with REQ, past the seccomp stop
+ * that follows under replay's filter (for callers that wait for another task next). */
+int task_resume_into_call(struct task *t, int req);
 int task_wait(struct task *t, struct stop *st);
 
 /* Runs system call NR with ARGS inside T and returns its result (or -errno of ptrace
