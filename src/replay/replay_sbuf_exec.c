@@ -71,8 +71,7 @@ static int syscall_stop(struct replay_engine *e, struct rptask *x, enum stop_kin
 }
 
 int replay_sbuf_exec_at_entry(struct replay_engine *e, struct rptask *x, const struct stop *st) {
-  if (st->kind != STOP_SYSCALL_ENTRY || task_get_regs(&x->t) < 0 ||
-      x->t.regs.rip != SBUF_EXEC_IP)
+  if (st->kind != STOP_SYSCALL_ENTRY || task_get_regs(&x->t) < 0 || x->t.regs.rip != SBUF_EXEC_IP)
     return 0;
   if (x->sysemu_entry) { /* skipped: entered again, traced (its skipped exit first) */
     struct user_regs_struct r = x->t.regs;

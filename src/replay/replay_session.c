@@ -89,8 +89,7 @@ static int start_program(struct replay_session *s) {
     return REPLAY_BAD_TRACE;
   }
   long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
-              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT |
-              PTRACE_O_TRACESECCOMP;
+              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT | PTRACE_O_TRACESECCOMP;
   if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0) {
     deja_msg("cannot trace the replayed program (ptrace: %s)", strerror(errno));
     kill(pid, SIGKILL);

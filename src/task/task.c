@@ -147,8 +147,8 @@ int task_note_stop(struct task *t, const struct stop *st) {
     return task_resume(t, t->last_req, 0) < 0 ? -1 : 1;
   }
   /* PTRACE_SYSEMU skips the call before the filter sees it */
-  t->after_entry = st->kind == STOP_SYSCALL_ENTRY && !st->seccomp &&
-                   t->last_req != PTRACE_SYSEMU && t->last_req != PTRACE_SYSEMU_SINGLESTEP;
+  t->after_entry = st->kind == STOP_SYSCALL_ENTRY && !st->seccomp && t->last_req != PTRACE_SYSEMU &&
+                   t->last_req != PTRACE_SYSEMU_SINGLESTEP;
   return 0;
 }
 

@@ -35,10 +35,10 @@ enum stop_kind {
 
 struct stop {
   enum stop_kind kind;
-  int sig;    /* STOP_SIGNAL, STOP_GROUP */
-  int event;  /* STOP_EVENT */
-  int status; /* raw wait status */
-  pid_t pid;  /* the task that stopped */
+  int sig;      /* STOP_SIGNAL, STOP_GROUP */
+  int event;    /* STOP_EVENT */
+  int status;   /* raw wait status */
+  pid_t pid;    /* the task that stopped */
   bool seccomp; /* STOP_SYSCALL_ENTRY: a seccomp filter's stop (the call runs when resumed
                    unless its number is set to -1) */
 };

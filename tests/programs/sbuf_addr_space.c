@@ -23,7 +23,7 @@ int main(void) {
   unsigned long total = 0;
   void *kept[16];
   CHECK(mallopt(M_MMAP_THRESHOLD, 128 * 1024) == 1); /* fixed: every large block mmapped */
-  for (int i = 0; i < 400; i++) { /* munmap/mmap pairs, a few blocks kept */
+  for (int i = 0; i < 400; i++) {                    /* munmap/mmap pairs, a few blocks kept */
     size_t size = (size_t)(200 + (i % 7) * 64) * 1024;
     unsigned char *p = malloc(size);
     CHECK(p != NULL);
@@ -49,7 +49,8 @@ int main(void) {
   printf("break +%ld, regrown page byte %d\n", (long)(again - start), again[8192 + 100]);
 
   long page = sysconf(_SC_PAGESIZE);
-  unsigned char *m = mmap(NULL, 8 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  unsigned char *m =
+      mmap(NULL, 8 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   CHECK(m != MAP_FAILED);
   memset(m, 7, 8 * page);
   CHECK(mprotect(m + page, page, PROT_READ) == 0);
@@ -57,7 +58,8 @@ int main(void) {
   CHECK(mprotect(m + page, page, PROT_READ | PROT_WRITE) == 0);
   m[page + 5] = 9;
   /* a fresh zero page over the third one */
-  void *fixed = mmap(m + 2 * page, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  void *fixed = mmap(m + 2 * page, page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
   CHECK(fixed == m + 2 * page);
   printf("MAP_FIXED page reads %d, next page %d\n", m[2 * page + 1], m[3 * page + 1]);
   CHECK(munmap(m + 4 * page, page) == 0); /* a hole */
