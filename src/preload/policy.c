@@ -126,6 +126,12 @@ long preload_syscall(long nr, const long a[6]) {
     if ((a[3] & (MAP_SHARED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_GROWSDOWN)) ==
         (MAP_PRIVATE | MAP_ANONYMOUS))
       return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
+    /* A small file read whole (git maps each object it reads): its bytes are recorded.
+     * Not while a file is mapped shared and writable (a private mapping of it would see
+     * its changes). */
+    if (!shared_file_mapped && a[0] == 0 && a[2] == PROT_READ && a[3] == MAP_PRIVATE &&
+        (int)a[4] >= 0 && a[5] == 0 && a[1] > 0 && (unsigned long)a[1] <= SBUF_FILE_MAP_MAX)
+      return preload_buffered(nr, a, -1, 0, OUT_FILE_MAP, PROBE_NONE);
     break;
   case SYS_munmap:
   case SYS_mprotect:

@@ -80,6 +80,47 @@ _Static_assert(SBUF_EXEC_ADDR == 0x70000080, "sbuf_exec_call's address");
  * it failed when recorded. */
 static bool replaying_entry(void) { return *(volatile const uint8_t *)SBUF_ENTRY_ADDR == 0xeb; }
 
+/* The struct stat of a file mapping's record decides whether it is buffered. */
+static bool file_map_ok(const long a[6], const uint8_t *st, long fstat_ret) {
+  uint32_t mode;
+  int64_t size;
+  preload_copy(&mode, st + 24, sizeof mode); /* st_mode, st_size in the kernel's stat */
+  preload_copy(&size, st + 48, sizeof size);
+  return fstat_ret == 0 && (mode & 0170000) == 0100000 && size > 0 &&
+         sbuf_file_map_ok((uint64_t)a[1], (uint64_t)size);
+}
+
+/* Open read-only: a file this process may write is mapped from replay's working copy
+ * (it sees later changes), as the recorder decides for traced mappings. The flags go
+ * into the record's `ready` (the replay entry reads 8 bytes there: the low half). */
+static bool read_only_fd(long fd, struct sbuf_rec *rec) {
+  int fl = (int)sbuf_entry_call(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0, (int64_t *)(void *)&rec->ready);
+  rec->ready = (uint32_t)fl;
+  return fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
+}
+
+static uint64_t file_size(const uint8_t *st) {
+  int64_t size;
+  preload_copy(&size, st + 48, sizeof size);
+  return (uint64_t)size;
+}
+
+/* In a replay: the file mapping of record REC as anonymous memory holding the recorded
+ * bytes, at the recorded address, then given the mapping's protection. */
+static long replay_file_map(const long a[6], const struct sbuf_rec *rec, const uint8_t *data) {
+  long want = rec->ret;
+  if ((unsigned long)want > -4096ul)
+    return want;
+  long got = sbuf_exec_call(SYS_mmap, want, a[1], PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (got != want)
+    return got;
+  preload_copy((void *)got, data + SBUF_FILE_MAP_HEAD,
+               sbuf_file_map_bytes((uint64_t)a[1], file_size(data + SBUF_EXEC_ARGS_BYTES)));
+  long rc = sbuf_exec_call(SYS_mprotect, got, a[1], a[2], 0, 0, 0);
+  return rc == 0 ? got : rc;
+}
+
 static long replay_exec(long nr, long b[6], const struct sbuf_rec *rec) {
   long want = rec->ret;
   if ((unsigned long)want > -4096ul)
@@ -224,6 +265,8 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
     return preload_traced(nr, a);
   if (kind == OUT_ARGS)
     outmax = SBUF_EXEC_ARGS_BYTES;
+  else if (kind == OUT_FILE_MAP)
+    outmax = SBUF_FILE_MAP_HEAD + (((size_t)a[1] + 4095) & ~(size_t)4095);
   else if (outarg < 0 || !a[outarg])
     outmax = 0;
   h->in_call = 1;
@@ -279,6 +322,39 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
       h->in_call = 0;
       return preload_traced(nr, a);
     }
+  }
+  if (kind == OUT_FILE_MAP) {
+    /* the file's stat: in a replay the recorded one, already in the record */
+    preload_copy(scratch, a, SBUF_EXEC_ARGS_BYTES);
+    uint8_t *st = scratch + SBUF_EXEC_ARGS_BYTES;
+    long s = sbuf_entry_call(SYS_fstat, a[4], (long)st, 0, 0, 0, 0, &rec->aux);
+    rec->aux = s;
+    if (!file_map_ok(a, st, s) || !read_only_fd(a[4], rec)) {
+      rec->flags = SBUF_REC_PROBE_ONLY;
+      rec->ret = 0;
+      rec->size = sizeof *rec + SBUF_FILE_MAP_HEAD;
+      barrier();
+      h->used = used + rec->size;
+      barrier();
+      h->in_call = 0;
+      return preload_traced(nr, a);
+    }
+    long ret = replaying_entry()
+                   ? replay_file_map(a, rec, scratch)
+                   : sbuf_entry_call(nr, a[0], a[1], a[2], a[3], a[4], a[5], &rec->ret);
+    rec->ret = ret;
+    size_t n = 0;
+    if ((unsigned long)ret <= -4096ul) {
+      n = sbuf_file_map_bytes((uint64_t)a[1], file_size(st));
+      if (!replaying_entry())
+        preload_copy(scratch + SBUF_FILE_MAP_HEAD, (const void *)ret, n);
+    }
+    rec->size = (uint32_t)(sizeof *rec + SBUF_FILE_MAP_HEAD + ((n + 7) & ~(size_t)7));
+    barrier();
+    h->used = used + rec->size;
+    barrier();
+    h->in_call = 0;
+    return ret;
   }
   long b[6];
   preload_copy(b, a, sizeof b);

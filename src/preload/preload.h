@@ -18,6 +18,7 @@ enum out_kind {
                  `result` of the OUTMAX at argument OUTARG), for replay's output */
   OUT_ARGS,   /* a call that changes the address space: the record keeps its six arguments,
                  and in a replay the library makes it for real (SBUF_EXEC_ADDR) */
+  OUT_FILE_MAP, /* a private read-only mmap of a small file (SBUF_FILE_MAP_MAX) */
 };
 
 /* How a call on descriptor a[0] that might block is made sure not to: probes the

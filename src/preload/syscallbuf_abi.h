@@ -69,6 +69,24 @@
 #define SBUF_EXEC_ENTRY                                                                            \
   { 0x0f, 0x05, 0xc3 }
 #define SBUF_EXEC_ARGS_BYTES 48
+/* A private read-only mapping of a whole small regular file (offset 0) is buffered too:
+ * its record keeps, after the arguments, the file's struct stat (144 bytes, which decides
+ * it) and the mapped bytes (sbuf_file_map_bytes); replay makes it as anonymous memory at
+ * the recorded address holding them (as EVF_FILE_AS_ANON). Larger files stay traced. */
+#define SBUF_FILE_MAP_MAX (256u << 10)
+#define SBUF_STAT_BYTES 144
+#define SBUF_FILE_MAP_HEAD (SBUF_EXEC_ARGS_BYTES + SBUF_STAT_BYTES)
+/* The mapped bytes a record of a file mapping of LEN bytes of a file of SIZE bytes keeps:
+ * its pages up to the end of the file. */
+static inline uint64_t sbuf_file_map_bytes(uint64_t len, uint64_t size) {
+  uint64_t pages = (len + 4095) & ~4095ull;
+  return pages < size ? pages : size;
+}
+/* Whether a file of SIZE bytes can be mapped so: every page holds file bytes (a page
+ * wholly past the end would fault with SIGBUS, anonymous memory would not). */
+static inline int sbuf_file_map_ok(uint64_t len, uint64_t size) {
+  return len && len <= SBUF_FILE_MAP_MAX && size && ((len + 4095) / 4096 - 1) * 4096 < size;
+}
 static inline int sbuf_exec_call_nr(unsigned nr) {
   return nr == 9 /* mmap */ || nr == 10 /* mprotect */ || nr == 11 /* munmap */ ||
          nr == 12 /* brk */;

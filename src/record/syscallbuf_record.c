@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -221,6 +222,8 @@ static void note_address_space(struct rtask *x, const uint8_t *data, uint32_t le
         record_anon_files_unmapped(x->proc, a[0], a[1]);
       } else if (rec.nr == SYS_mmap) {
         page_hashes_forget(x->proc->pages, (uint64_t)rec.ret, a[1]);
+        if (!(a[3] & MAP_ANONYMOUS))
+          record_anon_files_add(x->proc, (uint64_t)rec.ret, a[1]);
       } else if (rec.nr == SYS_brk) {
         page_hashes_clear(x->proc->pages);
       }

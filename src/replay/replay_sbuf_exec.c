@@ -87,6 +87,34 @@ int replay_sbuf_exec_at_entry(struct replay_engine *e, struct rptask *x, const s
   return 1;
 }
 
+/* A buffered file mapping (record REC, its data DATA, arguments A): anonymous memory at
+ * the recorded address holding the recorded bytes, with the mapping's protection. */
+static int restore_file_map(struct replay_engine *e, struct rptask *x, const struct sbuf_rec *rec,
+                            const uint8_t *data, uint64_t a[6], uint32_t i, uint64_t evno) {
+  int64_t size;
+  memcpy(&size, data + SBUF_EXEC_ARGS_BYTES + 48, sizeof size); /* st_size */
+  uint64_t n = sbuf_file_map_bytes(a[1], (uint64_t)size);
+  if (rec->size < sizeof *rec + SBUF_FILE_MAP_HEAD + n)
+    return diverge(e, "buffered file mapping %u of event %" PRIu64 " is cut short", i, evno);
+  uint64_t m[6] = {(uint64_t)rec->ret,     a[1],
+                   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                   (uint64_t)-1,           0};
+  uint64_t p[6] = {(uint64_t)rec->ret, a[1], a[2], 0, 0, 0};
+  bool ok = false;
+  int64_t got = task_inject_syscall(&x->t, false, x->gadget, SYS_mmap, m, &ok);
+  x->sysemu_skipped = false;
+  if (ok && got == rec->ret)
+    ok = task_write_mem(&x->t, (uint64_t)got, data + SBUF_FILE_MAP_HEAD, n) == 0 &&
+         task_inject_syscall(&x->t, false, x->gadget, SYS_mprotect, p, &ok) == 0 && ok;
+  if (!ok || got != rec->ret)
+    return diverge(e,
+                   "buffered file mapping %u (event %" PRIu64
+                   ", made before restoring a state point of task %d): mmap returned %" PRId64
+                   " (0x%" PRIx64 "), recorded 0x%" PRIx64,
+                   i, evno, x->rec_tid, got, (uint64_t)got, (uint64_t)rec->ret);
+  return 0;
+}
+
 int replay_sbuf_exec_restored(struct replay_engine *e, struct rptask *x) {
   uint32_t len = 0;
   uint64_t evno = 0;
@@ -100,6 +128,14 @@ int replay_sbuf_exec_restored(struct replay_engine *e, struct rptask *x) {
     if (sbuf_exec_call_nr(rec.nr) && !(rec.flags & SBUF_REC_PROBE_ONLY) &&
         rec.size >= sizeof rec + sizeof a && (uint64_t)rec.ret <= -4096ull) {
       memcpy(a, data + at + sizeof rec, sizeof a);
+      bool file = rec.nr == SYS_mmap && !(a[3] & MAP_ANONYMOUS);
+      if (file) {
+        int rc = restore_file_map(e, x, &rec, data + at + sizeof rec, a, i, evno);
+        if (rc)
+          return rc;
+        at += rec.size;
+        continue;
+      }
       if (rec.nr == SYS_mmap && !(a[3] & MAP_FIXED)) {
         a[0] = (uint64_t)rec.ret;
         a[3] |= MAP_FIXED_NOREPLACE;

@@ -3,6 +3,7 @@
  * part of a mapping, a partial munmap, and calls that fail. Replay makes them at the
  * recorded addresses; the output prints addresses, results and checksums. */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,5 +71,36 @@ int main(void) {
   void *hint = mmap(m + 4 * page, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   printf("hinted mmap into the hole: %d\n", hint == m + 4 * page);
   printf("sum %lu\n", sum(m, 4 * page) + sum(m + 5 * page, 3 * page));
+
+  /* Small files mapped whole and read-only (buffered with their bytes), again after the
+   * file changed; madvise(MADV_DONTNEED) refills such a mapping from the file. */
+  char *dir = make_temp_dir(), path[256];
+  snprintf(path, sizeof path, "%s/data", dir);
+  unsigned long fsum = 0;
+  for (int round = 0; round < 50; round++) {
+    int w = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(w >= 0);
+    char line[64];
+    for (int i = 0; i <= round * 3; i++) {
+      int len = snprintf(line, sizeof line, "round %d line %d\n", round, i);
+      CHECK(write(w, line, len) == len);
+    }
+    off_t size = lseek(w, 0, SEEK_END);
+    close(w);
+    int fd = open(path, O_RDONLY);
+    CHECK(fd >= 0);
+    unsigned char *f = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    CHECK(f != MAP_FAILED);
+    close(fd);
+    fsum = fsum * 7 + sum(f, size) + f[size - 2];
+    if (round == 49) {
+      CHECK(madvise(f, size, MADV_DONTNEED) == 0);
+      printf("after MADV_DONTNEED: %.13s\n", (char *)f);
+    }
+    CHECK(munmap(f, size) == 0);
+  }
+  printf("file mappings: %lu\n", fsum);
+  CHECK(unlink(path) == 0);
+  CHECK(rmdir(dir) == 0);
   return 0;
 }

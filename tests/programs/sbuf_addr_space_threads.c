@@ -2,14 +2,20 @@
  * grows its heap with mprotect, large blocks are mmapped and munmapped) between stretches
  * of computing, so that state points fall between the buffered address-space calls. Each
  * thread's checksum is deterministic; the schedule is not. */
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "check.h"
 
 #define THREADS 3
+
+static char data_path[256];
+static const size_t data_size = 20000;
 
 static void *worker(void *arg) {
   long id = (long)arg;
@@ -25,6 +31,15 @@ static void *worker(void *arg) {
     small[i % 64] = malloc(1000 + (size_t)i * 10); /* the arena's heap grows */
     small[i % 64][0] = 1;
     free(p);
+    if (i % 10 == 0) { /* a small file mapped whole: buffered with its bytes */
+      int fd = open(data_path, O_RDONLY);
+      CHECK(fd >= 0);
+      unsigned char *f = mmap(NULL, data_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      CHECK(f != MAP_FAILED);
+      close(fd);
+      s += f[(i * 7919) % data_size];
+      CHECK(munmap(f, data_size) == 0);
+    }
     if (i % 64 == 63)
       for (int k = 0; k < 64; k++)
         free(small[k]);
@@ -33,6 +48,13 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
+  char *dir = make_temp_dir();
+  snprintf(data_path, sizeof data_path, "%s/data", dir);
+  int fd = open(data_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  CHECK(fd >= 0);
+  for (size_t i = 0; i < data_size; i++)
+    CHECK(write(fd, &"0123456789abcdef"[i % 16], 1) == 1);
+  close(fd);
   pthread_t t[THREADS];
   CHECK(mallopt(M_MMAP_THRESHOLD, 128 * 1024) == 1);
   for (long i = 0; i < THREADS; i++)
@@ -42,5 +64,7 @@ int main(void) {
     CHECK(pthread_join(t[i], &r) == 0);
     printf("thread %d: %lx\n", i, (unsigned long)r);
   }
+  CHECK(unlink(data_path) == 0);
+  CHECK(rmdir(dir) == 0);
   return 0;
 }
