@@ -116,16 +116,22 @@ static int restore_file_map(struct replay_engine *e, struct rptask *x, const str
 }
 
 int replay_sbuf_exec_restored(struct replay_engine *e, struct rptask *x) {
-  uint32_t len = 0;
-  uint64_t evno = 0;
-  const uint8_t *data = replay_syscallbuf_pending(x->rec_tid, &len, &evno);
+  uint32_t len = 0, off = 0;
+  uint64_t evno = 0, buf = 0;
+  const uint8_t *data = replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off);
+  /* Records the library wrote already (a debugger's natural search ran part of the
+   * stretch before giving up) were made by it. */
+  uint32_t used = 0;
+  if (data && task_read_mem(&x->t, buf + offsetof(struct sbuf_hdr, used), &used, sizeof used) < 0)
+    used = 0;
+  uint32_t made = used > off ? used - off : 0;
   for (uint32_t at = 0, i = 1; data && at + sizeof(struct sbuf_rec) <= len; i++) {
     struct sbuf_rec rec;
     uint64_t a[6];
     memcpy(&rec, data + at, sizeof rec);
     if (rec.size < sizeof rec || rec.size > len - at)
       break;
-    if (sbuf_exec_call_nr(rec.nr) && !(rec.flags & SBUF_REC_PROBE_ONLY) &&
+    if (at >= made && sbuf_exec_call_nr(rec.nr) && !(rec.flags & SBUF_REC_PROBE_ONLY) &&
         rec.size >= sizeof rec + sizeof a && (uint64_t)rec.ret <= -4096ull) {
       memcpy(a, data + at + sizeof rec, sizeof a);
       bool file = rec.nr == SYS_mmap && !(a[3] & MAP_ANONYMOUS);

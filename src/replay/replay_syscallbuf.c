@@ -90,12 +90,15 @@ static struct pending *find(pid_t rec_tid) {
   return NULL;
 }
 
-const uint8_t *replay_syscallbuf_pending(pid_t rec_tid, uint32_t *len, uint64_t *evno) {
+const uint8_t *replay_syscallbuf_pending(pid_t rec_tid, uint32_t *len, uint64_t *evno,
+                                         uint64_t *buf, uint32_t *off) {
   const struct pending *p = find(rec_tid);
   if (!p)
     return NULL;
   *len = p->len;
   *evno = p->evno;
+  *buf = p->buf;
+  *off = p->off;
   return p->data;
 }
 
