@@ -207,7 +207,7 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
       if (v == HOOK_STOP)
         return REPLAY_STOPPED;
     }
-    int made = replay_sbuf_exec_at_entry(e, x, st);
+    int made = x->sbuf_exec_ahead ? replay_sbuf_exec_at_entry(e, x, st) : 0;
     if (made < 0)
       return -1;
     if (made)
