@@ -34,9 +34,6 @@
  * it taken for a loop's (go_before_near) */
 #define TL_NEAR_COUNTED 1000
 
-static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr);
-static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
-
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
                    struct replay_debug *d) {
   memset(tl, 0, sizeof *tl);
@@ -81,8 +78,8 @@ static void set_count(struct timeline *tl, uint64_t event, bool watch, pid_t tid
 }
 
 /* Hits of (WATCH, TID, ADDR) counted so far in the stretch ending with event END. */
-static uint64_t stretch_count(const struct timeline *tl, uint64_t end, bool watch, pid_t tid,
-                              uint64_t addr) {
+uint64_t tl_stretch_count(const struct timeline *tl, uint64_t end, bool watch, pid_t tid,
+                          uint64_t addr) {
   for (int i = 0; tl->counted_event == end && i < tl->ncounts; i++)
     if (tl->counts[i].watch == watch && tl->counts[i].tid == tid && tl->counts[i].addr == addr)
       return tl->counts[i].n;
@@ -104,7 +101,7 @@ static void put_count(struct tl_count *c, int *n, bool watch, pid_t tid, uint64_
  * the stretch, the target's too (PROBE_KNOWN: its probe's), so moves to positions after
  * it start there. Not on an address being counted: whether the task arrived there is
  * the counters' business. */
-static void fork_inside(struct timeline *tl, const struct replay_result *res, bool probe_known) {
+void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool probe_known) {
   struct replay_debug *d = tl->d;
   pid_t tid = res->stop.rec_tid;
   uint64_t end = res->event;
@@ -115,7 +112,7 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
   uint64_t pc = x->t.regs.rip;
   bool target = d->target.on && d->target.tid == tid;
   bool on_counted =
-      is_user_breakpoint(d, pc) || (target && (pc == d->target.addr || pc == d->target.probe));
+      tl_user_breakpoint(d, pc) || (target && (pc == d->target.addr || pc == d->target.probe));
   for (int i = 0; target && i < d->target.nexec; i++)
     on_counted |= pc == d->target.exec[i];
   /* a breakpoint or watchpoint set after the stretch began here: its count is not
@@ -130,11 +127,12 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
   int n = 0;
   for (int i = 0; i < d->nbps; i++)
     put_count(c, &n, false, tid, d->bps[i],
-              d->count_hits ? d->hits[i] : stretch_count(tl, end, false, tid, d->bps[i]));
+              d->count_hits ? d->hits[i] : tl_stretch_count(tl, end, false, tid, d->bps[i]));
   for (int i = 0; i < d->nwps; i++)
-    put_count(c, &n, true, tid, d->wps[i].addr, stretch_count(tl, end, true, tid, d->wps[i].addr));
+    put_count(c, &n, true, tid, d->wps[i].addr,
+              tl_stretch_count(tl, end, true, tid, d->wps[i].addr));
   /* the target's arrivals at a breakpoint counted with the others are in hits[] */
-  if (target && !(d->count_hits && !d->target.watch && is_user_breakpoint(d, d->target.addr)))
+  if (target && !(d->count_hits && !d->target.watch && tl_user_breakpoint(d, d->target.addr)))
     put_count(c, &n, d->target.watch, tid, d->target.addr, d->target.count);
   if (target && d->target.probe && probe_known)
     put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
@@ -145,7 +143,7 @@ static void fork_inside(struct timeline *tl, const struct replay_result *res, bo
 
 void timeline_slice(struct timeline *tl, const struct replay_result *res) {
   tl_tick(tl, false);
-  fork_inside(tl, res, false);
+  tl_fork_inside(tl, res, false);
   tl_slice_on(tl);
   tl->tick_ns = tl_now_ns();
 }
@@ -161,7 +159,7 @@ static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
  * it), at most MAX: first those whose operand, with the registers after the write (P's),
  * covers the watched bytes (the others: an instruction that moved its own address, or
  * a wrong decoding). */
-static int likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max) {
+int tl_likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max) {
   uint64_t all[X86_MAX_INSN_LEN];
   int n = x86_writers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN), k = 0;
   bool covers[X86_MAX_INSN_LEN];
@@ -180,7 +178,7 @@ static int likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p
 }
 
 /* The position of a breakpoint or watchpoint stop in a run (counted). */
-static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *res) {
+struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res) {
   const struct replay_stop *st = &res->stop;
   bool watch = st->kind == RSTOP_WATCHPOINT;
   struct tl_pos p = {.event = res->event - 1,
@@ -201,7 +199,7 @@ static struct tl_pos hit_pos(struct timeline *tl, const struct replay_result *re
     uint8_t code[X86_MAX_INSN_LEN];
     int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
     if (task_read_mem(&x->t, p.pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
-      p.nwriters = likely_writers(code, &p, slots);
+      p.nwriters = tl_likely_writers(code, &p, slots);
   }
   return p;
 }
@@ -211,10 +209,10 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
   switch (res->what) {
   case REPLAY_STOP:
     if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
-      *c = hit_pos(tl, res);
+      *c = tl_hit_pos(tl, res);
       /* gdb shows a breakpoint under a watchpoint's stop as hit too, and steps over it;
        * a search traps it there (debug_hooks.c): the same arrival */
-      if (res->stop.kind == RSTOP_WATCHPOINT && c->pc && is_user_breakpoint(tl->d, c->pc))
+      if (res->stop.kind == RSTOP_WATCHPOINT && c->pc && tl_user_breakpoint(tl->d, c->pc))
         count_hit(tl, res->event, false, res->stop.rec_tid, c->pc);
       tl->cur_exact = true;
       tl_tick(tl, false);
@@ -244,7 +242,7 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
   }
 }
 
-static bool at_boundary(const struct timeline *tl, uint64_t event) {
+bool tl_at_boundary(const struct timeline *tl, uint64_t event) {
   const struct replay_pos *p = &tl->s->e.pos;
   return p->stage == STAGE_DONE && p->event == event;
 }
@@ -253,11 +251,11 @@ static bool at_boundary(const struct timeline *tl, uint64_t event) {
 static void pass_hit(struct timeline *tl, const struct replay_result *res) {
   if (res->what == REPLAY_STOP &&
       (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT))
-    hit_pos(tl, res);
+    tl_hit_pos(tl, res);
 }
 
 /* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
-static int step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
+int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
   struct replay_debug *d = tl->d;
   d->stepping = true;
   d->step_tid = tid;
@@ -291,7 +289,7 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
   struct replay_result res;
   int rc = 0;
   tl->d->blind = true;
-  while (rc == 0 && !at_boundary(tl, event)) {
+  while (rc == 0 && !tl_at_boundary(tl, event)) {
     if (tl->s->e.pos.event > event) {
       rc = seterr(err, errlen, "event %" PRIu64 " was passed", event);
       break;
@@ -300,7 +298,7 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
     if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
       rc = seterr(err, errlen, "the replay ended before event %" PRIu64, event);
     tl->d->watch_pending = false;
-    if (rc == 0 && res.what == REPLAY_EVENT_DONE && !at_boundary(tl, event))
+    if (rc == 0 && res.what == REPLAY_EVENT_DONE && !tl_at_boundary(tl, event))
       tl_tick(tl, true);
   }
   tl->d->blind = false;
@@ -310,7 +308,7 @@ static int run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_
 
 /* Arms the one-shot debugger target at P: its n-th arrival, trigger, or the instruction
  * before a trigger (P's possible writers as execution breakpoints). */
-static void arm_target(struct timeline *tl, const struct tl_pos *p) {
+void tl_arm_target(struct timeline *tl, const struct tl_pos *p) {
   bool before = p->kind == TL_BEFORE;
   tl->d->target = (struct debug_target){.on = true,
                                         .watch = p->kind == TL_TRIGGER || before,
@@ -333,7 +331,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
                          const uint64_t *exec, int nexec, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   bool before = p->kind == TL_BEFORE;
-  arm_target(tl, p);
+  tl_arm_target(tl, p);
   d->target.probe = p->kind == TL_TRIGGER ? p->pc : 0;
   bool probe_known = true;
   if (from) {
@@ -351,7 +349,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
   for (int i = 0; i < d->target.nexec && before; i++) {
     /* a writer the user breaks at: its arrivals are counted for the user's stops (from
      * FROM's count, which has every breakpoint's) */
-    d->target.early |= is_user_breakpoint(d, p->writers[i]);
+    d->target.early |= tl_user_breakpoint(d, p->writers[i]);
     if (from)
       tl_fork_count(from, false, p->tid, p->writers[i], &d->target.exec_count[i]);
   }
@@ -368,7 +366,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
       break;
     }
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
-      fork_inside(tl, &res, probe_known);
+      tl_fork_inside(tl, &res, probe_known);
       tl_slice_on(tl);
       continue;
     }
@@ -392,7 +390,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
-    if (d->target.early && (!from || is_user_breakpoint(d, p->writers[d->target.exec_last])))
+    if (d->target.early && (!from || tl_user_breakpoint(d, p->writers[d->target.exec_last])))
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
@@ -431,7 +429,7 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
 /* Goes to P: from the latest checkpoint at or before it, or from the start of the
  * replay. The start of P's stretch and P's place before single steps are checkpointed on
  * the way (the next move backwards from P starts there). */
-static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (tl_debug())
     deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
              " steps %" PRIu64,
@@ -455,7 +453,7 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     if (p->kind != TL_BOUNDARY && run_to_target(tl, p, inside ? f : NULL, NULL, 0, err, errlen) < 0)
       return -1;
     if (p->kind == TL_ARRIVAL && !landed_right(tl, p))
-      return go_to(tl, p, err, errlen); /* again, trapping each arrival */
+      return tl_go_to(tl, p, err, errlen); /* again, trapping each arrival */
     if (p->steps && p->kind != TL_BOUNDARY && p->kind != TL_BEFORE) {
       struct tl_pos spot = *p;
       spot.steps = 0;
@@ -465,7 +463,7 @@ static int go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
   }
   struct replay_result res;
   for (uint64_t i = done; i < p->steps; i++) {
-    if (step_once(tl, p->step_tid, &res) < 0)
+    if (tl_step_once(tl, p->step_tid, &res) < 0)
       return seterr(err, errlen, "the replay ended stepping to the position");
     tl_tick(tl, false);
     if (i + 1 < p->steps && tl_fork_due(tl, TL_FORK_INTERVAL_NS)) {
@@ -489,7 +487,7 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
   base.back_pc = 0;
   base.steps = 0;
   base.step_tid = 0;
-  if (go_to(tl, &base, err, errlen) < 0)
+  if (tl_go_to(tl, &base, err, errlen) < 0)
     return -1;
   tl_fork_here(tl, &base); /* going there again is quick */
   struct rptask *x = engine_task(&tl->s->e, p->tid);
@@ -501,7 +499,7 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
     return seterr(err, errlen, "cannot set the pc of task %d", p->tid);
   struct replay_result res;
   for (uint64_t i = 0; i < p->steps; i++)
-    if (step_once(tl, p->step_tid, &res) < 0)
+    if (tl_step_once(tl, p->step_tid, &res) < 0)
       return seterr(err, errlen, "the replay ended stepping to the position");
   tl->cur = *p;
   tl->cur_exact = true;
@@ -524,13 +522,13 @@ static int go_before_jump(struct timeline *tl, const struct tl_pos *p, uint64_t 
   back.steps = 0;
   back.step_tid = 0;
   back.back_pc = cand;
-  if (go_to(tl, &back, err, errlen) < 0)
+  if (tl_go_to(tl, &back, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
   struct replay_result res;
   char diff[256] = "";
   x = engine_task(&tl->s->e, p->tid);
-  bool ok = step_once(tl, p->tid, &res) > 0 && x && task_get_regs(&x->t) == 0 &&
+  bool ok = tl_step_once(tl, p->tid, &res) > 0 && x && task_get_regs(&x->t) == 0 &&
             tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING &&
             !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
@@ -538,7 +536,7 @@ static int go_before_jump(struct timeline *tl, const struct tl_pos *p, uint64_t 
              ok ? "it" : "not it", diff);
   if (!ok)
     return 0;
-  return go_to(tl, &back, err, errlen) < 0 ? -1 : 1;
+  return tl_go_to(tl, &back, err, errlen) < 0 ? -1 : 1;
 }
 
 #define MAX_INSN_LEN 15
@@ -561,8 +559,8 @@ static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
   struct replay_debug *d = tl->d;
   arm_trigger(d, p);
   struct replay_result res;
-  bool hit =
-      step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
+  bool hit = tl_step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP &&
+             res.stop.kind == RSTOP_TARGET;
   d->target.on = false;
   return hit;
 }
@@ -590,7 +588,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
                            size_t errlen) {
   struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
   struct tl_pos at = {.event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = c, .n = k};
-  if (go_to(tl, &start, err, errlen) < 0)
+  if (tl_go_to(tl, &start, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
@@ -602,7 +600,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   if (rc == 0 && tl->d->target.counted_in_kernel && w_then == w_before)
     tl_fork_here(tl, &at); /* going there again is then quick */
   struct replay_result res;
-  bool ok = rc == 0 && w_then == w_before && step_once(tl, p->tid, &res) > 0;
+  bool ok = rc == 0 && w_then == w_before && tl_step_once(tl, p->tid, &res) > 0;
   x = engine_task(&tl->s->e, p->tid);
   char diff[256] = "";
   ok = ok && x && task_get_regs(&x->t) == 0 && tl->s->e.pos.event == p->event + 1 &&
@@ -622,7 +620,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
     tl->undone = res.stop; /* going back over it is that watchpoint's trigger */
     tl->have_undone = true;
   }
-  return go_to(tl, &at, err, errlen) < 0 ? -1 : 1;
+  return tl_go_to(tl, &at, err, errlen) < 0 ? -1 : 1;
 }
 
 /* The instruction of P's task before P (just before the write of a trigger, TL_BEFORE),
@@ -638,7 +636,7 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
     return 0;
   struct tl_pos at = *p;
   at.steps = 0;
-  if (!known && go_to(tl, &at, err, errlen) < 0)
+  if (!known && tl_go_to(tl, &at, err, errlen) < 0)
     return -1;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   if (!x || (!known && task_get_regs(&x->t) < 0))
@@ -653,14 +651,14 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
   /* the watchpoints, the target's (a watchpoint not the user's, W's execution
    * breakpoint; an arrival's counter) and W's counter */
   bool before = p->kind == TL_BEFORE;
-  int room = DEBUG_MAX_WPS - d->nwps - (before ? !is_user_watchpoint(d, p) + 1 : 1) - 1;
+  int room = DEBUG_MAX_WPS - d->nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
     deja_msg("tl: %d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
              room);
   for (int first = 0; room > 0 && first < ncand; first += room) {
     int k = ncand - first < room ? ncand - first : room;
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
-    if (go_to(tl, &start, err, errlen) < 0)
+    if (tl_go_to(tl, &start, err, errlen) < 0)
       return -1;
     tl->s->e.o = &tl->quiet;
     x = engine_task(&tl->s->e, p->tid);
@@ -716,7 +714,7 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
     int n = 0;
     for (; n < free_slots && back + n <= MAX_INSN_LEN; n++)
       exec[n] = p->pc - (uint64_t)(back + n);
-    if (go_to(tl, &start, err, errlen) < 0)
+    if (tl_go_to(tl, &start, err, errlen) < 0)
       return -1;
     tl->s->e.o = &tl->quiet;
     struct tl_pos at = *p;
@@ -731,7 +729,7 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
                            .tid = p->tid,
                            .addr = exec[last],
                            .n = d->target.exec_count[last]};
-    if (go_to(tl, out, err, errlen) < 0)
+    if (tl_go_to(tl, out, err, errlen) < 0)
       return -1;
     tl->s->e.o = &tl->quiet;
     if (steps_into(tl, p))
@@ -742,7 +740,6 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
 
 /* The state one instruction (of P's task) before P: from the previous arrival or trigger
  * (or the start of the stretch), single steps up to P; then goes there. */
-static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *a,
                     uint64_t limit, uint64_t *steps, char *err, size_t errlen);
 
@@ -753,7 +750,7 @@ static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl
  * true when found, *STEPS the steps before it. */
 static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *anchor,
                           uint64_t limit, uint64_t *steps, char *err, size_t errlen) {
-  if (go_to(tl, anchor, err, errlen) < 0)
+  if (tl_go_to(tl, anchor, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
   arm_trigger(tl->d, p);
@@ -761,7 +758,7 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
   struct replay_result res;
   *steps = 0;
   while (!found && *steps < limit && tl->s->e.pos.event <= p->event + 1) {
-    if (step_once(tl, p->tid, &res) < 0)
+    if (tl_step_once(tl, p->tid, &res) < 0)
       break;
     found = res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
     if (!found)
@@ -787,7 +784,7 @@ static int go_before_near(struct timeline *tl, const struct tl_pos *p,
   struct tl_fork *f = tl_best_inside(tl, &at);
   uint64_t c;
   /* the debug registers: the watchpoints, the target's and the jump's counter */
-  int used = d->nwps + (watch ? !is_user_watchpoint(d, p) : 1) + 1;
+  int used = d->nwps + (watch ? !tl_user_watchpoint(d, p) : 1) + 1;
   if (!exec_counter_usable() || tl->slow_arrivals || p->back_pc || !f ||
       (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL) || used > DEBUG_MAX_WPS ||
       !tl_fork_count(f, watch, p->tid, p->addr, &c) || c + 1 != p->n)
@@ -800,7 +797,7 @@ static int go_before_near(struct timeline *tl, const struct tl_pos *p,
              task_get_regs(&x->t) == 0) {
     at_p = x->t.regs;
   } else {
-    if (go_to(tl, &at, err, errlen) < 0)
+    if (tl_go_to(tl, &at, err, errlen) < 0)
       return -1;
     x = engine_task(&tl->s->e, p->tid);
     if (!x || task_get_regs(&x->t) < 0)
@@ -887,17 +884,17 @@ static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *er
                   ", task %d, %" PRIu64 " steps searched)",
                   p->event + 1, p->tid, steps);
   if (steps <= back) /* the write (or the jump) follows the trigger before it at once */
-    return anchor.kind == TL_TRIGGER ? go_before(tl, &anchor, err, errlen)
+    return anchor.kind == TL_TRIGGER ? tl_go_before(tl, &anchor, err, errlen)
                                      : seterr(err, errlen,
                                               "the write is the first instruction of event "
                                               "%" PRIu64 "'s stretch",
                                               p->event + 1);
   anchor.steps = steps - 1 - back;
   anchor.step_tid = p->tid;
-  return go_to(tl, &anchor, err, errlen);
+  return tl_go_to(tl, &anchor, err, errlen);
 }
 
-static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (p->kind == TL_BEFORE)
     return go_before_write(tl, p, err, errlen);
   struct tl_pos anchor = *p;
@@ -914,18 +911,18 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
     struct tl_pos b = *p;
     b.kind = TL_BEFORE;
     b.steps = 0;
-    if (go_to(tl, &b, err, errlen) == 0)
+    if (tl_go_to(tl, &b, err, errlen) == 0)
       return 0;
   }
   if (p->kind == TL_TRIGGER && p->pc) {
     struct tl_pos w;
     int rc = find_writer(tl, p, &w, err, errlen);
     if (rc != 0)
-      return rc < 0 ? -1 : go_to(tl, &w, err, errlen);
+      return rc < 0 ? -1 : tl_go_to(tl, &w, err, errlen);
     /* Otherwise from the last time the task was at the instruction after the write
      * before P (one loop iteration back, typically), not from the previous trigger. */
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
-    if (go_to(tl, &start, err, errlen) < 0)
+    if (tl_go_to(tl, &start, err, errlen) < 0)
       return -1;
     tl->s->e.o = &tl->quiet;
     struct tl_pos probe = *p;
@@ -966,14 +963,14 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
                   ", task %d, %" PRIu64 " steps searched)",
                   p->event + 1, p->tid, steps);
   if (steps < back) /* the jump follows the anchor at once */
-    return anchor.kind != TL_BOUNDARY ? go_before(tl, &anchor, err, errlen)
+    return anchor.kind != TL_BOUNDARY ? tl_go_before(tl, &anchor, err, errlen)
                                       : seterr(err, errlen,
                                                "the jump is the first instruction of event "
                                                "%" PRIu64 "'s stretch",
                                                p->event + 1);
   anchor.steps = steps - back;
   anchor.step_tid = p->tid;
-  return go_to(tl, &anchor, err, errlen);
+  return tl_go_to(tl, &anchor, err, errlen);
 }
 
 /* From ANCHOR, single steps of P's task (up to LIMIT) until it is at P's arrival or
@@ -981,7 +978,7 @@ static int go_before(struct timeline *tl, const struct tl_pos *p, char *err, siz
 static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *a,
                     uint64_t limit, uint64_t *steps, char *err, size_t errlen) {
   struct tl_pos anchor = *a;
-  if (go_to(tl, &anchor, err, errlen) < 0)
+  if (tl_go_to(tl, &anchor, err, errlen) < 0)
     return -1;
   if (anchor.kind != TL_BOUNDARY)
     tl_fork_here(tl, &anchor); /* the steps found are made from here again */
@@ -993,7 +990,7 @@ static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl
   struct replay_result res;
   *steps = 0;
   while (!found && *steps < limit) {
-    if (step_once(tl, p->tid, &res) < 0)
+    if (tl_step_once(tl, p->tid, &res) < 0)
       break;
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
       found = true;
@@ -1017,13 +1014,13 @@ static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl
   return found;
 }
 
-static bool is_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p) {
+bool tl_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p) {
   for (int i = 0; i < d->nwps; i++)
     if (d->wps[i].addr == p->addr && d->wps[i].len == p->len && d->wps[i].type == p->type)
       return true;
   return false;
 }
-static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
+bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
   for (int i = 0; i < d->nbps; i++)
     if (d->bps[i] == addr)
       return true;
@@ -1032,371 +1029,12 @@ static bool is_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
 
 int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   tl_know_only_set(tl);    /* the breakpoints gdb set for this run */
-  struct tl_pos want = *p; /* go_to may change tl->cur, which P may be */
-  return go_to(tl, &want, err, errlen);
+  struct tl_pos want = *p; /* tl_go_to may change tl->cur, which P may be */
+  return tl_go_to(tl, &want, err, errlen);
 }
 int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
   struct tl_pos start = {.event = 1, .kind = TL_BOUNDARY};
-  return go_to(tl, &start, err, errlen);
-}
-
-/* The last breakpoint or watchpoint hit a search found. `ambiguous`: it is in the
- * stretch that ends with event amb_event, where the kernel counted hits of more than
- * one breakpoint, so their order is not known. */
-struct tl_last {
-  bool found, ambiguous;
-  bool at_trigger; /* the search went to P's trigger, one instruction after P (TL_BEFORE) */
-  uint64_t amb_event;
-  struct tl_pos pos;
-  struct replay_stop stop;
-};
-
-/* Whether the user breaks at one of P's possible writers (TL_BEFORE). */
-static bool writer_breaks(const struct replay_debug *d, const struct tl_pos *p) {
-  for (int i = 0; i < p->nwriters; i++)
-    if (is_user_breakpoint(d, p->writers[i]))
-      return true;
-  return false;
-}
-
-/* The breakpoint hits the kernel counted in the stretch of task TID that ends with event
- * EVENT (up to TARGET_ADDR's n-th arrival when that ended it: not a hit before it);
- * SNAP: the counts at the stretch's last trapped hit, which the later ones follow. */
-static void note_counted(struct timeline *tl, struct tl_last *last, uint64_t event, pid_t tid,
-                         const uint64_t *snap, uint64_t target_addr) {
-  struct replay_debug *d = tl->d;
-  int which = -1, k = 0;
-  for (int i = 0; i < d->nbps; i++) {
-    uint64_t c = d->hits[i] - (d->bps[i] == target_addr && d->hits[i] ? 1 : 0);
-    if (c > snap[i]) {
-      which = i;
-      k++;
-    }
-  }
-  if (!k)
-    return;
-  last->found = true;
-  last->ambiguous = k > 1;
-  last->amb_event = event;
-  if (k > 1)
-    return;
-  struct rptask *x = engine_task(&tl->s->e, tid);
-  uint64_t addr = d->bps[which];
-  last->pos = (struct tl_pos){.event = event - 1,
-                              .kind = TL_ARRIVAL,
-                              .tid = tid,
-                              .addr = addr,
-                              .n = d->hits[which] - (addr == target_addr ? 1 : 0)};
-  last->stop = (struct replay_stop){
-      .kind = RSTOP_BREAKPOINT, .rec_pid = x ? x->rec_pid : 0, .rec_tid = tid, .addr = addr};
-}
-
-/* From the start of the replay (or where it is, at a boundary before P) forwards to P
- * (its arrival or trigger, not its steps) with gdb's breakpoints and watchpoints armed,
- * noting the last hit in *LAST; up to the end of event STOP_AFTER instead when that is
- * before P. COUNT: breakpoints counted in the kernel (d->count_failed when they could
- * not be). 0 or -1. */
-static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_after, bool count,
-                  struct tl_last *last, char *err, size_t errlen) {
-  struct replay_debug *d = tl->d;
-  struct replay_result res;
-  uint64_t snap[DEBUG_MAX_BPS];
-  bool armed = false, to_trigger = false;
-  int rc = 0;
-  memset(d->hits, 0, sizeof d->hits);
-  memset(snap, 0, sizeof snap);
-  d->count_hits = count;
-  d->count_failed = false;
-  tl_clock_start(tl, tl->s->e.pos.event, 0);
-  tl_know_all(tl);
-  tl_slice_on(tl);
-  for (;;) {
-    if (at_boundary(tl, p->event)) {
-      if (p->kind == TL_BOUNDARY)
-        break;
-      if (!armed) {
-        arm_target(tl, p);
-        if (p->kind == TL_BEFORE && !writer_breaks(d, p)) {
-          /* to the trigger: the write is P's last instruction, and execution
-           * breakpoints next to a loop would slow it down (see set_watchpoints) */
-          d->target.before = false;
-          d->target.nexec = 0;
-          to_trigger = true;
-        }
-        /* earlier arrivals at a breakpoint are hits */
-        d->target.slow |= is_user_breakpoint(d, p->addr);
-        armed = true;
-      }
-    }
-    if (at_boundary(tl, stop_after))
-      break;
-    d->watch_pending = false;
-    replay_step(tl->s, &res);
-    if (count && d->count_failed)
-      break; /* the caller searches again, trapping */
-    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
-      fork_inside(tl, &res, false);
-      tl_slice_on(tl);
-      continue;
-    }
-    if (res.what == REPLAY_STOP) {
-      if (res.stop.kind == RSTOP_TARGET) {
-        note_counted(tl, last, res.event, p->tid, snap, p->kind == TL_ARRIVAL ? p->addr : 0);
-        break;
-      }
-      if (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT) {
-        *last = (struct tl_last){.found = true, .pos = hit_pos(tl, &res), .stop = res.stop};
-        tl_mark_hit(tl, res.event - 1);
-        memcpy(snap, d->hits, sizeof snap);
-      }
-      continue;
-    }
-    if (res.what != REPLAY_EVENT_DONE) {
-      rc = seterr(err, errlen,
-                  "the replay did not reach the current position again (event %" PRIu64 ")",
-                  p->event + 1);
-      break;
-    }
-    note_counted(tl, last, res.event, res.rec_tid, snap, 0);
-    memset(d->hits, 0, sizeof d->hits);
-    memset(snap, 0, sizeof snap);
-    tl_clock_start(tl, res.event, 0);
-    tl_know_all(tl);
-    if (!at_boundary(tl, p->event))
-      tl_tick(tl, true);
-    if (d->watch_pending) {
-      /* replay wrote the watched memory for a skipped call: before that event */
-      *last = (struct tl_last){.found = true,
-                               .pos = {.event = res.event - 1, .kind = TL_BOUNDARY},
-                               .stop = d->watch_stop};
-    }
-  }
-  tl_slice_off(tl);
-  d->target.on = false;
-  d->count_hits = false;
-  last->at_trigger = to_trigger;
-  return rc;
-}
-
-/* search() from fork F (NULL: the start) up to P; when the breakpoints did not fit in the
- * debug registers to be counted (*COUNT), again from F trapping them (*COUNT false from
- * then on). */
-static int search_from(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
-                       bool *count, struct tl_last *last, char *err, size_t errlen) {
-  if (tl_start_from(tl, f, err, errlen) < 0 ||
-      search(tl, p, UINT64_MAX, *count, last, err, errlen) < 0)
-    return -1;
-  if (!*count || !tl->d->count_failed)
-    return 0;
-  *count = false;
-  *last = (struct tl_last){0};
-  if (tl_start_from(tl, f, err, errlen) < 0)
-    return -1;
-  return search(tl, p, UINT64_MAX, false, last, err, errlen);
-}
-
-/* The last hit before P in P's stretch from the hits counted there, when the replay is
- * at P (no single steps after its place) and every breakpoint and watchpoint set has all
- * its hits in the stretch counted: 1 (*LAST) when one of them has hits (its last one is
- * the last); 0 when none has; -1 when that does not tell (several have hits: their
- * order is not known; a breakpoint at P's place or at the jump P's pc is set back to). */
-static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct tl_last *last) {
-  const struct replay_debug *d = tl->d;
-  if (!tl->cur_exact || !tl_same_spot(&tl->cur, p) || p->steps ||
-      (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE) ||
-      (p->back_pc && is_user_breakpoint(d, p->back_pc)) ||
-      (p->kind == TL_BEFORE && writer_breaks(d, p)))
-    return -1;
-  int with = 0, which = -1;
-  uint64_t n = 0;
-  for (int i = 0; i < d->nbps + d->nwps; i++) {
-    bool watch = i >= d->nbps;
-    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
-    if (!tl_knows(tl, watch, addr))
-      return -1;
-    uint64_t c = stretch_count(tl, p->event + 1, watch, p->tid, addr);
-    if (!watch && p->kind == TL_ARRIVAL && addr == p->addr && c)
-      c--; /* P's own arrival */
-    if (c) {
-      with++;
-      which = i;
-      n = c;
-    }
-  }
-  if (with != 1)
-    return with ? -1 : 0;
-  struct rptask *x = engine_task(&tl->s->e, p->tid);
-  bool watch = which >= d->nbps;
-  const struct debug_watch *w = watch ? &d->wps[which - d->nbps] : NULL;
-  *last = (struct tl_last){.found = true,
-                           .pos = {.event = p->event,
-                                   .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
-                                   .tid = p->tid,
-                                   .addr = watch ? w->addr : d->bps[which],
-                                   .len = watch ? w->len : 0,
-                                   .type = watch ? w->type : 0,
-                                   .n = n},
-                           .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
-                                    .rec_pid = x ? x->rec_pid : 0,
-                                    .rec_tid = p->tid,
-                                    .addr = watch ? w->addr : d->bps[which],
-                                    .watch_type = watch ? w->type : 0}};
-  return 1;
-}
-
-/* Trigger P named by its count alone: goes there for its pc, registers and possible
- * writers (as hit_pos notes them). 0 or -1. */
-static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t errlen) {
-  if (go_to(tl, p, err, errlen) < 0)
-    return -1;
-  tl->s->e.o = &tl->quiet;
-  struct rptask *x = engine_task(&tl->s->e, p->tid);
-  uint8_t code[X86_MAX_INSN_LEN];
-  if (!x || task_get_regs(&x->t) < 0)
-    return seterr(err, errlen, "task %d is gone", p->tid);
-  p->pc = x->t.regs.rip;
-  p->regs = x->t.regs;
-  if (task_read_mem(&x->t, p->pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
-    p->nwriters = likely_writers(code, p, DEBUG_MAX_WPS - tl->d->nwps);
-  return 0;
-}
-
-int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
-                              size_t errlen) {
-  tl_know_only_set(tl); /* the breakpoints gdb set for this run */
-  struct tl_pos p = tl->cur;
-  struct tl_last lh = {0};
-  struct replay_debug *d = tl->d;
-  struct replay_result res;
-  bool count = !tl->slow_arrivals && exec_counter_usable();
-  tl->tick_ns = tl_now_ns();
-  if (p.kind == TL_TRIGGER && !p.steps && !p.back_pc && is_user_watchpoint(d, &p)) {
-    /* at a watchpoint's stop: going back over the write that made it is its trigger */
-    struct rptask *x = engine_task(&tl->s->e, p.tid);
-    struct replay_stop st = {.kind = RSTOP_WATCHPOINT,
-                             .rec_pid = x ? x->rec_pid : 0,
-                             .rec_tid = p.tid,
-                             .addr = p.addr,
-                             .watch_type = p.type};
-    if (go_before(tl, &p, err, errlen) < 0)
-      return -1;
-    *hit = st;
-    return 1;
-  }
-  /* P's stretch before P from the hits counted in it, when they tell */
-  int counted = counted_last_hit(tl, &p, &lh);
-  tl->cur_exact = false;
-  /* From the latest checkpoint at a boundary before P; without a hit there, from the one
-   * before that up to it, and so on (the last window starts at the start). */
-  const struct tl_fork *f =
-      tl_best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
-  bool from_fork = f != NULL || counted == 0;
-  uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
-  if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
-    return -1;
-  struct tl_pos last = lh.pos;
-  struct replay_stop last_stop = lh.stop;
-  bool found = lh.found, stepped_hit = false;
-  if (tl_debug() && counted >= 0)
-    deja_msg("tl: the hits counted in P's stretch name the last one: found %d", counted);
-  if (tl_debug())
-    deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
-             " steps %" PRIu64 "; last hit: found %d%s event %" PRIu64
-             " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " pc %" PRIx64,
-             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
-             lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
-             last.addr, last.n, last.pc);
-  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
-   * (after P's pc is set back to the jump before, if it is), from P's place. */
-  struct tl_pos base = p;
-  if (counted >= 0) {
-    p.steps = 0; /* none (counted_last_hit), and no hit at the jump P's pc is set back to */
-    p.back_pc = 0;
-  }
-  if (lh.at_trigger && (p.steps || p.back_pc)) {
-    struct tl_last keep = lh;
-    base.steps = 0;
-    base.step_tid = 0;
-    base.back_pc = 0;
-    if (go_to(tl, &base, err, errlen) < 0)
-      return -1;
-    tl->s->e.o = &tl->quiet;
-    base = p;
-    lh = keep;
-  }
-  struct rptask *bx = engine_task(&tl->s->e, p.tid);
-  if (p.back_pc && bx && task_get_regs(&bx->t) == 0) {
-    struct user_regs_struct r = bx->t.regs;
-    r.rip = p.back_pc;
-    if (task_set_regs(&bx->t, &r) < 0)
-      return seterr(err, errlen, "cannot set the pc of task %d", p.tid);
-  }
-  for (uint64_t i = 1; i <= p.steps; i++) {
-    base.steps = 0;
-    if (step_once(tl, p.step_tid, &res) < 0)
-      return seterr(err, errlen, "the replay ended stepping to the current position");
-    struct rptask *x = engine_task(&tl->s->e, p.step_tid);
-    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
-      last = base;
-      last.steps = i - 1;
-      last.step_tid = p.step_tid;
-      last_stop = res.stop;
-      found = stepped_hit = true;
-    } else if (i < p.steps && x && task_get_regs(&x->t) == 0 &&
-               is_user_breakpoint(d, x->t.regs.rip)) {
-      last = base;
-      last.steps = i;
-      last.step_tid = p.step_tid;
-      last_stop = (struct replay_stop){.kind = RSTOP_BREAKPOINT,
-                                       .rec_pid = x->rec_pid,
-                                       .rec_tid = x->rec_tid,
-                                       .addr = x->t.regs.rip};
-      found = stepped_hit = true;
-    }
-  }
-  while (!found && from_fork) {
-    struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
-    f = tl_best_fork(tl, &end, window_start);
-    from_fork = f != NULL;
-    window_start = f ? f->pos.event : 0;
-    lh = (struct tl_last){0};
-    if (search_from(tl, f, &end, &count, &lh, err, errlen) < 0)
-      return -1;
-    last = lh.pos;
-    last_stop = lh.stop;
-    found = lh.found;
-  }
-  if (lh.ambiguous && !stepped_hit) {
-    /* The order of the counted hits in that stretch: it runs again, trapping them. */
-    struct tl_last in = {0};
-    struct tl_pos from = {.event = lh.amb_event - 1, .kind = TL_BOUNDARY};
-    if (go_to(tl, &from, err, errlen) < 0)
-      return -1;
-    tl->s->e.o = &tl->quiet;
-    if (search(tl, &p, lh.amb_event, false, &in, err, errlen) < 0)
-      return -1;
-    if (!in.found)
-      return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
-                    lh.amb_event);
-    last = in.pos;
-    last_stop = in.stop;
-  }
-  if (!found)
-    return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
-  if (last.steps)
-    return go_to(tl, &last, err, errlen) < 0 ? -1 : (*hit = last_stop, 1);
-  if (last.kind == TL_TRIGGER && !last.pc && fill_trigger(tl, &last, err, errlen) < 0)
-    return -1;
-  int rc =
-      last.kind == TL_TRIGGER ? go_before(tl, &last, err, errlen) : go_to(tl, &last, err, errlen);
-  if (rc < 0)
-    return -1;
-  /* a checkpoint at gdb's stop: a reverse-stepi from it (it counts from the checkpoint
-   * inside the stretch before it to its trigger) comes back at once */
-  if (tl->cur_exact && tl->cur.kind != TL_BOUNDARY && !tl->cur.back_pc && !tl->cur.steps)
-    tl_fork_here(tl, &tl->cur);
-  *hit = last_stop;
-  return 1;
+  return tl_go_to(tl, &start, err, errlen);
 }
 
 int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
@@ -1404,7 +1042,7 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hi
   tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   tl->have_undone = false;
-  if (p.kind == TL_TRIGGER && !p.steps && is_user_watchpoint(tl->d, &p)) {
+  if (p.kind == TL_TRIGGER && !p.steps && tl_user_watchpoint(tl->d, &p)) {
     /* back over the write that triggered it */
     struct rptask *x = engine_task(&tl->s->e, p.tid);
     tl->undone = (struct replay_stop){.kind = RSTOP_WATCHPOINT,
@@ -1412,17 +1050,17 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hi
                                       .rec_tid = p.tid,
                                       .addr = p.addr,
                                       .watch_type = p.type};
-    if (go_before(tl, &p, err, errlen) < 0)
+    if (tl_go_before(tl, &p, err, errlen) < 0)
       return -1;
     *hit = tl->undone;
     return 2;
   }
   if (p.steps) {
     p.steps--;
-    return go_to(tl, &p, err, errlen) < 0 ? -1 : 1;
+    return tl_go_to(tl, &p, err, errlen) < 0 ? -1 : 1;
   }
   if (p.kind != TL_BOUNDARY) {
-    if (go_before(tl, &p, err, errlen) < 0)
+    if (tl_go_before(tl, &p, err, errlen) < 0)
       return -1;
     *hit = tl->undone;
     return tl->have_undone ? 2 : 1;
@@ -1431,21 +1069,21 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hi
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
   /* Right after an event: from the one before, step TID until that event is done. */
   struct tl_pos anchor = {.event = p.event - 1, .kind = TL_BOUNDARY};
-  if (go_to(tl, &anchor, err, errlen) < 0)
+  if (tl_go_to(tl, &anchor, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
   struct replay_result res;
   uint64_t steps = 0;
-  while (!at_boundary(tl, p.event) && tl->s->e.pos.event <= p.event && steps < tl->max_steps) {
-    if (step_once(tl, tid, &res) < 0)
+  while (!tl_at_boundary(tl, p.event) && tl->s->e.pos.event <= p.event && steps < tl->max_steps) {
+    if (tl_step_once(tl, tid, &res) < 0)
       break;
     steps++;
   }
-  if (!at_boundary(tl, p.event))
+  if (!tl_at_boundary(tl, p.event))
     return seterr(err, errlen, "cannot step back over event %" PRIu64 " in task %d", p.event, tid);
   anchor.steps = steps ? steps - 1 : 0;
   anchor.step_tid = tid;
-  return go_to(tl, &anchor, err, errlen) < 0 ? -1 : 1;
+  return tl_go_to(tl, &anchor, err, errlen) < 0 ? -1 : 1;
 }
 
 int timeline_checkpoint(struct timeline *tl) {
@@ -1487,7 +1125,7 @@ int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t err
   if (!c)
     return seterr(err, errlen, "no checkpoint %d (see info checkpoints)", id);
   struct tl_pos p = c->pos;
-  return go_to(tl, &p, err, errlen);
+  return tl_go_to(tl, &p, err, errlen);
 }
 
 bool timeline_delete_checkpoint(struct timeline *tl, int id) {

@@ -1,5 +1,5 @@
-/* What the timeline's files share. timeline.c: positions, going to them and the reverse
- * searches. timeline_forks.c: where the replay starts from (the beginning or a checkpoint)
+/* What the timeline's files share. timeline.c: positions, going to them and reverse-stepi.
+ * timeline_search.c: the reverse-continue search. timeline_forks.c: where the replay starts from (the beginning or a checkpoint)
  * and which checkpoints are taken and kept. */
 #ifndef DEJA_REPLAY_TIMELINE_INTERNAL_H
 #define DEJA_REPLAY_TIMELINE_INTERNAL_H
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arch/x86_writes.h"
 #include "replay/timeline.h"
 
 #define TL_FORK_INTERVAL_NS 20000000 /* replay time between two checkpoints */
@@ -69,5 +70,31 @@ bool tl_fork_due(const struct timeline *tl, int64_t min);
 void tl_tick(struct timeline *tl, bool boundary);
 /* Puts the replay at fork F (restarts it when F is NULL). 0 or -1 with ERR set. */
 int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_t errlen);
+
+/* Shared by timeline.c and timeline_search.c (defined in timeline.c). */
+bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr);
+bool tl_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
+/* Hits of (WATCH, TID, ADDR) counted so far in the stretch ending with event END. */
+uint64_t tl_stretch_count(const struct timeline *tl, uint64_t end, bool watch, pid_t tid,
+                          uint64_t addr);
+/* A time slice ran out (RES) in a run that observes the user's breakpoints and watchpoints:
+ * a checkpoint there (TL_INSIDE) with the hits counted so far (PROBE_KNOWN: the target's
+ * probe's too). */
+void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool probe_known);
+/* The instructions ending at trigger P's pc that write memory (CODE: the bytes before it):
+ * P's writers; their number (at most MAX). */
+int tl_likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max);
+/* The position of a breakpoint or watchpoint stop in a run (counted). */
+struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res);
+/* Whether the replay is right after event EVENT. */
+bool tl_at_boundary(const struct timeline *tl, uint64_t event);
+/* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
+int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res);
+/* Arms the one-shot debugger target at P. */
+void tl_arm_target(struct timeline *tl, const struct tl_pos *p);
+/* Goes to P: from the latest checkpoint at or before it, or from the start. 0 or -1. */
+int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+/* The state one instruction (of P's task) before P. 0 or -1. */
+int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 
 #endif

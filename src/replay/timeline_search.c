@@ -1,0 +1,374 @@
+/* The reverse-continue search (see timeline.h): the last breakpoint or watchpoint hit
+ * before the current position, found by replaying forwards from the latest checkpoint
+ * before it with the hits observed (counted in the kernel where they can be), and from the
+ * checkpoint before that when that window has none, back to the start. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "arch/x86_writes.h"
+#include "common/log.h"
+#include "replay/timeline_internal.h"
+
+/* The last breakpoint or watchpoint hit a search found. `ambiguous`: it is in the
+ * stretch that ends with event amb_event, where the kernel counted hits of more than
+ * one breakpoint, so their order is not known. */
+struct tl_last {
+  bool found, ambiguous;
+  bool at_trigger; /* the search went to P's trigger, one instruction after P (TL_BEFORE) */
+  uint64_t amb_event;
+  struct tl_pos pos;
+  struct replay_stop stop;
+};
+
+/* Whether the user breaks at one of P's possible writers (TL_BEFORE). */
+static bool writer_breaks(const struct replay_debug *d, const struct tl_pos *p) {
+  for (int i = 0; i < p->nwriters; i++)
+    if (tl_user_breakpoint(d, p->writers[i]))
+      return true;
+  return false;
+}
+
+/* The breakpoint hits the kernel counted in the stretch of task TID that ends with event
+ * EVENT (up to TARGET_ADDR's n-th arrival when that ended it: not a hit before it);
+ * SNAP: the counts at the stretch's last trapped hit, which the later ones follow. */
+static void note_counted(struct timeline *tl, struct tl_last *last, uint64_t event, pid_t tid,
+                         const uint64_t *snap, uint64_t target_addr) {
+  struct replay_debug *d = tl->d;
+  int which = -1, k = 0;
+  for (int i = 0; i < d->nbps; i++) {
+    uint64_t c = d->hits[i] - (d->bps[i] == target_addr && d->hits[i] ? 1 : 0);
+    if (c > snap[i]) {
+      which = i;
+      k++;
+    }
+  }
+  if (!k)
+    return;
+  last->found = true;
+  last->ambiguous = k > 1;
+  last->amb_event = event;
+  if (k > 1)
+    return;
+  struct rptask *x = engine_task(&tl->s->e, tid);
+  uint64_t addr = d->bps[which];
+  last->pos = (struct tl_pos){.event = event - 1,
+                              .kind = TL_ARRIVAL,
+                              .tid = tid,
+                              .addr = addr,
+                              .n = d->hits[which] - (addr == target_addr ? 1 : 0)};
+  last->stop = (struct replay_stop){
+      .kind = RSTOP_BREAKPOINT, .rec_pid = x ? x->rec_pid : 0, .rec_tid = tid, .addr = addr};
+}
+
+/* From the start of the replay (or where it is, at a boundary before P) forwards to P
+ * (its arrival or trigger, not its steps) with gdb's breakpoints and watchpoints armed,
+ * noting the last hit in *LAST; up to the end of event STOP_AFTER instead when that is
+ * before P. COUNT: breakpoints counted in the kernel (d->count_failed when they could
+ * not be). 0 or -1. */
+static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_after, bool count,
+                  struct tl_last *last, char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  struct replay_result res;
+  uint64_t snap[DEBUG_MAX_BPS];
+  bool armed = false, to_trigger = false;
+  int rc = 0;
+  memset(d->hits, 0, sizeof d->hits);
+  memset(snap, 0, sizeof snap);
+  d->count_hits = count;
+  d->count_failed = false;
+  tl_clock_start(tl, tl->s->e.pos.event, 0);
+  tl_know_all(tl);
+  tl_slice_on(tl);
+  for (;;) {
+    if (tl_at_boundary(tl, p->event)) {
+      if (p->kind == TL_BOUNDARY)
+        break;
+      if (!armed) {
+        tl_arm_target(tl, p);
+        if (p->kind == TL_BEFORE && !writer_breaks(d, p)) {
+          /* to the trigger: the write is P's last instruction, and execution
+           * breakpoints next to a loop would slow it down (see set_watchpoints) */
+          d->target.before = false;
+          d->target.nexec = 0;
+          to_trigger = true;
+        }
+        /* earlier arrivals at a breakpoint are hits */
+        d->target.slow |= tl_user_breakpoint(d, p->addr);
+        armed = true;
+      }
+    }
+    if (tl_at_boundary(tl, stop_after))
+      break;
+    d->watch_pending = false;
+    replay_step(tl->s, &res);
+    if (count && d->count_failed)
+      break; /* the caller searches again, trapping */
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
+      tl_fork_inside(tl, &res, false);
+      tl_slice_on(tl);
+      continue;
+    }
+    if (res.what == REPLAY_STOP) {
+      if (res.stop.kind == RSTOP_TARGET) {
+        note_counted(tl, last, res.event, p->tid, snap, p->kind == TL_ARRIVAL ? p->addr : 0);
+        break;
+      }
+      if (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT) {
+        *last = (struct tl_last){.found = true, .pos = tl_hit_pos(tl, &res), .stop = res.stop};
+        tl_mark_hit(tl, res.event - 1);
+        memcpy(snap, d->hits, sizeof snap);
+      }
+      continue;
+    }
+    if (res.what != REPLAY_EVENT_DONE) {
+      rc = seterr(err, errlen,
+                  "the replay did not reach the current position again (event %" PRIu64 ")",
+                  p->event + 1);
+      break;
+    }
+    note_counted(tl, last, res.event, res.rec_tid, snap, 0);
+    memset(d->hits, 0, sizeof d->hits);
+    memset(snap, 0, sizeof snap);
+    tl_clock_start(tl, res.event, 0);
+    tl_know_all(tl);
+    if (!tl_at_boundary(tl, p->event))
+      tl_tick(tl, true);
+    if (d->watch_pending) {
+      /* replay wrote the watched memory for a skipped call: before that event */
+      *last = (struct tl_last){.found = true,
+                               .pos = {.event = res.event - 1, .kind = TL_BOUNDARY},
+                               .stop = d->watch_stop};
+    }
+  }
+  tl_slice_off(tl);
+  d->target.on = false;
+  d->count_hits = false;
+  last->at_trigger = to_trigger;
+  return rc;
+}
+
+/* search() from fork F (NULL: the start) up to P; when the breakpoints did not fit in the
+ * debug registers to be counted (*COUNT), again from F trapping them (*COUNT false from
+ * then on). */
+static int search_from(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
+                       bool *count, struct tl_last *last, char *err, size_t errlen) {
+  if (tl_start_from(tl, f, err, errlen) < 0 ||
+      search(tl, p, UINT64_MAX, *count, last, err, errlen) < 0)
+    return -1;
+  if (!*count || !tl->d->count_failed)
+    return 0;
+  *count = false;
+  *last = (struct tl_last){0};
+  if (tl_start_from(tl, f, err, errlen) < 0)
+    return -1;
+  return search(tl, p, UINT64_MAX, false, last, err, errlen);
+}
+
+/* The last hit before P in P's stretch from the hits counted there, when the replay is
+ * at P (no single steps after its place) and every breakpoint and watchpoint set has all
+ * its hits in the stretch counted: 1 (*LAST) when one of them has hits (its last one is
+ * the last); 0 when none has; -1 when that does not tell (several have hits: their
+ * order is not known; a breakpoint at P's place or at the jump P's pc is set back to). */
+static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct tl_last *last) {
+  const struct replay_debug *d = tl->d;
+  if (!tl->cur_exact || !tl_same_spot(&tl->cur, p) || p->steps ||
+      (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE) ||
+      (p->back_pc && tl_user_breakpoint(d, p->back_pc)) ||
+      (p->kind == TL_BEFORE && writer_breaks(d, p)))
+    return -1;
+  int with = 0, which = -1;
+  uint64_t n = 0;
+  for (int i = 0; i < d->nbps + d->nwps; i++) {
+    bool watch = i >= d->nbps;
+    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+    if (!tl_knows(tl, watch, addr))
+      return -1;
+    uint64_t c = tl_stretch_count(tl, p->event + 1, watch, p->tid, addr);
+    if (!watch && p->kind == TL_ARRIVAL && addr == p->addr && c)
+      c--; /* P's own arrival */
+    if (c) {
+      with++;
+      which = i;
+      n = c;
+    }
+  }
+  if (with != 1)
+    return with ? -1 : 0;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  bool watch = which >= d->nbps;
+  const struct debug_watch *w = watch ? &d->wps[which - d->nbps] : NULL;
+  *last = (struct tl_last){.found = true,
+                           .pos = {.event = p->event,
+                                   .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
+                                   .tid = p->tid,
+                                   .addr = watch ? w->addr : d->bps[which],
+                                   .len = watch ? w->len : 0,
+                                   .type = watch ? w->type : 0,
+                                   .n = n},
+                           .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
+                                    .rec_pid = x ? x->rec_pid : 0,
+                                    .rec_tid = p->tid,
+                                    .addr = watch ? w->addr : d->bps[which],
+                                    .watch_type = watch ? w->type : 0}};
+  return 1;
+}
+
+/* Trigger P named by its count alone: goes there for its pc, registers and possible
+ * writers (as tl_hit_pos notes them). 0 or -1. */
+static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t errlen) {
+  if (tl_go_to(tl, p, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  uint8_t code[X86_MAX_INSN_LEN];
+  if (!x || task_get_regs(&x->t) < 0)
+    return seterr(err, errlen, "task %d is gone", p->tid);
+  p->pc = x->t.regs.rip;
+  p->regs = x->t.regs;
+  if (task_read_mem(&x->t, p->pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
+    p->nwriters = tl_likely_writers(code, p, DEBUG_MAX_WPS - tl->d->nwps);
+  return 0;
+}
+
+int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay_stop *hit,
+                              char *err, size_t errlen) {
+  tl_know_only_set(tl); /* the breakpoints gdb set for this run */
+  struct tl_pos p = tl->cur;
+  struct tl_last lh = {0};
+  struct replay_debug *d = tl->d;
+  struct replay_result res;
+  bool count = !tl->slow_arrivals && exec_counter_usable();
+  tl->tick_ns = tl_now_ns();
+  if (p.kind == TL_TRIGGER && !p.steps && !p.back_pc && tl_user_watchpoint(d, &p)) {
+    /* at a watchpoint's stop: going back over the write that made it is its trigger */
+    struct rptask *x = engine_task(&tl->s->e, p.tid);
+    struct replay_stop st = {.kind = RSTOP_WATCHPOINT,
+                             .rec_pid = x ? x->rec_pid : 0,
+                             .rec_tid = p.tid,
+                             .addr = p.addr,
+                             .watch_type = p.type};
+    if (tl_go_before(tl, &p, err, errlen) < 0)
+      return -1;
+    *hit = st;
+    return 1;
+  }
+  /* P's stretch before P from the hits counted in it, when they tell */
+  int counted = counted_last_hit(tl, &p, &lh);
+  tl->cur_exact = false;
+  /* From the latest checkpoint at a boundary before P; without a hit there, from the one
+   * before that up to it, and so on (the last window starts at the start). */
+  const struct tl_fork *f =
+      tl_best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
+  bool from_fork = f != NULL || counted == 0;
+  uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
+  if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0)
+    return -1;
+  struct tl_pos last = lh.pos;
+  struct replay_stop last_stop = lh.stop;
+  bool found = lh.found, stepped_hit = false;
+  if (tl_debug() && counted >= 0)
+    deja_msg("tl: the hits counted in P's stretch name the last one: found %d", counted);
+  if (tl_debug())
+    deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+             " steps %" PRIu64 "; last hit: found %d%s event %" PRIu64
+             " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " pc %" PRIx64,
+             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
+             lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
+             last.addr, last.n, last.pc);
+  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
+   * (after P's pc is set back to the jump before, if it is), from P's place. */
+  struct tl_pos base = p;
+  if (counted >= 0) {
+    p.steps = 0; /* none (counted_last_hit), and no hit at the jump P's pc is set back to */
+    p.back_pc = 0;
+  }
+  if (lh.at_trigger && (p.steps || p.back_pc)) {
+    struct tl_last keep = lh;
+    base.steps = 0;
+    base.step_tid = 0;
+    base.back_pc = 0;
+    if (tl_go_to(tl, &base, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    base = p;
+    lh = keep;
+  }
+  struct rptask *bx = engine_task(&tl->s->e, p.tid);
+  if (p.back_pc && bx && task_get_regs(&bx->t) == 0) {
+    struct user_regs_struct r = bx->t.regs;
+    r.rip = p.back_pc;
+    if (task_set_regs(&bx->t, &r) < 0)
+      return seterr(err, errlen, "cannot set the pc of task %d", p.tid);
+  }
+  for (uint64_t i = 1; i <= p.steps; i++) {
+    base.steps = 0;
+    if (tl_step_once(tl, p.step_tid, &res) < 0)
+      return seterr(err, errlen, "the replay ended stepping to the current position");
+    struct rptask *x = engine_task(&tl->s->e, p.step_tid);
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+      last = base;
+      last.steps = i - 1;
+      last.step_tid = p.step_tid;
+      last_stop = res.stop;
+      found = stepped_hit = true;
+    } else if (i < p.steps && x && task_get_regs(&x->t) == 0 &&
+               tl_user_breakpoint(d, x->t.regs.rip)) {
+      last = base;
+      last.steps = i;
+      last.step_tid = p.step_tid;
+      last_stop = (struct replay_stop){.kind = RSTOP_BREAKPOINT,
+                                       .rec_pid = x->rec_pid,
+                                       .rec_tid = x->rec_tid,
+                                       .addr = x->t.regs.rip};
+      found = stepped_hit = true;
+    }
+  }
+  /* windows that start after FLOOR: a hit before it is not wanted */
+  while (!found && from_fork && window_start > floor) {
+    struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
+    f = tl_best_fork(tl, &end, window_start);
+    from_fork = f != NULL;
+    window_start = f ? f->pos.event : 0;
+    lh = (struct tl_last){0};
+    if (search_from(tl, f, &end, &count, &lh, err, errlen) < 0)
+      return -1;
+    last = lh.pos;
+    last_stop = lh.stop;
+    found = lh.found;
+  }
+  /* the end of event FLOOR comes after a hit in the stretch that ends with a later event */
+  uint64_t hit_event = lh.ambiguous && !stepped_hit ? lh.amb_event - 1 : last.event;
+  if (floor && (!found || hit_event < floor))
+    return 0;
+  if (lh.ambiguous && !stepped_hit) {
+    /* The order of the counted hits in that stretch: it runs again, trapping them. */
+    struct tl_last in = {0};
+    struct tl_pos from = {.event = lh.amb_event - 1, .kind = TL_BOUNDARY};
+    if (tl_go_to(tl, &from, err, errlen) < 0)
+      return -1;
+    tl->s->e.o = &tl->quiet;
+    if (search(tl, &p, lh.amb_event, false, &in, err, errlen) < 0)
+      return -1;
+    if (!in.found)
+      return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
+                    lh.amb_event);
+    last = in.pos;
+    last_stop = in.stop;
+  }
+  if (!found)
+    return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
+  if (last.steps)
+    return tl_go_to(tl, &last, err, errlen) < 0 ? -1 : (*hit = last_stop, 1);
+  if (last.kind == TL_TRIGGER && !last.pc && fill_trigger(tl, &last, err, errlen) < 0)
+    return -1;
+  int rc = last.kind == TL_TRIGGER ? tl_go_before(tl, &last, err, errlen)
+                                   : tl_go_to(tl, &last, err, errlen);
+  if (rc < 0)
+    return -1;
+  /* a checkpoint at gdb's stop: a reverse-stepi from it (it counts from the checkpoint
+   * inside the stretch before it to its trigger) comes back at once */
+  if (tl->cur_exact && tl->cur.kind != TL_BOUNDARY && !tl->cur.back_pc && !tl->cur.steps)
+    tl_fork_here(tl, &tl->cur);
+  *hit = last_stop;
+  return 1;
+}
