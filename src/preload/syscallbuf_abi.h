@@ -73,7 +73,7 @@
  * its record keeps, after the arguments, the file's struct stat (144 bytes, which decides
  * it) and the mapped bytes (sbuf_file_map_bytes); replay makes it as anonymous memory at
  * the recorded address holding them (as EVF_FILE_AS_ANON). Larger files stay traced. */
-#define SBUF_FILE_MAP_MAX (256u << 10)
+#define SBUF_FILE_MAP_MAX (64u << 10)
 #define SBUF_STAT_BYTES 144
 #define SBUF_FILE_MAP_HEAD (SBUF_EXEC_ARGS_BYTES + SBUF_STAT_BYTES)
 /* The mapped bytes a record of a file mapping of LEN bytes of a file of SIZE bytes keeps:
