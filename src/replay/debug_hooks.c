@@ -466,7 +466,10 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
     }
     if (p > 0) {
       rc = task_classify_stop(p, status, st);
-      if (rc == 0 && d->slice_sent && st->kind == STOP_GROUP && !slice_stop(d, x))
+      int again = rc == 0 ? task_note_stop(&x->t, st) : 0;
+      if (again < 0)
+        rc = -1;
+      if (again > 0 || (rc == 0 && d->slice_sent && st->kind == STOP_GROUP && !slice_stop(d, x)))
         continue;
       break;
     }
