@@ -406,8 +406,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
 static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   bool debug = getenv("DEJA_TL_DEBUG");
   if (!exec_counter_usable() && !tl->said_slow && debug) {
-    deja_msg("tl: the kernel cannot count executions (perf hardware breakpoints); arrivals "
-             "are trapped one by one");
+    tl_say("the kernel cannot count executions (perf hardware breakpoints); arrivals "
+           "are trapped one by one");
     tl->said_slow = true;
   }
   if (!tl->d->target.counted_in_kernel || !p->have_regs)
@@ -416,9 +416,9 @@ static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   char diff[256];
   if (!x || task_get_regs(&x->t) < 0 || regs_differ(&p->regs, &x->t.regs, diff, sizeof diff)) {
     if (debug)
-      deja_msg("tl: the kernel's count of arrivals at %" PRIx64 " landed elsewhere (%s); "
-               "trapping them one by one",
-               p->addr, x ? diff : "no task");
+      tl_say("the kernel's count of arrivals at %" PRIx64 " landed elsewhere (%s); "
+             "trapping them one by one",
+             p->addr, x ? diff : "no task");
     tl->slow_arrivals = true;
     return false;
   }
@@ -431,9 +431,8 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
  * the way (the next move backwards from P starts there). */
 int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (tl_debug())
-    deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
-             " steps %" PRIu64,
-             p->event, p->kind, p->tid, p->addr, p->n, p->steps);
+    tl_say("go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64,
+           p->event, p->kind, p->tid, p->addr, p->n, p->steps);
   tl->cur_exact = false; /* until P is reached: a failure leaves the replay elsewhere */
   if (p->back_pc)
     return go_to_back(tl, p, err, errlen);
@@ -532,8 +531,8 @@ static int go_before_jump(struct timeline *tl, const struct tl_pos *p, uint64_t 
             tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING &&
             !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
-    deja_msg("tl: the jump at %" PRIx64 " before %" PRIx64 ": %s %s", cand, (uint64_t)at_p->rip,
-             ok ? "it" : "not it", diff);
+    tl_say("the jump at %" PRIx64 " before %" PRIx64 ": %s %s", cand, (uint64_t)at_p->rip,
+           ok ? "it" : "not it", diff);
   if (!ok)
     return 0;
   return tl_go_to(tl, &back, err, errlen) < 0 ? -1 : 1;
@@ -610,10 +609,10 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   if (rc < 0)
     return -1;
   if (tl_debug())
-    deja_msg("tl: predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64
-             "/%" PRIu64 " pc %" PRIx64,
-             c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
-             rc == 0 && x ? (uint64_t)x->t.regs.rip : 0);
+    tl_say("predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64
+           "/%" PRIu64 " pc %" PRIx64,
+           c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
+           rc == 0 && x ? (uint64_t)x->t.regs.rip : 0);
   if (!ok)
     return 0;
   if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
@@ -653,8 +652,7 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
   bool before = p->kind == TL_BEFORE;
   int room = DEBUG_MAX_WPS - d->nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
-    deja_msg("tl: %d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
-             room);
+    tl_say("%d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip, room);
   for (int first = 0; room > 0 && first < ncand; first += room) {
     int k = ncand - first < room ? ncand - first : room;
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
@@ -827,9 +825,9 @@ static int go_before_near(struct timeline *tl, const struct tl_pos *p,
   uint64_t n = exec_counter_read(&cc);
   exec_counter_stop(&cc);
   if (tl_debug())
-    deja_msg("tl: the jump at %" PRIx64 " before %" PRIx64 " ran %" PRIu64
-             " times since the checkpoint inside the stretch",
-             cand[0], (uint64_t)at_p.rip, n);
+    tl_say("the jump at %" PRIx64 " before %" PRIx64 " ran %" PRIu64
+           " times since the checkpoint inside the stretch",
+           cand[0], (uint64_t)at_p.rip, n);
   if (rc < 0)
     return -1;
   if (n < TL_NEAR_COUNTED)
