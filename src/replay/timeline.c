@@ -1035,6 +1035,15 @@ int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
   return tl_go_to(tl, &start, err, errlen);
 }
 
+int timeline_run_to(struct timeline *tl, uint64_t event, char *err, size_t errlen) {
+  tl->tick_ns = tl_now_ns();
+  if (run_to_boundary(tl, event, err, errlen) < 0)
+    return -1;
+  tl->cur = (struct tl_pos){.event = event, .kind = TL_BOUNDARY};
+  tl->cur_exact = true;
+  return 0;
+}
+
 int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,
                           size_t errlen) {
   tl_know_only_set(tl); /* the breakpoints gdb set for this run */
