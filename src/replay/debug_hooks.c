@@ -175,12 +175,14 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   d->nins = 0;
   d->stepover = false;
   d->internal_bp = internal_bp;
-  if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0)
+  if (x->rec_pid != d->pid)
     return PTRACE_SYSCALL; /* another process */
   if (d->blind) {
     ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), 0);
     return PTRACE_SYSCALL;
   }
+  if (task_get_regs(&x->t) < 0)
+    return PTRACE_SYSCALL;
   uint64_t rip = x->t.regs.rip;
   uint8_t code[2] = {0, 0};
   task_read_mem(&x->t, rip, code, 2);
@@ -452,6 +454,16 @@ static bool slice_stop(struct replay_debug *d, struct rptask *x) {
  * at once (a breakpoint pass of the natural search) costs no sleep. */
 static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
   struct replay_debug *d = ctx;
+  if (!d->interrupted && !d->slice_sent && !(d->slice_at && x->rec_pid == d->pid && !d->blind)) {
+    /* nothing to poll (a search, a blind run): the stop itself is waited for, which saves
+     * a poll and a signal wait per stop */
+    int status;
+    pid_t p;
+    do
+      p = waitpid(x->t.tid, &status, __WALL);
+    while (p < 0 && errno == EINTR);
+    return p < 0 ? -1 : task_classify_stop(p, status, st);
+  }
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
