@@ -24,37 +24,13 @@
 /* CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
  * CLONE_SETTLS */
 
-/* Resumes T with REQ until a stop of kind WANT, passing over signals (real ones replay
- * does not deliver) and noting the child of a clone event in *CHILD. 0 or -1. */
-static int resume_to(struct task *t, int req, enum stop_kind want, pid_t *child) {
-  for (;;) {
-    struct stop st;
-    if (task_resume(t, req, 0) < 0 || task_wait(t, &st) < 0)
-      return -1;
-    if (st.kind == want)
-      return 0;
-    if (st.kind == STOP_EXITED) {
-      errno = ESRCH;
-      return -1;
-    }
-    if (st.kind == STOP_EVENT && child &&
-        (st.event == PTRACE_EVENT_CLONE || st.event == PTRACE_EVENT_FORK)) {
-      unsigned long msg = 0;
-      ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
-      *child = (pid_t)msg;
-    }
-    if (st.kind == STOP_SYSCALL_ENTRY && want == STOP_SYSCALL_EXIT)
-      req = PTRACE_SYSCALL;
-  }
-}
-
 /* Makes T run system call NR with ARGS through the syscall instruction at GADGET, up to
- * the call's exit. The call's result, or -1 with *OK false. */
+ * the call's exit. The call's result, or -errno with *OK false. */
 static int64_t gadget_call(struct task *t, uint64_t gadget, long nr, const uint64_t args[6],
                            pid_t *child, bool *ok) {
   *ok = false;
   if (task_get_regs(t) < 0)
-    return -1;
+    return -errno;
   struct user_regs_struct r = t->regs;
   r.rip = gadget;
   r.rax = (uint64_t)nr;
@@ -62,11 +38,7 @@ static int64_t gadget_call(struct task *t, uint64_t gadget, long nr, const uint6
   r.rsp = 0;
   for (int i = 0; i < 6; i++)
     regs_set_arg(&r, i, args[i]);
-  if (task_set_regs(t, &r) < 0 || resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_ENTRY, NULL) < 0 ||
-      resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, child) < 0 || task_get_regs(t) < 0)
-    return -1;
-  *ok = true;
-  return (int64_t)t->regs.rax;
+  return task_syscall_with_regs(t, &r, child, ok);
 }
 
 /* Runs clone with FLAGS and TLS in T; the child is waited for at its first stop. */
@@ -146,7 +118,7 @@ int cp_into_saved_stop(struct task *t, const struct rptask *x, const struct user
     r.rax = regs->orig_rax;
     r.orig_rax = (uint64_t)-1;
     int req = x->sysemu_entry ? PTRACE_SYSEMU : PTRACE_SYSCALL;
-    if (task_set_regs(t, &r) < 0 || resume_to(t, req, STOP_SYSCALL_ENTRY, NULL) < 0)
+    if (task_set_regs(t, &r) < 0 || task_resume_until(t, req, STOP_SYSCALL_ENTRY, NULL) < 0)
       return -1;
   } else if (!at_call_exit && call_ok(t, gadget, SYS_getpid, 0, 0) < 0) {
     return -1;
@@ -206,6 +178,8 @@ int cp_leave_entry(struct task *t) {
     return -1;
   struct user_regs_struct r = t->regs;
   r.orig_rax = (uint64_t)-1;
-  return task_set_regs(t, &r) < 0 || resume_to(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0 ? -1
-                                                                                               : 0;
+  return task_set_regs(t, &r) < 0 ||
+                 task_resume_until(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0
+             ? -1
+             : 0;
 }

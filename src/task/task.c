@@ -148,14 +148,10 @@ int task_wait(struct task *t, struct stop *st) {
   return task_classify_stop(r, status, st);
 }
 
-/* Resumes with PTRACE_SYSCALL until a syscall stop of kind WANT; other stops are an error
- * (an injected call is short and blocks no signals we care about here). */
-static int run_to_syscall_stop(struct task *t, enum stop_kind want) {
+int task_resume_until(struct task *t, int req, enum stop_kind want, pid_t *child) {
   for (;;) {
-    if (task_resume(t, PTRACE_SYSCALL, 0) < 0)
-      return -1;
     struct stop st;
-    if (task_wait(t, &st) < 0)
+    if (task_resume(t, req, 0) < 0 || task_wait(t, &st) < 0)
       return -1;
     if (st.kind == want)
       return 0;
@@ -163,11 +159,27 @@ static int run_to_syscall_stop(struct task *t, enum stop_kind want) {
       errno = ESRCH;
       return -1;
     }
-    if (st.kind == STOP_SYSCALL_ENTRY || st.kind == STOP_SYSCALL_EXIT)
-      continue;
-    errno = EINTR;
-    return -1;
+    if (st.kind == STOP_EVENT && child &&
+        (st.event == PTRACE_EVENT_CLONE || st.event == PTRACE_EVENT_FORK)) {
+      unsigned long msg = 0;
+      ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
+      *child = (pid_t)msg;
+    }
+    /* the entry passed on the way to an exit: only PTRACE_SYSCALL makes the call */
+    if (st.kind == STOP_SYSCALL_ENTRY && want == STOP_SYSCALL_EXIT)
+      req = PTRACE_SYSCALL;
   }
+}
+
+int64_t task_syscall_with_regs(struct task *t, const struct user_regs_struct *r, pid_t *child,
+                               bool *ok) {
+  *ok = false;
+  if (task_set_regs(t, r) < 0 ||
+      task_resume_until(t, PTRACE_SYSCALL, STOP_SYSCALL_ENTRY, NULL) < 0 ||
+      task_resume_until(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, child) < 0 || task_get_regs(t) < 0)
+    return -errno;
+  *ok = true;
+  return (int64_t)t->regs.rax;
 }
 
 int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, long nr,
@@ -178,31 +190,29 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
   struct user_regs_struct saved = t->regs, r = saved;
   for (int i = 0; i < 6; i++)
     regs_set_arg(&r, i, args[i]);
+  int64_t result;
   if (at_entry) {
     /* Replace the pending call by ours, then step back over the syscall instruction
      * so the original call is made again from a fresh entry stop. */
     r.orig_rax = (uint64_t)nr;
-    if (task_set_regs(t, &r) < 0 || run_to_syscall_stop(t, STOP_SYSCALL_EXIT) < 0)
+    if (task_set_regs(t, &r) < 0 ||
+        task_resume_until(t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0 || task_get_regs(t) < 0)
       return -errno;
-    if (task_get_regs(t) < 0)
-      return -errno;
-    int64_t result = (int64_t)t->regs.rax;
+    result = (int64_t)t->regs.rax;
     struct user_regs_struct back = saved;
     regs_back_over_syscall(&back);
     back.rax = saved.orig_rax;
-    if (task_set_regs(t, &back) < 0 || run_to_syscall_stop(t, STOP_SYSCALL_ENTRY) < 0)
+    if (task_set_regs(t, &back) < 0 ||
+        task_resume_until(t, PTRACE_SYSCALL, STOP_SYSCALL_ENTRY, NULL) < 0)
       return -errno;
-    if (task_set_regs(t, &saved) < 0)
-      return -errno;
-    *ok = true;
-    return result;
+  } else {
+    r.rip = insn_addr;
+    r.rax = (uint64_t)nr;
+    result = task_syscall_with_regs(t, &r, NULL, ok);
+    if (!*ok)
+      return result;
+    *ok = false;
   }
-  r.rip = insn_addr;
-  r.rax = (uint64_t)nr;
-  if (task_set_regs(t, &r) < 0 || run_to_syscall_stop(t, STOP_SYSCALL_ENTRY) < 0 ||
-      run_to_syscall_stop(t, STOP_SYSCALL_EXIT) < 0 || task_get_regs(t) < 0)
-    return -errno;
-  int64_t result = (int64_t)t->regs.rax;
   if (task_set_regs(t, &saved) < 0)
     return -errno;
   *ok = true;

@@ -56,19 +56,29 @@ int task_classify_stop(pid_t tid, int status, struct stop *st);
 /* Waits for the next stop of T and classifies it. Returns 0 or -1. */
 int task_wait(struct task *t, struct stop *st);
 
+/* Resumes T with REQ until a stop of kind WANT. Passes over the stops an injected call can
+ * meet on its way: signals (not delivered: replay delivers only recorded ones), ptrace
+ * events (the child of a clone or fork event is noted in *CHILD when CHILD is not NULL),
+ * group stops and syscall stops of the other kind. 0, or -1 with errno (ESRCH: T exited). */
+int task_resume_until(struct task *t, int req, enum stop_kind want, pid_t *child);
+/* Runs the system call R describes (rip on a `syscall` instruction, rax its number, the
+ * argument registers set) from T's current stop up to the call's exit stop. Registers are
+ * left as the call leaves them. The call's result, or -errno with *OK false. */
+int64_t task_syscall_with_regs(struct task *t, const struct user_regs_struct *r, pid_t *child,
+                               bool *ok);
 /* Runs system call NR with ARGS inside T and returns its result (or -errno of ptrace
- * failure as a large negative value with *ok=false). T must be at a syscall-entry stop
- * (AT_ENTRY true: the pending call is run afterwards, unchanged) or at any other stop
- * with a `syscall` instruction at INSN_ADDR. Registers are restored afterwards. */
+ * failure with *ok=false). T must be at a syscall-entry stop (AT_ENTRY true: the pending
+ * call is run afterwards, unchanged) or at any other stop with a `syscall` instruction at
+ * INSN_ADDR. Registers are restored afterwards. */
 int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, long nr,
                             const uint64_t args[6], bool *ok);
 
-/* After a task was resumed from its PTRACE_EVENT_EXIT stop: waits until it is a zombie
- * or gone, so what its exit does to memory (clearing the child tid, futex wake) has
- * happened before anything else runs. */
 /* The scheduler state letter of thread TID from /proc/TID/stat ('R', 'S', 'Z', ...), or 0
  * when the thread is gone or the file cannot be read. */
 char task_proc_state(pid_t tid);
+/* After a task was resumed from its PTRACE_EVENT_EXIT stop: waits until it is a zombie
+ * or gone, so what its exit does to memory (clearing the child tid, futex wake) has
+ * happened before anything else runs. */
 void task_wait_dead(pid_t tid);
 
 /* Moves REGS back onto the `syscall` instruction they stopped after (at a system call
