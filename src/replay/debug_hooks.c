@@ -15,6 +15,7 @@
 
 #include "arch/x86_writes.h"
 #include "replay/stretch_observe.h"
+#include "replay/stretch_probe.h"
 #include "task/proc_maps.h"
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -52,15 +53,19 @@ static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
     return false;
   if (d->stepping || (d->target.on && !d->target.watch && d->target.tid == x->rec_tid))
     return true;
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
-      return true;
   for (int i = 0; i < d->nwps; i++)
     if (d->wps[i].type != 2 || stretch_changes(x, ev, d->wps[i].addr, (uint64_t)d->wps[i].len))
       return true;
-  if (d->target.on && d->target.watch)
-    return d->target.type != 2 || stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len);
-  return false;
+  if (d->target.on && d->target.watch &&
+      (d->target.type != 2 || stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len)))
+    return true;
+  uint64_t reach[DEBUG_MAX_BPS];
+  int n = 0;
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
+      reach[n++] = d->bps[i];
+  /* breakpoints it may reach: tried on a copy, which is quicker than a run for real */
+  return n && stretch_probe(x, reach, n, ev->regs.rip, STRETCH_MAX_PASSES) != 0;
 }
 
 /* The debug register slot of the target watchpoint (added after the user's), or -1. */
