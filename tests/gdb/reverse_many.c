@@ -1,6 +1,7 @@
 /* gdb_reverse_many: a value written before and after a thread makes thousands of system
- * calls (traced ones, an event each, and buffered ones), so that a reverse-continue from
- * the second write to the first crosses thousands of events and many checkpoints. */
+ * calls (traced ones, an event each, and buffered ones), and twice by the thread halfway
+ * through them, so that reverse-continues cross thousands of events and many checkpoints,
+ * some windows between them with writes and most without. */
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -14,6 +15,10 @@ static void *calls(void *arg __attribute__((unused)))
     for (int i = 0; i < 3000; i++) {
         n += getppid(); /* traced: an event */
         n += syscall(SYS_gettid); /* buffered */
+        if (i == 1500)
+            value = 3;
+        if (i == 1501)
+            value = 1;
     }
     return (void *)n;
 }
