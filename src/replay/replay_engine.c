@@ -165,6 +165,11 @@ static bool foreign_stop(const struct rptask *x, const struct stop *st) {
     return true;
   if (st->kind != STOP_SIGNAL)
     return false;
+  /* A real signal of the number replay sent, pending first, absorbed replay's own (a
+   * standard signal is pending once): this stop stands for it (its siginfo is replaced
+   * by the recorded one). */
+  if (st->sig == x->queued_sig && st->sig < SIGRTMIN)
+    return false;
   siginfo_t si;
   memset(&si, 0, sizeof si);
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
@@ -245,6 +250,12 @@ int replay_settle(struct replay_engine *e, struct rptask *x) {
     x->sig = 0;
     if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0)
       return -1;
+    /* A real signal (a replayed child's stop sends its parent a SIGCHLD) pending behind
+     * one without a handler stops the task before its step: discarded, as replay
+     * delivers recorded signals only, and the step goes on. */
+    while (st.kind == STOP_SIGNAL && st.sig != SIGTRAP && foreign_stop(x, &st))
+      if (task_resume(&x->t, PTRACE_SINGLESTEP, 0) < 0 || task_wait(&x->t, &st) < 0)
+        return -1;
     /* A group stop instead: a stop signal without a handler stopped the task (where
      * the recorder took its state point), or the process was stopped meanwhile (the
      * replayed program's own job control). The signal is delivered either way (its
