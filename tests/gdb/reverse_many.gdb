@@ -1,5 +1,6 @@
-tbreak 35
+catch syscall exit_group
 continue
+delete
 watch -l value
 reverse-continue
 reverse-continue
