@@ -300,8 +300,14 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
   tl->run_ns = 0;
   int64_t t1 = tl_now_ns();
   evict_forks(tl);
-  /* what a checkpoint costs here (a large process takes longer to fork), smoothed */
-  tl->fork_ns = (tl->fork_ns * 3 + (tl_now_ns() - t0)) / 4;
+  /* what a checkpoint costs here (a large process takes longer to fork), smoothed; one
+   * sample counts at most four times the estimate, so that one fork slowed down by a
+   * loaded machine does not stop checkpoints for seconds (a large process's cost is
+   * still reached after a few) */
+  int64_t took = tl_now_ns() - t0;
+  if (tl->fork_ns && took > 4 * tl->fork_ns)
+    took = 4 * tl->fork_ns;
+  tl->fork_ns = (tl->fork_ns * 3 + took) / 4;
   if (tl_debug())
     tl_say("checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64
            " (%d kept; %.1f ms, %.1f ms evicting)",
