@@ -131,9 +131,11 @@ void timeline_init(struct timeline *tl, struct replay_session *s, const struct r
 void timeline_note(struct timeline *tl, const struct replay_result *res, bool step);
 /* reverse-continue: goes to the last breakpoint or watchpoint hit before the current
  * position (a watchpoint: just before the instruction that wrote). 1: *HIT says which;
- * 0: there is none, the replay is at its start; -1: failed (message in ERR). */
-int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
-                              size_t errlen);
+ * 0: there is none, the replay is at its start; -1: failed (message in ERR). FLOOR, when
+ * not 0: the caller stops at the end of event FLOOR unless a hit comes after it; 0 then
+ * means no hit after it (the replay is somewhere before the current position). */
+int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay_stop *hit,
+                              char *err, size_t errlen);
 /* reverse-stepi of task TID: one instruction back. 1: done; 2: done, and that instruction
  * wrote a watched value (*HIT: the watchpoint's stop); 0: at the start; -1: failed. */
 int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,

@@ -238,8 +238,8 @@ static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t
   return 0;
 }
 
-int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char *err,
-                              size_t errlen) {
+int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay_stop *hit,
+                              char *err, size_t errlen) {
   tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   struct tl_last lh = {0};
@@ -334,7 +334,8 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
   /* the checkpoint at the end of the next window (when it is one): a window whose
    * pages show no hit is passed over */
   uint64_t later = f && f->pos.event == window_start ? f->made : 0;
-  while (!found && from_fork) {
+  /* windows that start after FLOOR: a hit before it is not wanted */
+  while (!found && from_fork && window_start > floor) {
     struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
     f = tl_best_fork(tl, &end, window_start);
     from_fork = f != NULL;
@@ -354,6 +355,10 @@ int timeline_reverse_continue(struct timeline *tl, struct replay_stop *hit, char
     last_stop = lh.stop;
     found = lh.found;
   }
+  /* the end of event FLOOR comes after a hit in the stretch that ends with a later event */
+  uint64_t hit_event = lh.ambiguous && !stepped_hit ? lh.amb_event - 1 : last.event;
+  if (floor && (!found || hit_event < floor))
+    return 0;
   if (lh.ambiguous && !stepped_hit) {
     /* The order of the counted hits in that stretch: it runs again, trapping them. */
     struct tl_last in = {0};

@@ -41,7 +41,7 @@ endfunction()
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
-        reverse_inside reverse_many)
+        reverse_inside reverse_many reverse_events)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -94,6 +94,7 @@ deja_gdb_test(forks forks)
 # reverse-finish, the start of history, forwards after backwards
 deja_gdb_test(reverse reverse)
 deja_gdb_test(reverse_run reverse)
+deja_gdb_test(reverse_events reverse_events)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session

@@ -1,0 +1,24 @@
+# reverse-continue stops at signals and caught system call returns, the last ones first
+handle SIGUSR1 nostop noprint pass
+break 25
+continue
+handle SIGUSR1 stop print pass
+reverse-continue
+print round_no
+catch syscall getppid
+reverse-continue
+print round_no
+print $rax == ppid && ppid > 0
+reverse-continue
+print round_no
+print got
+# forwards from the signal's delivery: its handler, then the call's entry
+continue
+print round_no
+print got
+delete 2
+handle SIGUSR1 nostop noprint pass
+reverse-continue
+continue
+print got
+print round_no
