@@ -14,8 +14,9 @@
 #include "replay/replay_handlers.h"
 #include "replay/replay_sbuf_exec.h"
 #include "replay/replay_state_pages.h"
+#include "replay/stretch_probe.h"
 
-#define NATURAL_MAX_PASSES 20000 /* about half a second of stops */
+#define NATURAL_MAX_PASSES STRETCH_MAX_PASSES
 
 /* The task is at the recorded state: registers and the recorded pages. */
 static bool at_state(struct replay_engine *e, struct rptask *x) {
