@@ -9,8 +9,8 @@
 # (their number), as the sum of their RSS (pages shared by forks counted in each) and of
 # their PSS (shared pages divided among the sharers: what the forks cost). The session
 # starts at the last event (-g): a breakpoint set while the compute runs would make every
-# preempted stretch run for real (`calls' continues there from the start instead: `-g'
-# takes no checkpoints on its way).
+# preempted stretch run for real (`calls' continues there from the start instead, as a
+# session that ran forwards under gdb does).
 # Usage: scripts/bench_reverse.sh [BUILD_DIR]
 set -u
 build_dir=${1:-build}

@@ -141,7 +141,22 @@ long preload_syscall(long nr, const long a[6]) {
       long fl = preload_syscall(SYS_fcntl, getfl);
       shared_file_mapped = fl < 0 || (fl & O_ACCMODE) != O_RDONLY;
     }
-    break; /* always traced: replay makes the mapping */
+    /* Anonymous private memory (malloc's large blocks, thread stacks): buffered, replay
+     * makes it at the recorded address. File mappings stay traced (replay maps the
+     * preserved file). */
+    if ((a[3] & (MAP_SHARED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_GROWSDOWN)) ==
+        (MAP_PRIVATE | MAP_ANONYMOUS))
+      return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
+    /* A small file read whole (git maps each object it reads): its bytes are recorded.
+     * Not while a file is mapped shared and writable (a private mapping of it would see
+     * its changes). */
+    if (!shared_file_mapped && a[0] == 0 && a[2] == PROT_READ && a[3] == MAP_PRIVATE &&
+        (int)a[4] >= 0 && a[5] == 0 && a[1] > 0 && (unsigned long)a[1] <= SBUF_FILE_MAP_MAX)
+      return preload_buffered(nr, a, -1, 0, OUT_FILE_MAP, PROBE_NONE);
+    break;
+  case SYS_munmap:
+  case SYS_mprotect:
+  case SYS_brk: return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
   case SYS_rt_sigaction:
     /* A query (no new action; python asks for every signal's at start) changes nothing
      * replay must do; setting one stays traced (replay installs the handler). */
@@ -180,41 +195,12 @@ long preload_syscall(long nr, const long a[6]) {
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
 const int preload_buffered_calls[] = {
-    SYS_read,
-    SYS_write,
-    SYS_writev,
-    SYS_pread64,
-    SYS_pwrite64,
-    SYS_lseek,
-    SYS_open,
-    SYS_openat,
-    SYS_close,
-    SYS_access,
-    SYS_faccessat,
-    SYS_faccessat2,
-    SYS_gettid,
-    SYS_getuid,
-    SYS_geteuid,
-    SYS_getgid,
-    SYS_getegid,
-    SYS_fstat,
-    SYS_stat,
-    SYS_lstat,
-    SYS_newfstatat,
-    SYS_statx,
-    SYS_getdents64,
-    SYS_readlink,
-    SYS_readlinkat,
-    SYS_time,
-    SYS_clock_gettime,
-    SYS_gettimeofday,
-    SYS_getrandom,
-    SYS_mmap,
-    SYS_seccomp,
-    SYS_prctl,
-    SYS_fcntl,
-    SYS_ioctl,
-    SYS_futex,
-    SYS_rt_sigaction,
-    -1,
+    SYS_read,       SYS_write,         SYS_writev,       SYS_pread64,      SYS_pwrite64,
+    SYS_lseek,      SYS_open,          SYS_openat,       SYS_close,        SYS_access,
+    SYS_faccessat,  SYS_faccessat2,    SYS_gettid,       SYS_getuid,       SYS_geteuid,
+    SYS_getgid,     SYS_getegid,       SYS_fstat,        SYS_stat,         SYS_lstat,
+    SYS_newfstatat, SYS_statx,         SYS_getdents64,   SYS_readlink,     SYS_readlinkat,
+    SYS_time,       SYS_clock_gettime, SYS_gettimeofday, SYS_getrandom,    SYS_mmap,
+    SYS_munmap,     SYS_mprotect,      SYS_brk,          SYS_seccomp,      SYS_prctl,
+    SYS_fcntl,      SYS_ioctl,         SYS_futex,        SYS_rt_sigaction, -1,
 };

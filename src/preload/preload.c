@@ -56,6 +56,83 @@ __asm__(".text\n"
 long sbuf_entry_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5,
                      int64_t *result);
 
+/* The same through the page's `syscall` replay lets through (SBUF_EXEC_ADDR). */
+__asm__(".text\n"
+        ".globl sbuf_exec_call\n"
+        ".hidden sbuf_exec_call\n"
+        ".type sbuf_exec_call,@function\n"
+        "sbuf_exec_call:\n"
+        "  mov %rdi, %rax\n"
+        "  mov %rsi, %rdi\n"
+        "  mov %rdx, %rsi\n"
+        "  mov %rcx, %rdx\n"
+        "  mov %r8, %r10\n"
+        "  mov %r9, %r8\n"
+        "  mov 8(%rsp), %r9\n"
+        "  mov $0x70000080, %r11\n"
+        "  call *%r11\n"
+        "  ret\n"
+        ".size sbuf_exec_call, .-sbuf_exec_call\n");
+long sbuf_exec_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+_Static_assert(SBUF_EXEC_ADDR == 0x70000080, "sbuf_exec_call's address");
+
+/* In a replay (the page's replay entry; a gdb call's copy has the recording one again),
+ * the address-space call of record REC is made for real, at the recorded address, unless
+ * it failed when recorded. */
+static bool replaying_entry(void) { return *(volatile const uint8_t *)SBUF_ENTRY_ADDR == 0xeb; }
+
+/* The struct stat of a file mapping's record decides whether it is buffered. */
+static bool file_map_ok(const long a[6], const uint8_t *st, long fstat_ret) {
+  uint32_t mode;
+  int64_t size;
+  preload_copy(&mode, st + 24, sizeof mode); /* st_mode, st_size in the kernel's stat */
+  preload_copy(&size, st + 48, sizeof size);
+  return fstat_ret == 0 && (mode & 0170000) == 0100000 && size > 0 &&
+         sbuf_file_map_ok((uint64_t)a[1], (uint64_t)size);
+}
+
+/* Open read-only: a file this process may write is mapped from replay's working copy
+ * (it sees later changes), as the recorder decides for traced mappings. The flags go
+ * into the record's `ready` (the replay entry reads 8 bytes there: the low half). */
+static bool read_only_fd(long fd, struct sbuf_rec *rec) {
+  int fl = (int)sbuf_entry_call(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0, (int64_t *)(void *)&rec->ready);
+  rec->ready = (uint32_t)fl;
+  return fl >= 0 && (fl & O_ACCMODE) == O_RDONLY;
+}
+
+static uint64_t file_size(const uint8_t *st) {
+  int64_t size;
+  preload_copy(&size, st + 48, sizeof size);
+  return (uint64_t)size;
+}
+
+/* In a replay: the file mapping of record REC as anonymous memory holding the recorded
+ * bytes, at the recorded address, then given the mapping's protection. */
+static long replay_file_map(const long a[6], const struct sbuf_rec *rec, const uint8_t *data) {
+  long want = rec->ret;
+  if ((unsigned long)want > -4096ul)
+    return want;
+  long got = sbuf_exec_call(SYS_mmap, want, a[1], PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (got != want)
+    return got;
+  preload_copy((void *)got, data + SBUF_FILE_MAP_HEAD,
+               sbuf_file_map_bytes((uint64_t)a[1], file_size(data + SBUF_EXEC_ARGS_BYTES)));
+  long rc = sbuf_exec_call(SYS_mprotect, got, a[1], a[2], 0, 0, 0);
+  return rc == 0 ? got : rc;
+}
+
+static long replay_exec(long nr, long b[6], const struct sbuf_rec *rec) {
+  long want = rec->ret;
+  if ((unsigned long)want > -4096ul)
+    return want;
+  if (nr == SYS_mmap && !(b[3] & MAP_FIXED)) {
+    b[0] = want;
+    b[3] |= MAP_FIXED_NOREPLACE;
+  }
+  return sbuf_exec_call(nr, b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
 /* The library touches no SSE register (-mgeneral-regs-only), so the patched libc call
  * sites need not save any: copies are `rep movs`, not libc's memcpy. */
 void preload_copy(void *dst, const void *src, size_t n) {
@@ -195,7 +272,11 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   /* Without the event deja would not learn that the call blocked: traced. */
   if (!h || h->in_call || h->traced || (probe == PROBE_BLOCKS && t_desched < 0))
     return preload_traced(nr, a);
-  if (outarg < 0 || !a[outarg])
+  if (kind == OUT_ARGS)
+    outmax = SBUF_EXEC_ARGS_BYTES;
+  else if (kind == OUT_FILE_MAP)
+    outmax = SBUF_FILE_MAP_HEAD + (((size_t)a[1] + 4095) & ~(size_t)4095);
+  else if (outarg < 0 || !a[outarg])
     outmax = 0;
   h->in_call = 1;
   barrier(); /* `used` is read only once deja can no longer reset it */
@@ -253,6 +334,39 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
       return preload_traced(nr, a);
     }
   }
+  if (kind == OUT_FILE_MAP) {
+    /* the file's stat: in a replay the recorded one, already in the record */
+    preload_copy(scratch, a, SBUF_EXEC_ARGS_BYTES);
+    uint8_t *st = scratch + SBUF_EXEC_ARGS_BYTES;
+    long s = sbuf_entry_call(SYS_fstat, a[4], (long)st, 0, 0, 0, 0, &rec->aux);
+    rec->aux = s;
+    if (!file_map_ok(a, st, s) || !read_only_fd(a[4], rec)) {
+      rec->flags = SBUF_REC_PROBE_ONLY;
+      rec->ret = 0;
+      rec->size = sizeof *rec + SBUF_FILE_MAP_HEAD;
+      barrier();
+      h->used = used + rec->size;
+      barrier();
+      h->in_call = 0;
+      return preload_traced(nr, a);
+    }
+    long ret = replaying_entry()
+                   ? replay_file_map(a, rec, scratch)
+                   : sbuf_entry_call(nr, a[0], a[1], a[2], a[3], a[4], a[5], &rec->ret);
+    rec->ret = ret;
+    size_t n = 0;
+    if ((unsigned long)ret <= -4096ul) {
+      n = sbuf_file_map_bytes((uint64_t)a[1], file_size(st));
+      if (!replaying_entry())
+        preload_copy(scratch + SBUF_FILE_MAP_HEAD, (const void *)ret, n);
+    }
+    rec->size = (uint32_t)(sizeof *rec + SBUF_FILE_MAP_HEAD + ((n + 7) & ~(size_t)7));
+    barrier();
+    h->used = used + rec->size;
+    barrier();
+    h->in_call = 0;
+    return ret;
+  }
   long b[6];
   preload_copy(b, a, sizeof b);
   if (kind == OUT_INPUT) {
@@ -263,24 +377,28 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
       gather(scratch, (const struct iovec *)a[1], a[2]);
     else if (outmax)
       preload_copy(scratch, (const void *)a[outarg], outmax);
+  } else if (kind == OUT_ARGS) {
+    preload_copy(scratch, a, SBUF_EXEC_ARGS_BYTES);
   } else if (outmax) {
     b[outarg] = (long)scratch;
   }
   if (armed)
     desched_arm(true);
-  long ret = sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
+  long ret = kind == OUT_ARGS && replaying_entry()
+                 ? replay_exec(nr, b, rec)
+                 : sbuf_entry_call(nr, b[0], b[1], b[2], b[3], b[4], b[5], &rec->ret);
   if (armed)
     desched_arm(false);
   rec->ret = ret;
   size_t n = 0;
   if ((kind == OUT_RESULT || kind == OUT_INPUT) && ret > 0)
     n = (size_t)ret;
-  else if (kind == OUT_FIXED && ret == 0)
+  else if ((kind == OUT_FIXED && ret == 0) || kind == OUT_ARGS)
     n = outmax;
   if (n > outmax)
     n = outmax;
   rec->size = (uint32_t)(sizeof *rec + ((n + 7) & ~(size_t)7));
-  if (n && kind != OUT_INPUT)
+  if (n && kind != OUT_INPUT && kind != OUT_ARGS)
     preload_copy((void *)a[outarg], scratch, n);
   barrier();
   h->used = used + rec->size;
@@ -291,13 +409,15 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
 
 /* Maps the page with the untraced entry and takes the first thread's buffer. */
 __attribute__((constructor)) static void preload_init(void) {
-  static const uint8_t entry[] = SBUF_ENTRY_RECORD, traced[] = SBUF_TRACED_ENTRY;
+  static const uint8_t entry[] = SBUF_ENTRY_RECORD, traced[] = SBUF_TRACED_ENTRY,
+                       exec[] = SBUF_EXEC_ENTRY;
   long p = preload_raw_syscall(SYS_mmap, (long)SBUF_PAGE_ADDR, 4096, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (p != (long)SBUF_PAGE_ADDR)
     return;
   preload_copy((void *)p, entry, sizeof entry);
   preload_copy((void *)(p + SBUF_TRACED_ENTRY_OFF), traced, sizeof traced);
+  preload_copy((void *)(p + SBUF_EXEC_OFF), exec, sizeof exec);
   if (preload_raw_syscall(SYS_mprotect, p, 4096, PROT_READ | PROT_EXEC, 0, 0, 0) != 0)
     return;
   g_on = 1;

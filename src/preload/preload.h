@@ -12,11 +12,14 @@
 /* How many bytes of the output argument the kernel wrote. */
 enum out_kind {
   OUT_NONE,
-  OUT_RESULT, /* the result counts them (read, readlink, getrandom, getdents64) */
-  OUT_FIXED,  /* all OUTMAX of them when the call returned 0 (stat, clock_gettime) */
-  OUT_INPUT,  /* none: the record keeps the bytes a write to descriptor 0-2 sent (the first
-                 `result` of the OUTMAX at argument OUTARG, or gathered from a writev's
-                 buffers), for replay's output */
+  OUT_RESULT,   /* the result counts them (read, readlink, getrandom, getdents64) */
+  OUT_FIXED,    /* all OUTMAX of them when the call returned 0 (stat, clock_gettime) */
+  OUT_INPUT,    /* none: the record keeps the bytes a write to descriptor 0-2 sent (the first
+                   `result` of the OUTMAX at argument OUTARG, or gathered from a writev's
+                   buffers), for replay's output */
+  OUT_ARGS,     /* a call that changes the address space: the record keeps its six arguments,
+                   and in a replay the library makes it for real (SBUF_EXEC_ADDR) */
+  OUT_FILE_MAP, /* a private read-only mmap of a small file (SBUF_FILE_MAP_MAX) */
 };
 
 /* How a call on descriptor a[0] that might block is made sure not to: probes the

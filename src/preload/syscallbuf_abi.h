@@ -57,6 +57,41 @@
 #define SBUF_DIVERT_OFF 40
 #define SBUF_DIVERT_ADDR (SBUF_PAGE_ADDR + SBUF_DIVERT_OFF)
 
+/* Calls that change the address space (anonymous private mmap, munmap, brk, mprotect):
+ * replay must make them too. In a replay the library makes them from this `syscall; ret`
+ * (the recorded address for mmap, MAP_FIXED_NOREPLACE), which replay's seccomp filter lets
+ * through without a stop, and writes the result it got into the record (a different one is
+ * a divergence). Their records keep the six arguments after the header (a state point
+ * that replay restores rather than runs makes them by injection). */
+#define SBUF_EXEC_OFF 128
+#define SBUF_EXEC_ADDR (SBUF_PAGE_ADDR + SBUF_EXEC_OFF)
+#define SBUF_EXEC_IP (SBUF_EXEC_ADDR + 2)
+#define SBUF_EXEC_ENTRY                                                                            \
+  { 0x0f, 0x05, 0xc3 }
+#define SBUF_EXEC_ARGS_BYTES 48
+/* A private read-only mapping of a whole small regular file (offset 0) is buffered too:
+ * its record keeps, after the arguments, the file's struct stat (144 bytes, which decides
+ * it) and the mapped bytes (sbuf_file_map_bytes); replay makes it as anonymous memory at
+ * the recorded address holding them (as EVF_FILE_AS_ANON). Larger files stay traced. */
+#define SBUF_FILE_MAP_MAX (64u << 10)
+#define SBUF_STAT_BYTES 144
+#define SBUF_FILE_MAP_HEAD (SBUF_EXEC_ARGS_BYTES + SBUF_STAT_BYTES)
+/* The mapped bytes a record of a file mapping of LEN bytes of a file of SIZE bytes keeps:
+ * its pages up to the end of the file. */
+static inline uint64_t sbuf_file_map_bytes(uint64_t len, uint64_t size) {
+  uint64_t pages = (len + 4095) & ~4095ull;
+  return pages < size ? pages : size;
+}
+/* Whether a file of SIZE bytes can be mapped so: every page holds file bytes (a page
+ * wholly past the end would fault with SIGBUS, anonymous memory would not). */
+static inline int sbuf_file_map_ok(uint64_t len, uint64_t size) {
+  return len && len <= SBUF_FILE_MAP_MAX && size && ((len + 4095) / 4096 - 1) * 4096 < size;
+}
+static inline int sbuf_exec_call_nr(unsigned nr) {
+  return nr == 9 /* mmap */ || nr == 10 /* mprotect */ || nr == 11 /* munmap */ ||
+         nr == 12 /* brk */;
+}
+
 /* The traced call a thread makes to announce its buffer: (buffer, size, desched fd).
  * deja answers 0 when it records the buffer; anything else (no deja, or -n) turns the
  * library off. The desched fd (or -1) is the thread's perf software context-switch

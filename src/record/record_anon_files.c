@@ -28,11 +28,17 @@ bool record_file_as_anon(struct rtask *x, const struct user_regs_struct *e, uint
   if (elf || e->rdx != PROT_READ || !len || len > ANON_FILE_MAX_LEN || off >= file_size ||
       (pages - 1) * PAGE >= file_size - off || p->nanon == ANON_FILE_MAX_RANGES)
     return false;
+  return record_anon_files_add(p, addr, len);
+}
+
+bool record_anon_files_add(struct rproc *p, uint64_t addr, uint64_t len) {
+  if (p->nanon == ANON_FILE_MAX_RANGES)
+    return false;
   if (p->nanon == p->cap_anon) {
     p->cap_anon = p->cap_anon ? p->cap_anon * 2 : 16;
     p->anon = xrealloc(p->anon, (size_t)p->cap_anon * sizeof *p->anon);
   }
-  p->anon[p->nanon++] = (struct mem_region){addr, pages * PAGE};
+  p->anon[p->nanon++] = (struct mem_region){addr, (len + PAGE - 1) & ~(PAGE - 1)};
   return true;
 }
 

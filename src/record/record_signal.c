@@ -12,6 +12,7 @@
 #include "arch/x86_trap.h"
 #include "common/log.h"
 #include "record/recorder_internal.h"
+#include "record/syscallbuf_record.h"
 
 bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b) {
   struct user_regs_struct x = *a, y = *b;
@@ -137,6 +138,7 @@ static int put_page(void *ctx, uint64_t addr, const uint8_t *page) {
 }
 
 int record_state_point(struct recorder *r, struct rtask *x) {
+  syscallbuf_record_finish_exec(x);
   if (task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot read registers at a state point");
   if (x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))

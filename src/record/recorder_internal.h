@@ -281,6 +281,9 @@ bool record_file_as_anon(struct rtask *x, const struct user_regs_struct *e, uint
                          uint64_t file_size, bool elf);
 /* Forgets the ranges inside [ADDR, ADDR+LEN) (unmapped). */
 void record_anon_files_unmapped(struct rproc *p, uint64_t addr, uint64_t len);
+/* A range of such memory the library mapped (a buffered file mapping); false when the
+ * process has too many already (its madvise(MADV_DONTNEED) would then be missed). */
+bool record_anon_files_add(struct rproc *p, uint64_t addr, uint64_t len);
 /* mremap moved [OLD, OLD+OLD_LEN) to TO, NEW_LEN bytes long (its grown part maps the file
  * in replay too). */
 void record_anon_files_moved(struct rproc *p, uint64_t old, uint64_t old_len, uint64_t to,

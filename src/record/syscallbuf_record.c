@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -203,6 +204,59 @@ static int take_desched(struct rtask *x, int fd) {
 
 /* Writes X's records not yet in the trace as an EV_SBUF event, and empties the buffer
  * unless the library is inside a call (then it goes on where it is). 0 or -1. */
+/* What the recorder notes at a traced mmap, munmap or brk, for the buffered ones among LEN
+ * bytes of records: the pages' next content is saved at the next state point whatever
+ * its hash (replay makes the calls), and unmapped files no longer count as mapped. */
+static void note_address_space(struct rtask *x, const uint8_t *data, uint32_t len) {
+  for (uint32_t at = 0; at + sizeof(struct sbuf_rec) <= len;) {
+    struct sbuf_rec rec;
+    memcpy(&rec, data + at, sizeof rec);
+    if (rec.size < sizeof rec || rec.size > len - at)
+      return;
+    uint64_t a[6];
+    if (sbuf_exec_call_nr(rec.nr) && !(rec.flags & SBUF_REC_PROBE_ONLY) &&
+        rec.size >= sizeof rec + sizeof a && rec.ret >= 0) {
+      memcpy(a, data + at + sizeof rec, sizeof a);
+      if (rec.nr == SYS_munmap) {
+        page_hashes_forget(x->proc->pages, a[0], a[1]);
+        record_anon_files_unmapped(x->proc, a[0], a[1]);
+      } else if (rec.nr == SYS_mmap) {
+        page_hashes_forget(x->proc->pages, (uint64_t)rec.ret, a[1]);
+        if (!(a[3] & MAP_ANONYMOUS))
+          record_anon_files_add(x->proc, (uint64_t)rec.ret, a[1]);
+      } else if (rec.nr == SYS_brk) {
+        page_hashes_clear(x->proc->pages);
+      }
+    }
+    at += rec.size;
+  }
+}
+
+void syscallbuf_record_finish_exec(struct rtask *x) {
+  struct sbuf_task *s = find(x->t.tid);
+  for (int i = 0; S.on && s && i < 100000; i++) {
+    struct sbuf_hdr h;
+    struct sbuf_rec rec;
+    uint8_t code[2];
+    if (task_read_mem(&x->t, s->buf, &h, sizeof h) < 0 || !h.in_call ||
+        h.used > SBUF_CAPACITY - sizeof rec ||
+        task_read_mem(&x->t, s->buf + SBUF_DATA_OFF + h.used, &rec, sizeof rec) < 0 ||
+        !sbuf_exec_call_nr(rec.nr) || task_get_regs(&x->t) < 0 ||
+        task_read_mem(&x->t, x->t.regs.rip, code, sizeof code) < 0)
+      return;
+    /* never into another call (one that could block) */
+    if (code[0] == 0x0f && code[1] == 0x05 && !sbuf_exec_call_nr((unsigned)x->t.regs.rax))
+      return;
+    struct stop st;
+    if (task_resume(&x->t, PTRACE_SINGLESTEP, 0) < 0 || task_wait(&x->t, &st) < 0)
+      return;
+    if (st.kind == STOP_SIGNAL && st.sig != SIGTRAP)
+      syscall(SYS_tgkill, x->t.tid, x->t.tid, st.sig); /* pending again, as it was */
+    if (st.kind != STOP_SIGNAL || st.sig != SIGTRAP)
+      return;
+  }
+}
+
 static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s, bool divert) {
   struct sbuf_hdr h;
   if (task_read_mem(&x->t, s->buf, &h, sizeof h) < 0)
@@ -236,6 +290,7 @@ static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s, bool 
   }
   /* What replay restores at a state point must be what the library saw here. */
   page_hashes_forget(x->proc->pages, s->buf, SBUF_DATA_OFF + (uint64_t)h.used);
+  note_address_space(x, S.data.data, len);
   if (!len && !divert)
     return 0;
   struct event ev;

@@ -41,6 +41,10 @@ void syscallbuf_record_clone(struct recorder *r, struct rtask *x);
  * the kernel would restart it) is restarted as a traced call, at the page's traced
  * `syscall` (replay diverts the call there too). True when it was. */
 bool syscallbuf_record_interrupted(struct rtask *x);
+/* At a state point of X: when X is inside a buffered call that changes the address space,
+ * it is single-stepped to the end of it, so the call is complete in its buffer (replay
+ * makes the calls of a stretch it restores before restoring it). */
+void syscallbuf_record_finish_exec(struct rtask *x);
 /* The signal a task's context-switch event sends deja (its si_fd names the event). */
 int syscallbuf_desched_signal(void);
 /* The task whose context-switch event deja's descriptor FD is, or NULL. */

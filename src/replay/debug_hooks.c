@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "replay/libc_patch.h"
 #include "replay/stretch_observe.h"
+#include "replay/stretch_probe.h"
 #include "task/proc_maps.h"
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -55,15 +56,19 @@ static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
     return false;
   if (d->stepping || (d->target.on && !d->target.watch && d->target.tid == x->rec_tid))
     return true;
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
-      return true;
   for (int i = 0; i < d->nwps; i++)
     if (d->wps[i].type != 2 || stretch_changes(x, ev, d->wps[i].addr, (uint64_t)d->wps[i].len))
       return true;
-  if (d->target.on && d->target.watch)
-    return d->target.type != 2 || stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len);
-  return false;
+  if (d->target.on && d->target.watch &&
+      (d->target.type != 2 || stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len)))
+    return true;
+  uint64_t reach[DEBUG_MAX_BPS];
+  int n = 0;
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
+      reach[n++] = d->bps[i];
+  /* breakpoints it may reach: tried on a copy, which is quicker than a run for real */
+  return n && stretch_probe(x, reach, n, ev->regs.rip, STRETCH_MAX_PASSES) != 0;
 }
 
 /* The debug register slot of the target watchpoint (added after the user's), or -1. */
@@ -236,12 +241,14 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   d->nguard = -1;
   d->stepover = false;
   d->internal_bp = internal_bp;
-  if (x->rec_pid != d->pid || task_get_regs(&x->t) < 0)
+  if (x->rec_pid != d->pid)
     return PTRACE_SYSCALL; /* another process */
   if (d->blind) {
     ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), 0);
     return PTRACE_SYSCALL;
   }
+  if (task_get_regs(&x->t) < 0)
+    return PTRACE_SYSCALL;
   uint64_t rip = x->t.regs.rip;
   uint8_t code[2] = {0, 0};
   task_read_mem(&x->t, rip, code, 2);
@@ -524,6 +531,16 @@ static bool slice_stop(struct replay_debug *d, struct rptask *x) {
  * at once (a breakpoint pass of the natural search) costs no sleep. */
 static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
   struct replay_debug *d = ctx;
+  if (!d->interrupted && !d->slice_sent && !(d->slice_at && x->rec_pid == d->pid && !d->blind)) {
+    /* nothing to poll (a search, a blind run): the stop itself is waited for, which saves
+     * a poll and a signal wait per stop */
+    int status;
+    pid_t p;
+    do
+      p = waitpid(x->t.tid, &status, __WALL);
+    while (p < 0 && errno == EINTR);
+    return p < 0 ? -1 : task_classify_stop(p, status, st);
+  }
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -538,7 +555,10 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
     }
     if (p > 0) {
       rc = task_classify_stop(p, status, st);
-      if (rc == 0 && d->slice_sent && st->kind == STOP_GROUP && !slice_stop(d, x))
+      int again = rc == 0 ? task_note_stop(&x->t, st) : 0;
+      if (again < 0)
+        rc = -1;
+      if (again > 0 || (rc == 0 && d->slice_sent && st->kind == STOP_GROUP && !slice_stop(d, x)))
         continue;
       break;
     }

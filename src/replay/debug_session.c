@@ -117,20 +117,31 @@ static int replay_to_start(struct replay_session *s, const struct debug_options 
 int replay_debug_session(const struct replay_options *ro, const struct debug_options *o) {
   struct replay_session s;
   int rc = replay_open(&s, ro, NULL);
-  if (rc == 0)
+  /* -g alone: the timeline replays there, taking its checkpoints on the way (a
+   * reverse-continue then starts from them, not from the beginning) */
+  bool timeline_goes = o->goto_event > 1 && !o->onprocess;
+  if (rc == 0 && !timeline_goes)
     rc = replay_to_start(&s, o);
   struct rptask *first =
       rc == 0 ? (o->onprocess ? engine_task(&s.e, o->onprocess) : s.e.tasks[0]) : NULL;
+  struct gdb_adapter *a = xcalloc(1, sizeof *a);
+  struct gdb_target t;
+  if (rc == 0) {
+    gdb_adapter_init(a, &s, ro, first, &t);
+    if (timeline_goes && gdb_adapter_run_to(a, o->goto_event - 1) < 0)
+      rc = 1;
+  }
   int lfd = -1, port = o->port < 0 ? 0 : o->port;
   if (rc == 0 && (lfd = gdb_listen(&port)) < 0)
     rc = 1;
   if (rc) {
+    if (first)
+      gdb_adapter_detach(a);
     replay_close(&s);
+    free(a);
     return rc;
   }
-  struct gdb_adapter *a = xcalloc(1, sizeof *a);
-  struct gdb_target t;
-  gdb_adapter_init(a, &s, ro, first, &t);
+  first = engine_task(&s.e, a->last.tid);
   signal(SIGINT, SIG_IGN); /* Ctrl-C is gdb's: it interrupts the replay through the protocol */
   pid_t gdb = -1;
   char *commands = NULL;

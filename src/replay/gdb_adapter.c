@@ -527,6 +527,25 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
   };
 }
 
+int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event) {
+  char err[512];
+  if (timeline_run_to(&a->tl, event, err, sizeof err) < 0) {
+    if (a->s->ended)
+      deja_msg("the trace ends before event %" PRIu64 " (deja dump lists its events)", event + 1);
+    else
+      deja_msg("cannot start the session at event %" PRIu64 ": %s", event + 1, err);
+    return -1;
+  }
+  struct rptask *first = a->s->e.ntasks ? a->s->e.tasks[0] : NULL;
+  if (!first) {
+    deja_msg("no task is left at event %" PRIu64, event + 1);
+    return -1;
+  }
+  a->dbg.pid = first->rec_pid;
+  stop_at(&a->last, GDB_STOP_SIGNAL, first, SIGTRAP);
+  return 0;
+}
+
 void gdb_adapter_detach(struct gdb_adapter *a) {
   gdb_calls_end(a);
   reverse_events_free(&a->revents);

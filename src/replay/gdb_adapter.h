@@ -36,6 +36,10 @@ struct gdb_adapter {
  * first; fills T. */
 void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
                       const struct replay_options *o, struct rptask *first, struct gdb_target *t);
+/* Replays to the end of event EVENT (`deja replay -g`: gdb sees the next one happen), with
+ * the timeline's checkpoints on the way; gdb then sees the first task still there first.
+ * 0, or -1 (message printed). */
+int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event);
 /* Detaches the hooks from the session (ending a diversion). */
 void gdb_adapter_detach(struct gdb_adapter *a);
 

@@ -355,3 +355,19 @@ int replay_checkpoint_pids(const struct replay_checkpoint *c, pid_t *pids, int m
       pids[n++] = c->tasks[i].x.t.tid;
   return n;
 }
+
+pid_t replay_checkpoint_copy_of(const struct replay_checkpoint *c, pid_t rec_pid) {
+  for (int i = 0; i < c->ntasks; i++)
+    if (c->tasks[i].x.rec_pid == rec_pid && c->tasks[i].x.t.tid > 0)
+      return c->tasks[i].x.t.tid;
+  return -1;
+}
+
+int replay_checkpoint_pcs(const struct replay_checkpoint *c, pid_t rec_pid, uint64_t *pcs,
+                          int max) {
+  int n = 0;
+  for (int i = 0; i < c->ntasks && n < max; i++)
+    if (c->tasks[i].x.rec_pid == rec_pid)
+      pcs[n++] = c->tasks[i].regs.rip;
+  return n;
+}

@@ -42,5 +42,10 @@ int replay_checkpoint_restore(struct replay_session *s, const struct replay_chec
 void replay_checkpoint_free(struct replay_checkpoint *c);
 /* The process ids of C's copies (one per process), for memory accounting; their number. */
 int replay_checkpoint_pids(const struct replay_checkpoint *c, pid_t *pids, int max);
+/* The stopped copy of recorded process REC_PID in C (a process id), or -1. */
+pid_t replay_checkpoint_copy_of(const struct replay_checkpoint *c, pid_t rec_pid);
+/* The pc of each task of recorded process REC_PID when C was taken; their number (at
+ * most MAX). */
+int replay_checkpoint_pcs(const struct replay_checkpoint *c, pid_t rec_pid, uint64_t *pcs, int max);
 
 #endif

@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "common/kernel_abi.h"
 #include "replay/regs_compare.h"
+#include "replay/replay_sbuf_exec.h"
 
 int diverge(struct replay_engine *e, const char *fmt, ...) {
   char what[2048];
@@ -68,6 +69,7 @@ struct rptask *engine_add_task(struct replay_engine *e, pid_t tid, pid_t rec_tid
   struct rptask *x = xcalloc(1, sizeof *x);
   x->t.tid = tid;
   x->t.mem_fd = -1;
+  x->t.seccomp_traced = e->filtered;
   x->rec_tid = rec_tid;
   x->pid = pid;
   x->rec_pid = rec_pid;
@@ -210,6 +212,11 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
       if (v == HOOK_STOP)
         return REPLAY_STOPPED;
     }
+    int made = x->sbuf_exec_ahead ? replay_sbuf_exec_at_entry(e, x, st) : 0;
+    if (made < 0)
+      return -1;
+    if (made)
+      continue; /* the library's address-space call ran */
     if (x->fix_result && st->kind == STOP_SYSCALL_EXIT) {
       /* the return of a clone/fork/vfork: the recorded tid */
       x->fix_result = false;
@@ -319,6 +326,11 @@ void queue_signal(struct rptask *x, int signo) {
  * call runs for real anyway. */
 static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   (void)ctx, (void)internal_bp;
+  /* Under replay's filter, PTRACE_CONT: the library's address-space calls run without a
+   * stop, and the next traced call stops once at the filter (the call runs when resumed
+   * traced, or is skipped with its number set to -1: one stop more than PTRACE_SYSEMU). */
+  if (x->t.seccomp_traced && (x->execute_next || x->sbuf_exec_ahead))
+    return PTRACE_CONT;
   return x->execute_next ? PTRACE_SYSCALL : PTRACE_SYSEMU;
 }
 

@@ -51,18 +51,20 @@ struct rptask {
   bool restart_pending;   /* a skipped call returned -ERESTART*: restarted unless a signal
                              is delivered first */
   int64_t result;
-  uint64_t gadget;     /* a syscall instruction in the vDSO, for injecting calls */
-  bool at_sysentry;    /* stopped inside a system call (its entry, a clone or exec event):
+  uint64_t gadget;      /* a syscall instruction in the vDSO, for injecting calls */
+  bool at_sysentry;     /* stopped inside a system call (its entry, a clone or exec event):
                         resuming runs no user code */
-  bool sysemu_entry;   /* ...reached with PTRACE_SYSEMU: the call will not run (replay skips
+  bool sysemu_entry;    /* ...reached with PTRACE_SYSEMU: the call will not run (replay skips
                         most calls with a single stop) */
-  bool sysemu_skipped; /* left at an entry PTRACE_SYSEMU skipped: resumed with
+  bool sysemu_skipped;  /* left at an entry PTRACE_SYSEMU skipped: resumed with
                           PTRACE_SYSCALL, the kernel reports that call's exit first */
-  bool execute_next;   /* the call it is run to runs for real: reached with PTRACE_SYSCALL,
+  bool execute_next;    /* the call it is run to runs for real: reached with PTRACE_SYSCALL,
                         which saves re-entering a call PTRACE_SYSEMU skipped (2 stops) */
-  int bus_prot;        /* protection of the page a reproduced bus error made inaccessible */
-  char exe[512];       /* the preserved executable of its process (for gdb) */
-  uint8_t auxv[512];   /* its process's recorded auxiliary vector (for gdb) */
+  bool sbuf_exec_ahead; /* its refilled buffer holds calls the library makes for real
+                          (replay_sbuf_exec.h): it runs under PTRACE_CONT */
+  int bus_prot;         /* protection of the page a reproduced bus error made inaccessible */
+  char exe[512];        /* the preserved executable of its process (for gdb) */
+  uint8_t auxv[512];    /* its process's recorded auxiliary vector (for gdb) */
   size_t auxv_len;
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
@@ -129,6 +131,7 @@ struct replay_engine {
   struct replay_pos pos;    /* where the replay is */
   struct rptask **tasks;
   int ntasks, cap;
+  bool filtered; /* replay's seccomp filter is on (replay_sbuf_exec.h) */
   const struct replay_hooks *hooks;
   struct replay_stop stop;      /* after REPLAY_STOPPED */
   uint64_t internal_bp;         /* an address the natural search for a state point stops at */

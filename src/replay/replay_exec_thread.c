@@ -35,7 +35,7 @@ bool replay_exec_kills_threads(struct replay_engine *e, struct rptask *x) {
 }
 
 int replay_exec_in_thread(struct replay_engine *e, struct rptask *x, struct stop *exec) {
-  if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0)
+  if (task_resume_into_call(&x->t, PTRACE_SYSCALL) < 0)
     return -1;
   x->at_sysentry = false;
   for (int i = 0; i < e->ntasks;) {

@@ -24,8 +24,12 @@ int replay_wait_exit(struct replay_engine *e, struct rptask *x, struct stop *st)
       continue;
     if (r < 0)
       return -1;
-    if (r > 0)
-      return task_classify_stop(r, status, st);
+    if (r > 0) {
+      int again = task_classify_stop(r, status, st) < 0 ? -1 : task_note_stop(&x->t, st);
+      if (again > 0)
+        continue;
+      return again;
+    }
     if (x->t.tid == x->pid && is_zombie(x->t.tid)) {
       *st = (struct stop){.kind = STOP_EXITED, .pid = x->t.tid, .status = e->ev->status};
       return 0;

@@ -22,6 +22,7 @@
 #include "replay/replay_handlers.h"
 #include "replay/replay_mapfds.h"
 #include "replay/replay_state_pages.h"
+#include "replay/replay_sbuf_exec.h"
 #include "replay/replay_syscallbuf.h"
 #include "task/cpu_pin.h"
 #include "trace/trace_files.h"
@@ -74,6 +75,9 @@ static int start_program(struct replay_session *s) {
       dup2(null, 0);
     setpgid(0, 0); /* the terminal's Ctrl-C is for gdb (or deja), not the replayed program */
     raise(SIGSTOP);
+    /* traced from here on (the filter's stops need the tracer); without it the library's
+     * address-space calls cost stops */
+    replay_filter_install();
     execve(path, argv, envp);
     _exit(127);
   }
@@ -85,7 +89,7 @@ static int start_program(struct replay_session *s) {
     return REPLAY_BAD_TRACE;
   }
   long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
-              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT;
+              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT | PTRACE_O_TRACESECCOMP;
   if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0) {
     deja_msg("cannot trace the replayed program (ptrace: %s)", strerror(errno));
     kill(pid, SIGKILL);
@@ -105,6 +109,7 @@ static int start_program(struct replay_session *s) {
       break;
     task_resume(&x->t, PTRACE_CONT, 0);
   }
+  s->e.filtered = x->t.seccomp_traced = replay_filter_active(pid);
   x->at_sysentry = true; /* inside execve */
   return replay_apply_exec(&s->e, x);
 }

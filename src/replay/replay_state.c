@@ -12,9 +12,11 @@
 #include "common/log.h"
 #include "replay/regs_compare.h"
 #include "replay/replay_handlers.h"
+#include "replay/replay_sbuf_exec.h"
 #include "replay/replay_state_pages.h"
+#include "replay/stretch_probe.h"
 
-#define NATURAL_MAX_PASSES 20000 /* about half a second of stops */
+#define NATURAL_MAX_PASSES STRETCH_MAX_PASSES
 
 /* The task is at the recorded state: registers and the recorded pages. */
 static bool at_state(struct replay_engine *e, struct rptask *x) {
@@ -75,7 +77,9 @@ static int state_complete(struct replay_engine *e, struct rptask *x, const struc
     state_pages_reached(e, x);
     return 0;
   }
-  int rc = state_pages_restore(e, x);
+  int rc = replay_sbuf_exec_restored(e, x); /* the stretch's mmaps, munmaps, brks */
+  if (rc == 0)
+    rc = state_pages_restore(e, x);
   if (rc)
     return rc;
   if (e->ev->xsave_len && task_set_xstate(&x->t, e->ev->xsave, e->ev->xsave_len) < 0)

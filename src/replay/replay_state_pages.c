@@ -173,10 +173,21 @@ static int put_back(struct replay_engine *e, struct rptask *x, struct scan *s) {
   return 0;
 }
 
+/* Writes M into X's memory unless it holds that already: a page left alone keeps its
+ * frame, shared with the checkpoints' copies (which tells a reverse-continue that nothing
+ * wrote it, timeline_quiet.c, and costs the copies no memory). */
+static int restore_page(struct rptask *x, const struct event_mem *m) {
+  uint8_t now[PAGE_BYTES];
+  if (m->len <= sizeof now && task_read_mem(&x->t, m->addr, now, m->len) == 0 &&
+      !memcmp(now, m->data, m->len))
+    return 0;
+  return task_write_mem(&x->t, m->addr, m->data, m->len);
+}
+
 int state_pages_restore(struct replay_engine *e, struct rptask *x) {
   for (uint32_t i = 0; i < e->ev->nmem; i++) {
     const struct event_mem *m = &e->ev->mem[i];
-    if (task_write_mem(&x->t, m->addr, m->data, m->len) < 0)
+    if (restore_page(x, m) < 0)
       return diverge(e, "cannot restore the page at 0x%" PRIx64 ": %s", m->addr, strerror(errno));
   }
   struct scan s = {.h = note_pages(e, x)};

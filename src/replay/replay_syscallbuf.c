@@ -90,6 +90,18 @@ static struct pending *find(pid_t rec_tid) {
   return NULL;
 }
 
+const uint8_t *replay_syscallbuf_pending(pid_t rec_tid, uint32_t *len, uint64_t *evno,
+                                         uint64_t *buf, uint32_t *off) {
+  const struct pending *p = find(rec_tid);
+  if (!p)
+    return NULL;
+  *len = p->len;
+  *evno = p->evno;
+  *buf = p->buf;
+  *off = p->off;
+  return p->data;
+}
+
 static void drop(struct pending *p) {
   free(p->data);
   *p = S.p[--S.n];
@@ -260,6 +272,13 @@ static int refill(struct replay_engine *e, struct rptask *x) {
   *p = (struct pending){
       x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len, xmalloc(len ? len : 1), divert};
   memcpy(p->data, e->ev->sbuf_data, len);
+  /* calls the library makes for real: the task runs under PTRACE_CONT until they are done */
+  for (uint32_t a = 0; a + sizeof(struct sbuf_rec) <= len;) {
+    struct sbuf_rec rec;
+    memcpy(&rec, p->data + a, sizeof rec);
+    x->sbuf_exec_ahead |= sbuf_exec_call_nr(rec.nr) && !(rec.flags & SBUF_REC_PROBE_ONLY);
+    a += rec.size;
+  }
   if (divert) {
     uint64_t ret = at + len + offsetof(struct sbuf_rec, ret);
     if (task_write_mem(&x->t, SBUF_DIVERT_ADDR, &ret, sizeof ret) < 0)
@@ -332,6 +351,13 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
                    "%" PRId64 ": the replayed program wrote 0x%02x, the recording 0x%02x",
                    i + 1, total, p->evno, (want.flags >> SBUF_REC_FD_SHIFT) & 3u, b, want.ret,
                    got[at + sizeof want + (uint32_t)b], p->data[at + sizeof want + (uint32_t)b]);
+    else if (made.nr == want.nr && made.hash == want.hash && made.ret != want.ret &&
+             sbuf_exec_call_nr(want.nr))
+      rc = diverge(e,
+                   "buffered system call %u of %u (event %" PRIu64 "): %s returned %" PRId64
+                   " (0x%" PRIx64 ") in replay, recorded %" PRId64 " (0x%" PRIx64 ")",
+                   i + 1, total, p->evno, syscall_name(want.nr), made.ret, (uint64_t)made.ret,
+                   want.ret, (uint64_t)want.ret);
     else if (made.nr != want.nr || made.hash != want.hash || made.ret != want.ret)
       rc = diverge(e,
                    "buffered system call %u of %u (event %" PRIu64
@@ -368,6 +394,8 @@ static int settle(struct replay_engine *e, struct rptask *x, struct pending *p, 
   if (!rc && !gone && (have_h || task_read_mem(&x->t, p->buf, &h, sizeof h) == 0) && !h.in_call &&
       h.used)
     task_write_mem(&x->t, p->buf + offsetof(struct sbuf_hdr, used), &zero, sizeof zero);
+  if (x)
+    x->sbuf_exec_ahead = false;
   uint64_t none = 0;
   if (p->divert && !gone)
     task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct replay_engine;
 struct rptask;
@@ -23,6 +24,11 @@ int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x);
 void replay_syscallbuf_finish(struct replay_engine *e);
 /* Forgets what a previous replay in this process left. */
 void replay_syscallbuf_reset(void);
+/* The records written into task REC_TID's buffer and not yet checked (NULL: none), with
+ * their length, the EV_SBUF event's number, the buffer's address and the records' offset
+ * in its data. */
+const uint8_t *replay_syscallbuf_pending(pid_t rec_tid, uint32_t *len, uint64_t *evno,
+                                         uint64_t *buf, uint32_t *off);
 /* The bytes of an EV_SBUF event's records (its data but a diverted call's header). */
 uint32_t syscallbuf_records_len(const struct event *ev);
 /* The output to the recording's STREAM (OUT_TO_STDOUT, OUT_TO_STDERR, 0: both) among LEN

@@ -453,8 +453,8 @@ int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, siz
 static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   bool debug = getenv("DEJA_TL_DEBUG");
   if (!exec_counter_usable() && !tl->said_slow && debug) {
-    deja_msg("tl: the kernel cannot count executions (perf hardware breakpoints); arrivals "
-             "are trapped one by one");
+    tl_say("the kernel cannot count executions (perf hardware breakpoints); arrivals "
+           "are trapped one by one");
     tl->said_slow = true;
   }
   if (!tl->d->target.counted_in_kernel || !p->have_regs)
@@ -463,9 +463,9 @@ static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   char diff[256];
   if (!x || task_get_regs(&x->t) < 0 || regs_differ(&p->regs, &x->t.regs, diff, sizeof diff)) {
     if (debug)
-      deja_msg("tl: the kernel's count of arrivals at %" PRIx64 " landed elsewhere (%s); "
-               "trapping them one by one",
-               p->addr, x ? diff : "no task");
+      tl_say("the kernel's count of arrivals at %" PRIx64 " landed elsewhere (%s); "
+             "trapping them one by one",
+             p->addr, x ? diff : "no task");
     tl->slow_arrivals = true;
     return false;
   }
@@ -478,9 +478,8 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
  * the way (the next move backwards from P starts there). */
 int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (tl_debug())
-    deja_msg("tl: go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
-             " steps %" PRIu64,
-             p->event, p->kind, p->tid, p->addr, p->n, p->steps);
+    tl_say("go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64,
+           p->event, p->kind, p->tid, p->addr, p->n, p->steps);
   tl->cur_exact = false; /* until P is reached: a failure leaves the replay elsewhere */
   if (p->back_pc)
     return go_to_back(tl, p, err, errlen);
@@ -584,8 +583,8 @@ static int go_before_jump(struct timeline *tl, const struct tl_pos *p, uint64_t 
             tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING &&
             !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
-    deja_msg("tl: the jump at %" PRIx64 " before %" PRIx64 ": %s %s", cand, (uint64_t)at_p->rip,
-             ok ? "it" : "not it", diff);
+    tl_say("the jump at %" PRIx64 " before %" PRIx64 ": %s %s", cand, (uint64_t)at_p->rip,
+           ok ? "it" : "not it", diff);
   if (!ok)
     return 0;
   return tl_go_to(tl, &back, err, errlen) < 0 ? -1 : 1;
@@ -662,10 +661,10 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   if (rc < 0)
     return -1;
   if (tl_debug())
-    deja_msg("tl: predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64
-             "/%" PRIu64 " pc %" PRIx64,
-             c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
-             rc == 0 && x ? (uint64_t)x->t.regs.rip : 0);
+    tl_say("predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64
+           "/%" PRIu64 " pc %" PRIx64,
+           c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
+           rc == 0 && x ? (uint64_t)x->t.regs.rip : 0);
   if (!ok)
     return 0;
   if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
@@ -705,8 +704,7 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
   bool before = p->kind == TL_BEFORE;
   int room = DEBUG_MAX_WPS - d->nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
-    deja_msg("tl: %d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
-             room);
+    tl_say("%d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip, room);
   for (int first = 0; room > 0 && first < ncand; first += room) {
     int k = ncand - first < room ? ncand - first : room;
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
@@ -840,9 +838,9 @@ static int try_counted(struct timeline *tl, const struct tl_pos *p, uint64_t bas
             tl->s->e.pos.stage == STAGE_RUNNING &&
             !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
-    deja_msg("tl: predecessor %" PRIx64 " (execution %" PRIu64 " since the checkpoint) of %" PRIx64
-             ": %s %s",
-             c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff);
+    tl_say("predecessor %" PRIx64 " (execution %" PRIu64 " since the checkpoint) of %" PRIx64
+           ": %s %s",
+           c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff);
   if (!ok)
     return 0;
   if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
@@ -927,9 +925,9 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
   }
   if (tl_debug())
     for (int i = 0; i < ncand; i++)
-      deja_msg("tl: predecessor %" PRIx64 " of %" PRIx64 " ran %" PRIu64
-               "%s times since the checkpoint inside the stretch",
-               cand[i], (uint64_t)at_p.rip, n[i], n[i] >= TL_NEAR_COUNTED ? " or more" : "");
+      tl_say("predecessor %" PRIx64 " of %" PRIx64 " ran %" PRIu64
+             "%s times since the checkpoint inside the stretch",
+             cand[i], (uint64_t)at_p.rip, n[i], n[i] >= TL_NEAR_COUNTED ? " or more" : "");
   /* the candidates counted exactly, then a loop's branch (the state after it) */
   for (int i = 0; i < ncand; i++) {
     int rc = n[i] && n[i] < TL_NEAR_COUNTED
@@ -1028,15 +1026,15 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
       break;
     struct tl_fork *nf = ap.fork ? tl_fork_made(tl, ap.fork) : NULL;
     if (tl_debug())
-      deja_msg("tl: close to the loop's branch %" PRIx64 ": %s %.3f ms%s", p->back_pc,
-               timing ? "the run took"
-               : nf   ? "a checkpoint, then"
-                      : "no checkpoint before it in",
-               (timing ? t1 - t0
-                : nf   ? t1 - ap.at
-                       : t1 - t0) /
-                   1e6,
-               timing ? "" : " to it");
+      tl_say("close to the loop's branch %" PRIx64 ": %s %.3f ms%s", p->back_pc,
+             timing ? "the run took"
+             : nf   ? "a checkpoint, then"
+                    : "no checkpoint before it in",
+             (timing ? t1 - t0
+              : nf   ? t1 - ap.at
+                     : t1 - t0) /
+                 1e6,
+             timing ? "" : " to it");
     if (timing) {
       t_f = t1 - t0;
       close = t_f < TL_APPROACH_NS;
@@ -1071,8 +1069,8 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
   uint64_t n = exec_counter_read(&cj);
   exec_counter_stop(&cj);
   if (tl_debug())
-    deja_msg("tl: the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, n,
-             f ? "the checkpoint before the position" : "the stretch's start");
+    tl_say("the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, n,
+           f ? "the checkpoint before the position" : "the stretch's start");
   if (rc < 0)
     return -1;
   if (n >= TL_LOOP_COUNTED)
@@ -1100,8 +1098,8 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
             (x = engine_task(&tl->s->e, p->tid)) && task_get_regs(&x->t) == 0 &&
             !regs_differ(&at_a, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
-    deja_msg("tl: the instruction before the loop's branch %" PRIx64 ": %s %s", p->back_pc,
-             ok ? "it" : "not it", diff);
+    tl_say("the instruction before the loop's branch %" PRIx64 ": %s %s", p->back_pc,
+           ok ? "it" : "not it", diff);
   if (!ok)
     return 0;
   return tl_go_to(tl, &got, err, errlen) < 0 ? -1 : 1;
@@ -1329,6 +1327,15 @@ int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_
 int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
   struct tl_pos start = {.event = 1, .kind = TL_BOUNDARY};
   return tl_go_to(tl, &start, err, errlen);
+}
+
+int timeline_run_to(struct timeline *tl, uint64_t event, char *err, size_t errlen) {
+  tl->tick_ns = tl_now_ns();
+  if (run_to_boundary(tl, event, err, errlen) < 0)
+    return -1;
+  tl->cur = (struct tl_pos){.event = event, .kind = TL_BOUNDARY};
+  tl->cur_exact = true;
+  return 0;
 }
 
 int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hit, char *err,

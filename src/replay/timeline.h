@@ -168,6 +168,9 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hi
 int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 /* Goes back to the start of the replay. 0 or -1. */
 int timeline_restart(struct timeline *tl, char *err, size_t errlen);
+/* Replays forwards from the start to the end of event EVENT (where `deja replay -g` starts
+ * the session), taking checkpoints on the way as a forward run does. 0 or -1 (ERR). */
+int timeline_run_to(struct timeline *tl, uint64_t event, char *err, size_t errlen);
 /* Saves the current position; returns its id (1, 2, ...) or -1 when there are too many. */
 int timeline_checkpoint(struct timeline *tl);
 /* Goes to checkpoint ID. 0 or -1. */

@@ -2,6 +2,7 @@
  * boundaries, at the start of each stretch searched inside and at gdb's stops, thinned out
  * beyond TL_MAX_FORKS, and the latest usable one a move backwards starts from. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,19 @@ void tl_replay_moved(struct timeline *tl) {
 }
 
 bool tl_debug(void) { return getenv("DEJA_TL_DEBUG") != NULL; }
+
+void tl_say(const char *fmt, ...) {
+  static int64_t t0;
+  int64_t now = tl_now_ns();
+  if (!t0)
+    t0 = now;
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "deja: tl: %.3f %s\n", (double)(now - t0) / 1e9, line);
+}
 
 /* Whether A and B name the same place inside a stretch (or the same boundary), whatever
  * their single steps. */
@@ -285,7 +299,7 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
   struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, whylen);
   if (!cp) {
     if (tl_debug())
-      deja_msg("tl: no checkpoint at event %" PRIu64 ": %s", pos->event, why);
+      tl_say("no checkpoint at event %" PRIu64 ": %s", pos->event, why);
     return NULL;
   }
   struct tl_fork *f = xcalloc(1, sizeof *f);
@@ -301,13 +315,19 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
   tl->run_ns = 0;
   int64_t t1 = tl_now_ns();
   evict_forks(tl);
-  /* what a checkpoint costs here (a large process takes longer to fork), smoothed */
-  tl->fork_ns = (tl->fork_ns * 3 + (tl_now_ns() - t0)) / 4;
+  /* what a checkpoint costs here (a large process takes longer to fork), smoothed; one
+   * sample counts at most four times the estimate, so that one fork slowed down by a
+   * loaded machine does not stop checkpoints for seconds (a large process's cost is
+   * still reached after a few) */
+  int64_t took = tl_now_ns() - t0;
+  if (tl->fork_ns && took > 4 * tl->fork_ns)
+    took = 4 * tl->fork_ns;
+  tl->fork_ns = (tl->fork_ns * 3 + took) / 4;
   if (tl_debug())
-    deja_msg("tl: checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64
-             " (%d kept; %.1f ms, %.1f ms evicting)",
-             pos->event, pos->kind, pos->n, pos->steps, tl->nforks, (t1 - t0) / 1e6,
-             (tl_now_ns() - t1) / 1e6);
+    tl_say("checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64
+           " (%d kept; %.1f ms, %.1f ms evicting)",
+           pos->event, pos->kind, pos->n, pos->steps, tl->nforks, (t1 - t0) / 1e6,
+           (tl_now_ns() - t1) / 1e6);
   return f;
 }
 
@@ -363,8 +383,8 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   if (!f)
     return tl_restart(tl, err, errlen);
   if (tl_debug())
-    deja_msg("tl: from the checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64,
-             f->pos.event, f->pos.kind, f->pos.n, f->pos.steps);
+    tl_say("from the checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64,
+           f->pos.event, f->pos.kind, f->pos.n, f->pos.steps);
   tl->s->e.o = &tl->quiet;
   if (replay_checkpoint_restore(tl->s, f->cp, err, errlen) < 0) {
     deja_msg("going back to a checkpoint failed (%s); replaying from the start", err);

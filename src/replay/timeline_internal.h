@@ -20,6 +20,9 @@
 
 /* DEJA_TL_DEBUG is set: the timeline says what it searches and goes to. */
 bool tl_debug(void);
+/* A line of DEJA_TL_DEBUG's: straight to deja's stderr (not to gdb's console, which
+ * shows only the end of what a command said), with the seconds since the first. */
+void tl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t tl_now_ns(void);
 /* Starts the replay again (without the program's output); the debugger's hooks stay. */
@@ -38,9 +41,9 @@ struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p, uint64
 void tl_mark_hit(struct timeline *tl, uint64_t event);
 /* The latest checkpoint inside P's stretch to go to P from, or NULL. */
 struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p);
-void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
-/* The checkpoint whose tl_fork.made is MADE, or NULL (gone). */
+/* The fork whose serial (tl_fork.made) is MADE, if it is still kept; NULL otherwise. */
 struct tl_fork *tl_fork_made(struct timeline *tl, uint64_t made);
+void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
 /* A checkpoint at the replay's position POS (NULL, with WHY saying why, when none can be
  * taken there). */
 struct tl_fork *tl_fork_why(struct timeline *tl, const struct tl_pos *pos, char *why,
@@ -72,6 +75,11 @@ bool tl_fork_due(const struct timeline *tl, int64_t min);
 void tl_tick(struct timeline *tl, bool boundary);
 /* Puts the replay at fork F (restarts it when F is NULL). 0 or -1 with ERR set. */
 int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_t errlen);
+
+/* Whether no breakpoint or watchpoint set now can trigger between checkpoints A and B
+ * (both at boundaries, A before B), told without replaying (timeline_quiet.c): false
+ * when that cannot be told. */
+bool tl_window_quiet(struct timeline *tl, const struct tl_fork *a, const struct tl_fork *b);
 
 /* Shared by timeline.c and timeline_search.c (defined in timeline.c). */
 bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr);

@@ -149,19 +149,27 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
 
 /* search() from fork F (NULL: the start) up to P; when the breakpoints did not fit in the
  * debug registers to be counted (*COUNT), again from F trapping them (*COUNT false from
- * then on). */
-static int search_from(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
-                       bool *count, struct tl_last *last, char *err, size_t errlen) {
-  if (tl_start_from(tl, f, err, errlen) < 0 ||
-      search(tl, p, UINT64_MAX, *count, last, err, errlen) < 0)
-    return -1;
-  if (!*count || !tl->d->count_failed)
-    return 0;
-  *count = false;
-  *last = (struct tl_last){0};
-  if (tl_start_from(tl, f, err, errlen) < 0)
-    return -1;
-  return search(tl, p, UINT64_MAX, false, last, err, errlen);
+ * then on). F is kept meanwhile (the checkpoints the search takes would evict it). */
+static int search_from(struct timeline *tl, struct tl_fork *f, const struct tl_pos *p, bool *count,
+                       struct tl_last *last, char *err, size_t errlen) {
+  if (f)
+    f->users++;
+  int rc = tl_start_from(tl, f, err, errlen);
+  if (rc == 0)
+    rc = search(tl, p, UINT64_MAX, *count, last, err, errlen);
+  if (rc == 0 && tl_debug())
+    tl_say("searched events %" PRIu64 " to %" PRIu64 ": found %d", f ? f->pos.event : 0, p->event,
+           last->found);
+  if (rc == 0 && *count && tl->d->count_failed) {
+    *count = false;
+    *last = (struct tl_last){0};
+    rc = tl_start_from(tl, f, err, errlen);
+    if (rc == 0)
+      rc = search(tl, p, UINT64_MAX, false, last, err, errlen);
+  }
+  if (f)
+    f->users--;
+  return rc;
 }
 
 /* The last hit before P in P's stretch from the hits counted there, when the replay is
@@ -340,7 +348,7 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   tl->cur_exact = false;
   /* From the latest checkpoint at a boundary before P; without a hit there, from the one
    * before that up to it, and so on (the last window starts at the start). */
-  const struct tl_fork *f =
+  struct tl_fork *f =
       tl_best_fork(tl, &p, p.kind == TL_BOUNDARY && !p.steps ? p.event : p.event + 1);
   bool from_fork = f != NULL || counted == 0;
   uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
@@ -358,14 +366,14 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
   if (tl_debug() && counted >= 0)
-    deja_msg("tl: the hits counted in P's stretch name the last one: found %d", counted);
+    tl_say("the hits counted in P's stretch name the last one: found %d", counted);
   if (tl_debug())
-    deja_msg("tl: from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
-             " steps %" PRIu64 "; last hit: found %d%s event %" PRIu64
-             " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " pc %" PRIx64,
-             p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
-             lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
-             last.addr, last.n, last.pc);
+    tl_say("from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64
+           "; last hit: found %d%s event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
+           " pc %" PRIx64,
+           p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
+           lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
+           last.addr, last.n, last.pc);
   /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
    * (after P's pc is set back to the jump before, if it is), from P's place. */
   struct tl_pos base = p;
@@ -414,6 +422,9 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
       found = stepped_hit = true;
     }
   }
+  /* the checkpoint at the end of the next window (when it is one): a window whose
+   * pages show no hit is passed over */
+  uint64_t later = f && f->pos.event == window_start ? f->made : 0;
   /* windows that start after FLOOR: a hit before it is not wanted */
   while (!found && from_fork && window_start > floor) {
     struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
@@ -421,6 +432,14 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
     from_fork = f != NULL;
     window_start = f ? f->pos.event : 0;
     lh = (struct tl_last){0};
+    if (tl_window_quiet(tl, f, tl_fork_made(tl, later))) {
+      if (tl_debug())
+        tl_say("no hit can be in events %" PRIu64 " to %" PRIu64 " (their pages)", f->pos.event,
+               end.event);
+      later = f->made;
+      continue;
+    }
+    later = f ? f->made : 0;
     if (search_from(tl, f, &end, &count, &lh, err, errlen) < 0)
       return -1;
     last = lh.pos;

@@ -104,6 +104,7 @@ char *task_read_str(struct task *t, uint64_t addr, size_t max) {
 }
 
 int task_resume(struct task *t, int req, int sig) {
+  t->last_req = req;
   return ptrace(req, t->tid, 0, (void *)(long)sig) < 0 ? -1 : 0;
 }
 
@@ -124,6 +125,7 @@ int task_classify_stop(pid_t tid, int status, struct stop *st) {
     st->kind = info.op == PTRACE_SYSCALL_INFO_EXIT ? STOP_SYSCALL_EXIT : STOP_SYSCALL_ENTRY;
   } else if (event == PTRACE_EVENT_SECCOMP) {
     st->kind = STOP_SYSCALL_ENTRY; /* a call the recorder's seccomp filter traces */
+    st->seccomp = true;
   } else if (event == PTRACE_EVENT_STOP) {
     st->kind = STOP_GROUP;
     st->sig = sig;
@@ -137,15 +139,52 @@ int task_classify_stop(pid_t tid, int status, struct stop *st) {
   return 0;
 }
 
-int task_wait(struct task *t, struct stop *st) {
+int task_note_stop(struct task *t, const struct stop *st) {
+  if (!t->seccomp_traced)
+    return 0;
+  if (st->seccomp && t->after_entry) {
+    t->after_entry = false;
+    return task_resume(t, t->last_req, 0) < 0 ? -1 : 1;
+  }
+  /* PTRACE_SYSEMU skips the call before the filter sees it */
+  t->after_entry = st->kind == STOP_SYSCALL_ENTRY && !st->seccomp && t->last_req != PTRACE_SYSEMU &&
+                   t->last_req != PTRACE_SYSEMU_SINGLESTEP;
+  return 0;
+}
+
+int task_resume_into_call(struct task *t, int req) {
+  if (task_resume(t, req, 0) < 0)
+    return -1;
+  if (!t->seccomp_traced || !t->after_entry)
+    return 0;
+  struct stop st;
   int status;
   pid_t r;
   do {
     r = waitpid(t->tid, &status, __WALL);
   } while (r < 0 && errno == EINTR);
-  if (r < 0)
+  if (r < 0 || task_classify_stop(r, status, &st) < 0)
     return -1;
-  return task_classify_stop(r, status, st);
+  if (task_note_stop(t, &st) != 1) {
+    errno = EPROTO; /* not the filter's stop */
+    return -1;
+  }
+  return 0;
+}
+
+int task_wait(struct task *t, struct stop *st) {
+  for (;;) {
+    int status;
+    pid_t r;
+    do {
+      r = waitpid(t->tid, &status, __WALL);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0 || task_classify_stop(r, status, st) < 0)
+      return -1;
+    int n = task_note_stop(t, st);
+    if (n <= 0)
+      return n;
+  }
 }
 
 int task_resume_until(struct task *t, int req, enum stop_kind want, pid_t *child) {

@@ -15,6 +15,12 @@ struct task {
   pid_t tid;
   int mem_fd;                   /* /proc/TID/mem, reopened after exec */
   struct user_regs_struct regs; /* cached by task_get_regs */
+  /* Replay's seccomp filter traces the task's calls (replay_seccomp.c): a seccomp stop
+   * right after the entry stop of the same call (resumed with PTRACE_SYSCALL to run it)
+   * says nothing new, and task_wait passes over it. */
+  bool seccomp_traced;
+  bool after_entry; /* the last stop was the entry of a call that will reach the filter */
+  int last_req;     /* the last resume request */
 };
 
 /* What a waitpid() stop means. */
@@ -29,10 +35,12 @@ enum stop_kind {
 
 struct stop {
   enum stop_kind kind;
-  int sig;    /* STOP_SIGNAL, STOP_GROUP */
-  int event;  /* STOP_EVENT */
-  int status; /* raw wait status */
-  pid_t pid;  /* the task that stopped */
+  int sig;      /* STOP_SIGNAL, STOP_GROUP */
+  int event;    /* STOP_EVENT */
+  int status;   /* raw wait status */
+  pid_t pid;    /* the task that stopped */
+  bool seccomp; /* STOP_SYSCALL_ENTRY: a seccomp filter's stop (the call runs when resumed
+                   unless its number is set to -1) */
 };
 
 int task_open_mem(struct task *t);
@@ -54,6 +62,13 @@ int task_resume(struct task *t, int req, int sig);
 /* Classifies the wait STATUS of task TID. Returns 0 or -1. */
 int task_classify_stop(pid_t tid, int status, struct stop *st);
 /* Waits for the next stop of T and classifies it. Returns 0 or -1. */
+/* After waitpid reported ST for T: 1 when it was a seccomp stop that says nothing new
+ * (struct task's seccomp_traced) and T was resumed past it (wait again), 0 otherwise, -1 if
+ * T could not be resumed. task_wait does this itself. */
+int task_note_stop(struct task *t, const struct stop *st);
+/* Resumes T, stopped at a call's entry, into the call with REQ, past the seccomp stop
+ * that follows under replay's filter (for callers that wait for another task next). */
+int task_resume_into_call(struct task *t, int req);
 int task_wait(struct task *t, struct stop *st);
 
 /* Resumes T with REQ until a stop of kind WANT. Passes over the stops an injected call can

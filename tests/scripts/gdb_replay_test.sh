@@ -6,8 +6,9 @@
 # not the program's printed output, which deja writes from the trace's events. EXPECT
 # holds one extended regular expression per line, matched against one line of output
 # each; blank lines and lines starting with '#' are ignored, a line starting with
-# 'avx: ' is checked only on CPUs with AVX, and a line starting with '!' is a pattern no
-# line of the output may match.
+# 'avx: ' is checked only on CPUs with AVX, one starting with 'frames: ' only where deja can
+# read page frame numbers (CAP_SYS_ADMIN: reverse-continue passes over windows whose pages
+# show no hit), and a line starting with '!' is a pattern no line of the output may match.
 # gdb commands may append the process groups of the replay to $DEJA_TEST_PGIDS (`shell ps -o
 # pgid= --ppid $(ps -o ppid= -p $PPID) >>$DEJA_TEST_PGIDS`): once deja replay has exited no
 # live process may be left in them (checkpoint forks are killed when the session ends).
@@ -97,12 +98,19 @@ show_output() {
 check_patterns() {
     has_avx=0
     grep -qw avx /proc/cpuinfo 2>/dev/null && has_avx=1
-    awk -v has_avx=$has_avx '
+    # CAP_SYS_ADMIN is bit 21 of the effective capabilities
+    caps=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+    has_frames=$(( (0x${caps:-0} >> 21) & 1 ))
+    awk -v has_avx=$has_avx -v has_frames=$has_frames '
         NR == FNR {
             if ($0 ~ /^#/ || $0 ~ /^[ \t]*$/) next
             if ($0 ~ /^avx: /) {
                 if (!has_avx) { print "skipped (no AVX on this CPU): " $0; next }
                 sub(/^avx: /, "")
+            }
+            if ($0 ~ /^frames: /) {
+                if (!has_frames) { print "skipped (page frames not readable): " $0; next }
+                sub(/^frames: /, "")
             }
             if ($0 ~ /^!/) { absent[nabsent++] = substr($0, 2); next }
             patterns[npatterns++] = $0

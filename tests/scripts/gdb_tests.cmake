@@ -41,7 +41,7 @@ endfunction()
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
-        reverse_inside reverse_stepi reverse_events libc_breaks)
+        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -49,6 +49,7 @@ target_link_libraries(gdb_program_spin_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_crash_thread PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
 target_link_libraries(gdb_program_threads_state PRIVATE pthread)
+target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -135,3 +136,8 @@ deja_gdb_test(reverse_inside_disabled reverse_inside)
 # a position the search cannot reach: gdb is told why and the session goes on
 deja_gdb_test(reverse_error reverse_stepi)
 set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)
+# across a thread's thousands of system calls (DEJA_TL_DEBUG shows the windows passed
+# over); from `deja replay -g N', starting at the checkpoints taken on the way there
+deja_gdb_test(reverse_many reverse_many)
+deja_gdb_test(reverse_goto reverse_many MODE goto)
+set_tests_properties(gdb_reverse_many gdb_reverse_goto PROPERTIES ENVIRONMENT DEJA_TL_DEBUG=1)

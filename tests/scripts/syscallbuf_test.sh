@@ -17,6 +17,9 @@
 #   futex PROGRAM     PROGRAM's futex wakes and waits are buffered, its waits that blocked
 #                     (untimed, and timed ones that then timed out: made again from the
 #                     start) were restarted as traced calls, and it replays.
+#   mmap-diverge TRACE_EDIT PROGRAM  the first buffered mmap of PROGRAM's recording is
+#                     edited to have returned an address replay cannot map there (the
+#                     program's own first page): replaying exits 3 naming the mmap.
 #   diverge PROGRAM   replaying PROGRAM (whose buffered calls differ in replay) exits 3
 #                     with a message naming the recorded and the replayed call.
 # usage: syscallbuf_test.sh DEJA used|restarted|buffered|dump|output|futex|diverge ... PROGRAM [ARG...]
@@ -106,6 +109,26 @@ futex)
   grep -A1 'then one restarted traced' "$tmp/dump" | grep -q ' futex(.*) = -110$' \
     || fail "no blocked timed futex wait was restarted as a traced one and timed out (ETIMEDOUT)"
   "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
+  ;;
+mmap-diverge)
+  edit=$1
+  shift
+  "$deja" record -o "$tmp/t" "$@" >/dev/null 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"
+  line=$("$deja" dump "$tmp/t" | grep -m1 ' sbuf .* mmap=')
+  [ -n "$line" ] || fail "no buffered mmap in the recording"
+  ev=${line%% *}
+  calls=${line#*: }
+  n=0
+  for c in $calls; do
+    n=$((n + 1))
+    case "$c" in mmap=*) break ;; esac
+  done
+  "$edit" "$tmp/t" "$ev" call-result "$n" 0x555555554000 || fail "trace_edit failed"
+  "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err"
+  status=$?
+  [ $status -eq 3 ] || fail "replay exited $status, expected 3 (divergence); stderr: $(cat "$tmp/rep.err")"
+  grep -q "mmap returned -17 (.*) in replay, recorded 93824992231424 (0x555555554000)" "$tmp/rep.err" \
+    || fail "the divergence message does not name the mmap and its addresses: $(cat "$tmp/rep.err")"
   ;;
 diverge)
   "$deja" record -o "$tmp/t" "$@" >/dev/null 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"

@@ -54,9 +54,20 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
     print(sum(pool.map(lambda x: x * x, range(3000))))
 ]=])
 
+# Anonymous private mmap, munmap, brk and mprotect are buffered; replay makes them from
+# the library at the recorded addresses (and before a state point it restores). Threads
+# doing so concurrently are preempted between them (state points). A recorded address
+# the replay cannot get (edited into the trace: one already mapped) is a divergence.
+deja_rr_program_test(sbuf_addr_space)
+deja_rr_program_test(sbuf_addr_space_threads VARY 4)
+add_test(NAME syscallbuf_munmap COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> buffered munmap 400 $<TARGET_FILE:sbuf_addr_space>)
+add_test(NAME syscallbuf_mmap_diverge COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> mmap-diverge $<TARGET_FILE:trace_edit> $<TARGET_FILE:sbuf_addr_space>)
+
 # Without the buffer (-n): every call traced.
 foreach(program hello file_io stat_calls dir_listing pipe_basic mt_condvar_pingpong pt_fork_wait
-    sig_alarm_eintr_read sbuf_calls sbuf_signals sbuf_fork_exec sbuf_futex_sync)
+    sig_alarm_eintr_read sbuf_calls sbuf_signals sbuf_fork_exec sbuf_futex_sync sbuf_addr_space)
   deja_rr_test(${program}_nobuf COMMAND $<TARGET_FILE:${program}> RECORD_ARGS -n)
 endforeach()
 deja_rr_test(real_ls_nobuf COMMAND ls -la /usr/lib RECORD_ARGS -n)
@@ -77,3 +88,7 @@ set_tests_properties(syscallbuf_used syscallbuf_diverge syscallbuf_restarted sys
 # gdb on a replay with buffered calls: a watchpoint on memory a buffered call wrote.
 deja_gdb_program(sbuf_watch)
 deja_gdb_test(sbuf_watch sbuf_watch)
+# ...and on memory from buffered mmap/munmap/brk calls, with a checkpoint and reverse
+# execution across them.
+deja_gdb_program(sbuf_heap)
+deja_gdb_test(sbuf_heap sbuf_heap)

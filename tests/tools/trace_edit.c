@@ -4,6 +4,8 @@
  *
  *   trace_edit TRACE EVENT result VALUE        set a system call event's result
  *   trace_edit TRACE EVENT output OFFSET       change one byte of an event's recorded output
+ *   trace_edit TRACE EVENT call-result N VALUE set the result of buffered call N (from 1) of
+ *                                              an sbuf event
  *   trace_edit TRACE EVENT reg NAME VALUE      set a register (rip, rsp, rax, ...) of an
  *                                              event's recorded registers
  *   trace_edit TRACE EVENT file PATH           make an exec or mmap event name a copy of
@@ -33,6 +35,7 @@
 #include "trace/trace_event.h"
 #include "cli/trace_dir.h"
 #include "trace/trace_stream.h"
+#include "preload/syscallbuf_abi.h"
 #include "replay/replay_syscallbuf.h"
 
 static const char *prog = "trace_edit";
@@ -41,6 +44,7 @@ static int usage(void) {
   fprintf(stderr,
           "usage: %s TRACE EVENT result VALUE | TRACE EVENT output OFFSET |\n"
           "       %s TRACE EVENT reg NAME VALUE | TRACE EVENT file PATH |\n"
+          "       TRACE EVENT call-result N VALUE |\n"
           "       TRACE print-output [-q] | TRACE run [-q]\n",
           prog, prog);
   return 2;
@@ -168,6 +172,27 @@ static int apply(struct edit *e, struct event *ev) {
     }
     ev->result = (int64_t)e->value;
     return 0;
+  }
+  if (strcmp(e->what, "call-result") == 0) {
+    uint64_t n = strtoull(e->name, NULL, 0);
+    uint32_t len = ev->kind == EV_SBUF ? syscallbuf_records_len(ev) : 0;
+    e->out = malloc(ev->sbuf_len ? ev->sbuf_len : 1);
+    memcpy(e->out, ev->sbuf_data, ev->sbuf_len);
+    for (uint32_t at = 0, i = 1; at + sizeof(struct sbuf_rec) <= len; i++) {
+      struct sbuf_rec rec;
+      memcpy(&rec, e->out + at, sizeof rec);
+      if (rec.size < sizeof rec || rec.size > len - at)
+        break;
+      if (i == n) {
+        rec.ret = (int64_t)e->value;
+        memcpy(e->out + at, &rec, sizeof rec);
+        ev->sbuf_data = e->out;
+        return 0;
+      }
+      at += rec.size;
+    }
+    fprintf(stderr, "%s: event %" PRIu64 " has no buffered call %" PRIu64 "\n", prog, e->evno, n);
+    return -1;
   }
   if (strcmp(e->what, "output") == 0 && ev->kind == EV_SBUF) {
     /* the OFFSET-th byte of the buffered writes' output, in order */
@@ -356,7 +381,7 @@ int main(int argc, char **argv) {
     e.trace = argv[1];
     if (strcmp(e.what, "file") == 0 && argc == 5) {
       e.name = argv[4];
-    } else if (strcmp(e.what, "reg") == 0 && argc == 6) {
+    } else if ((strcmp(e.what, "reg") == 0 || strcmp(e.what, "call-result") == 0) && argc == 6) {
       e.name = argv[4];
       if (parse_u64(argv[5], &e.value) < 0)
         return usage();

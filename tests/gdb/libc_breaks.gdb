@@ -1,0 +1,12 @@
+break getpid
+break dup
+continue
+bt
+continue
+bt
+reverse-continue
+bt
+continue
+bt
+delete
+continue

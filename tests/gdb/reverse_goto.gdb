@@ -1,0 +1,6 @@
+monitor when
+watch -l value
+reverse-continue
+print value
+delete
+continue
