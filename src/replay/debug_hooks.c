@@ -448,7 +448,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     return HOOK_STOP;
   }
   if (slot >= 0 && (dr6 & (1ul << slot)) && !(dr6 & (DR6_SINGLE_STEP)) && si.si_code != TRAP_TRACE)
-    return HOOK_AGAIN; /* the target's watchpoint, not its n-th trigger yet */
+    return HOOK_AGAIN;                   /* the target's watchpoint, not its n-th trigger yet */
   bool hw_at_pc = hw_arrival(d, x, dr6); /* stopped before the instruction */
   if ((si.si_code == SI_KERNEL && inserted_at_pc) || hw_at_pc) {
     if (hw_at_pc) {

@@ -69,7 +69,7 @@ struct rptask {
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
   struct thread_kstate k;
-  bool fork_advice; /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
+  bool fork_advice;         /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
   int libc_patch;           /* enum libc_patch_state of its process (libc_patch.h) */
   uint64_t libc_patch_text; /* ...the address the patcher made writable */
 };
