@@ -533,13 +533,9 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
   struct replay_debug *d = ctx;
   if (!d->interrupted && !d->slice_sent && !(d->slice_at && x->rec_pid == d->pid && !d->blind)) {
     /* nothing to poll (a search, a blind run): the stop itself is waited for, which saves
-     * a poll and a signal wait per stop */
-    int status;
-    pid_t p;
-    do
-      p = waitpid(x->t.tid, &status, __WALL);
-    while (p < 0 && errno == EINTR);
-    return p < 0 ? -1 : task_classify_stop(p, status, st);
+     * a poll and a signal wait per stop (task_wait passes over replay's seccomp filter's
+     * stop after an entry stop, as task_note_stop does below) */
+    return task_wait(&x->t, st);
   }
   sigset_t chld, old;
   sigemptyset(&chld);

@@ -381,8 +381,14 @@ static void resume_backwards(struct gdb_adapter *a, enum gdb_resume_action actio
   pid_t who = tid > 0 ? tid : a->last.tid;
   struct tl_pos from = a->tl.cur;
   struct event_brief ev;
-  int rc = action == GDB_CONTINUE ? reverse_continue(a, &hit, &ev, err, sizeof err)
-                                  : timeline_reverse_step(&a->tl, who, &hit, err, sizeof err);
+  int rc;
+  if (action == GDB_CONTINUE)
+    rc = reverse_continue(a, &hit, &ev, err, sizeof err);
+  else if (a->last.kind == GDB_STOP_SYSCALL_ENTRY && who == a->last.tid)
+    /* from a call's entry one instruction back is its `syscall`: the position noted */
+    rc = timeline_go_to(&a->tl, &from, err, sizeof err) < 0 ? -1 : 1;
+  else
+    rc = timeline_reverse_step(&a->tl, who, &hit, err, sizeof err);
   a->exited = false;
   if (rc < 0) {
     deja_msg("cannot %s: %s", action == GDB_CONTINUE ? "reverse-continue" : "reverse-stepi", err);

@@ -210,6 +210,23 @@ struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res) {
   return p;
 }
 
+/* The entry of a traced call (catch syscall, RES) as a position: its task's arrival at
+ * the `syscall` instruction, the first in the stretch (the stretch ends with that call),
+ * so that reverse-continue searches the code before the call too. False when the task's
+ * registers cannot be read. */
+static bool syscall_entry_pos(struct timeline *tl, const struct replay_result *res,
+                              struct tl_pos *c) {
+  struct rptask *x = engine_task(&tl->s->e, res->stop.rec_tid);
+  if (!x || task_get_regs(&x->t) < 0)
+    return false;
+  *c = (struct tl_pos){.event = res->event - 1,
+                       .kind = TL_ARRIVAL,
+                       .tid = res->stop.rec_tid,
+                       .addr = x->t.regs.rip - 2, /* syscall: 0f 05 */
+                       .n = 1};
+  return true;
+}
+
 void timeline_note(struct timeline *tl, const struct replay_result *res, bool step) {
   struct tl_pos *c = &tl->cur;
   switch (res->what) {
@@ -225,6 +242,8 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
       /* not at every stop: a conditional breakpoint gdb resumes from at once */
       if (!step && tl_fork_due(tl, TL_STOP_FORK_NS))
         tl_fork_here(tl, c);
+    } else if (res->stop.kind == RSTOP_SYSCALL && syscall_entry_pos(tl, res, c)) {
+      tl->cur_exact = false; /* the task is past that arrival: in the call's entry */
     } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&
                (!c->steps || c->step_tid == res->stop.rec_tid)) {
       c->steps++;

@@ -10,6 +10,7 @@
 volatile int round_no;
 volatile int got;
 volatile long ppid;
+volatile int stage; /* written right before the call, in its stretch */
 
 static void on_usr1(int sig) { got += sig; }
 
@@ -20,6 +21,7 @@ int main(void) {
   sigaction(SIGUSR1, &sa, NULL);
   for (round_no = 1; round_no <= 3; round_no++) {
     raise(SIGUSR1);
+    stage = round_no * 10;
     ppid = syscall(SYS_getppid);
   }
   round_no = 100;

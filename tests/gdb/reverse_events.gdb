@@ -1,6 +1,6 @@
 # reverse-continue stops at signals and caught system call returns, the last ones first
 handle SIGUSR1 nostop noprint pass
-break 25
+break 27
 continue
 handle SIGUSR1 stop print pass
 reverse-continue

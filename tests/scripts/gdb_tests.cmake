@@ -99,6 +99,7 @@ deja_gdb_test(libc_breaks libc_breaks)
 deja_gdb_test(reverse reverse)
 deja_gdb_test(reverse_run reverse)
 deja_gdb_test(reverse_events reverse_events)
+deja_gdb_test(reverse_entry reverse_events)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
