@@ -650,6 +650,18 @@ static int predecessors_of(struct rptask *x, uint64_t addr, uint64_t *out, int m
   return n;
 }
 
+/* A candidate's single step landed on the position (RES: that step): the replay goes
+ * back to the candidate AT; a watchpoint the step triggered is what going back over it
+ * undoes. 1, or -1. */
+static int predecessor_found(struct timeline *tl, const struct replay_result *res,
+                             const struct tl_pos *at, char *err, size_t errlen) {
+  if (res->what == REPLAY_STOP && res->stop.kind == RSTOP_WATCHPOINT) {
+    tl->undone = res->stop; /* going back over it is that watchpoint's trigger */
+    tl->have_undone = true;
+  }
+  return tl_go_to(tl, at, err, errlen) < 0 ? -1 : 1;
+}
+
 /* Whether the instruction before P is candidate C's K-th execution in P's stretch: from
  * its K-th arrival one single step lands on W (the task's pc at P, reached W_BEFORE times
  * before P) with P's registers (AT_P). Then goes there: 1. 0: not it; -1: failed. */
@@ -684,13 +696,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
            "/%" PRIu64 " pc %" PRIx64,
            c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
            rc == 0 && x ? (uint64_t)x->t.regs.rip : 0);
-  if (!ok)
-    return 0;
-  if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
-    tl->undone = res.stop; /* going back over it is that watchpoint's trigger */
-    tl->have_undone = true;
-  }
-  return tl_go_to(tl, &at, err, errlen) < 0 ? -1 : 1;
+  return ok ? predecessor_found(tl, &res, &at, err, errlen) : 0;
 }
 
 /* The instruction of P's task before P (just before the write of a trigger, TL_BEFORE),
@@ -860,13 +866,7 @@ static int try_counted(struct timeline *tl, const struct tl_pos *p, uint64_t bas
     tl_say("predecessor %" PRIx64 " (execution %" PRIu64 " since the checkpoint) of %" PRIx64
            ": %s %s",
            c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff);
-  if (!ok)
-    return 0;
-  if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
-    tl->undone = res.stop; /* going back over it is that watchpoint's trigger */
-    tl->have_undone = true;
-  }
-  return tl_go_to(tl, &at, err, errlen) < 0 ? -1 : 1;
+  return ok ? predecessor_found(tl, &res, &at, err, errlen) : 0;
 }
 
 /* The instruction before P (an arrival, or just before a write: TL_BEFORE) counted from
