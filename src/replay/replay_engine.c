@@ -233,6 +233,24 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
   }
 }
 
+/* A signal without a handler was delivered by a single step that entered the system call
+ * right after (a state point in front of it): that call belongs to a later event, so the
+ * task leaves the entry without making it and stands on its `syscall` instruction again.
+ * 0 or -1. */
+static int leave_entry_unmade(struct rptask *x) {
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  struct user_regs_struct back = x->t.regs, skip = x->t.regs;
+  skip.orig_rax = (uint64_t)-1;
+  if (task_set_regs(&x->t, &skip) < 0 ||
+      task_resume_until(&x->t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0)
+    return -1;
+  regs_back_over_syscall(&back);
+  back.rax = back.orig_rax;
+  back.orig_rax = (uint64_t)-1;
+  return task_set_regs(&x->t, &back);
+}
+
 int replay_settle(struct replay_engine *e, struct rptask *x) {
   struct stop st;
   char buf[256];
@@ -263,6 +281,8 @@ int replay_settle(struct replay_engine *e, struct rptask *x) {
     while (st.kind == STOP_SIGNAL && st.sig != SIGTRAP && foreign_stop(x, &st))
       if (task_resume(&x->t, PTRACE_SINGLESTEP, 0) < 0 || task_wait(&x->t, &st) < 0)
         return -1;
+    if (st.kind == STOP_SYSCALL_ENTRY)
+      return leave_entry_unmade(x);
     /* A group stop instead: a stop signal without a handler stopped the task (where
      * the recorder took its state point), or the process was stopped meanwhile (the
      * replayed program's own job control). The signal is delivered either way (its

@@ -59,7 +59,7 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
 # doing so concurrently are preempted between them (state points). A recorded address
 # the replay cannot get (edited into the trace: one already mapped) is a divergence.
 deja_rr_program_test(sbuf_addr_space)
-deja_rr_program_test(sbuf_addr_space_threads VARY 4)
+deja_rr_program_test(sbuf_addr_space_threads VARY 8)
 add_test(NAME syscallbuf_munmap COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
   $<TARGET_FILE:deja> buffered munmap 400 $<TARGET_FILE:sbuf_addr_space>)
 add_test(NAME syscallbuf_mmap_diverge COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
