@@ -31,8 +31,10 @@
 /* pushf; movzx ecx,byte [rsp+1]; movzx ecx,byte [rcx+TF_TABLE]; mov [rsp+1],cl (the saved
  * flags without TF); mov rcx,[rsp+16]; mov r11,[rip-53] (the divert word); not r11;
  * lea rcx,[rcx+r11+1]; jrcxz divert; mov rcx,[rsp+16]; mov rax,[rcx]; mov r11,[rsp];
- * lea rsp,[rsp+8]; mov ecx,0x70000002; ret: the recorded result, read through the pointer
- * the caller pushed, with rcx and r11 as the recording's `syscall` left them. A call the
+ * lea rsp,[rsp+8]; mov ecx,0x70000002; jmp 0x70000002 (the entry's `ret`): the recorded
+ * result, read through the pointer the caller pushed, with rcx and r11 as the recording's
+ * `syscall` left them, passing where the recording's `syscall` returned (a state point
+ * taken there is reached when its stretch runs under a debugger). A call the
  * recorder restarted as a traced one (it blocked) is diverted (SBUF_DIVERT_CODE:
  * lea rsp,[rsp+8]; jmp SBUF_TRACED_ENTRY) to the traced `syscall`, reached with the
  * flags and registers it had when recorded. No instruction here changes the flags, so
@@ -46,7 +48,7 @@
         0x24, 0x01, 0x48, 0x8b, 0x4c, 0x24, 0x10, 0x4c, 0x8b, 0x1d, 0xcb, 0xff, 0xff, 0xff, 0x49,  \
         0xf7, 0xd3, 0x4a, 0x8d, 0x4c, 0x19, 0x01, 0xe3, 0xc9, 0x48, 0x8b, 0x4c, 0x24, 0x10, 0x48,  \
         0x8b, 0x01, 0x4c, 0x8b, 0x1c, 0x24, 0x48, 0x8d, 0x64, 0x24, 0x08, 0xb9, 0x02, 0x00, 0x00,  \
-        0x70, 0xc3                                                                                 \
+        0x70, 0xeb, 0x83                                                                           \
   }
 /* 256 bytes: byte i is i with bit 0 (the trap flag of the flags' second byte) clear. */
 #define SBUF_TF_TABLE_OFF 256

@@ -1,0 +1,4 @@
+break 28
+continue
+print total > 0
+continue
