@@ -172,6 +172,29 @@ static int search_from(struct timeline *tl, struct tl_fork *f, const struct tl_p
   return rc;
 }
 
+/* The N-th hit, counted in P's stretch, of breakpoint or watchpoint I (breakpoints first,
+ * then watchpoints, as in replay_debug) as the last hit before P. */
+static struct tl_last counted_hit(struct timeline *tl, const struct tl_pos *p, int i, uint64_t n) {
+  const struct replay_debug *d = tl->d;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  bool watch = i >= d->nbps;
+  const struct debug_watch *w = watch ? &d->wps[i - d->nbps] : NULL;
+  uint64_t addr = watch ? w->addr : d->bps[i];
+  return (struct tl_last){.found = true,
+                          .pos = {.event = p->event,
+                                  .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
+                                  .tid = p->tid,
+                                  .addr = addr,
+                                  .len = watch ? w->len : 0,
+                                  .type = watch ? w->type : 0,
+                                  .n = n},
+                          .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
+                                   .rec_pid = x ? x->rec_pid : 0,
+                                   .rec_tid = p->tid,
+                                   .addr = addr,
+                                   .watch_type = watch ? w->type : 0}};
+}
+
 /* The last hit before P in P's stretch from the hits counted there, when the replay is
  * at P (no single steps after its place) and every breakpoint and watchpoint set has all
  * its hits in the stretch counted: 1 (*LAST) when one of them has hits (its last one is
@@ -202,22 +225,7 @@ static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct 
   }
   if (with != 1)
     return with ? -1 : 0;
-  struct rptask *x = engine_task(&tl->s->e, p->tid);
-  bool watch = which >= d->nbps;
-  const struct debug_watch *w = watch ? &d->wps[which - d->nbps] : NULL;
-  *last = (struct tl_last){.found = true,
-                           .pos = {.event = p->event,
-                                   .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
-                                   .tid = p->tid,
-                                   .addr = watch ? w->addr : d->bps[which],
-                                   .len = watch ? w->len : 0,
-                                   .type = watch ? w->type : 0,
-                                   .n = n},
-                           .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
-                                    .rec_pid = x ? x->rec_pid : 0,
-                                    .rec_tid = p->tid,
-                                    .addr = watch ? w->addr : d->bps[which],
-                                    .watch_type = watch ? w->type : 0}};
+  *last = counted_hit(tl, p, which, n);
   return 1;
 }
 
@@ -255,28 +263,14 @@ static int last_hit_based(struct timeline *tl, const struct tl_pos *p, struct tl
     return 1;
   }
   const struct tl_fork *b = tl_fork_made(tl, p->base);
-  struct rptask *x = engine_task(&tl->s->e, p->tid);
   int with = 0;
   for (int i = 0; b && i < d->nbps + d->nwps; i++) {
     bool watch = i >= d->nbps;
-    const struct debug_watch *w = watch ? &d->wps[i - d->nbps] : NULL;
-    uint64_t addr = watch ? w->addr : d->bps[i], n = 0;
+    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i], n = 0;
     if (!tl_fork_count(b, watch, p->tid, addr, &n) || !n)
       continue;
     with++;
-    *last = (struct tl_last){.found = true,
-                             .pos = {.event = p->event,
-                                     .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
-                                     .tid = p->tid,
-                                     .addr = addr,
-                                     .len = watch ? w->len : 0,
-                                     .type = watch ? w->type : 0,
-                                     .n = n},
-                             .stop = {.kind = watch ? RSTOP_WATCHPOINT : RSTOP_BREAKPOINT,
-                                      .rec_pid = x ? x->rec_pid : 0,
-                                      .rec_tid = p->tid,
-                                      .addr = addr,
-                                      .watch_type = watch ? w->type : 0}};
+    *last = counted_hit(tl, p, i, n);
   }
   *order = with > 1;
   return with ? 1 : 0;
