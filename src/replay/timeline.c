@@ -1284,6 +1284,17 @@ int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
   return tl_go_to(tl, &anchor, err, errlen);
 }
 
+int tl_undo_watch_stop(struct timeline *tl, const struct tl_pos *p, struct replay_stop *stop,
+                       char *err, size_t errlen) {
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  *stop = (struct replay_stop){.kind = RSTOP_WATCHPOINT,
+                               .rec_pid = x ? x->rec_pid : 0,
+                               .rec_tid = p->tid,
+                               .addr = p->addr,
+                               .watch_type = p->type};
+  return tl_go_before(tl, p, err, errlen);
+}
+
 /* From ANCHOR, single steps of P's task (up to LIMIT) until it is at P's arrival or
  * makes P's trigger: 1 when found (*STEPS: the steps before), 0 when not, -1. */
 static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *a,
@@ -1365,13 +1376,7 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hi
   tl->have_undone = false;
   if (p.kind == TL_TRIGGER && !p.steps && tl_user_watchpoint(tl->d, &p)) {
     /* back over the write that triggered it */
-    struct rptask *x = engine_task(&tl->s->e, p.tid);
-    tl->undone = (struct replay_stop){.kind = RSTOP_WATCHPOINT,
-                                      .rec_pid = x ? x->rec_pid : 0,
-                                      .rec_tid = p.tid,
-                                      .addr = p.addr,
-                                      .watch_type = p.type};
-    if (tl_go_before(tl, &p, err, errlen) < 0)
+    if (tl_undo_watch_stop(tl, &p, &tl->undone, err, errlen) < 0)
       return -1;
     *hit = tl->undone;
     return 2;

@@ -43,6 +43,10 @@ void tl_mark_hit(struct timeline *tl, uint64_t event);
 struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p);
 /* The fork whose serial (tl_fork.made) is MADE, if it is still kept; NULL otherwise. */
 struct tl_fork *tl_fork_made(struct timeline *tl, uint64_t made);
+/* P is a watchpoint's stop (its trigger): goes just before the write that made it, with
+ * *STOP that watchpoint's stop (what going back over it undoes). 0 or -1. */
+int tl_undo_watch_stop(struct timeline *tl, const struct tl_pos *p, struct replay_stop *stop,
+                       char *err, size_t errlen);
 void tl_drop_fork(struct timeline *tl, struct tl_fork *f);
 /* A checkpoint at the replay's position POS (NULL, with WHY saying why, when none can be
  * taken there). */

@@ -326,16 +326,7 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   tl->tick_ns = tl_now_ns();
   if (p.kind == TL_TRIGGER && !p.steps && !p.back_pc && tl_user_watchpoint(d, &p)) {
     /* at a watchpoint's stop: going back over the write that made it is its trigger */
-    struct rptask *x = engine_task(&tl->s->e, p.tid);
-    struct replay_stop st = {.kind = RSTOP_WATCHPOINT,
-                             .rec_pid = x ? x->rec_pid : 0,
-                             .rec_tid = p.tid,
-                             .addr = p.addr,
-                             .watch_type = p.type};
-    if (tl_go_before(tl, &p, err, errlen) < 0)
-      return -1;
-    *hit = st;
-    return 1;
+    return tl_undo_watch_stop(tl, &p, hit, err, errlen) < 0 ? -1 : 1;
   }
   /* P's stretch before P from the hits counted in it, when they tell */
   int counted = counted_last_hit(tl, &p, &lh);
