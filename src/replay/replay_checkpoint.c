@@ -86,6 +86,8 @@ static int maps_shared(pid_t pid) {
   return shared;
 }
 
+bool replay_maps_changing_shared(pid_t pid) { return maps_shared(pid) == 2; }
+
 /* Whether task I of E forks its process for a checkpoint: the main thread, or the first
  * thread in the table when the main thread has ended. */
 static bool forks_process(const struct replay_engine *e, int i) {

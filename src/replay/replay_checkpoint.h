@@ -24,6 +24,11 @@
 
 struct replay_checkpoint;
 
+/* Whether process PID maps memory a fork would share and that changes: writable
+ * MAP_SHARED mappings or System V shared memory (a copy's writes would show there). True
+ * when its maps cannot be read. */
+bool replay_maps_changing_shared(pid_t pid);
+
 /* Forks every process of S's replay into a stopped copy. NULL when a checkpoint cannot be
  * taken here (WHY says what stands in the way); S is unchanged either way (but for a
  * parent's clone finished as above). */

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -12,23 +11,7 @@
 
 #include "replay/checkpoint_tasks.h"
 #include "replay/exec_counter.h"
-
-/* Whether process PID maps writable shared memory (a copy's writes would show there; a
- * fork of a process sharing its memory by vfork gets a copy of it). */
-static bool maps_writable_shared(pid_t pid) {
-  char path[64], line[4096];
-  snprintf(path, sizeof path, "/proc/%d/maps", pid);
-  FILE *f = fopen(path, "re");
-  if (!f)
-    return true;
-  bool shared = false;
-  while (!shared && fgets(line, sizeof line, f)) {
-    char perms[8] = "";
-    shared = sscanf(line, "%*x-%*x %7s", perms) == 1 && perms[1] == 'w' && perms[3] == 's';
-  }
-  fclose(f);
-  return shared;
-}
+#include "replay/replay_checkpoint.h"
 
 static void kill_copy(pid_t p) {
   kill(p, SIGKILL);
@@ -81,7 +64,7 @@ int stretch_probe(struct rptask *x, const uint64_t *addrs, int n, uint64_t state
                   uint64_t max_passes) {
   if (n > STRETCH_PROBE_MAX || !x->gadget || x->sig || x->queued_sig || x->restart_pending ||
       x->exiting || x->at_sysentry || x->fix_result || !exec_counter_usable() ||
-      maps_writable_shared(x->t.tid) || task_get_regs(&x->t) < 0)
+      replay_maps_changing_shared(x->t.tid) || task_get_regs(&x->t) < 0)
     return -1;
   struct user_regs_struct saved = x->t.regs;
   if (cp_leave_entry(&x->t) < 0)
