@@ -60,6 +60,10 @@ int libc_patch_guarded(struct rptask *x, uint64_t (*r)[2], int max) {
   if (proc_maps_each(x->t.tid, collect, &g) < 0)
     return 0;
   /* ld.so maps the preload library before libc's code first runs: without it, nothing
-   * will patch this libc */
+   * will patch this libc (noted, so the maps are not read again at every resume) */
+  if (!g.preload && g.n) {
+    x->libc_patch = LIBC_PATCH_DONE;
+    return 0;
+  }
   return g.preload ? g.n : 0;
 }

@@ -33,7 +33,8 @@ void libc_patch_note_call(struct rptask **tasks, int ntasks, const struct rptask
 
 /* libc's executable text in X's process while its patching is not done: up to MAX
  * ranges [start, end) into R; returns how many (0 once done, when the process maps no
- * libc, or when it has no preload library, which would patch it). */
+ * libc, or when it has no preload library, which would patch it: then X is marked done,
+ * so later calls do not read its maps again). */
 int libc_patch_guarded(struct rptask *x, uint64_t (*r)[2], int max);
 
 #endif
