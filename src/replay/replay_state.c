@@ -2,38 +2,37 @@
  * (the changed pages, the registers and the xsave area) is restored instead. Under a
  * debugger that could see something happen in the stretch, it runs for real instead,
  * stopping at each pass through the recorded address until registers and memory are the
- * recorded ones. */
+ * recorded ones (state_match.c); one taken inside a buffered call runs until that call
+ * starts, and its end is restored. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ptrace.h>
 
 #include "common/kernel_abi.h"
 #include "common/log.h"
-#include "replay/regs_compare.h"
+#include "preload/syscallbuf_abi.h"
 #include "replay/replay_handlers.h"
 #include "replay/replay_sbuf_exec.h"
 #include "replay/replay_state_pages.h"
+#include "replay/state_match.h"
 #include "replay/stretch_probe.h"
 
 #define NATURAL_MAX_PASSES STRETCH_MAX_PASSES
 
-/* The task is at the recorded state: registers and the recorded pages. */
-static bool at_state(struct replay_engine *e, struct rptask *x) {
-  char diff[16];
-  if (task_get_regs(&x->t) < 0 || regs_differ(&e->ev->regs, &x->t.regs, diff, sizeof diff))
-    return false;
-  uint8_t page[PAGE_BYTES];
-  for (uint32_t i = 0; i < e->ev->nmem; i++) {
-    const struct event_mem *m = &e->ev->mem[i];
-    if (m->len > sizeof page || task_read_mem(&x->t, m->addr, page, m->len) < 0 ||
-        memcmp(page, m->data, m->len))
-      return false;
-  }
-  return true;
-}
-
 static int state_begin(struct replay_engine *e, struct rptask *x) { return replay_settle(e, x); }
+
+/* X is at the entry of the call in progress at the state point: leaves it unmade. */
+static int leave_call(struct rptask *x) {
+  struct user_regs_struct skip = x->t.regs;
+  skip.orig_rax = (uint64_t)-1;
+  if (task_set_regs(&x->t, &skip) < 0 ||
+      task_resume_until(&x->t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0)
+    return -1;
+  x->at_sysentry = false;
+  return 0;
+}
 
 /* One pass of the natural search: runs to the recorded address (REPLAY_AGAIN when the
  * state there is not the recorded one yet). The passes are counted in the position, so
@@ -54,17 +53,31 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
              e->pos.event, e->ev->tid, e->ev->regs.rip);
     return 0;
   }
-  e->internal_bp = e->ev->regs.rip;
+  /* Inside a buffered call the run ends where that call starts (diverted to the traced
+   * `syscall`, or at each entry when its record's place is unknown); its end is restored. */
+  bool in_call = state_match_inside_call(e, x);
+  uint64_t divert = in_call ? state_match_divert_word(x) : 0, none = 0;
+  uint64_t stop_at = !in_call ? e->ev->regs.rip : divert ? 0 : SBUF_ENTRY_ADDR;
+  if (divert && task_write_mem(&x->t, SBUF_DIVERT_ADDR, &divert, sizeof divert) < 0)
+    return diverge(e,
+                   "cannot divert the buffered call of task %d in progress at its state point: %s",
+                   x->rec_tid, strerror(errno));
+  e->internal_bp = stop_at;
   int rc = run_task(e, x, st, true);
   e->internal_bp = 0;
+  if (divert)
+    task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);
   if (rc)
     return rc;
-  if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP || task_get_regs(&x->t) < 0 ||
-      x->t.regs.rip != e->ev->regs.rip)
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  if (divert && state_match_traced_entry(st, x))
+    return leave_call(x); /* not made: the end state is restored over it */
+  if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP || !stop_at || x->t.regs.rip != stop_at)
     return diverge(e, "running to the state point at 0x%llx found %s", e->ev->regs.rip,
                    stop_desc(st, buf, sizeof buf));
-  if (at_state(e, x)) {
-    e->pos.reached = 1;
+  if (in_call ? state_match_call_started(e, x) : state_match_at(e, x)) {
+    e->pos.reached = !in_call;
     return 0;
   }
   e->pos.passes++;
@@ -73,14 +86,12 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
 
 static int state_complete(struct replay_engine *e, struct rptask *x, const struct stop *st) {
   (void)st;
-  if (e->pos.reached) {
-    state_pages_reached(e, x);
-    return 0;
-  }
-  int rc = replay_sbuf_exec_restored(e, x); /* the stretch's mmaps, munmaps, brks */
+  /* Reached by running: the pages are written all the same, for the bytes the match
+   * passed over (state_match.h). */
+  int rc = e->pos.reached ? 0 : replay_sbuf_exec_restored(e, x); /* the stretch's mmaps... */
   if (rc == 0)
     rc = state_pages_restore(e, x);
-  if (rc)
+  if (rc || e->pos.reached)
     return rc;
   if (e->ev->xsave_len && task_set_xstate(&x->t, e->ev->xsave, e->ev->xsave_len) < 0)
     return diverge(e, "cannot restore the xsave area: %s", strerror(errno));

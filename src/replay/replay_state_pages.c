@@ -105,8 +105,6 @@ static struct page_hashes *note_pages(struct replay_engine *e, struct rptask *x)
   return h;
 }
 
-void state_pages_reached(struct replay_engine *e, struct rptask *x) { note_pages(e, x); }
-
 struct revert {
   uint64_t addr, tag, hash;
 };

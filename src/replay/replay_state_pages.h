@@ -11,8 +11,6 @@
  * before it changed back in the recording, and checks the memory's digest. 0, or a
  * divergence (REPLAY_DIVERGED). */
 int state_pages_restore(struct replay_engine *e, struct rptask *x);
-/* The state point was reached by running the stretch: notes its pages. */
-void state_pages_reached(struct replay_engine *e, struct rptask *x);
 /* The process's image is gone (exec) or new (fork). */
 void state_pages_forget_process(struct state_pages *sp, pid_t rec_pid);
 void state_pages_free(struct state_pages *sp);

@@ -41,7 +41,8 @@ endfunction()
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
-        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted)
+        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
+        sbuf_inside_call sbuf_user_preempted)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -49,6 +50,8 @@ target_link_libraries(gdb_program_spin_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_crash_thread PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_preempted PRIVATE pthread)
+target_link_libraries(gdb_program_sbuf_inside_call PRIVATE pthread)
+target_link_libraries(gdb_program_sbuf_user_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
 
@@ -145,3 +148,9 @@ deja_gdb_test(reverse_goto reverse_many MODE goto)
 set_tests_properties(gdb_reverse_many gdb_reverse_goto PROPERTIES ENVIRONMENT DEJA_TL_DEBUG=1)
 # preempted right after the library's `syscall`: those stretches run for real under gdb
 deja_gdb_test(sbuf_preempted sbuf_preempted)
+# preempted inside the library after a buffered call (its record is in the next flush):
+# those stretches run until the call starts; their end is restored
+deja_gdb_test(sbuf_inside_call sbuf_inside_call)
+# preempted in user code after buffered calls: the match passes over the buffer's `used`
+# and the dead stack below each thread's sp; every tick() hit is counted
+deja_gdb_test(sbuf_user_preempted sbuf_user_preempted)

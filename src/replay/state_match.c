@@ -1,0 +1,131 @@
+/* Matching a state point by running its stretch (see state_match.h). */
+#include "replay/state_match.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+
+#include "common/kernel_abi.h"
+#include "preload/syscallbuf_abi.h"
+#include "replay/regs_compare.h"
+#include "replay/replay_syscallbuf.h"
+
+/* How far below a thread's stack pointer memory counts as dead: the frames of the calls
+ * it returned from since its last buffered call (the word pushf wrote lies there). */
+#define DEAD_STACK_BYTES (16u << 10)
+#define MAX_SKIPS 64
+
+struct skip {
+  uint64_t lo, hi; /* [lo, hi): not compared */
+};
+
+bool state_match_inside_call(struct replay_engine *e, struct rptask *x) {
+  const struct event *ev = e->ev;
+  if (ev->regs.rip == SBUF_UNTRACED_IP)
+    return true;
+  /* Elsewhere (the library's code after the call), the buffer's header says so, when
+   * its page is among the recorded ones (it is when `used` changed since the process's
+   * previous state point). */
+  uint32_t len, off;
+  uint64_t evno, buf;
+  if (!replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off))
+    return false;
+  for (uint32_t i = 0; i < ev->nmem; i++) {
+    const struct event_mem *m = &ev->mem[i];
+    if (m->addr <= buf && buf + sizeof(struct sbuf_hdr) <= m->addr + m->len) {
+      struct sbuf_hdr h;
+      memcpy(&h, m->data + (buf - m->addr), sizeof h);
+      return h.in_call != 0;
+    }
+  }
+  return false;
+}
+
+bool state_match_call_started(struct replay_engine *e, struct rptask *x) {
+  (void)e;
+  uint32_t len, off;
+  uint64_t evno, buf;
+  /* No records refilled: the stretch completed no buffered call, so the first entry it
+   * reaches belongs to the call in progress. */
+  if (!replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off))
+    return true;
+  struct sbuf_hdr h;
+  if (task_read_mem(&x->t, buf, &h, sizeof h) < 0)
+    return false;
+  return h.in_call && h.used == off + len;
+}
+
+uint64_t state_match_divert_word(struct rptask *x) {
+  uint32_t len, off;
+  uint64_t evno, buf;
+  const uint8_t *data = replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off);
+  uint64_t now = 0;
+  if (!data || task_read_mem(&x->t, SBUF_DIVERT_ADDR, &now, sizeof now) < 0 || now)
+    return 0; /* no buffer known, or a restarted call is diverted already */
+  return buf + SBUF_DATA_OFF + off + len + offsetof(struct sbuf_rec, ret);
+}
+
+bool state_match_traced_entry(const struct stop *st, const struct rptask *x) {
+  return st->kind == STOP_SYSCALL_ENTRY && x->t.regs.rip == SBUF_TRACED_ENTRY_ADDR + 2;
+}
+
+/* The ranges of X's process not compared with the recorded pages. */
+static int skips_of(struct replay_engine *e, struct rptask *x, struct skip *s) {
+  int n = 0;
+  uint32_t len, off;
+  uint64_t evno, buf;
+  if (replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off)) {
+    uint64_t at = buf + offsetof(struct sbuf_hdr, used);
+    s[n++] = (struct skip){at, at + sizeof(uint32_t)};
+  }
+  for (int i = 0; i < e->ntasks && n < MAX_SKIPS; i++) {
+    struct rptask *y = e->tasks[i];
+    if (!y || y->rec_pid != x->rec_pid)
+      continue;
+    uint64_t sp;
+    if (y == x) {
+      sp = e->ev->regs.rsp; /* compared with X's own before the pages */
+    } else {
+      struct user_regs_struct r;
+      if (ptrace(PTRACE_GETREGS, y->t.tid, 0, &r) < 0)
+        continue; /* running or gone: its stack is compared in full */
+      sp = r.rsp;
+    }
+    s[n++] = (struct skip){sp > DEAD_STACK_BYTES ? sp - DEAD_STACK_BYTES : 0, sp};
+  }
+  return n;
+}
+
+/* Whether LEN bytes at ADDR, LIVE in the process and WANT recorded, are equal outside S. */
+static bool same_outside(uint64_t addr, const uint8_t *live, const uint8_t *want, uint32_t len,
+                         const struct skip *s, int n) {
+  if (!memcmp(live, want, len))
+    return true;
+  for (uint32_t i = 0; i < len; i++) {
+    if (live[i] == want[i])
+      continue;
+    bool skipped = false;
+    for (int k = 0; k < n && !skipped; k++)
+      skipped = addr + i >= s[k].lo && addr + i < s[k].hi;
+    if (!skipped)
+      return false;
+  }
+  return true;
+}
+
+bool state_match_at(struct replay_engine *e, struct rptask *x) {
+  char diff[16];
+  if (task_get_regs(&x->t) < 0 || regs_differ(&e->ev->regs, &x->t.regs, diff, sizeof diff))
+    return false;
+  struct skip s[MAX_SKIPS];
+  int n = skips_of(e, x, s);
+  uint8_t page[PAGE_BYTES];
+  for (uint32_t i = 0; i < e->ev->nmem; i++) {
+    const struct event_mem *m = &e->ev->mem[i];
+    if (m->len > sizeof page || task_read_mem(&x->t, m->addr, page, m->len) < 0 ||
+        !same_outside(m->addr, page, m->data, m->len, s, n))
+      return false;
+  }
+  return true;
+}

@@ -1,0 +1,4 @@
+break 29
+continue
+print total
+continue

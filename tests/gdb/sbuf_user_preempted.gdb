@@ -1,0 +1,7 @@
+break tick
+ignore 1 1000000
+break 43
+continue
+info breakpoints
+print total
+continue
