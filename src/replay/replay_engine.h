@@ -62,6 +62,7 @@ struct rptask {
                         which saves re-entering a call PTRACE_SYSEMU skipped (2 stops) */
   bool sbuf_exec_ahead; /* its refilled buffer holds calls the library makes for real
                           (replay_sbuf_exec.h): it runs under PTRACE_CONT */
+  uint64_t sbuf;        /* its system call buffer, once announced (0: none known) */
   int bus_prot;         /* protection of the page a reproduced bus error made inaccessible */
   char exe[512];        /* the preserved executable of its process (for gdb) */
   uint8_t auxv[512];    /* its process's recorded auxiliary vector (for gdb) */

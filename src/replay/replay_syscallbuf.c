@@ -186,6 +186,8 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
            0))
     return diverge(e, "cannot write the system call buffer's replay entry at 0x%lx: %s",
                    SBUF_ENTRY_ADDR, strerror(errno));
+  if (!refused)
+    x->sbuf = e->ev->sbuf;
   return 0;
 }
 

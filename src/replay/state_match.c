@@ -14,7 +14,7 @@
 /* How far below a thread's stack pointer memory counts as dead: the frames of the calls
  * it returned from since its last buffered call (the word pushf wrote lies there). */
 #define DEAD_STACK_BYTES (16u << 10)
-#define MAX_SKIPS 64
+#define MAX_SKIPS 128
 
 struct skip {
   uint64_t lo, hi; /* [lo, hi): not compared */
@@ -79,10 +79,14 @@ static int skips_of(struct replay_engine *e, struct rptask *x, struct skip *s) {
     uint64_t at = buf + offsetof(struct sbuf_hdr, used);
     s[n++] = (struct skip){at, at + sizeof(uint32_t)};
   }
-  for (int i = 0; i < e->ntasks && n < MAX_SKIPS; i++) {
+  for (int i = 0; i < e->ntasks && n + 2 <= MAX_SKIPS; i++) {
     struct rptask *y = e->tasks[i];
     if (!y || y->rec_pid != x->rec_pid)
       continue;
+    /* what the recorder wrote into the header at the announcement (its stdout and
+     * stderr), which replay does not know */
+    if (y->sbuf)
+      s[n++] = (struct skip){y->sbuf + offsetof(struct sbuf_hdr, out_dev), y->sbuf + SBUF_DATA_OFF};
     uint64_t sp;
     if (y == x) {
       sp = e->ev->regs.rsp; /* compared with X's own before the pages */

@@ -29,8 +29,9 @@ bool state_match_traced_entry(const struct stop *st, const struct rptask *x);
 
 /* X is at the recorded state: its registers, and the recorded pages, but for what replay
  * cannot have as the recorder saw it: the `used` word of X's buffer (the recorder emptied
- * the buffer before taking the state point; replay does it after the event) and the dead
- * stack below each thread's stack pointer (the replay entry's pushf writes a word there
+ * the buffer before taking the state point; replay does it after the event), the stdout
+ * and stderr the recorder wrote into each buffer's header, and the dead stack below each
+ * thread's stack pointer (the replay entry's pushf writes a word there
  * the recording's `syscall` did not). The caller then writes the recorded pages. */
 bool state_match_at(struct replay_engine *e, struct rptask *x);
 

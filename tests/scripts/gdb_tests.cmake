@@ -154,3 +154,6 @@ deja_gdb_test(sbuf_inside_call sbuf_inside_call)
 # preempted in user code after buffered calls: the match passes over the buffer's `used`
 # and the dead stack below each thread's sp; every tick() hit is counted
 deja_gdb_test(sbuf_user_preempted sbuf_user_preempted)
+# threads: each test records anew, so a second one sees other preemption points
+deja_gdb_test(sbuf_inside_call_again sbuf_inside_call SCRIPT sbuf_inside_call)
+deja_gdb_test(sbuf_user_preempted_again sbuf_user_preempted SCRIPT sbuf_user_preempted)
