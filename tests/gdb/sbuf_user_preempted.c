@@ -13,7 +13,7 @@
 #define TEN(s) s s s s s s s s s s
 #define THOUSAND(s) TEN(TEN(TEN(s)))
 
-static volatile long total;
+static long total; /* atomic: both threads add */
 static volatile unsigned long mix;
 static int zfd;
 
@@ -23,7 +23,7 @@ static void *worker(void *arg) {
   (void)arg;
   for (int i = 0; i < 12000; i++) {
     char c;
-    total += read(zfd, &c, 1);
+    __atomic_add_fetch(&total, read(zfd, &c, 1), __ATOMIC_RELAXED);
     unsigned long x = (unsigned long)i;
     THOUSAND(STEP)
     mix += x;
