@@ -11,9 +11,12 @@
 #include "replay/replay_state_pages.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/kernel_abi.h"
 #include "common/log.h"
@@ -114,15 +117,40 @@ struct scan {
   struct revert *rv;
   size_t nrv, cap;
   uint64_t digest;
+  int pagemap; /* the process's /proc/PID/pagemap (-1 until needed) */
+  pid_t tid;
   size_t unknown; /* pages with content the recording never had there */
+  uint64_t first_unknown;
 };
+
+#define PM_FILE (1ull << 61) /* a page of a file (or of shared memory), not a private copy */
+
+/* A page the recording never saved that still holds its file's bytes (not written since
+ * it was mapped): whether the kernel mapped it at all depends on the page cache (a read
+ * fault maps the cached pages around it too), which differs between recording and replay,
+ * and its content is the file's in both. The recorder's digest does not have it. */
+static bool unwritten_file_page(struct scan *s, uint64_t addr) {
+  if (s->pagemap < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/pagemap", s->tid);
+    s->pagemap = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  uint64_t flags = 0;
+  return s->pagemap >= 0 &&
+         pread(s->pagemap, &flags, sizeof flags, (off_t)(addr / PAGE_BYTES * sizeof flags)) ==
+             (ssize_t)sizeof flags &&
+         (flags & PM_FILE);
+}
 
 static int scan_page(void *ctx, uint64_t addr, const uint8_t *page, uint64_t hash) {
   (void)page;
   struct scan *s = ctx;
   uint64_t want, tag;
   if (!page_hashes_get(s->h, addr, &want, &tag)) {
-    s->unknown += !page_hash_is_zero(hash);
+    if (page_hash_is_zero(hash) || unwritten_file_page(s, addr))
+      return 0;
+    if (!s->unknown++)
+      s->first_unknown = addr;
     page_digest_add(&s->digest, addr, hash);
     return 0;
   }
@@ -188,8 +216,11 @@ int state_pages_restore(struct replay_engine *e, struct rptask *x) {
     if (restore_page(x, m) < 0)
       return diverge(e, "cannot restore the page at 0x%" PRIx64 ": %s", m->addr, strerror(errno));
   }
-  struct scan s = {.h = note_pages(e, x)};
-  if (page_scan(x->t.tid, x->t.mem_fd, scan_page, &s) < 0) {
+  struct scan s = {.h = note_pages(e, x), .pagemap = -1, .tid = x->t.tid};
+  int scanned = page_scan(x->t.tid, x->t.mem_fd, scan_page, &s);
+  if (s.pagemap >= 0)
+    close(s.pagemap);
+  if (scanned < 0) {
     free(s.rv);
     return diverge(e, "cannot read the memory of task %d: %s", x->rec_tid, strerror(errno));
   }
@@ -198,10 +229,13 @@ int state_pages_restore(struct replay_engine *e, struct rptask *x) {
     deja_msg("event %" PRIu64 ": %zu pages put back from earlier state points, %zu unknown",
              e->pos.event, s.nrv, s.unknown);
   free(s.rv);
+  char first[48] = "";
+  if (s.unknown)
+    snprintf(first, sizeof first, ", the first at 0x%" PRIx64, s.first_unknown);
   if (rc == 0 && e->ev->has_digest && s.digest != e->ev->digest)
     rc = diverge(e,
                  "the memory of process %d after restoring the state point is not the recorded "
-                 "one (%zu pages hold content the recording did not have there)",
-                 x->rec_pid, s.unknown);
+                 "one (%zu pages hold content the recording did not have there%s)",
+                 x->rec_pid, s.unknown, first);
   return rc;
 }
