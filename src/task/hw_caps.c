@@ -9,12 +9,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "task/tsc_patch.h"
 
 enum { PROBE_CALLS = 10 };
 
@@ -106,24 +107,8 @@ static bool probe_perf_breakpoints(void) {
   return ok && sig == 0 && count == PROBE_CALLS;
 }
 
-static bool probe_rdtsc_trap(void) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    signal(SIGSEGV, SIG_DFL);
-    if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0)
-      _exit(2);
-    uint32_t lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    _exit(lo == 0 && hi == 0 ? 3 : 0);
-  }
-  int status;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid)
-    return false;
-  return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
-}
-
 /* -1 unknown, else the answer */
-static int debug_registers = -1, perf_breakpoints = -1, rdtsc_trap = -1;
+static int debug_registers = -1, perf_breakpoints = -1;
 
 static bool cached(int *v, bool (*probe)(void)) {
   if (*v < 0)
@@ -133,7 +118,7 @@ static bool cached(int *v, bool (*probe)(void)) {
 
 bool hw_debug_registers_work(void) { return cached(&debug_registers, probe_debug_registers); }
 bool hw_perf_breakpoints_count(void) { return cached(&perf_breakpoints, probe_perf_breakpoints); }
-bool hw_rdtsc_traps(void) { return cached(&rdtsc_trap, probe_rdtsc_trap); }
+bool hw_rdtsc_traps(void) { return tsc_patch_kernel_traps(); }
 
 void hw_caps_print(FILE *f) {
   fprintf(f, "debug-registers: %s\n", hw_debug_registers_work() ? "yes" : "no");

@@ -11,7 +11,7 @@
 bool hw_debug_registers_work(void);
 /* A perf PERF_TYPE_BREAKPOINT event counts a child's executions of a function exactly. */
 bool hw_perf_breakpoints_count(void);
-/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes rdtsc fault. */
+/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes rdtsc fault (tsc_patch_kernel_traps). */
 bool hw_rdtsc_traps(void);
 /* One "name: yes|no" line per capability (`deja caps`). */
 void hw_caps_print(FILE *f);
