@@ -241,8 +241,10 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   d->nguard = -1;
   d->stepover = false;
   d->internal_bp = internal_bp;
+  /* Another process is not observed: it runs exactly as on autopilot (PTRACE_SYSEMU,
+   * one stop for a skipped call), so that its tasks stop where the autopilot's do. */
   if (x->rec_pid != d->pid)
-    return PTRACE_SYSCALL; /* another process */
+    return replay_autopilot_hooks.arm(replay_autopilot_hooks.ctx, x, internal_bp);
   if (d->blind) {
     ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), 0);
     return PTRACE_SYSCALL;

@@ -15,16 +15,24 @@ function(deja_gdb_program name)
     RUNTIME_OUTPUT_DIRECTORY ${DEJA_GDB_PROGRAMS_DIR})
 endfunction()
 
-# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server] [EXIT status] [SCRIPT S]):
-# test gdb_NAME, with the commands and patterns of S (default NAME).
+# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server|child] [EXIT status] [SCRIPT S]
+#               [TARGET T] [REPEAT N]): test gdb_NAME, with the commands and patterns of S
+# (default NAME); the program of target T instead of gdb_program_PROGRAM; N recordings.
 function(deja_gdb_test name program)
-  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT;TARGET;REPEAT" "")
   set(script ${name})
   if(GDB_SCRIPT)
     set(script ${GDB_SCRIPT})
   endif()
-  set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:gdb_program_${program}>
+  set(target gdb_program_${program})
+  if(GDB_TARGET)
+    set(target ${GDB_TARGET})
+  endif()
+  set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:${target}>
       --commands ${DEJA_GDB_TEST_DIR}/${script}.gdb --expect ${DEJA_GDB_TEST_DIR}/${script}.expect)
+  if(GDB_REPEAT)
+    list(APPEND args --repeat ${GDB_REPEAT})
+  endif()
   if(GDB_MODE)
     list(APPEND args --mode ${GDB_MODE})
   endif()
@@ -89,6 +97,11 @@ deja_gdb_test(crash_thread crash_thread EXIT 139)
 deja_gdb_test(abort abort EXIT 134)
 deja_gdb_test(sigusr1 sigusr1)
 deja_gdb_test(sigusr1_nostop sigusr1)
+# a child stopped and continued by signals, with a thread ticking, under gdb without any
+# breakpoint (recorded six times: the schedules differ): the parent debugged, then the
+# child (-p), whose exit_group ends its ticking thread
+deja_gdb_test(soak_stop_signals - TARGET br_stop_signals REPEAT 6)
+deja_gdb_test(soak_stop_signals_child - TARGET br_stop_signals REPEAT 6 MODE child)
 deja_gdb_test(syscalls syscalls MODE twice)
 deja_gdb_test(forks forks)
 # breakpoints in libc set before the start, where the preload library patches system
