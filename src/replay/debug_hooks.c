@@ -476,7 +476,10 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     out->addr = pc;
     return HOOK_STOP;
   }
-  if (si.si_code == TRAP_TRACE || (dr6 & DR6_SINGLE_STEP)) {
+  /* A single step that delivered a signal to its handler is reported at the handler's
+   * first instruction by the kernel's own SIGTRAP (si_code SIGTRAP), not a debug trap. */
+  bool into_handler = si.si_code == SIGTRAP && d->resume_req == PTRACE_SINGLESTEP;
+  if (si.si_code == TRAP_TRACE || (dr6 & DR6_SINGLE_STEP) || into_handler) {
     if (d->stepover) {
       d->stepover = false;
       return HOOK_AGAIN;

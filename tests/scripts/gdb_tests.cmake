@@ -49,7 +49,8 @@ endfunction()
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
-        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted)
+        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
+        sigusr1_stepi)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -97,6 +98,9 @@ deja_gdb_test(crash_thread crash_thread EXIT 139)
 deja_gdb_test(abort abort EXIT 134)
 deja_gdb_test(sigusr1 sigusr1)
 deja_gdb_test(sigusr1_nostop sigusr1)
+# stepi over a `syscall` that signals the task, into the handler (the kernel reports that
+# step itself), and reverse-stepi back over the delivery stop
+deja_gdb_test(sigusr1_stepi sigusr1_stepi)
 # a child stopped and continued by signals, with a thread ticking, under gdb without any
 # breakpoint (recorded six times: the schedules differ): the parent debugged, then the
 # child (-p), whose exit_group ends its ticking thread
