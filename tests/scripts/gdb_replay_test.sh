@@ -29,13 +29,15 @@
 #       child    `deja replay -p PID', PID the program's first child process (deja ps)
 # --repeat N records the program N times and checks each recording (programs whose runs
 # differ: threads, signals between processes).
+# --requires CAP (repeatable): a processor feature `deja caps' must report (e.g.
+# debug-registers); without it the test exits 77, which CTest reports as skipped.
 set -u
 
 usage() {
     echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--repeat N] [--mode gdb|twice|goto|server|child|library --library LIB --replacement LIB]" >&2
     exit 2
 }
-DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT= REPEAT=1
+DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT= REQUIRES= REPEAT=1
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage
     case "$1" in
@@ -48,12 +50,20 @@ while [ $# -gt 0 ]; do
         --library) LIBRARY=$2 ;;
         --replacement) REPLACEMENT=$2 ;;
         --repeat) REPEAT=$2 ;;
+        --requires) REQUIRES="$REQUIRES $2" ;;
         *) usage ;;
     esac
     shift 2
 done
 [ -n "$DEJA" ] && [ -n "$PROGRAM" ] && [ -n "$COMMANDS" ] && [ -n "$EXPECT" ] || usage
 case "$REPEAT" in '' | *[!0-9]* | 0) usage ;; esac
+
+for cap in $REQUIRES; do
+    if ! "$DEJA" caps | grep -qx "$cap: yes"; then
+        echo "SKIPPED: this test needs $cap, which this machine does not have (deja caps: $("$DEJA" caps | grep "^$cap:"))"
+        exit 77
+    fi
+done
 
 # Several recordings: this script once for each.
 if [ "$REPEAT" -gt 1 ]; then

@@ -16,13 +16,22 @@ function(deja_gdb_program name)
 endfunction()
 
 # deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server|child] [EXIT status] [SCRIPT S]
-#               [TARGET T] [REPEAT N]): test gdb_NAME, with the commands and patterns of S
-# (default NAME); the program of target T instead of gdb_program_PROGRAM; N recordings.
+#               [TARGET T] [REPEAT N] [REQUIRES CAP...]): test gdb_NAME, with the commands
+# and patterns of S (default NAME); the program of target T instead of
+# gdb_program_PROGRAM; N recordings. CAP: a feature `deja caps' names; a script that sets
+# hardware watchpoints or breakpoints (watch, rwatch, awatch, hbreak) requires
+# debug-registers by itself. On a machine without one the test is reported skipped.
 function(deja_gdb_test name program)
-  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT;TARGET;REPEAT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT;TARGET;REPEAT"
+                        "REQUIRES")
   set(script ${name})
   if(GDB_SCRIPT)
     set(script ${GDB_SCRIPT})
+  endif()
+  file(STRINGS ${DEJA_GDB_TEST_DIR}/${script}.gdb hw_lines
+       REGEX "^[ \t]*(watch|rwatch|awatch|hbreak|thbreak)[ \t]")
+  if(hw_lines)
+    list(APPEND GDB_REQUIRES debug-registers)
   endif()
   set(target gdb_program_${program})
   if(GDB_TARGET)
@@ -42,8 +51,12 @@ function(deja_gdb_test name program)
   if(GDB_LIBRARY)
     list(APPEND args --library ${GDB_LIBRARY} --replacement ${GDB_REPLACEMENT})
   endif()
+  list(REMOVE_DUPLICATES GDB_REQUIRES)
+  foreach(cap IN LISTS GDB_REQUIRES)
+    list(APPEND args --requires ${cap})
+  endforeach()
   add_test(NAME gdb_${name} COMMAND sh ${DEJA_TEST_SCRIPTS}/gdb_replay_test.sh ${args})
-  set_tests_properties(gdb_${name} PROPERTIES TIMEOUT 300)
+  set_tests_properties(gdb_${name} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
