@@ -242,8 +242,10 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   d->nguard = -1;
   d->stepover = false;
   d->internal_bp = internal_bp;
+  /* Another process is not observed: it runs exactly as on autopilot (PTRACE_SYSEMU,
+   * one stop for a skipped call), so that its tasks stop where the autopilot's do. */
   if (x->rec_pid != d->pid)
-    return PTRACE_SYSCALL; /* another process */
+    return replay_autopilot_hooks.arm(replay_autopilot_hooks.ctx, x, internal_bp);
   if (d->blind) {
     ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), 0);
     return PTRACE_SYSCALL;
@@ -475,7 +477,10 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     out->addr = pc;
     return HOOK_STOP;
   }
-  if (si.si_code == TRAP_TRACE || (dr6 & DR6_SINGLE_STEP)) {
+  /* A single step that delivered a signal to its handler is reported at the handler's
+   * first instruction by the kernel's own SIGTRAP (si_code SIGTRAP), not a debug trap. */
+  bool into_handler = si.si_code == SIGTRAP && d->resume_req == PTRACE_SINGLESTEP;
+  if (si.si_code == TRAP_TRACE || (dr6 & DR6_SINGLE_STEP) || into_handler) {
     if (d->stepover) {
       d->stepover = false;
       return HOOK_AGAIN;

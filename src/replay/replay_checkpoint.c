@@ -109,7 +109,7 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
     return "the replay has ended";
   for (int i = 0; i < e->ntasks; i++) {
     struct rptask *x = e->tasks[i];
-    if (x->exiting || x->sig || x->queued_sig || x->restart_pending) {
+    if (x->exiting || x->group_dying || x->sig || x->queued_sig || x->restart_pending) {
       snprintf(buf, len, "task %d is exiting or has a signal to deliver", x->rec_tid);
       return buf;
     }

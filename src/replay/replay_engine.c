@@ -195,8 +195,14 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
       deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
       return -1;
     }
-    if (skipped_exit && st->kind == STOP_SYSCALL_EXIT)
-      continue; /* the exit of the call skipped before */
+    if (skipped_exit && st->kind == STOP_SYSCALL_EXIT) {
+      /* The exit of the call skipped before: no user code ran. What arm put in (int3s,
+       * counters) comes out before it is put in again, or the int3s stay in memory. */
+      struct replay_stop none;
+      if (watched)
+        h->disarm(h->ctx, x, st, &none);
+      continue;
+    }
     /* Inside a call (its entry, or a clone/exec event within it): resuming runs no
      * user code, and must be traced to reach the call's exit. */
     x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY ||

@@ -49,6 +49,8 @@ struct rptask {
   bool exiting;           /* resumed into its exit */
   bool exit_deferred;     /* at its exit_group's entry, resumed at its exit event (other
                              threads' events recorded meanwhile come first) */
+  bool group_dying;       /* another thread's exit_group or fatal signal ended its process:
+                             it dies without running on (no checkpoint can fork it) */
   bool fix_result;        /* at a clone event stop: its syscall exit returns `result` */
   bool restart_pending;   /* a skipped call returned -ERESTART*: restarted unless a signal
                              is delivered first */

@@ -16,6 +16,13 @@ static bool others_in_process(struct replay_engine *e, struct rptask *x) {
   return false;
 }
 
+/* Y's exit_group or fatal signal runs now: the other threads of its process die. */
+static void mark_group_dying(struct replay_engine *e, const struct rptask *y) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i] != y && e->tasks[i]->pid == y->pid)
+      e->tasks[i]->group_dying = true;
+}
+
 /* X was killed by SIG with its process: when another thread of it still holds that
  * signal for delivery (stopped at its delivery, e.g. for a debugger), it is delivered
  * now, which is what killed X; that thread's own exit event then finds it exiting. */
@@ -28,6 +35,7 @@ static void deliver_fatal_signal(struct replay_engine *e, struct rptask *x, int 
     if (task_resume(&y->t, PTRACE_CONT, sig) < 0)
       return;
     y->exiting = true;
+    mark_group_dying(e, y);
     /* Its exit stop comes after the kill of the other threads; left for its own exit
      * event to take (WNOWAIT). */
     siginfo_t info;
@@ -38,25 +46,28 @@ static void deliver_fatal_signal(struct replay_engine *e, struct rptask *x, int 
   }
 }
 
-/* Another thread of X's process resumed into exit_group kills X, but only once the kernel
- * gets to it: until that thread reaches its own exit stop, X could still leave a call and
- * run on. Waits (a bounded time) for every exiting thread of the process to get there; the
- * stop is left for that thread's own exit event (WNOWAIT). */
-/* An exit_group left at its entry (replay_exit_call) goes on now. */
-static void release_deferred_exit(struct rptask *y) {
+/* An exit_group left at its entry (replay_exit_call) goes on now: into the call, past
+ * replay's seccomp filter's stop (an entry reached under PTRACE_SYSCALL meets it next,
+ * and the call has not run while the task sits there). */
+static void release_deferred_exit(struct replay_engine *e, struct rptask *y) {
   if (!y->exit_deferred)
     return;
   y->exit_deferred = false;
   y->at_entry = false;
-  task_resume(&y->t, PTRACE_SYSCALL, 0);
+  mark_group_dying(e, y);
+  task_resume_into_call(&y->t, PTRACE_SYSCALL);
 }
 
+/* Another thread of X's process resumed into exit_group kills X, but only once the kernel
+ * gets to it: until that thread reaches its own exit stop, X could still leave a call and
+ * run on. Waits (a bounded time) for every exiting thread of the process to get there; the
+ * stop is left for that thread's own exit event (WNOWAIT). */
 static void wait_for_exiting_siblings(struct replay_engine *e, struct rptask *x) {
   for (int i = 0; i < e->ntasks; i++) {
     struct rptask *y = e->tasks[i];
     if (y == x || y->pid != x->pid || !y->exiting)
       continue;
-    release_deferred_exit(y);
+    release_deferred_exit(e, y);
     for (int tries = 0; tries < 20000; tries++) {
       siginfo_t info = {0};
       int rc =
@@ -87,7 +98,7 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
   if (k)
     return k;
   if (x->exiting) {
-    release_deferred_exit(x);
+    release_deferred_exit(e, x);
     if (replay_wait_exit(e, x, &st) < 0)
       return -1;
     while (st.kind == STOP_SIGNAL || st.kind == STOP_GROUP) {

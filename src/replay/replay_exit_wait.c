@@ -52,6 +52,8 @@ int replay_group_death(struct replay_engine *e, struct rptask *x) {
     if (task_resume(&y->t, PTRACE_CONT, sig) < 0)
       return diverge(e, "cannot deliver %s to task %d", strsignal(sig), y->rec_tid);
     y->exiting = true;
+    for (int j = 0; j < e->ntasks; j++)
+      e->tasks[j]->group_dying |= e->tasks[j] != y && e->tasks[j]->pid == y->pid;
     return 0;
   }
   return 0;

@@ -26,15 +26,18 @@
 #       library  PROGRAM and LIBRARY (--library) are copied to a directory of their own
 #                (PROGRAM finds LIBRARY there by its $ORIGIN rpath) and recorded there;
 #                REPLACEMENT (--replacement) is copied over the library before the replay
+#       child    `deja replay -p PID', PID the program's first child process (deja ps)
+# --repeat N records the program N times and checks each recording (programs whose runs
+# differ: threads, signals between processes).
 # --requires CAP (repeatable): a processor feature `deja caps' must report (e.g.
 # debug-registers); without it the test exits 77, which CTest reports as skipped.
 set -u
 
 usage() {
-    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server|library --library LIB --replacement LIB]" >&2
+    echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--repeat N] [--mode gdb|twice|goto|server|child|library --library LIB --replacement LIB]" >&2
     exit 2
 }
-DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT= REQUIRES=
+DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT= REQUIRES= REPEAT=1
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage
     case "$1" in
@@ -46,12 +49,14 @@ while [ $# -gt 0 ]; do
         --mode) MODE=$2 ;;
         --library) LIBRARY=$2 ;;
         --replacement) REPLACEMENT=$2 ;;
+        --repeat) REPEAT=$2 ;;
         --requires) REQUIRES="$REQUIRES $2" ;;
         *) usage ;;
     esac
     shift 2
 done
 [ -n "$DEJA" ] && [ -n "$PROGRAM" ] && [ -n "$COMMANDS" ] && [ -n "$EXPECT" ] || usage
+case "$REPEAT" in '' | *[!0-9]* | 0) usage ;; esac
 
 for cap in $REQUIRES; do
     if ! "$DEJA" caps | grep -qx "$cap: yes"; then
@@ -59,6 +64,20 @@ for cap in $REQUIRES; do
         exit 77
     fi
 done
+
+# Several recordings: this script once for each.
+if [ "$REPEAT" -gt 1 ]; then
+    runs_failed=0
+    for run in $(seq "$REPEAT"); do
+        echo "---- recording $run of $REPEAT ----"
+        sh "$0" --deja "$DEJA" --program "$PROGRAM" --commands "$COMMANDS" --expect "$EXPECT" \
+            --exit "$EXIT_STATUS" --mode "$MODE" ${LIBRARY:+--library "$LIBRARY"} \
+            ${REPLACEMENT:+--replacement "$REPLACEMENT"} || runs_failed=$((runs_failed + 1))
+    done
+    echo "recordings: $((REPEAT - runs_failed)) passed, $runs_failed failed"
+    [ "$runs_failed" -eq 0 ]
+    exit $?
+fi
 
 if ! command -v gdb >/dev/null 2>&1; then
     echo "FAIL: gdb is not installed; deja's debugging needs it (make installs it as root: apt-get install gdb)"
@@ -244,6 +263,16 @@ twice)
         show_output "recorded stdout" "$WORK/record.out"
         show_output "gdb values" "$WORK/values1"
     fi
+    ;;
+child)
+    child=$("$DEJA" ps "$TRACE" 2>"$WORK/ps.err" | awk -F '\t' 'NR == 3 { print $1 }')
+    if [ -z "$child" ]; then
+        fail "deja ps shows no child process of the program"
+        show_output "deja ps stderr" "$WORK/ps.err"
+        finish
+    fi
+    replay_under_gdb "$WORK/gdb.out" -p "$child"
+    check_patterns "$WORK/gdb.out"
     ;;
 goto)
     "$DEJA" dump "$TRACE" >"$WORK/dump" 2>&1

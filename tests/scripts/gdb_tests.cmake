@@ -15,13 +15,15 @@ function(deja_gdb_program name)
     RUNTIME_OUTPUT_DIRECTORY ${DEJA_GDB_PROGRAMS_DIR})
 endfunction()
 
-# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server] [EXIT status] [SCRIPT S]
-#               [REQUIRES CAP...]): test gdb_NAME, with the commands and patterns of S
-# (default NAME). CAP: a feature `deja caps' names; a script that sets hardware
-# watchpoints or breakpoints (watch, rwatch, awatch, hbreak) requires debug-registers by
-# itself. On a machine without one the test is reported skipped.
+# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server|child] [EXIT status] [SCRIPT S]
+#               [TARGET T] [REPEAT N] [REQUIRES CAP...]): test gdb_NAME, with the commands
+# and patterns of S (default NAME); the program of target T instead of
+# gdb_program_PROGRAM; N recordings. CAP: a feature `deja caps' names; a script that sets
+# hardware watchpoints or breakpoints (watch, rwatch, awatch, hbreak) requires
+# debug-registers by itself. On a machine without one the test is reported skipped.
 function(deja_gdb_test name program)
-  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT" "REQUIRES")
+  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT;TARGET;REPEAT"
+                        "REQUIRES")
   set(script ${name})
   if(GDB_SCRIPT)
     set(script ${GDB_SCRIPT})
@@ -31,8 +33,15 @@ function(deja_gdb_test name program)
   if(hw_lines)
     list(APPEND GDB_REQUIRES debug-registers)
   endif()
-  set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:gdb_program_${program}>
+  set(target gdb_program_${program})
+  if(GDB_TARGET)
+    set(target ${GDB_TARGET})
+  endif()
+  set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:${target}>
       --commands ${DEJA_GDB_TEST_DIR}/${script}.gdb --expect ${DEJA_GDB_TEST_DIR}/${script}.expect)
+  if(GDB_REPEAT)
+    list(APPEND args --repeat ${GDB_REPEAT})
+  endif()
   if(GDB_MODE)
     list(APPEND args --mode ${GDB_MODE})
   endif()
@@ -54,7 +63,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
-        sbuf_inside_call sbuf_user_preempted)
+        sbuf_inside_call sbuf_user_preempted sigusr1_stepi)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -104,6 +113,14 @@ deja_gdb_test(crash_thread crash_thread EXIT 139)
 deja_gdb_test(abort abort EXIT 134)
 deja_gdb_test(sigusr1 sigusr1)
 deja_gdb_test(sigusr1_nostop sigusr1)
+# stepi over a `syscall` that signals the task, into the handler (the kernel reports that
+# step itself), and reverse-stepi back over the delivery stop
+deja_gdb_test(sigusr1_stepi sigusr1_stepi)
+# a child stopped and continued by signals, with a thread ticking, under gdb without any
+# breakpoint (recorded six times: the schedules differ): the parent debugged, then the
+# child (-p), whose exit_group ends its ticking thread
+deja_gdb_test(soak_stop_signals - TARGET br_stop_signals REPEAT 6)
+deja_gdb_test(soak_stop_signals_child - TARGET br_stop_signals REPEAT 6 MODE child)
 deja_gdb_test(syscalls syscalls MODE twice)
 deja_gdb_test(forks forks)
 # breakpoints in libc set before the start, where the preload library patches system

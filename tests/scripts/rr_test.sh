@@ -23,6 +23,9 @@
 #                      parent process in FILE (-- for the first), EXIT as ps prints it
 #   --stdin FILE       the program's stdin while recording (default /dev/null)
 #   --record-arg ARG   extra option for `deja record` (given before `--`), repeatable
+#   --step-timeout S   each record and replay step gets S seconds (default 60, below the
+#                      test's own timeout): a step that hangs is reported by name, with what
+#                      its processes were doing (run_step.sh), and killed
 #
 # Steps: record (status, "Saving execution" line), replay -a (status 0, same stdout,
 # same program stderr), replay -a -q (status 0, no stdout), dump (events numbered from 1,
@@ -43,6 +46,7 @@ vary_what=
 ps_file=
 stdin_file=/dev/null
 record_args=()
+step_timeout=60
 while [ $# -gt 0 ]; do
   case "$1" in
     --deja) deja="$2"; shift 2 ;;
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
     --ps) ps_file="$2"; shift 2 ;;
     --stdin) stdin_file="$2"; shift 2 ;;
     --record-arg) record_args+=("$2"); shift 2 ;;
+    --step-timeout) step_timeout="$2"; shift 2 ;;
     --) shift; break ;;
     *) echo "rr_test.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -71,6 +76,11 @@ if ! [[ "$vary" =~ ^[0-9]+$ ]] || { [ -n "$vary_what" ] && [ "$vary" -lt 2 ]; };
   echo "rr_test.sh: --vary needs a whole number of at least 2, not '$vary'" >&2
   exit 2
 fi
+if ! [[ "$step_timeout" =~ ^[1-9][0-9]*$ ]]; then
+  echo "rr_test.sh: --step-timeout needs a positive whole number of seconds, not '$step_timeout'" >&2
+  exit 2
+fi
+run_step="$(dirname "$0")/run_step.sh"
 if [ ! -x "$deja" ]; then
   echo "FAIL: deja binary '$deja' does not exist or is not executable (build it first)" >&2
   exit 1
@@ -98,6 +108,15 @@ show_file() {
   head -n 20 "$2" >&2
 }
 
+# Fails when a step run by run_step.sh hung (status 124): what its processes were doing,
+# as run_step.sh printed it at the end of the step's stderr FILE. $1 status, $2 FILE, $3
+# what the step was.
+fail_if_hung() {
+  [ "$1" = 124 ] || return 0
+  sed -n '/^HANG: /,$p' "$2" >&2
+  fail "$3 hung: killed after $step_timeout s (see above what its processes were doing)"
+}
+
 # The program's own stderr: the recorder's stderr without deja's "deja: " lines.
 program_stderr() {
   grep -v '^deja: ' "$1" || true
@@ -107,7 +126,8 @@ program_stderr() {
 record_once() {
   local name=$1
   shift
-  "$deja" record -o "$tmp/$name" "${record_args[@]}" -- "$@" <"$stdin_file" \
+  "$run_step" "record ($name)" "$step_timeout" \
+    "$deja" record -o "$tmp/$name" "${record_args[@]}" -- "$@" <"$stdin_file" \
     >"$tmp/$name.out" 2>"$tmp/$name.err"
   echo $? >"$tmp/$name.status"
 }
@@ -116,6 +136,7 @@ record_once() {
 check_recording() {
   local name=$1 status
   status=$(cat "$tmp/$name.status")
+  fail_if_hung "$status" "$tmp/$name.err" "record ($name)"
   if [ "$status" != "$expected_exit" ]; then
     show_file "record stderr" "$tmp/$name.err"
     fail "record ($name) exited with status $status, expected $expected_exit"
@@ -235,11 +256,13 @@ schedule() {
 check_replay() {
   local name=$1 status
   shift
-  timeout 300 "$deja" replay -a "$tmp/$name" </dev/null >"$tmp/$name.replay.out" 2>"$tmp/$name.replay.err"
+  "$run_step" "replay -a of $name" "$step_timeout" \
+    "$deja" replay -a "$tmp/$name" </dev/null >"$tmp/$name.replay.out" 2>"$tmp/$name.replay.err"
   status=$?
+  fail_if_hung "$status" "$tmp/$name.replay.err" "replay -a of $name"
   if [ $status -ne 0 ]; then
     show_file "replay stderr" "$tmp/$name.replay.err"
-    fail "replay -a of $name exited with status $status, expected 0 (3 = divergence, 124 = timeout)"
+    fail "replay -a of $name exited with status $status, expected 0 (3 = divergence)"
   fi
   if ! cmp -s "$tmp/$name.out" "$tmp/$name.replay.out"; then
     show_diff "$tmp/$name.out" "$tmp/$name.replay.out"
@@ -251,8 +274,10 @@ check_replay() {
     fail "replay -a of $name: the program's stderr differs from the recording's"
   fi
 
-  timeout 300 "$deja" replay -a -q "$tmp/$name" </dev/null >"$tmp/$name.quiet.out" 2>"$tmp/$name.quiet.err"
+  "$run_step" "replay -a -q of $name" "$step_timeout" \
+    "$deja" replay -a -q "$tmp/$name" </dev/null >"$tmp/$name.quiet.out" 2>"$tmp/$name.quiet.err"
   status=$?
+  fail_if_hung "$status" "$tmp/$name.quiet.err" "replay -a -q of $name"
   if [ $status -ne 0 ]; then
     show_file "replay -q stderr" "$tmp/$name.quiet.err"
     fail "replay -a -q of $name exited with status $status, expected 0"
