@@ -305,7 +305,7 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
     snprintf(stop->exec_path, sizeof stop->exec_path, "%.255s", x->exe);
     return true;
   }
-  if (d->stepping && x && res->rec_tid == d->step_tid && res->kind != EV_ENTER) {
+  if (d->stepping && x && res->rec_tid == d->step_tid && res->ends_step) {
     stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
     return true;
   }

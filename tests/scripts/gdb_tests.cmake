@@ -41,7 +41,8 @@ endfunction()
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
-        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted)
+        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
+        stepi_blocked)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -51,6 +52,7 @@ target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
+target_link_libraries(gdb_program_stepi_blocked PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -145,3 +147,6 @@ deja_gdb_test(reverse_goto reverse_many MODE goto)
 set_tests_properties(gdb_reverse_many gdb_reverse_goto PROPERTIES ENVIRONMENT DEJA_TL_DEBUG=1)
 # preempted right after the library's `syscall`: those stretches run for real under gdb
 deja_gdb_test(sbuf_preempted sbuf_preempted)
+# stepi of a thread blocked in a system call (recorded twice: the schedule varies)
+deja_gdb_test(stepi_blocked stepi_blocked)
+deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
