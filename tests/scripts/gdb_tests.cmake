@@ -42,7 +42,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
-        stepi_blocked)
+        stepi_blocked follow)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -150,3 +150,6 @@ deja_gdb_test(sbuf_preempted sbuf_preempted)
 # stepi of a thread blocked in a system call (recorded twice: the schedule varies)
 deja_gdb_test(stepi_blocked stepi_blocked)
 deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
+# forks gdb follows: the child (follow-fork-mode child), or both (detach-on-fork off)
+deja_gdb_test(follow_child follow)
+deja_gdb_test(follow_both follow)
