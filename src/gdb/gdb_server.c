@@ -499,6 +499,14 @@ static void resume(struct server *s, enum gdb_resume_action action, pid_t tid, b
   format_stop(s, &s->stop, &s->out);
 }
 
+/* The process P names as a whole (pPID.-1), or 0. */
+static pid_t whole_process(const char *p) {
+  uint64_t pid;
+  if (*p++ != 'p' || !gdb_parse_hex(&p, &pid) || pid > 0x7fffffff)
+    return 0;
+  return strncmp(p, ".-1", 3) == 0 ? (pid_t)pid : 0;
+}
+
 static void cmd_vcont(struct server *s, const char *args) {
   /* args: ";action[:thread]" repeated. gdb puts thread-specific actions first. */
   enum gdb_resume_action action = GDB_CONTINUE;
@@ -519,8 +527,12 @@ static void cmd_vcont(struct server *s, const char *args) {
     pid_t t = -1;
     if (*p == ':') {
       p++;
+      pid_t process = whole_process(p);
       if (!parse_thread_id(&p, &t))
         return reply_error(s);
+      /* pPID.-1: the process gdb resumes (one of several it holds) by its first thread */
+      if (t == -1 && process > 0 && thread_alive(s, process))
+        t = process;
     }
     if (*p && *p != ';')
       return reply_error(s);
@@ -707,8 +719,9 @@ static bool starts_with(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* D or D;PID, vKill;PID: gdb lets go of a process. Only letting go of the debugged
- * process ends the session; a forked child gdb does not follow is detached quietly. */
+/* D or D;PID, vKill;PID: gdb lets go of a process. Letting go of the last process gdb
+ * holds ends the session; a forked child gdb does not follow is detached quietly, and a
+ * parent whose child gdb follows too (the target's detach says). */
 /* vRun;hex(program)[;hex(arg)...] (gdb's `run`): the target starts again; its first
  * argument, if any, says from where. */
 static void cmd_run(struct server *s, const char *p) {
@@ -736,7 +749,7 @@ static enum after_reply cmd_detach(struct server *s, const char *p) {
     bool ours = false;
     for (int i = 0; i < s->nthreads; i++)
       ours |= s->pids[i] == (pid_t)pid;
-    if (!ours)
+    if (!ours || (s->t->detach && s->t->detach(s->t->ctx, (pid_t)pid) > 0))
       return SEND_REPLY;
   }
   return SEND_AND_END;

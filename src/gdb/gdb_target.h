@@ -114,6 +114,10 @@ struct gdb_target {
    * target's length, or -errno. */
   int (*open_file)(void *ctx, pid_t pid, const char *path);
   long (*readlink)(void *ctx, pid_t pid, const char *path, char *buf, size_t len);
+  /* gdb lets go of process PID (D;PID), one threads() lists: 1 when it still holds
+   * another process (a forked child it follows), so the session goes on; 0 ends it. NULL:
+   * letting go of any process threads() lists ends the session. */
+  int (*detach)(void *ctx, pid_t pid);
 };
 
 /* Serves the gdb remote protocol on the connected socket FD until gdb detaches, kills or

@@ -47,7 +47,7 @@ static int t_threads(void *ctx, pid_t *pids, pid_t *tids, int max) {
   struct replay_engine *e = &a->s->e;
   int n = 0;
   for (int i = 0; i < e->ntasks && n < max; i++) {
-    if (e->tasks[i]->rec_pid != a->dbg.pid)
+    if (!gdb_follow_holds(a, e->tasks[i]->rec_pid))
       continue;
     pids[n] = e->tasks[i]->rec_pid;
     tids[n++] = e->tasks[i]->rec_tid;
@@ -84,15 +84,15 @@ static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t le
   return done ? (long)done : -1;
 }
 
-/* Breakpoints are the debugged process's: gdb also removes them from a forked child it
- * lets go of (with the child selected), which must not remove them from the parent. */
+/* Breakpoints are per process: gdb also removes them from a forked child it lets go of
+ * (with the child selected), which must not remove them from the parent. */
 static int t_set_break(void *ctx, pid_t tid, int type, uint64_t addr, int len, bool insert) {
   struct gdb_adapter *a = ctx;
   struct rptask *x = engine_task(&a->s->e, tid);
-  if (x && x->rec_pid != a->dbg.pid)
-    return 0;
-  return debug_set_break(&a->dbg, type, addr, len, insert);
+  return gdb_follow_set_break(a, x ? x->rec_pid : a->dbg.pid, type, addr, len, insert);
 }
+
+static int t_detach(void *ctx, pid_t pid) { return gdb_follow_detach(ctx, pid); }
 
 static int t_exec_file(void *ctx, pid_t pid, char *buf, size_t len) {
   struct rptask *x = process_task(ctx, pid);
@@ -239,6 +239,7 @@ static bool syscall_stop(struct gdb_adapter *a, const struct event *ev, struct r
   if (fk && (fk == GDB_STOP_FORK ? a->filter.fork_events : a->filter.vfork_events)) {
     stop_at(stop, fk, x, SIGTRAP);
     stop->child_pid = stop->child_tid = (pid_t)ev->result;
+    gdb_follow_forked(a, stop->child_pid);
     if (fk == GDB_STOP_VFORK) {
       a->vfork_parent = x->rec_tid;
       a->vfork_child = (pid_t)ev->result;
@@ -307,7 +308,7 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
     snprintf(stop->exec_path, sizeof stop->exec_path, "%.255s", x->exe);
     return true;
   }
-  if (d->stepping && x && res->rec_tid == d->step_tid && res->kind != EV_ENTER) {
+  if (d->stepping && x && res->rec_tid == d->step_tid && res->ends_step) {
     stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
     return true;
   }
@@ -433,6 +434,7 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
     resume_backwards(a, action, tid, stop);
     return;
   }
+  gdb_follow_resumed(a, tid); /* gdb debugs one process at a time */
   if (a->exited) {
     /* past the end there is nothing to run */
     stop_at(stop, GDB_STOP_HISTORY_END, cur, cur ? SIGTRAP : 0);
@@ -497,6 +499,7 @@ static int t_restart(void *ctx, const char *arg, struct gdb_stop *stop) {
     return -1;
   }
   a->exited = false;
+  gdb_follow_restarted(a);
   struct rptask *x = engine_task(&a->s->e, a->tl.cur.tid);
   if (!x || x->rec_pid != a->dbg.pid)
     x = engine_process(&a->s->e, a->dbg.pid);
@@ -532,6 +535,7 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
       .set_siginfo = gdb_calls_set_siginfo,
       .open_file = t_open_file,
       .readlink = t_readlink,
+      .detach = t_detach,
   };
 }
 

@@ -7,6 +7,7 @@
 
 #include "gdb/gdb_target.h"
 #include "replay/debug_hooks.h"
+#include "replay/gdb_follow.h"
 #include "replay/replay_session.h"
 #include "replay/reverse_events.h"
 #include "replay/timeline.h"
@@ -20,6 +21,7 @@ struct gdb_adapter {
   struct gdb_stop_filter filter;   /* which stops gdb wants (signals, system calls, forks) */
   struct reverse_events revents;   /* reverse-continue's stops at signals and system calls */
   pid_t vfork_parent, vfork_child; /* a vfork gdb saw: vforkdone when the child execs or ends */
+  struct gdb_follow follow;        /* the forked processes gdb holds (gdb_follow.c) */
   /* gdb's inferior calls (gdb_calls.c): gdb reads the thread's siginfo before it writes
    * the call's registers and stack (call_armed); the first write forks the diversion,
    * where everything runs until gdb writes the siginfo back. */

@@ -234,6 +234,8 @@ void replay_step(struct replay_session *s, struct replay_result *res) {
   res->event = e->pos.event;
   res->kind = e->ev->kind;
   res->rec_tid = e->ev->tid;
+  res->ends_step =
+      e->ev->kind != EV_ENTER && !(e->ev->kind == EV_SBUF && !(e->ev->flags & EVF_SBUF_INIT));
   int64_t t0 = e->ev->kind == EV_STATE ? now_ns() : 0;
   int rc = replay_event(e);
   if (rc == 0)

@@ -34,6 +34,10 @@ struct replay_result {
   pid_t rec_tid;           /* its task */
   struct replay_stop stop; /* REPLAY_STOP */
   int status;              /* REPLAY_FAILED: 1 (bad trace) or 3 (divergence) */
+  /* The task ran to this event (user code, or its call returned): a single step of it
+   * ends there. Not an entry whose call returns later, nor a system call buffer refill
+   * (written before the task runs the code that made those calls). */
+  bool ends_step;
 };
 
 /* Opens the trace and starts the program (stopped at its first instruction), with HOOKS

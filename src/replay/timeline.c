@@ -300,7 +300,7 @@ int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
       break;
     struct rptask *x = engine_task(&tl->s->e, res->rec_tid);
     if (d->watch_pending || (x && x->rec_pid == d->pid && res->kind == EV_EXEC) ||
-        (res->rec_tid == tid && res->kind != EV_ENTER)) {
+        (res->rec_tid == tid && res->ends_step)) {
       d->watch_pending = false;
       rc = 1;
       break;

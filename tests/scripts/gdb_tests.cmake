@@ -63,7 +63,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
-        sbuf_inside_call sbuf_user_preempted sigusr1_stepi)
+        sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -75,6 +75,7 @@ target_link_libraries(gdb_program_sbuf_inside_call PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_user_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
+target_link_libraries(gdb_program_stepi_blocked PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -186,3 +187,9 @@ deja_gdb_test(sbuf_user_preempted sbuf_user_preempted)
 # threads: each test records anew, so a second one sees other preemption points
 deja_gdb_test(sbuf_inside_call_again sbuf_inside_call SCRIPT sbuf_inside_call)
 deja_gdb_test(sbuf_user_preempted_again sbuf_user_preempted SCRIPT sbuf_user_preempted)
+# stepi of a thread blocked in a system call (recorded twice: the schedule varies)
+deja_gdb_test(stepi_blocked stepi_blocked)
+deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
+# forks gdb follows: the child (follow-fork-mode child), or both (detach-on-fork off)
+deja_gdb_test(follow_child follow)
+deja_gdb_test(follow_both follow)
