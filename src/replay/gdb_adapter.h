@@ -43,6 +43,16 @@ int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event);
 /* Detaches the hooks from the session (ending a diversion). */
 void gdb_adapter_detach(struct gdb_adapter *a);
 
+/* gdb_adapter.c, for the files below: the stop of task X (NULL: none), and the stop gdb
+ * sees for a replay stop R. */
+void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x, int signo);
+void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g);
+
+/* gdb_reverse.c: reverse-continue (ACTION GDB_CONTINUE) and reverse-stepi of thread TID
+ * (0: the last stop's), through the timeline; STOP: where gdb stops. */
+void gdb_resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid,
+                          struct gdb_stop *stop);
+
 /* gdb_calls.c: gdb's `call f(x)` / `print f(x)`, run in a diversion. */
 /* The thread gdb means by TID: the diversion's copy of it while gdb runs a call. */
 struct task *gdb_calls_task(struct gdb_adapter *a, pid_t tid);
