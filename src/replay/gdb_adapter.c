@@ -215,7 +215,7 @@ void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
 }
 
 /* GDB_STOP_FORK or GDB_STOP_VFORK when EV (replayed by X) made a process, else 0. */
-static enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x) {
+enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x) {
   long nr = (long)ev->regs.orig_rax;
   uint64_t flags = ev->regs.rdi;
   if (ev->result <= 0 || (ev->flags & EVF_NEW_THREAD))
@@ -324,6 +324,8 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
                    struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
   struct replay_debug *d = &a->dbg;
   struct rptask *cur = engine_task(&a->s->e, a->last.tid);
+  if (gdb_reverse_vfork_done(a, stop))
+    return;
   if (reverse) {
     gdb_resume_backwards(a, action, tid, stop);
     return;

@@ -20,6 +20,7 @@ struct gdb_adapter {
   struct gdb_stop_filter filter;   /* which stops gdb wants (signals, system calls, forks) */
   struct reverse_events revents;   /* reverse-continue's stops at signals and system calls */
   pid_t vfork_parent, vfork_child; /* a vfork gdb saw: vforkdone when the child execs or ends */
+  bool vfork_done_due;             /* a vfork gdb saw going backwards: vforkdone at once */
   /* gdb's inferior calls (gdb_calls.c): gdb reads the thread's siginfo before it writes
    * the call's registers and stack (call_armed); the first write forks the diversion,
    * where everything runs until gdb writes the siginfo back. */
@@ -47,11 +48,15 @@ void gdb_adapter_detach(struct gdb_adapter *a);
  * sees for a replay stop R. */
 void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x, int signo);
 void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g);
+/* GDB_STOP_FORK or GDB_STOP_VFORK when system call event EV (of X) made a process, else 0. */
+enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x);
 
 /* gdb_reverse.c: reverse-continue (ACTION GDB_CONTINUE) and reverse-stepi of thread TID
  * (0: the last stop's), through the timeline; STOP: where gdb stops. */
 void gdb_resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid,
                           struct gdb_stop *stop);
+/* At any resume after a vfork stop gdb saw going backwards: its vforkdone (true, STOP). */
+bool gdb_reverse_vfork_done(struct gdb_adapter *a, struct gdb_stop *stop);
 
 /* gdb_calls.c: gdb's `call f(x)` / `print f(x)`, run in a diversion. */
 /* The thread gdb means by TID: the diversion's copy of it while gdb runs a call. */

@@ -41,7 +41,8 @@ endfunction()
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
-        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted)
+        reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
+        reverse_blocked)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -51,6 +52,7 @@ target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
+target_link_libraries(gdb_program_reverse_blocked PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -101,6 +103,13 @@ deja_gdb_test(reverse reverse)
 deja_gdb_test(reverse_run reverse)
 deja_gdb_test(reverse_events reverse_events)
 deja_gdb_test(reverse_entry reverse_events)
+# catchpoints backwards: a caught call's return then its entry, forks, vforks and execs
+# (as forwards); a call that blocked while another thread made thousands of calls
+# (recorded again for each run: the schedule varies)
+deja_gdb_test(reverse_catch reverse_events)
+deja_gdb_test(reverse_catch_forks forks)
+deja_gdb_test(reverse_catch_blocked reverse_blocked)
+deja_gdb_test(reverse_catch_blocked_again reverse_blocked SCRIPT reverse_catch_blocked)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
