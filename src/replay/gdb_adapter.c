@@ -17,6 +17,7 @@
 #define CLONE_VFORK 0x00004000
 #endif
 #include "replay/replay_gdb_files.h"
+#include "task/proc_maps.h"
 
 void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x, int signo) {
   memset(s, 0, sizeof *s);
@@ -366,6 +367,26 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
   d->slice_at = 0; /* no slices while gdb looks */
 }
 
+static int maps_preload(const struct proc_mapping *m, void *ctx) {
+  *(bool *)ctx |= strstr(m->name, "/libdeja-preload.so") != NULL;
+  return 0;
+}
+
+/* Once, when gdb catches system calls in a process that loaded the preload library: the
+ * calls it made through the system call buffer are not events, so no catchpoint stops
+ * at them. */
+static void note_buffered_calls(struct gdb_adapter *a) {
+  struct rptask *x = engine_process(&a->s->e, a->dbg.pid);
+  bool preload = false;
+  if (a->sbuf_told || !a->filter.catch_syscalls || !x ||
+      proc_maps_each(x->t.tid, maps_preload, &preload) < 0 || !preload)
+    return;
+  a->sbuf_told = true;
+  deja_msg("catch syscall does not stop at the calls this program made through deja's "
+           "system call buffer (frequent calls made in-process); to catch every call, record "
+           "with `deja record -n`");
+}
+
 /* deja's messages while the replay runs go to gdb's console, with the stop. */
 static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
                     struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
@@ -373,6 +394,7 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   a->note_len = 0;
   a->note[0] = 0;
   deja_msg_tee(add_note, a);
+  note_buffered_calls(a);
   resume(a, action, tid, reverse, stop, interrupted, arg);
   deja_msg_tee(NULL, NULL);
   snprintf(stop->note, sizeof stop->note, "%s", a->note);

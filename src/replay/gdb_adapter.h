@@ -21,6 +21,7 @@ struct gdb_adapter {
   struct reverse_events revents;   /* reverse-continue's stops at signals and system calls */
   pid_t vfork_parent, vfork_child; /* a vfork gdb saw: vforkdone when the child execs or ends */
   bool vfork_done_due;             /* a vfork gdb saw going backwards: vforkdone at once */
+  bool sbuf_told;                  /* gdb's console said that catch syscall misses buffered calls */
   /* gdb's inferior calls (gdb_calls.c): gdb reads the thread's siginfo before it writes
    * the call's registers and stack (call_armed); the first write forks the diversion,
    * where everything runs until gdb writes the siginfo back. */
