@@ -367,24 +367,32 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
   d->slice_at = 0; /* no slices while gdb looks */
 }
 
+struct maps_seen {
+  bool preload, libc;
+};
+
 static int maps_preload(const struct proc_mapping *m, void *ctx) {
-  *(bool *)ctx |= strstr(m->name, "/libdeja-preload.so") != NULL;
+  struct maps_seen *seen = ctx;
+  seen->preload |= strstr(m->name, "/libdeja-preload.so") != NULL;
+  seen->libc |= strstr(m->name, "/libc.so.6") != NULL;
   return 0;
 }
 
 /* Once, when gdb catches system calls in a process that loaded the preload library: the
  * calls it made through the system call buffer are not events, so no catchpoint stops
- * at them. */
+ * at them. A process with libc and no preload library never will (ld.so maps preloads
+ * first): its maps are not read again. */
 static void note_buffered_calls(struct gdb_adapter *a) {
   struct rptask *x = engine_process(&a->s->e, a->dbg.pid);
-  bool preload = false;
+  struct maps_seen seen = {0};
   if (a->sbuf_told || !a->filter.catch_syscalls || !x ||
-      proc_maps_each(x->t.tid, maps_preload, &preload) < 0 || !preload)
+      proc_maps_each(x->t.tid, maps_preload, &seen) < 0)
     return;
-  a->sbuf_told = true;
-  deja_msg("catch syscall does not stop at the calls this program made through deja's "
-           "system call buffer (frequent calls made in-process); to catch every call, record "
-           "with `deja record -n`");
+  a->sbuf_told = seen.preload || seen.libc;
+  if (seen.preload)
+    deja_msg("catch syscall does not stop at the calls this program made through deja's "
+             "system call buffer (frequent calls made in-process); to catch every call, "
+             "record with `deja record -n`");
 }
 
 /* deja's messages while the replay runs go to gdb's console, with the stop. */
