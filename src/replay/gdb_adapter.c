@@ -325,7 +325,7 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
                    struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
   struct replay_debug *d = &a->dbg;
   struct rptask *cur = engine_task(&a->s->e, a->last.tid);
-  if (gdb_reverse_vfork_done(a, stop))
+  if (gdb_reverse_vfork_done(a, reverse, stop))
     return;
   if (reverse) {
     gdb_resume_backwards(a, action, tid, stop);

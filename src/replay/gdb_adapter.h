@@ -56,8 +56,9 @@ enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x);
  * (0: the last stop's), through the timeline; STOP: where gdb stops. */
 void gdb_resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid,
                           struct gdb_stop *stop);
-/* At any resume after a vfork stop gdb saw going backwards: its vforkdone (true, STOP). */
-bool gdb_reverse_vfork_done(struct gdb_adapter *a, struct gdb_stop *stop);
+/* At a resume (REVERSE: backwards) after a vfork stop: its vforkdone at once when gdb
+ * must get it before anything else (true, STOP filled). */
+bool gdb_reverse_vfork_done(struct gdb_adapter *a, bool reverse, struct gdb_stop *stop);
 
 /* gdb_calls.c: gdb's `call f(x)` / `print f(x)`, run in a diversion. */
 /* The thread gdb means by TID: the diversion's copy of it while gdb runs a call. */

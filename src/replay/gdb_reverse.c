@@ -145,6 +145,8 @@ static void event_stop(struct gdb_adapter *a, const struct event_brief *ev, stru
   call.regs.orig_rax = (uint64_t)ev->nr;
   call.regs.rdi = ev->arg0;
   enum gdb_stop_kind fk = ev->at_entry || !x ? 0 : fork_kind(&call, x);
+  if (!fk && !ev->at_entry && fork_stops(a, ev))
+    fk = GDB_STOP_FORK; /* clone3's flags no longer readable */
   if (fk) {
     stop_at(stop, fk, x, SIGTRAP);
     stop->child_pid = stop->child_tid = (pid_t)ev->result;
@@ -157,14 +159,17 @@ static void event_stop(struct gdb_adapter *a, const struct event_brief *ev, stru
   stop->syscall_no = (int)ev->nr;
 }
 
-/* After a vfork stop gdb saw going backwards, its next resume: the vfork's end, at once
- * (gdb 13 resumes nothing else before it; another fork stop first trips its assertion).
- * True with STOP filled. */
-bool gdb_reverse_vfork_done(struct gdb_adapter *a, struct gdb_stop *stop) {
-  if (!a->vfork_done_due)
+/* gdb waits for a vfork's end before it resumes anything else (gdb 13 asserts when a
+ * fork stop comes first): after a vfork stop found backwards, its next resume gets it at
+ * once (the child's exec or exit is ahead, not behind), and so does a reverse resume
+ * after a forward vfork stop whose child has not let go yet. True with STOP filled. */
+bool gdb_reverse_vfork_done(struct gdb_adapter *a, bool reverse, struct gdb_stop *stop) {
+  pid_t parent = a->vfork_done_due ? a->last.tid : reverse ? a->vfork_parent : 0;
+  if (!parent)
     return false;
   a->vfork_done_due = false;
-  stop_at(stop, GDB_STOP_VFORK_DONE, engine_task(&a->s->e, a->last.tid), SIGTRAP);
+  a->vfork_child = a->vfork_parent = 0;
+  stop_at(stop, GDB_STOP_VFORK_DONE, engine_task(&a->s->e, parent), SIGTRAP);
   return true;
 }
 

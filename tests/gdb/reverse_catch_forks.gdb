@@ -1,10 +1,14 @@
 # reverse-continue stops at forks, vforks and execs as gdb's catchpoints show them
-# forwards: from after the vfork, the vfork, then the fork (gdb waits for a vfork's end
-# before anything else: it gets it at once), and forwards again
-break 21
+# forwards. gdb waits for a vfork's end before anything else: after a vfork stop, forwards
+# or backwards, a reverse resume gets it at once (a fork stop first trips an assertion)
+catch vfork
 continue
 catch fork
-catch vfork
+reverse-continue
+continue
+break 21
+continue
+# from after the vfork: the vfork, then the fork, and forwards again
 reverse-continue
 reverse-continue
 continue
