@@ -9,7 +9,7 @@ set $entry_rsp = $rsp
 continue
 set $ret_rax = $rax
 delete 1
-break 27
+break reverse_events.c:27
 continue
 catch syscall getppid
 reverse-continue

@@ -1,7 +1,7 @@
 # a thread blocked in read while the main thread made thousands of calls (events):
 # reverse-continue finds the read's return, then its entry where it blocked, thousands of
 # events back; forwards from there, the return again
-break 47
+break reverse_blocked.c:47
 continue
 catch syscall read
 reverse-continue

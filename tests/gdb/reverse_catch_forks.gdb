@@ -6,7 +6,7 @@ continue
 catch fork
 reverse-continue
 continue
-break 21
+break forks.c:21
 continue
 # from after the vfork: the vfork, then the fork, and forwards again
 reverse-continue
@@ -15,13 +15,13 @@ continue
 continue
 # without catchpoints gdb lets the children go and reverse-continue goes on
 delete
-break 13
+break forks.c:13
 reverse-continue
 # an exec, backwards from the new program's main
 catch exec
 continue
 set $exec_pc = $pc
-break 10
+break forks.c:10
 continue
 reverse-continue
 print $pc == $exec_pc
