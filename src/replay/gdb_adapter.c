@@ -9,7 +9,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "common/kernel_abi.h"
 #include "common/log.h"
@@ -19,9 +18,9 @@
 #endif
 #include "replay/replay_gdb_files.h"
 #include "replay/replay_tsc.h"
+#include "task/proc_maps.h"
 
-static void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x,
-                    int signo) {
+void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x, int signo) {
   memset(s, 0, sizeof *s);
   s->kind = kind;
   if (x) {
@@ -192,7 +191,7 @@ static bool process_exited(struct gdb_adapter *a, const struct replay_result *re
   return true;
 }
 
-static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
+void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
   memset(g, 0, sizeof *g);
   g->pid = r->rec_pid;
   g->tid = r->rec_tid;
@@ -219,7 +218,7 @@ static void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
 }
 
 /* GDB_STOP_FORK or GDB_STOP_VFORK when EV (replayed by X) made a process, else 0. */
-static enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x) {
+enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x) {
   long nr = (long)ev->regs.orig_rax;
   uint64_t flags = ev->regs.rdi;
   if (ev->result <= 0 || (ev->flags & EVF_NEW_THREAD))
@@ -315,56 +314,6 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
   return false;
 }
 
-/* Whether a forward run would have stopped gdb at the end of event B (as stop_after
- * decides): a signal gdb does not pass, or the return of a system call it catches, in the
- * debugged process. Not forks, vforks and execs (gdb takes those as new ones), calls
- * that end a task, nor calls made through the system call buffer. A task no longer
- * replayed counts as the debugged process's when it is its first thread. */
-static bool event_is_stop(void *ctx, const struct event_brief *b) {
-  struct gdb_adapter *a = ctx;
-  struct rptask *x = engine_task(&a->s->e, b->tid);
-  if (x ? x->rec_pid != a->dbg.pid : b->tid != a->dbg.pid)
-    return false;
-  if (b->kind == EV_SIGNAL)
-    return b->signo > 0 && b->signo < GDB_NSIG && !a->filter.pass[b->signo];
-  if (b->kind != EV_SYSCALL || !a->filter.catch_syscalls || b->nr < 0 || b->nr >= GDB_NSYSCALLS)
-    return false;
-  switch (b->nr) {
-  case SYS_exit:
-  case SYS_exit_group:
-  case SYS_fork:
-  case SYS_vfork:
-  case SYS_clone:
-  case SYS_clone3:
-  case SYS_execve:
-  case SYS_execveat: return false;
-  default: return a->filter.any_syscall || a->filter.syscalls[b->nr];
-  }
-}
-
-/* reverse-continue: the last breakpoint or watchpoint hit before the current position,
- * or the end of the last event gdb would have stopped at, whichever comes later.
- * Returns what timeline_reverse_continue does; 3: at the end of the event *EV. */
-static int reverse_continue(struct gdb_adapter *a, struct replay_stop *hit, struct event_brief *ev,
-                            char *err, size_t errlen) {
-  const struct tl_pos *p = &a->tl.cur;
-  /* at the end of an event only earlier ones; inside a stretch, the event before too */
-  uint64_t before = p->event + (p->kind == TL_BOUNDARY && !p->steps ? 0 : 1);
-  uint64_t key = XXH3_64bits(&a->filter, sizeof a->filter) ^ (uint64_t)a->dbg.pid;
-  int found =
-      reverse_events_last(&a->revents, a->s->events_path, before, key, event_is_stop, a, ev);
-  if (found < 0) {
-    snprintf(err, errlen, "cannot read the trace's events");
-    return -1;
-  }
-  uint64_t floor = found ? ev->evno : 0;
-  int rc = timeline_reverse_continue(&a->tl, floor, hit, err, errlen);
-  if (rc != 0 || !found)
-    return rc;
-  struct tl_pos end = {.event = ev->evno, .kind = TL_BOUNDARY};
-  return timeline_go_to(&a->tl, &end, err, errlen) < 0 ? -1 : 3;
-}
-
 /* A line for gdb's console, shown with the next stop. */
 static void add_note(void *arg, const char *line) {
   struct gdb_adapter *a = arg;
@@ -375,63 +324,14 @@ static void add_note(void *arg, const char *line) {
                                    : sizeof a->note - 1;
 }
 
-/* reverse-continue and reverse-stepi, through the timeline. When the position wanted
- * cannot be reached, gdb is told why and the replay goes back where it was. */
-static void resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid,
-                             struct gdb_stop *stop) {
-  char err[512];
-  struct replay_stop hit;
-  pid_t who = tid > 0 ? tid : a->last.tid;
-  struct tl_pos from = a->tl.cur;
-  struct event_brief ev;
-  int rc;
-  if (action == GDB_CONTINUE)
-    rc = reverse_continue(a, &hit, &ev, err, sizeof err);
-  else if (a->last.kind == GDB_STOP_SYSCALL_ENTRY && who == a->last.tid)
-    /* from a call's entry one instruction back is its `syscall`: the position noted */
-    rc = timeline_go_to(&a->tl, &from, err, sizeof err) < 0 ? -1 : 1;
-  else
-    rc = timeline_reverse_step(&a->tl, who, &hit, err, sizeof err);
-  a->exited = false;
-  if (rc < 0) {
-    deja_msg("cannot %s: %s", action == GDB_CONTINUE ? "reverse-continue" : "reverse-stepi", err);
-    if (timeline_go_to(&a->tl, &from, err, sizeof err) == 0)
-      deja_msg("the replay is back where the command started");
-    else
-      deja_msg("cannot go back where the command started either (%s); the replay is at "
-               "event %" PRIu64,
-               err, a->tl.cur.event + 1);
-    who = a->last.tid;
-  }
-  struct rptask *x = engine_task(&a->s->e, who);
-  if (!x)
-    x = engine_process(&a->s->e, a->dbg.pid);
-  if (rc < 0) {
-    stop_at(stop, GDB_STOP_SIGNAL, x, 0);
-  } else if (rc == 3) {
-    x = engine_task(&a->s->e, ev.tid);
-    if (ev.kind == EV_SIGNAL) {
-      stop_at(stop, GDB_STOP_SIGNAL, x, ev.signo); /* at its delivery, as forwards */
-    } else {
-      stop_at(stop, GDB_STOP_SYSCALL_RETURN, x, SIGTRAP);
-      stop->syscall_no = (int)ev.nr;
-    }
-  } else if (rc == 0) {
-    stop_at(stop, GDB_STOP_HISTORY_END, x, SIGTRAP);
-    stop->history_begin = true;
-  } else if (action == GDB_CONTINUE || rc == 2) {
-    gdb_stop_of(&hit, stop);
-  } else {
-    stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
-  }
-}
-
 static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid, bool reverse,
                    struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
   struct replay_debug *d = &a->dbg;
   struct rptask *cur = engine_task(&a->s->e, a->last.tid);
+  if (gdb_reverse_vfork_done(a, reverse, stop))
+    return;
   if (reverse) {
-    resume_backwards(a, action, tid, stop);
+    gdb_resume_backwards(a, action, tid, stop);
     return;
   }
   gdb_follow_resumed(a, tid); /* gdb debugs one process at a time */
@@ -471,6 +371,34 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
   d->slice_at = 0; /* no slices while gdb looks */
 }
 
+struct maps_seen {
+  bool preload, libc;
+};
+
+static int maps_preload(const struct proc_mapping *m, void *ctx) {
+  struct maps_seen *seen = ctx;
+  seen->preload |= strstr(m->name, "/libdeja-preload.so") != NULL;
+  seen->libc |= strstr(m->name, "/libc.so.6") != NULL;
+  return 0;
+}
+
+/* Once, when gdb catches system calls in a process that loaded the preload library: the
+ * calls it made through the system call buffer are not events, so no catchpoint stops
+ * at them. A process with libc and no preload library never will (ld.so maps preloads
+ * first): its maps are not read again. */
+static void note_buffered_calls(struct gdb_adapter *a) {
+  struct rptask *x = engine_process(&a->s->e, a->dbg.pid);
+  struct maps_seen seen = {0};
+  if (a->sbuf_told || !a->filter.catch_syscalls || !x ||
+      proc_maps_each(x->t.tid, maps_preload, &seen) < 0)
+    return;
+  a->sbuf_told = seen.preload || seen.libc;
+  if (seen.preload)
+    deja_msg("catch syscall does not stop at the calls this program made through deja's "
+             "system call buffer (frequent calls made in-process); to catch every call, "
+             "record with `deja record -n`");
+}
+
 /* deja's messages while the replay runs go to gdb's console, with the stop. */
 static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
                     struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
@@ -478,6 +406,7 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   a->note_len = 0;
   a->note[0] = 0;
   deja_msg_tee(add_note, a);
+  note_buffered_calls(a);
   resume(a, action, tid, reverse, stop, interrupted, arg);
   deja_msg_tee(NULL, NULL);
   snprintf(stop->note, sizeof stop->note, "%s", a->note);

@@ -22,6 +22,8 @@ struct gdb_adapter {
   struct reverse_events revents;   /* reverse-continue's stops at signals and system calls */
   pid_t vfork_parent, vfork_child; /* a vfork gdb saw: vforkdone when the child execs or ends */
   struct gdb_follow follow;        /* the forked processes gdb holds (gdb_follow.c) */
+  bool vfork_done_due;             /* a vfork gdb saw going backwards: vforkdone at once */
+  bool sbuf_told;                  /* gdb's console said that catch syscall misses buffered calls */
   /* gdb's inferior calls (gdb_calls.c): gdb reads the thread's siginfo before it writes
    * the call's registers and stack (call_armed); the first write forks the diversion,
    * where everything runs until gdb writes the siginfo back. */
@@ -44,6 +46,21 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
 int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event);
 /* Detaches the hooks from the session (ending a diversion). */
 void gdb_adapter_detach(struct gdb_adapter *a);
+
+/* gdb_adapter.c, for the files below: the stop of task X (NULL: none), and the stop gdb
+ * sees for a replay stop R. */
+void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x, int signo);
+void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g);
+/* GDB_STOP_FORK or GDB_STOP_VFORK when system call event EV (of X) made a process, else 0. */
+enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x);
+
+/* gdb_reverse.c: reverse-continue (ACTION GDB_CONTINUE) and reverse-stepi of thread TID
+ * (0: the last stop's), through the timeline; STOP: where gdb stops. */
+void gdb_resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, pid_t tid,
+                          struct gdb_stop *stop);
+/* At a resume (REVERSE: backwards) after a vfork stop: its vforkdone at once when gdb
+ * must get it before anything else (true, STOP filled). */
+bool gdb_reverse_vfork_done(struct gdb_adapter *a, bool reverse, struct gdb_stop *stop);
 
 /* gdb_calls.c: gdb's `call f(x)` / `print f(x)`, run in a diversion. */
 /* The thread gdb means by TID: the diversion's copy of it while gdb runs a call. */

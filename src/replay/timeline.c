@@ -375,7 +375,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
   }
   if (!before) {
     d->target.nexec = nexec;
-    memcpy(d->target.exec, exec, (size_t)nexec * sizeof *exec);
+    if (nexec) /* EXEC may be NULL then: memcpy's arguments must not be */
+      memcpy(d->target.exec, exec, (size_t)nexec * sizeof *exec);
   }
   for (int i = 0; i < d->target.nexec && before; i++) {
     /* a writer the user breaks at: its arrivals are counted for the user's stops (from

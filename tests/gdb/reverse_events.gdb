@@ -1,4 +1,4 @@
-# reverse-continue stops at signals and caught system call returns, the last ones first
+# reverse-continue stops at signals and caught system calls (return, then entry), the last ones first
 handle SIGUSR1 nostop noprint pass
 break 27
 continue
@@ -9,6 +9,9 @@ catch syscall getppid
 reverse-continue
 print round_no
 print $rax == ppid && ppid > 0
+# its entry, then the signal before it
+reverse-continue
+print round_no
 reverse-continue
 print round_no
 print got

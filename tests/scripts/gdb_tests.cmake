@@ -63,7 +63,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
-        sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow)
+        sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -75,7 +75,7 @@ target_link_libraries(gdb_program_sbuf_inside_call PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_user_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
-target_link_libraries(gdb_program_stepi_blocked PRIVATE pthread)
+target_link_libraries(gdb_program_stepi_blocked PRIVATE pthread target_link_libraries(gdb_program_reverse_blocked PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -134,6 +134,13 @@ deja_gdb_test(reverse reverse)
 deja_gdb_test(reverse_run reverse)
 deja_gdb_test(reverse_events reverse_events)
 deja_gdb_test(reverse_entry reverse_events)
+# catchpoints backwards: a caught call's return then its entry, forks, vforks and execs
+# (as forwards); a call that blocked while another thread made thousands of calls
+# (recorded again for each run: the schedule varies)
+deja_gdb_test(reverse_catch reverse_events)
+deja_gdb_test(reverse_catch_forks forks)
+deja_gdb_test(reverse_catch_blocked reverse_blocked)
+deja_gdb_test(reverse_catch_blocked_again reverse_blocked SCRIPT reverse_catch_blocked)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session

@@ -55,13 +55,14 @@ run --repeat 2 --record-arg -h -- "$programs/cpu_count_view"
 run --differ -- /usr/bin/python3 -c \
   "import random, time, os; print(random.random(), time.time(), os.getpid(), os.urandom(8).hex())"
 
-# A gdb session on a replay, with breakpoints, stepping, checkpoints (forks of the
+# A gdb session on a replay, with breakpoints, stepping, reverse-stepi and
+# reverse-continue (moves to an arrival at a breakpoint), checkpoints (forks of the
 # replay) and going back to them.
 trace=$(mktemp -d)
 "$deja" record -o "$trace/t" "$programs/file_io" >/dev/null 2>&1
 out=$("$deja" replay "$trace/t" -- -batch -nx -iex 'set remotetimeout 60' -ex 'break main' \
       -ex continue -ex checkpoint -ex next -ex stepi -ex 'info registers rip' -ex reverse-stepi \
-      -ex 'restart 1' -ex 'delete checkpoint 1' -ex continue 2>&1)
+      -ex reverse-continue -ex 'restart 1' -ex 'delete checkpoint 1' -ex continue 2>&1)
 status=$?
 if [ $status -ne 0 ] || ! printf '%s\n' "$out" | grep -q "exited normally"; then
   echo "FAIL (sanitizer build): gdb session on a replay (status $status):" >&2
