@@ -474,7 +474,11 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     out->addr = pc;
     return HOOK_STOP;
   }
-  if (si.si_code == TRAP_TRACE || (dr6 & DR6_SINGLE_STEP)) {
+  /* A single step that delivered a signal to a handler stops at the handler's first
+   * instruction with the kernel's report of that step (ptrace_notify: si_code SIGTRAP,
+   * si_pid the task's own), not a debug exception: it is the step's end too. */
+  bool stepped_into_handler = si.si_code == SIGTRAP && si.si_pid == x->t.tid;
+  if (si.si_code == TRAP_TRACE || (dr6 & DR6_SINGLE_STEP) || stepped_into_handler) {
     if (d->stepover) {
       d->stepover = false;
       return HOOK_AGAIN;
