@@ -316,11 +316,11 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
  * decides): a signal gdb does not pass, or the return of a system call it catches, in the
  * debugged process. Not forks, vforks and execs (gdb takes those as new ones), calls
  * that end a task, nor calls made through the system call buffer. A task no longer
- * replayed counts as the debugged process's when it is its first thread. */
+ * replayed is the process's the engine noted when it went (a thread that exited). */
 static bool event_is_stop(void *ctx, const struct event_brief *b) {
   struct gdb_adapter *a = ctx;
-  struct rptask *x = engine_task(&a->s->e, b->tid);
-  if (x ? x->rec_pid != a->dbg.pid : b->tid != a->dbg.pid)
+  pid_t pid = engine_rec_pid_of(&a->s->e, b->tid);
+  if (pid ? pid != a->dbg.pid : b->tid != a->dbg.pid)
     return false;
   if (b->kind == EV_SIGNAL)
     return b->signo > 0 && b->signo < GDB_NSIG && !a->filter.pass[b->signo];

@@ -53,10 +53,11 @@ target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
 # the reverse soak's programs (scripts/reverse_soak.sh) are linked statically: replayed
 # without ld.so, whose rdtsc some virtual machines do not trap (PR_SET_TSC has no effect)
-foreach(program soak_signal)
+foreach(program soak_signal soak_threads_exit)
   deja_gdb_program(${program})
   set_target_properties(gdb_program_${program} PROPERTIES LINK_OPTIONS "-static")
 endforeach()
+target_link_libraries(gdb_program_soak_threads_exit PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -109,6 +110,9 @@ deja_gdb_test(reverse_events reverse_events)
 deja_gdb_test(reverse_entry reverse_events)
 # found by the reverse soak: a stepi from a signal's delivery stop into its handler
 deja_gdb_test(soak_signal_step soak_signal)
+# and a caught call of a thread that has exited, backwards (recorded twice: threads)
+deja_gdb_test(soak_threads_exit soak_threads_exit)
+deja_gdb_test(soak_threads_exit_again soak_threads_exit SCRIPT soak_threads_exit)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
