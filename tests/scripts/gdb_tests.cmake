@@ -53,7 +53,7 @@ target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
 # the reverse soak's programs (scripts/reverse_soak.sh) are linked statically: replayed
 # without ld.so, whose rdtsc some virtual machines do not trap (PR_SET_TSC has no effect)
-foreach(program soak_signal soak_threads_exit)
+foreach(program soak_signal soak_threads_exit watch_syscall)
   deja_gdb_program(${program})
   set_target_properties(gdb_program_${program} PROPERTIES LINK_OPTIONS "-static")
 endforeach()
@@ -113,6 +113,9 @@ deja_gdb_test(soak_signal_step soak_signal)
 # and a caught call of a thread that has exited, backwards (recorded twice: threads)
 deja_gdb_test(soak_threads_exit soak_threads_exit)
 deja_gdb_test(soak_threads_exit_again soak_threads_exit SCRIPT soak_threads_exit)
+# reverse-continue and reverse-stepi onto a watched write made by a system call: the
+# call's `syscall` instruction
+deja_gdb_test(watch_syscall watch_syscall)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
