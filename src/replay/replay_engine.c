@@ -95,10 +95,35 @@ struct rptask *engine_process(const struct replay_engine *e, pid_t rec_pid) {
   return NULL;
 }
 
+pid_t engine_rec_pid_of(const struct replay_engine *e, pid_t rec_tid) {
+  const struct rptask *x = engine_task(e, rec_tid);
+  if (x)
+    return x->rec_pid;
+  for (int i = 0; i < e->ngone; i++)
+    if (e->gone[i].rec_tid == rec_tid)
+      return e->gone[i].rec_pid;
+  return 0;
+}
+
+/* Notes whose task X was, for what looks back at its events once it is gone. */
+static void note_gone(struct replay_engine *e, const struct rptask *x) {
+  for (int i = 0; i < e->ngone; i++)
+    if (e->gone[i].rec_tid == x->rec_tid) {
+      e->gone[i].rec_pid = x->rec_pid;
+      return;
+    }
+  if (e->ngone == e->cap_gone) {
+    e->cap_gone = e->cap_gone ? e->cap_gone * 2 : 16;
+    e->gone = xrealloc(e->gone, (size_t)e->cap_gone * sizeof *e->gone);
+  }
+  e->gone[e->ngone++] = (struct engine_gone){x->rec_tid, x->rec_pid};
+}
+
 void engine_remove_task(struct replay_engine *e, struct rptask *x) {
   for (int i = 0; i < e->ntasks; i++)
     if (e->tasks[i] == x)
       e->tasks[i] = e->tasks[--e->ntasks];
+  note_gone(e, x);
   if (e->ndead == e->cap_dead) {
     e->cap_dead = e->cap_dead ? e->cap_dead * 2 : 16;
     e->dead = xrealloc(e->dead, (size_t)e->cap_dead * sizeof *e->dead);

@@ -130,6 +130,11 @@ struct replay_hooks {
 
 extern const struct replay_hooks replay_autopilot_hooks;
 
+/* A task no longer replayed: its recorded tid and process. */
+struct engine_gone {
+  pid_t rec_tid, rec_pid;
+};
+
 struct replay_engine {
   const struct replay_options *o;
   struct trace_cursor *cur; /* owned by the session */
@@ -146,6 +151,8 @@ struct replay_engine {
   struct replay_mapfds *mapfds; /* preserved files kept open in the processes (replay_mapfds.c) */
   pid_t *dead;                  /* tasks that exited and are not reaped yet (zombie leaders) */
   int ndead, cap_dead;
+  struct engine_gone *gone; /* tasks that exited in any run: whose they were */
+  int ngone, cap_gone;
   struct state_pages *state_pages; /* replay_state_pages.c */
   bool tsc_patched;                /* the recording patched rdtsc (replay_tsc.h) */
 };
@@ -172,6 +179,9 @@ struct rptask *engine_process(const struct replay_engine *e, pid_t rec_pid);
 struct rptask *engine_add_task(struct replay_engine *e, pid_t tid, pid_t rec_tid, pid_t pid,
                                pid_t rec_pid);
 void engine_remove_task(struct replay_engine *e, struct rptask *x);
+/* The recorded process of recorded task REC_TID, replayed now or exited in an earlier
+ * run of the replay; 0 when no run has seen it. */
+pid_t engine_rec_pid_of(const struct replay_engine *e, pid_t rec_tid);
 /* Kills every replayed task and reaps them and the ones that exited (only the replay's
  * children: a debugger deja started is left alone). */
 void engine_kill_all(struct replay_engine *e);

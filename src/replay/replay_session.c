@@ -268,6 +268,7 @@ void replay_close(struct replay_session *s) {
   engine_kill_all(e);
   free(e->tasks);
   free(e->dead);
+  free(e->gone);
   state_pages_free(e->state_pages);
   replay_mapfds_free(e);
   if (e->shared_dir) {

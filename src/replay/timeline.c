@@ -210,20 +210,14 @@ struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res) {
   return p;
 }
 
-/* The entry of a traced call (catch syscall, RES) as a position: its task's arrival at
- * the `syscall` instruction, the first in the stretch (the stretch ends with that call),
- * so that reverse-continue searches the code before the call too. False when the task's
- * registers cannot be read. */
-static bool syscall_entry_pos(struct timeline *tl, const struct replay_result *res,
-                              struct tl_pos *c) {
-  struct rptask *x = engine_task(&tl->s->e, res->stop.rec_tid);
-  if (!x || task_get_regs(&x->t) < 0)
+bool tl_syscall_pos(struct timeline *tl, pid_t tid, uint64_t event, struct tl_pos *c) {
+  struct rptask *x = engine_task(&tl->s->e, tid);
+  uint8_t insn[2];
+  if (!x || task_get_regs(&x->t) < 0 || task_read_mem(&x->t, x->t.regs.rip - 2, insn, 2) < 0 ||
+      insn[0] != 0x0f || insn[1] != 0x05) /* syscall */
     return false;
-  *c = (struct tl_pos){.event = res->event - 1,
-                       .kind = TL_ARRIVAL,
-                       .tid = res->stop.rec_tid,
-                       .addr = x->t.regs.rip - 2, /* syscall: 0f 05 */
-                       .n = 1};
+  *c = (struct tl_pos){
+      .event = event - 1, .kind = TL_ARRIVAL, .tid = tid, .addr = x->t.regs.rip - 2, .n = 1};
   return true;
 }
 
@@ -242,7 +236,8 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
       /* not at every stop: a conditional breakpoint gdb resumes from at once */
       if (!step && tl_fork_due(tl, TL_STOP_FORK_NS))
         tl_fork_here(tl, c);
-    } else if (res->stop.kind == RSTOP_SYSCALL && syscall_entry_pos(tl, res, c)) {
+    } else if (res->stop.kind == RSTOP_SYSCALL &&
+               tl_syscall_pos(tl, res->stop.rec_tid, res->event, c)) {
       tl->cur_exact = false; /* the task is past that arrival: in the call's entry */
     } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&
                (!c->steps || c->step_tid == res->stop.rec_tid)) {
@@ -288,6 +283,7 @@ int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
   d->stepping = true;
   d->step_tid = tid;
   d->watch_pending = false;
+  tl->step_wrote = false;
   int rc = -1;
   for (;;) {
     replay_step(tl->s, res);
@@ -301,6 +297,8 @@ int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
     struct rptask *x = engine_task(&tl->s->e, res->rec_tid);
     if (d->watch_pending || (x && x->rec_pid == d->pid && res->kind == EV_EXEC) ||
         (res->rec_tid == tid && res->ends_step)) {
+      tl->step_wrote = d->watch_pending;
+      tl->step_write = d->watch_stop;
       d->watch_pending = false;
       rc = 1;
       break;
@@ -1408,9 +1406,18 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hi
   }
   if (!tl_at_boundary(tl, p.event))
     return seterr(err, errlen, "cannot step back over event %" PRIu64 " in task %d", p.event, tid);
+  /* the step that ended the event made replay write a watched value (a skipped call's
+   * result): going back over the call is that watchpoint's trigger */
+  bool wrote = tl->step_wrote;
+  struct replay_stop write = tl->step_write;
   anchor.steps = steps ? steps - 1 : 0;
   anchor.step_tid = tid;
-  return tl_go_to(tl, &anchor, err, errlen) < 0 ? -1 : 1;
+  if (tl_go_to(tl, &anchor, err, errlen) < 0)
+    return -1;
+  if (!wrote)
+    return 1;
+  *hit = write;
+  return 2;
 }
 
 int timeline_checkpoint(struct timeline *tl) {

@@ -140,9 +140,11 @@ struct timeline {
   bool said_slow;            /* DEJA_TL_DEBUG was told that the kernel cannot count */
   bool have_undone;          /* the last reverse step went back over a watched write: */
   struct replay_stop undone; /* ...that watchpoint's stop */
-  uint64_t hold;             /* a checkpoint (tl_fork.made) a reverse move counts from: kept */
-  bool target_based;         /* the target's count is since a checkpoint (tl_pos.base) */
-  struct tl_approach *approach; /* counting from each checkpoint taken inside (or NULL) */
+  bool step_wrote;           /* the last tl_step_once ended at replay's write of a watched */
+  struct replay_stop step_write; /* value (a skipped call's result): its watchpoint's stop */
+  uint64_t hold;                 /* a checkpoint (tl_fork.made) a reverse move counts from: kept */
+  bool target_based;             /* the target's count is since a checkpoint (tl_pos.base) */
+  struct tl_approach *approach;  /* counting from each checkpoint taken inside (or NULL) */
   int64_t slice_in;     /* non-zero: the next time slice ends this many ns after it starts */
   bool have_passed;     /* a breakpoint or watchpoint stop was passed on the way: */
   struct tl_pos passed; /* ...the last one's position */

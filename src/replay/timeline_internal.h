@@ -100,6 +100,11 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
 int tl_likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max);
 /* The position of a breakpoint or watchpoint stop in a run (counted). */
 struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res);
+/* The traced call that ends event EVENT, made by task TID (at its entry or just after
+ * its return), as a position: TID's arrival at the `syscall` instruction, the first in
+ * the stretch (the stretch ends with that call). False when TID's pc does not follow a
+ * `syscall` (or its registers cannot be read). */
+bool tl_syscall_pos(struct timeline *tl, pid_t tid, uint64_t event, struct tl_pos *c);
 /* Whether the replay is right after event EVENT. */
 bool tl_at_boundary(const struct timeline *tl, uint64_t event);
 /* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */

@@ -134,10 +134,13 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     if (!tl_at_boundary(tl, p->event))
       tl_tick(tl, true);
     if (d->watch_pending) {
-      /* replay wrote the watched memory for a skipped call: before that event */
+      /* replay wrote the watched memory for a skipped call: the write is the call's
+       * `syscall` instruction (at the end of the stretch, not its start); for other
+       * events, before the event */
       *last = (struct tl_last){.found = true,
                                .pos = {.event = res.event - 1, .kind = TL_BOUNDARY},
                                .stop = d->watch_stop};
+      tl_syscall_pos(tl, res.rec_tid, res.event, &last->pos);
     }
   }
   tl_slice_off(tl);

@@ -75,7 +75,15 @@ target_link_libraries(gdb_program_sbuf_inside_call PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_user_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
-target_link_libraries(gdb_program_stepi_blocked PRIVATE pthread target_link_libraries(gdb_program_reverse_blocked PRIVATE pthread)
+target_link_libraries(gdb_program_stepi_blocked PRIVATE pthread)
+target_link_libraries(gdb_program_reverse_blocked PRIVATE pthread)
+# the reverse soak's findings (scripts/reverse_soak.sh), linked statically: without the
+# preload library their calls are all traced (none goes through the system call buffer)
+foreach(program soak_signal soak_threads_exit watch_syscall)
+  deja_gdb_program(${program})
+  set_target_properties(gdb_program_${program} PROPERTIES LINK_OPTIONS "-static")
+endforeach()
+target_link_libraries(gdb_program_soak_threads_exit PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
@@ -141,6 +149,14 @@ deja_gdb_test(reverse_catch reverse_events)
 deja_gdb_test(reverse_catch_forks forks)
 deja_gdb_test(reverse_catch_blocked reverse_blocked)
 deja_gdb_test(reverse_catch_blocked_again reverse_blocked SCRIPT reverse_catch_blocked)
+# found by the reverse soak: a stepi from a signal's delivery stop into its handler
+deja_gdb_test(soak_signal_step soak_signal)
+# and a caught call of a thread that has exited, backwards (recorded twice: threads)
+deja_gdb_test(soak_threads_exit soak_threads_exit)
+deja_gdb_test(soak_threads_exit_again soak_threads_exit SCRIPT soak_threads_exit)
+# reverse-continue and reverse-stepi onto a watched write made by a system call: the
+# call's `syscall` instruction
+deja_gdb_test(watch_syscall watch_syscall)
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
