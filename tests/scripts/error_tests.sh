@@ -169,6 +169,13 @@ case_missing_trace() {
 
 case_unsupported_syscall() {
   local what="record of a program making an unsupported system call (int \$0x80 from 64-bit code)"
+  # Kernels without IA-32 emulation (and the PVM hypervisor) kill the program at the
+  # int $0x80 itself (SIGSEGV): there is no call to refuse, so the case cannot run.
+  "$programs/unsupported_syscall" >/dev/null 2>&1
+  if [ $? -eq 139 ]; then
+    echo "SKIPPED: $what: this kernel kills the program at int \$0x80 without deja (no IA-32 emulation)"
+    return
+  fi
   run_deja unsupported.record record -o "$tmp/unsupported" -- "$programs/unsupported_syscall"
   if [ $status -ne 70 ]; then
     fail_case "$what: record exited $status, expected 70" "$tmp/unsupported.record.err"
