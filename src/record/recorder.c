@@ -613,6 +613,14 @@ static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
       resume_running(r, x); /* switched out, but not blocked in a call: goes on */
       return 0;
     }
+    if (r->tsc_patch && task_get_regs(&x->t) == 0 &&
+        tsc_table_trap_site(&x->proc->tsc, &x->t, x->t.regs.rip)) {
+      /* Interrupted just past a patched rdtsc's int3, its SIGTRAP still pending: a state
+       * point here would precede the rdtsc's event, yet replay can only reach the
+       * instruction after that int3 by taking the trap. Its trap comes first. */
+      resume_running(r, x);
+      return 0;
+    }
     int rc = record_state_point(r, x);
     if (rc)
       return rc;

@@ -97,6 +97,11 @@ static int by_addr(const void *a, const void *b) {
   return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static void sort_sites(struct tsc_table *t) {
+  if (t->n > 1) /* qsort must not be given the NULL of an empty table */
+    qsort(t->s, (size_t)t->n, sizeof *t->s, by_addr);
+}
+
 static const struct tsc_site *find(const struct tsc_table *t, uint64_t addr) {
   struct tsc_site key = {.addr = addr};
   return t->n ? bsearch(&key, t->s, (size_t)t->n, sizeof key, by_addr) : NULL;
@@ -145,7 +150,7 @@ static int patch_range(struct task *t, struct tsc_table *tab, uint64_t start, ui
     }
     patched++;
   }
-  qsort(tab->s, (size_t)tab->n, sizeof *tab->s, by_addr);
+  sort_sites(tab);
   return patched;
 }
 
@@ -237,7 +242,7 @@ int tsc_patch_after_call(struct task *t, struct tsc_table *tab, const struct use
           tab->s[i].addr = 0; /* cut off */
       }
     drop_range(tab, 0, 1);
-    qsort(tab->s, (size_t)tab->n, sizeof *tab->s, by_addr);
+    sort_sites(tab);
     return 0;
   }
   case SYS_mmap: {
