@@ -2,6 +2,7 @@
 #include "arch/x86_writes.h"
 
 #include "arch/x86_decoder.h"
+#include "arch/x86_rep.h"
 #include <string.h>
 
 static uint64_t reg_value(const struct user_regs_struct *r, x86_reg reg, uint64_t next_rip) {
@@ -109,9 +110,11 @@ bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_str
   }
   if (!hit && pushes(h, insn))
     hit = overlaps(r->rsp - 8, 8, addr, size);
-  /* where rep stos/movs write depends on direction and count: assume they do */
+  /* a string store's iterations: from rdi on, each way (assumed when not decoded) */
+  struct x86_string s;
   if (!hit && string_store(insn))
-    hit = true;
+    hit = !x86_string_decode(code, len, r->rip, &s) ||
+          x86_string_write_iteration(&s, r, addr, size) >= 0;
   x86_cs.free(insn, 1);
   return hit;
 }

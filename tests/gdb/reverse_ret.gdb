@@ -1,0 +1,20 @@
+break 25
+continue
+reverse-next
+reverse-next
+next
+reverse-step
+print n
+print c
+reverse-step
+print n
+delete
+break 27
+continue
+watch -l big[500000]
+reverse-continue
+print $rcx
+print $rdi - (unsigned long)p
+continue
+print $rcx
+continue
