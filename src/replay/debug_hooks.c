@@ -292,14 +292,15 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   task_read_mem(&x->t, rip, code, 2);
   bool at_syscall = code[0] == 0x0f && code[1] == 0x05;
   bool stepping_me = d->stepping && x->rec_tid == d->step_tid;
-  d->step_end = stepping_me ? rep_end(x) : 0;
-  d->step_rep = d->step_end ? rip : 0;
   /* A task on a breakpoint is stepped over it when its stop was that arrival (trapped or
    * counted); otherwise (a watchpoint's trap or a system call left it there) it arrives
    * now: the trap is inserted under it, so arrivals do not depend on other stops. */
   bool fresh = !(d->arrived_tid == x->rec_tid && d->arrived_pc == rip) && !stepping_me &&
                (is_user_bp(d, rip) || target_bp_of(d, x, rip));
   bool on_bp = is_bp(d, x, rip) && !fresh;
+  /* a step, or a step over a breakpoint, runs a rep instruction whole (one arrival) */
+  d->step_end = stepping_me || on_bp ? rep_end(x) : 0;
+  d->step_rep = d->step_end ? rip : 0;
   /* Not executable is asked again: ld.so maps a library read-only whole, then its text
    * over it (a reverse search from the start meets gdb's breakpoints in between). */
   for (int i = 0; i < d->nbps; i++)
@@ -335,10 +336,10 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
     return PTRACE_SYSCALL;
+  d->stepover = on_bp && !stepping_me;
   if (d->step_end && placed(d, d->step_end))
     return PTRACE_SYSCALL; /* the rep runs to its end (or a watchpoint inside it) */
   d->step_end = 0;
-  d->stepover = on_bp && !stepping_me;
   if (stepping_me || on_bp)
     return PTRACE_SINGLESTEP;
   return PTRACE_SYSCALL;
@@ -375,6 +376,19 @@ static bool rep_before(struct replay_debug *d, struct rptask *x) {
     return false;
   d->target.rep_watch = x86_string_dest(&s, &x->t.regs, (uint64_t)i - 1);
   return true;
+}
+
+/* The target's (n-1)-th trigger left X inside a string instruction whose next iteration
+ * makes the n-th (a watch wider than one iteration's store): X is just before it. A
+ * later iteration: rep_before. */
+static bool rep_next_writes(struct replay_debug *d, struct rptask *x) {
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = sizeof code;
+  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
+    len--;
+  struct x86_string s;
+  return x86_string_decode(code, len, x->t.regs.rip, &s) &&
+         x86_string_write_iteration(&s, &x->t.regs, d->target.addr, (uint64_t)d->target.len) == 0;
 }
 
 static void remove_all(struct replay_debug *d, struct task *t) {
@@ -513,6 +527,17 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     d->stepover = false;
     return HOOK_STOP;
   }
+  if (slot >= 0 && (dr6 & (1ul << slot)) && x->rec_tid == d->target.tid && d->target.before &&
+      d->target.count + 1 == d->target.n && !d->target.rep_watch) {
+    /* inside a string store: its own later iteration may make the n-th trigger */
+    if (rep_next_writes(d, x)) {
+      fill_stop(out, RSTOP_TARGET, x);
+      out->addr = x->t.regs.rip;
+      d->stepover = false;
+      return HOOK_STOP;
+    }
+    rep_before(d, x);
+  }
   for (int i = 0; i < d->nwps; i++) {
     if (!(dr6 & (1ul << i)))
       continue;
@@ -531,6 +556,10 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     } else {
       x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
       task_set_regs(&x->t, &x->t.regs);
+    }
+    if (d->step_end && pc == d->step_end && d->stepover) {
+      d->stepover = false; /* over a breakpoint on a rep instruction: not arrived here yet */
+      return HOOK_AGAIN;
     }
     if (d->step_end && pc == d->step_end && d->stepping && x->rec_tid == d->step_tid) {
       /* a whole rep's step done: at the next instruction, not arrived there yet */

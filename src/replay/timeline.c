@@ -446,7 +446,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
-    if (d->target.early && (!from || tl_user_breakpoint(d, p->writers[d->target.exec_last])))
+    if (d->target.early && d->target.exec_last >= 0 && /* (-1: inside a rep instruction) */
+        (!from || tl_user_breakpoint(d, p->writers[d->target.exec_last])))
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {

@@ -11,6 +11,9 @@
 #include "arch/x86_rep.h"
 #include "replay/regs_compare.h"
 #include "replay/timeline_internal.h"
+#include "task/proc_maps.h"
+
+#include <sys/mman.h>
 
 /* Single steps from a call's last execution looking for the position it returns to
  * (about 0.5-1 s of them): a callee that runs longer is not stepped through */
@@ -35,7 +38,9 @@ int tl_call_on_stack(struct rptask *x, const struct user_regs_struct *at_p, uint
                      int max) {
   uint64_t ret;
   uint8_t code[15];
+  struct proc_mapping m; /* a return address is in code (not a pointer to data) */
   if (n >= max || task_read_mem(&x->t, at_p->rsp, &ret, sizeof ret) < 0 || ret < sizeof code ||
+      proc_mapping_find(x->t.tid, ret - 1, &m) < 0 || !(m.prot & PROT_EXEC) ||
       task_read_mem(&x->t, ret - sizeof code, code, sizeof code) < 0)
     return n;
   uint64_t call = x86_call_ending_at(code, ret);

@@ -1,7 +1,7 @@
-/* gdb_reverse_ret: reverse-next and reverse-step back over a call whose callee ends in a
- * long rep-prefixed string instruction (the instruction before the line after the call
- * is the callee's `ret', after 300 000 iterations of `rep stosb'), and reverse-continue
- * onto a watched byte written in the middle of a 1 MiB `rep stosb'. */
+/* gdb_reverse_ret: reverse-next and reverse-step back over calls whose callee ends in a
+ * long rep-prefixed string instruction (`rep stosb', 300 000 iterations: the instruction
+ * before the line after the call is the callee's `ret'); a breakpoint on it and stepi
+ * over it; reverse-continue onto a watched byte written in the middle of a 1 MiB one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 /* rep stosb whatever libc's memset would choose */
 static __attribute__((noinline)) void fill(char *p, unsigned long n, int c)
 {
-    __asm__ volatile("rep stosb" : "+D"(p), "+c"(n) : "a"(c) : "memory");
+    __asm__ volatile(".globl fill_rep\nfill_rep: rep stosb" : "+D"(p), "+c"(n) : "a"(c) : "memory");
 }
 
 int main(void)

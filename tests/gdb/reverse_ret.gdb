@@ -9,6 +9,15 @@ print c
 reverse-step
 print n
 delete
+break *fill_rep
+continue
+print $rcx
+stepi
+print $rcx
+x/i $pc
+continue
+print $rcx
+delete
 break 27
 continue
 watch -l big[500000]
