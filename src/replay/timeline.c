@@ -848,7 +848,11 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
   bool found = false;
   struct replay_result res;
   *steps = 0;
+  struct user_regs_struct before = {0};
   while (!found && *steps < limit && tl->s->e.pos.event <= p->event + 1) {
+    struct rptask *x = engine_task(&tl->s->e, p->tid);
+    if (x && task_get_regs(&x->t) == 0)
+      before = x->t.regs;
     if (tl_step_once(tl, p->tid, &res) < 0)
       break;
     found = res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
@@ -856,6 +860,10 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
       (*steps)++;
   }
   tl->d->target.on = false;
+  /* made by a later iteration of a rep instruction: P is inside it, and the state
+   * before P its arrival (one step further) */
+  if (found && tl_rep_later_write(tl, p, &before))
+    (*steps)++;
   return found;
 }
 

@@ -118,6 +118,11 @@ int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
  * still on it) that made the write: that instruction first among P's writers (X: P's
  * task; at most MAX). */
 void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max);
+/* A single step of P's task from registers BEFORE made P's trigger: whether the step was
+ * a rep instruction whose write into P's bytes is not its first iteration (then P is
+ * inside it, after its arrival). */
+bool tl_rep_later_write(struct timeline *tl, const struct tl_pos *p,
+                        const struct user_regs_struct *before);
 /* The call whose return address is on top of the stack at P (AT_P: P's registers: P is
  * its callee's first instruction, reached through a pointer or a PLT) added to the N
  * candidates CAND (at most MAX) when new; their number. */

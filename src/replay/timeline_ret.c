@@ -34,6 +34,20 @@ void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max) {
   p->nwriters = n + 1;
 }
 
+bool tl_rep_later_write(struct timeline *tl, const struct tl_pos *p,
+                        const struct user_regs_struct *before) {
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = sizeof code;
+  if (!x || !before->rip)
+    return false;
+  while (len && task_read_mem(&x->t, before->rip, code, len) < 0)
+    len--;
+  struct x86_string s;
+  return x86_string_decode(code, len, before->rip, &s) &&
+         x86_string_write_iteration(&s, before, p->addr, (uint64_t)p->len) > 0;
+}
+
 int tl_call_on_stack(struct rptask *x, const struct user_regs_struct *at_p, uint64_t *cand, int n,
                      int max) {
   uint64_t ret;
