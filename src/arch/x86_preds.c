@@ -60,15 +60,9 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
   return n;
 }
 
-/* The one instruction at the start of CODE, or NULL (free it with x86_cs.free). */
-static cs_insn *decode_one(csh h, const uint8_t *code, size_t len, uint64_t addr) {
-  cs_insn *insn;
-  return h && x86_cs.disasm(h, code, len, addr, 1, &insn) == 1 ? insn : NULL;
-}
-
 bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr) {
   csh h = x86_decoder();
-  cs_insn *insn = decode_one(h, code, len, addr);
+  cs_insn *insn = x86_decode_one(code, len, addr);
   if (!insn)
     return false;
   bool jump = x86_cs.insn_group(h, insn, X86_GRP_JUMP) && direct_target(h, insn) &&
@@ -79,7 +73,7 @@ bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr) {
 
 bool x86_is_call(const uint8_t *code, size_t len, uint64_t addr) {
   csh h = x86_decoder();
-  cs_insn *insn = decode_one(h, code, len, addr);
+  cs_insn *insn = x86_decode_one(code, len, addr);
   if (!insn)
     return false;
   bool call = x86_cs.insn_group(h, insn, X86_GRP_CALL);
@@ -91,7 +85,7 @@ uint64_t x86_call_ending_at(const uint8_t code[15], uint64_t end) {
   /* the shortest call is 2 bytes (call *%rax), the longest 15 */
   for (uint64_t back = 2; back <= 15; back++) {
     csh h = x86_decoder();
-    cs_insn *insn = decode_one(h, code + 15 - back, back, end - back);
+    cs_insn *insn = x86_decode_one(code + 15 - back, back, end - back);
     bool call = insn && insn->size == back && x86_cs.insn_group(h, insn, X86_GRP_CALL);
     if (insn)
       x86_cs.free(insn, 1);

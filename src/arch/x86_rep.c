@@ -31,10 +31,9 @@ static enum x86_string_op op_of(unsigned id, unsigned *size) {
 }
 
 bool x86_string_decode(const uint8_t *code, size_t len, uint64_t addr, struct x86_string *out) {
-  csh h = x86_decoder();
-  cs_insn *insn;
+  cs_insn *insn = x86_decode_one(code, len, addr);
   *out = (struct x86_string){0};
-  if (!h || x86_cs.disasm(h, code, len, addr, 1, &insn) != 1)
+  if (!insn)
     return false;
   /* movsd/cmpsd are also SSE instructions: those have register or memory operands
    * that name no string register (capstone's string forms show rsi/rdi) */
