@@ -112,6 +112,7 @@ struct replay_debug {
    * positions count instructions): to a breakpoint at the next one (`step_end`), or,
    * when none can be placed, single steps again while the pc stays on it (`step_rep`). */
   uint64_t step_end, step_rep;
+  bool no_dr_said; /* told gdb once that watchpoints need debug registers */
   bool stepover, interrupt_sent;
   bool slice_sent;     /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
   int resume_req;      /* how arm resumed the task */
