@@ -17,13 +17,3 @@ print $rcx
 x/i $pc
 continue
 print $rcx
-delete
-break 27
-continue
-watch -l big[500000]
-reverse-continue
-print $rcx
-print $rdi - (unsigned long)p
-continue
-print $rcx
-continue

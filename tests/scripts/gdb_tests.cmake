@@ -151,9 +151,11 @@ deja_gdb_test(reverse_inside_disabled reverse_inside)
 # a position the search cannot reach: gdb is told why and the session goes on
 deja_gdb_test(reverse_error reverse_error)
 set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)
-# back over a call whose callee ends in a long rep stosb (reverse-next, reverse-step), and
-# onto a watched write in the middle of one
+# back over a call whose callee ends in a long rep stosb (reverse-next, reverse-step), a
+# breakpoint on it and stepi over it; reverse-continue onto a watched write in the middle
+# of one
 deja_gdb_test(reverse_ret reverse_ret)
+deja_gdb_test(reverse_rep_watch reverse_ret)
 # across a thread's thousands of system calls (DEJA_TL_DEBUG shows the windows passed
 # over); from `deja replay -g N', starting at the checkpoints taken on the way there
 deja_gdb_test(reverse_many reverse_many)
