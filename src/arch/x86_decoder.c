@@ -47,3 +47,9 @@ csh x86_decoder(void) {
   }
   return state == 1 ? h : 0;
 }
+
+cs_insn *x86_decode_one(const uint8_t *code, size_t len, uint64_t addr) {
+  csh h = x86_decoder();
+  cs_insn *insn;
+  return h && x86_cs.disasm(h, code, len, addr, 1, &insn) == 1 ? insn : NULL;
+}

@@ -23,5 +23,8 @@ extern struct x86_capstone x86_cs;
 
 /* Made on first use; 0 when capstone cannot be loaded or cannot make one. */
 csh x86_decoder(void);
+/* The one instruction at the start of CODE (LEN bytes at ADDR), with its details; NULL
+ * when none decodes (or no decoder). Free it with x86_cs.free(insn, 1). */
+cs_insn *x86_decode_one(const uint8_t *code, size_t len, uint64_t addr);
 
 #endif

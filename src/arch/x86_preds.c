@@ -62,11 +62,35 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
 
 bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr) {
   csh h = x86_decoder();
-  cs_insn *insn;
-  if (!h || x86_cs.disasm(h, code, len, addr, 1, &insn) != 1)
+  cs_insn *insn = x86_decode_one(code, len, addr);
+  if (!insn)
     return false;
   bool jump = x86_cs.insn_group(h, insn, X86_GRP_JUMP) && direct_target(h, insn) &&
               insn->id != X86_INS_LOOP && insn->id != X86_INS_LOOPE && insn->id != X86_INS_LOOPNE;
   x86_cs.free(insn, 1);
   return jump;
+}
+
+bool x86_is_call(const uint8_t *code, size_t len, uint64_t addr) {
+  csh h = x86_decoder();
+  cs_insn *insn = x86_decode_one(code, len, addr);
+  if (!insn)
+    return false;
+  bool call = x86_cs.insn_group(h, insn, X86_GRP_CALL);
+  x86_cs.free(insn, 1);
+  return call;
+}
+
+uint64_t x86_call_ending_at(const uint8_t code[15], uint64_t end) {
+  /* the shortest call is 2 bytes (call *%rax), the longest 15 */
+  for (uint64_t back = 2; back <= 15; back++) {
+    csh h = x86_decoder();
+    cs_insn *insn = x86_decode_one(code + 15 - back, back, end - back);
+    bool call = insn && insn->size == back && x86_cs.insn_group(h, insn, X86_GRP_CALL);
+    if (insn)
+      x86_cs.free(insn, 1);
+    if (call)
+      return end - back;
+  }
+  return 0;
 }

@@ -24,4 +24,13 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
  * conditional jump, which changes nothing but rip (not loop, which changes rcx). */
 bool x86_is_direct_jump(const uint8_t *code, size_t len, uint64_t addr);
 
+/* Whether the instruction at the start of CODE (LEN bytes at ADDR) is a call (direct or
+ * indirect). */
+bool x86_is_call(const uint8_t *code, size_t len, uint64_t addr);
+
+/* The address of a call instruction (direct or indirect) that ends exactly at END, CODE
+ * holding the 15 bytes before END; 0 when none does. The return address a call pushed
+ * names it: a function reached through a pointer, or the line a `ret' goes back to. */
+uint64_t x86_call_ending_at(const uint8_t code[15], uint64_t end);
+
 #endif

@@ -2,6 +2,7 @@
 #include "arch/x86_writes.h"
 
 #include "arch/x86_decoder.h"
+#include "arch/x86_rep.h"
 #include <string.h>
 
 static uint64_t reg_value(const struct user_regs_struct *r, x86_reg reg, uint64_t next_rip) {
@@ -70,13 +71,12 @@ int x86_writers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, ui
   if (!h)
     return 0;
   for (int back = 1; back <= X86_MAX_INSN_LEN && n < max; back++) {
-    cs_insn *insn;
     const uint8_t *p = code + X86_MAX_INSN_LEN - back;
-    size_t count = x86_cs.disasm(h, p, (size_t)back, end - (uint64_t)back, 1, &insn);
-    if (count == 1 && insn->size == (uint16_t)back && writes_memory(h, insn))
+    cs_insn *insn = x86_decode_one(p, (size_t)back, end - (uint64_t)back);
+    if (insn && insn->size == (uint16_t)back && writes_memory(h, insn))
       out[n++] = end - (uint64_t)back;
-    if (count)
-      x86_cs.free(insn, count);
+    if (insn)
+      x86_cs.free(insn, 1);
   }
   return n;
 }
@@ -88,8 +88,8 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen) {
 bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_struct *r,
                      uint64_t addr, uint64_t size) {
   csh h = x86_decoder();
-  cs_insn *insn;
-  if (!h || x86_cs.disasm(h, code, len, r->rip, 1, &insn) != 1)
+  cs_insn *insn = x86_decode_one(code, len, r->rip);
+  if (!insn)
     return true; /* cannot tell: assume it does */
   const cs_x86 *x = &insn->detail->x86;
   uint64_t next = r->rip + insn->size;
@@ -109,9 +109,11 @@ bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_str
   }
   if (!hit && pushes(h, insn))
     hit = overlaps(r->rsp - 8, 8, addr, size);
-  /* where rep stos/movs write depends on direction and count: assume they do */
+  /* a string store's iterations: from rdi on, each way (assumed when not decoded) */
+  struct x86_string s;
   if (!hit && string_store(insn))
-    hit = true;
+    hit = !x86_string_decode(code, len, r->rip, &s) ||
+          x86_string_write_iteration(&s, r, addr, size) >= 0;
   x86_cs.free(insn, 1);
   return hit;
 }

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch/x86_rep.h"
 #include "arch/x86_writes.h"
 #include "common/log.h"
 #include "replay/libc_patch.h"
@@ -159,6 +160,13 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
    * (measured here), and the writing instruction often follows one. */
   bool exec_now = !d->target.before || d->target.early || d->target.count + 1 >= d->target.n;
   d->dr_used = n;
+  if (d->target.on && d->target.tid == x->rec_tid && d->target.rep_watch && n < DEBUG_MAX_WPS) {
+    /* one byte written (RW 01, LEN 00) by the iteration before the one wanted */
+    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(n), (void *)d->target.rep_watch);
+    dr7 |= (1ul << (2 * n)) | (1ul << (16 + 4 * n));
+    d->dr_used = n + 1;
+    exec_now = false; /* the writer is reached already */
+  }
   if (d->target.on && d->target.tid == x->rec_tid && exec_now)
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++) {
       /* an execution breakpoint: RW and LEN bits 0 */
@@ -236,11 +244,41 @@ static enum hook_verdict counted_bps_stop(struct replay_debug *d, struct rptask 
   return v;
 }
 
+/* The address after the rep-prefixed string instruction at X's pc when it has more than
+ * one iteration left (a single step runs it whole), else 0. */
+static uint64_t rep_end(struct rptask *x) {
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = sizeof code;
+  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
+    len--;             /* near the end of a mapping */
+  bool prefix = false; /* rep or repne among the first bytes: most steps decode nothing */
+  for (size_t i = 0; i < len && i < 4; i++)
+    prefix |= code[i] == 0xf3 || code[i] == 0xf2;
+  struct x86_string s;
+  if (!prefix || !x86_string_decode(code, len, x->t.regs.rip, &s) || !s.rep ||
+      x86_string_left(&s, &x->t.regs) < 2)
+    return 0;
+  return x->t.regs.rip + s.len;
+}
+
+/* Whether a breakpoint is in place at ADDR for this resume (an int3, or a debug register
+ * armed). */
+static bool placed(const struct replay_debug *d, uint64_t addr) {
+  for (int i = 0; i < d->nins; i++)
+    if (d->ins[i].addr == addr)
+      return true;
+  for (int i = 0; i < d->nhw; i++)
+    if (d->hw[i] == addr && d->hw_slot[i] >= 0)
+      return true;
+  return false;
+}
+
 static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t internal_bp) {
   d->nins = 0;
   d->nhw = 0;
   d->nguard = -1;
   d->stepover = false;
+  d->step_end = 0;
   d->internal_bp = internal_bp;
   /* Another process is not observed: it runs exactly as on autopilot (PTRACE_SYSEMU,
    * one stop for a skipped call), so that its tasks stop where the autopilot's do. */
@@ -263,6 +301,9 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   bool fresh = !(d->arrived_tid == x->rec_tid && d->arrived_pc == rip) && !stepping_me &&
                (is_user_bp(d, rip) || target_bp_of(d, x, rip));
   bool on_bp = is_bp(d, x, rip) && !fresh;
+  /* a step, or a step over a breakpoint, runs a rep instruction whole (one arrival) */
+  d->step_end = stepping_me || on_bp ? rep_end(x) : 0;
+  d->step_rep = d->step_end ? rip : 0;
   /* Not executable is asked again: ld.so maps a library read-only whole, then its text
    * over it (a reverse search from the start meets gdb's breakpoints in between). */
   for (int i = 0; i < d->nbps; i++)
@@ -292,11 +333,16 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
     place(d, x, d->target.addr);
   if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
     place(d, x, d->target.probe);
+  if (d->step_end)
+    place(d, x, d->step_end);
   arm_hw(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
     return PTRACE_SYSCALL;
   d->stepover = on_bp && !stepping_me;
+  if (d->step_end && placed(d, d->step_end))
+    return PTRACE_SYSCALL; /* the rep runs to its end (or a watchpoint inside it) */
+  d->step_end = 0;
   if (stepping_me || on_bp)
     return PTRACE_SINGLESTEP;
   return PTRACE_SYSCALL;
@@ -317,6 +363,37 @@ static bool writes_target(const struct replay_debug *d, struct rptask *x) {
   return x86_insn_writes(code, len, &x->t.regs, d->target.addr, (uint64_t)d->target.len);
 }
 
+/* X is at a string instruction that writes the target's watched memory: when not its
+ * next iteration does, the stop is made by a one-byte watchpoint on what the iteration
+ * before writes (target.rep_watch): true then. */
+static bool rep_before(struct replay_debug *d, struct rptask *x) {
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = sizeof code;
+  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
+    len--;
+  struct x86_string s;
+  if (!x86_string_decode(code, len, x->t.regs.rip, &s))
+    return false;
+  int64_t i = x86_string_write_iteration(&s, &x->t.regs, d->target.addr, (uint64_t)d->target.len);
+  if (i <= 0)
+    return false;
+  d->target.rep_watch = x86_string_dest(&s, &x->t.regs, (uint64_t)i - 1);
+  return true;
+}
+
+/* The target's (n-1)-th trigger left X inside a string instruction whose next iteration
+ * makes the n-th (a watch wider than one iteration's store): X is just before it. A
+ * later iteration: rep_before. */
+static bool rep_next_writes(struct replay_debug *d, struct rptask *x) {
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = sizeof code;
+  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
+    len--;
+  struct x86_string s;
+  return x86_string_decode(code, len, x->t.regs.rip, &s) &&
+         x86_string_write_iteration(&s, &x->t.regs, d->target.addr, (uint64_t)d->target.len) == 0;
+}
+
 static void remove_all(struct replay_debug *d, struct task *t) {
   for (int i = d->nins; i-- > 0;)
     task_write_mem(t, d->ins[i].addr, &d->ins[i].orig, 1);
@@ -325,6 +402,7 @@ static void remove_all(struct replay_debug *d, struct task *t) {
 
 void debug_insert_breakpoints(struct replay_debug *d, struct task *t) {
   d->nins = 0;
+  d->step_end = 0;
   for (int i = 0; i < d->nbps; i++)
     insert(d, t, d->bps[i]);
 }
@@ -422,12 +500,23 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   unsigned long hw_bits = 0; /* the guarded breakpoints' slots */
   for (int i = 0; i < d->nhw; i++)
     hw_bits |= d->hw_slot[i] >= 0 ? 1ul << d->hw_slot[i] : 0;
-  if (d->target.on && d->target.tid == x->rec_tid && !(dr6 & ((1ul << n) - 1)))
+  unsigned long watch_bits = (1ul << n) - 1;
+  if (d->target.on && d->target.rep_watch && d->target.tid == x->rec_tid && (dr6 & (1ul << n)) &&
+      !(dr6 & watch_bits)) {
+    /* just before the iteration that makes the target's trigger */
+    d->target.rep_watch = 0;
+    fill_stop(out, RSTOP_TARGET, x);
+    out->addr = x->t.regs.rip;
+    return HOOK_STOP;
+  }
+  if (d->target.on && d->target.tid == x->rec_tid && !(dr6 & watch_bits) && !d->target.rep_watch)
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++)
       if (dr6 & ~hw_bits & (1ul << (n + j))) {
         d->target.exec_count[j]++;
         d->target.exec_last = j;
         if (d->target.before && d->target.count + 1 == d->target.n && writes_target(d, x)) {
+          if (rep_before(d, x))
+            return HOOK_AGAIN; /* on to the iteration before the write */
           fill_stop(out, RSTOP_TARGET, x);
           out->addr = x->t.regs.rip;
           return HOOK_STOP;
@@ -440,6 +529,17 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     fill_stop(out, RSTOP_TARGET, x);
     d->stepover = false;
     return HOOK_STOP;
+  }
+  if (slot >= 0 && (dr6 & (1ul << slot)) && x->rec_tid == d->target.tid && d->target.before &&
+      d->target.count + 1 == d->target.n && !d->target.rep_watch) {
+    /* inside a string store: its own later iteration may make the n-th trigger */
+    if (rep_next_writes(d, x)) {
+      fill_stop(out, RSTOP_TARGET, x);
+      out->addr = x->t.regs.rip;
+      d->stepover = false;
+      return HOOK_STOP;
+    }
+    rep_before(d, x);
   }
   for (int i = 0; i < d->nwps; i++) {
     if (!(dr6 & (1ul << i)))
@@ -459,6 +559,16 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     } else {
       x->t.regs.rip = pc; /* back onto the breakpoint's instruction */
       task_set_regs(&x->t, &x->t.regs);
+    }
+    if (d->step_end && pc == d->step_end && d->stepover) {
+      d->stepover = false; /* over a breakpoint on a rep instruction: not arrived here yet */
+      return HOOK_AGAIN;
+    }
+    if (d->step_end && pc == d->step_end && d->stepping && x->rec_tid == d->step_tid) {
+      /* a whole rep's step done: at the next instruction, not arrived there yet */
+      fill_stop(out, RSTOP_STEP, x);
+      out->addr = pc;
+      return HOOK_STOP;
     }
     d->arrived_tid = x->rec_tid;
     d->arrived_pc = pc;
@@ -486,6 +596,8 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
       return HOOK_AGAIN;
     }
     if (d->stepping && x->rec_tid == d->step_tid) {
+      if (d->step_rep && x->t.regs.rip == d->step_rep)
+        return HOOK_AGAIN; /* inside a rep run whole without a debug register */
       fill_stop(out, RSTOP_STEP, x);
       out->addr = x->t.regs.rip;
       return HOOK_STOP;
@@ -521,7 +633,7 @@ static bool signal_pending(pid_t tid) {
  * X was resumed again (single-stepping, a signal pending that a fork would lose, or the
  * slices turned off since): the slice is tried again a little later. */
 static bool slice_stop(struct replay_debug *d, struct rptask *x) {
-  if (d->slice_at && d->resume_req == PTRACE_SYSCALL && !signal_pending(x->t.tid)) {
+  if (d->slice_at && d->resume_req == PTRACE_SYSCALL && !d->step_end && !signal_pending(x->t.tid)) {
     d->interrupt_sent = true;
     return true;
   }
@@ -577,7 +689,7 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
     int64_t wait_ns = 10 * 1000 * 1000;
     if (d->slice_at && !d->slice_sent && x->rec_pid == d->pid && !d->blind) {
       int64_t left = d->slice_at - now_ns();
-      if (left <= 0 && d->resume_req == PTRACE_SYSCALL) {
+      if (left <= 0 && d->resume_req == PTRACE_SYSCALL && !d->step_end) {
         /* its stop (or another one first) is seen by the waitpid above */
         d->slice_sent = ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0) == 0;
         continue;

@@ -53,6 +53,10 @@ struct debug_target {
    * `slow`: then by a breakpoint trap each. `counted_in_kernel`: the last stop at the
    * target came from the kernel's count. */
   bool slow, counted_in_kernel;
+  /* before: the writer is a string instruction whose iteration after the first writes
+   * the watched memory: the stop is the trigger of a one-byte write watchpoint on what
+   * the iteration before writes (non-zero while it is armed, in the first free slot) */
+  uint64_t rep_watch;
 };
 
 struct replay_debug {
@@ -104,6 +108,10 @@ struct replay_debug {
   unsigned long dr7; /* what the resume put into DR7, and the slots it uses */
   int dr_used;
   bool deferred_said;
+  /* A single step onto a rep-prefixed string instruction runs it whole (the timeline's
+   * positions count instructions): to a breakpoint at the next one (`step_end`), or,
+   * when none can be placed, single steps again while the pc stays on it (`step_rep`). */
+  uint64_t step_end, step_rep;
   bool no_dr_said; /* told gdb once that watchpoints need debug registers */
   bool stepover, interrupt_sent;
   bool slice_sent;     /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */

@@ -206,6 +206,7 @@ struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res) {
     int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
     if (task_read_mem(&x->t, p.pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
       p.nwriters = tl_likely_writers(code, &p, slots);
+    tl_rep_writer(x, &p, slots);
   }
   return p;
 }
@@ -277,7 +278,14 @@ static void pass_hit(struct timeline *tl, const struct replay_result *res) {
   }
 }
 
-/* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
+/* Whether task TID stopped inside the rep-prefixed instruction its step runs whole. */
+static bool in_rep(struct timeline *tl, pid_t tid) {
+  struct rptask *x = engine_task(&tl->s->e, tid);
+  return tl->d->step_rep && x && task_get_regs(&x->t) == 0 && x->t.regs.rip == tl->d->step_rep;
+}
+
+/* One single step of TID as gdb's stepi makes it (a rep-prefixed string instruction
+ * whole): 1 with RES, or -1. */
 int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
   struct replay_debug *d = tl->d;
   d->stepping = true;
@@ -289,6 +297,8 @@ int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
     replay_step(tl->s, res);
     if (res->what == REPLAY_STOP) {
       pass_hit(tl, res);
+      if (res->stop.kind == RSTOP_WATCHPOINT && in_rep(tl, tid))
+        continue; /* a watched write inside a rep run whole: the step goes on */
       rc = 1;
       break;
     }
@@ -435,7 +445,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
-    if (d->target.early && (!from || tl_user_breakpoint(d, p->writers[d->target.exec_last])))
+    if (d->target.early && d->target.exec_last >= 0 && /* (-1: inside a rep instruction) */
+        (!from || tl_user_breakpoint(d, p->writers[d->target.exec_last])))
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
@@ -719,6 +730,7 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
   struct user_regs_struct at_p = known ? *known : x->t.regs;
   uint64_t cand[8];
   int ncand = predecessors_of(x, at_p.rip, cand, 8);
+  ncand = tl_call_on_stack(x, &at_p, cand, ncand, 8);
   /* the run to P again with W as the only writer, W's executions counted too: the
    * debug registers left are the candidates' */
   at.writers[0] = at_p.rip;
@@ -763,6 +775,10 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
       if (!n[i] || n[i] >= TL_MAX_COUNTED)
         continue; /* not executed, or too often to reach its last execution soon */
       int found = try_predecessor(tl, p, cand[first + i], n[i], &at_p, w_before, err, errlen);
+      struct tl_pos call = {
+          .event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = cand[first + i], .n = n[i]};
+      if (found == 0) /* a call: its callee's ret, or a PLT's jump */
+        found = tl_before_via_call(tl, p, &call, &at_p, err, errlen);
       if (found != 0)
         return found;
     }
@@ -831,7 +847,11 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
   bool found = false;
   struct replay_result res;
   *steps = 0;
+  struct user_regs_struct before = {0};
   while (!found && *steps < limit && tl->s->e.pos.event <= p->event + 1) {
+    struct rptask *x = engine_task(&tl->s->e, p->tid);
+    if (x && task_get_regs(&x->t) == 0)
+      before = x->t.regs;
     if (tl_step_once(tl, p->tid, &res) < 0)
       break;
     found = res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET;
@@ -839,6 +859,10 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
       (*steps)++;
   }
   tl->d->target.on = false;
+  /* made by a later iteration of a rep instruction: P is inside it, and the state
+   * before P its arrival (one step further) */
+  if (found && tl_rep_later_write(tl, p, &before))
+    (*steps)++;
   return found;
 }
 
@@ -910,6 +934,7 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
   }
   uint64_t cand[8], n[8];
   int ncand = predecessors_of(x, at_p.rip, cand, 8);
+  ncand = tl_call_on_stack(x, &at_p, cand, ncand, 8);
   if (room <= 0 || ncand == 0)
     return 0;
   if (watch) {
@@ -951,6 +976,14 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
     int rc = n[i] && n[i] < TL_NEAR_COUNTED
                  ? try_counted(tl, p, base, cand[i], n[i], &at_p, err, errlen)
                  : 0;
+    struct tl_pos call = {.event = p->event,
+                          .kind = TL_ARRIVAL,
+                          .tid = p->tid,
+                          .addr = cand[i],
+                          .n = n[i],
+                          .base = base};
+    if (rc == 0 && n[i] && n[i] < TL_NEAR_COUNTED) /* a call: its callee's ret, a PLT's jump */
+      rc = tl_before_via_call(tl, p, &call, &at_p, err, errlen);
     if (rc != 0)
       return rc;
   }

@@ -119,4 +119,26 @@ int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, siz
 /* The state one instruction (of P's task) before P. 0 or -1. */
 int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 
+/* timeline_ret.c. A watchpoint's trigger P in the middle of a string instruction (its pc
+ * still on it) that made the write: that instruction first among P's writers (X: P's
+ * task; at most MAX). */
+void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max);
+/* A single step of P's task from registers BEFORE made P's trigger: whether the step was
+ * a rep instruction whose write into P's bytes is not its first iteration (then P is
+ * inside it, after its arrival). */
+bool tl_rep_later_write(struct timeline *tl, const struct tl_pos *p,
+                        const struct user_regs_struct *before);
+/* The call whose return address is on top of the stack at P (AT_P: P's registers: P is
+ * its callee's first instruction, reached through a pointer or a PLT) added to the N
+ * candidates CAND (at most MAX) when new; their number. */
+int tl_call_on_stack(struct rptask *x, const struct user_regs_struct *at_p, uint64_t *cand, int n,
+                     int max);
+/* AT, an arrival at a call, is the call's last execution before P (registers AT_P), but
+ * one single step from it is not P: P is the instruction after the call (its callee
+ * returned) or the callee's first (through a PLT's jump). Single steps from AT up to P's
+ * state: the state one step before is gone to. 1: gone there; 0: not found (a callee
+ * that runs longer); -1: failed. */
+int tl_before_via_call(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *at,
+                       const struct user_regs_struct *at_p, char *err, size_t errlen);
+
 #endif

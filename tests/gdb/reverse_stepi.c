@@ -5,8 +5,8 @@
  * loop of 150 000 passes, more than are counted from the stretch's start: the branch is
  * found from the write's state, and the instructions before it by counting the branch's
  * executions up to the write (the test limits single steps to fewer than the loop
- * takes). gdb_reverse_error: a reverse-stepi from `done', called through a pointer after
- * a loop, fails at the single step limit. */
+ * takes). `done' is called through a pointer after a loop (a reverse-stepi from it finds
+ * the call: its return address is on the stack). */
 #include <stdio.h>
 #include <unistd.h>
 
@@ -18,7 +18,7 @@ static void done(void)
     work++;
 }
 
-/* called through a pointer: no instruction deja decodes jumps to done (gdb_reverse_error) */
+/* called through a pointer: no instruction deja decodes jumps to done */
 static void (*volatile hook)(void) = done;
 
 int main(int argc, char **argv)

@@ -50,3 +50,9 @@ stepi
 print other
 continue
 print work
+break *done
+reverse-continue
+reverse-stepi
+x/i $pc
+stepi
+x/i $pc

@@ -63,7 +63,8 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         calls process_info crash crash_thread abort sigusr1 syscalls forks reverse fork_tree
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
-        sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked)
+        sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
+        reverse_error reverse_ret)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -192,8 +193,13 @@ set_tests_properties(gdb_reverse_stepi PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=
 deja_gdb_test(reverse_inside reverse_inside)
 deja_gdb_test(reverse_inside_disabled reverse_inside)
 # a position the search cannot reach: gdb is told why and the session goes on
-deja_gdb_test(reverse_error reverse_stepi)
+deja_gdb_test(reverse_error reverse_error)
 set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)
+# back over a call whose callee ends in a long rep stosb (reverse-next, reverse-step), a
+# breakpoint on it and stepi over it; reverse-continue onto a watched write in the middle
+# of one
+deja_gdb_test(reverse_ret reverse_ret)
+deja_gdb_test(reverse_rep_watch reverse_ret)
 # across a thread's thousands of system calls (DEJA_TL_DEBUG shows the windows passed
 # over); from `deja replay -g N', starting at the checkpoints taken on the way there
 deja_gdb_test(reverse_many reverse_many)
