@@ -1,5 +1,6 @@
 /* deja dump [TRACE]: one line per recorded event. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,9 +8,11 @@
 
 #include "cli/commands.h"
 #include "cli/event_iter.h"
+#include "cli/trace_dir.h"
 #include "common/log.h"
 #include "replay/replay_syscallbuf.h"
 #include "syscalls/syscall_table.h"
+#include "task/tsc_patch.h"
 
 static void print_strings(const struct event *ev) {
   const char *s = ev->strings;
@@ -73,10 +76,21 @@ static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
   return 0;
 }
 
+/* One line (on stderr: stdout holds the events) when the recording patched rdtsc. */
+static void say_tsc_mode(const char *arg) {
+  char err[512];
+  char *dir = trace_dir_resolve(arg, err, sizeof err);
+  if (dir && tsc_patch_recorded(dir))
+    deja_msg("rdtsc and rdtscp were patched into traps in this recording (the machine "
+             "did not trap them); replay patches them the same way");
+  free(dir);
+}
+
 int cmd_dump(int argc, char **argv) {
   if (argc > 2) {
     deja_msg("dump: too many arguments; usage: deja dump [TRACE]");
     return 1;
   }
+  say_tsc_mode(argc > 1 ? argv[1] : NULL);
   return event_iter(argc > 1 ? argv[1] : NULL, dump_one, NULL);
 }

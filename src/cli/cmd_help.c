@@ -22,6 +22,8 @@ static const char overview_usage[] =
     "  deja rm TRACE              delete a trace\n"
     "  deja pack [TRACE]          make a trace self-contained and movable to another\n"
     "                             machine\n"
+    "  deja caps                  what this machine lets deja use (debug registers,\n"
+    "                             perf breakpoints, rdtsc trapping)\n"
     "  deja help [COMMAND]        this text, or the usage and options of COMMAND\n"
     "  deja --version             print the version\n"
     "\n"
@@ -146,6 +148,22 @@ static const char pack_usage[] =
     "\n"
     "Exit status: 0, or 1 for usage errors and unreadable traces.\n";
 
+static const char caps_usage[] =
+    "Usage: deja caps\n"
+    "\n"
+    "Probes this machine and prints one `NAME: yes|no' line for each processor feature\n"
+    "deja uses when it can:\n"
+    "  debug-registers   hardware watchpoints and execution breakpoints; without them\n"
+    "                    gdb's watchpoints are software ones (single steps, forwards\n"
+    "                    only in practice)\n"
+    "  perf-breakpoints  counting executions of an instruction in the kernel; without\n"
+    "                    it reverse execution stops at each execution instead (slower)\n"
+    "  rdtsc-trap        PR_SET_TSC makes rdtsc fault; without it deja patches the\n"
+    "                    rdtsc instructions of the recorded program into traps\n"
+    "Some hypervisors (PVM) accept the settings for all three and never act on them.\n"
+    "\n"
+    "Exit status: 0.\n";
+
 static const char help_usage[] =
     "Usage: deja help [COMMAND]\n"
     "\n"
@@ -157,8 +175,9 @@ struct usage {
 };
 
 static const struct usage usages[] = {
-    {"record", record_usage}, {"replay", replay_usage}, {"dump", dump_usage}, {"ps", ps_usage},
-    {"ls", ls_usage},         {"rm", rm_usage},         {"pack", pack_usage}, {"help", help_usage},
+    {"record", record_usage}, {"replay", replay_usage}, {"dump", dump_usage},
+    {"ps", ps_usage},         {"ls", ls_usage},         {"rm", rm_usage},
+    {"pack", pack_usage},     {"caps", caps_usage},     {"help", help_usage},
 };
 
 int print_usage(FILE *f, const char *command) {

@@ -154,8 +154,13 @@ long preload_syscall(long nr, const long a[6]) {
         (int)a[4] >= 0 && a[5] == 0 && a[1] > 0 && (unsigned long)a[1] <= SBUF_FILE_MAP_MAX)
       return preload_buffered(nr, a, -1, 0, OUT_FILE_MAP, PROBE_NONE);
     break;
-  case SYS_munmap:
   case SYS_mprotect:
+    /* Making memory executable stays traced: where the kernel does not trap rdtsc the
+     * recorder patches the code it finds there (task/tsc_patch.h). */
+    if (a[2] & PROT_EXEC)
+      break;
+    return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
+  case SYS_munmap:
   case SYS_brk: return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
   case SYS_rt_sigaction:
     /* A query (no new action; python asks for every signal's at start) changes nothing

@@ -71,6 +71,7 @@ __asm__(".text\n"
         "  mov 8(%rsp), %r9\n"
         "  mov $0x70000080, %r11\n"
         "  call *%r11\n"
+        "  mov $0x70000002, %ecx\n" /* as the recording's `syscall` left it (SBUF_UNTRACED_IP) */
         "  ret\n"
         ".size sbuf_exec_call, .-sbuf_exec_call\n");
 long sbuf_exec_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5);

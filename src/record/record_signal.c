@@ -32,12 +32,10 @@ void record_resend_held(struct rtask *x) {
   }
 }
 
-/* rdtsc, rdtscp and cpuid fault (SIGSEGV); their results are recorded and the fault
- * hidden. Returns 1 when the stop was one of them, 0 otherwise, -1 on failure. */
-static int record_trapped_insn(struct recorder *r, struct rtask *x) {
-  uint8_t code[3] = {0, 0, 0};
+/* The instruction whose bytes are CODE, at X's rip, recorded with its results and
+ * skipped. Returns 1 when it was rdtsc, rdtscp or cpuid, 0 otherwise, -1 on failure. */
+static int record_insn(struct recorder *r, struct rtask *x, const uint8_t code[3]) {
   unsigned len;
-  task_read_mem(&x->t, x->t.regs.rip, code, 3);
   enum trapped_insn k = x86_trapped_insn(code, &len);
   if (k == INSN_NONE)
     return 0;
@@ -55,11 +53,29 @@ static int record_trapped_insn(struct recorder *r, struct rtask *x) {
   return 1;
 }
 
+/* rdtsc, rdtscp and cpuid fault (SIGSEGV); their results are recorded and the fault
+ * hidden. */
+static int record_trapped_insn(struct recorder *r, struct rtask *x) {
+  uint8_t code[3] = {0, 0, 0};
+  task_read_mem(&x->t, x->t.regs.rip, code, 3);
+  return record_insn(r, x, code);
+}
+
+/* Where the kernel does not trap rdtsc, deja patched it into int3 (tsc_patch.h): the
+ * trap is recorded as the kernel's fault would be, at the instruction. */
+static int record_patched_insn(struct recorder *r, struct rtask *x) {
+  const struct tsc_site *s = tsc_table_trap_site(&x->proc->tsc, &x->t, x->t.regs.rip);
+  if (!s)
+    return 0;
+  x->t.regs.rip = s->addr;
+  return record_insn(r, x, s->orig);
+}
+
 int record_signal(struct recorder *r, struct rtask *x, int sig) {
   if (task_get_regs(&x->t) < 0)
     return 0;
-  if (sig == SIGSEGV) {
-    int t = record_trapped_insn(r, x);
+  if (sig == SIGSEGV || (sig == SIGTRAP && r->tsc_patch)) {
+    int t = sig == SIGSEGV ? record_trapped_insn(r, x) : record_patched_insn(r, x);
     if (t)
       return t < 0 ? -1 : 0;
   }

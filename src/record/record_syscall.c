@@ -473,6 +473,11 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   event_free(&ev);
   if (rc < 0 && w.stream)
     return recorder_abort(r, in.why);
+  /* replay patches at the end of the same event */
+  int sites = rc >= 0 && r->tsc_patch ? tsc_patch_after_call(&x->t, &x->proc->tsc, e, result) : 0;
+  if (sites < 0)
+    return recorder_abort(r, "cannot patch rdtsc in newly executable code");
+  r->tsc_sites += (uint64_t)sites;
   return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }
 
@@ -501,6 +506,7 @@ int record_clone(struct recorder *r, struct rtask *x) {
   else {
     c->proc->seccomp = x->proc->seccomp; /* filters are inherited */
     record_anon_files_copy(c->proc, x->proc);
+    tsc_table_copy(&c->proc->tsc, &x->proc->tsc);
   }
   pid_t seen = record_pid_seen_by(x->t.tid, (pid_t)child);
   if (seen > 0 && seen != (pid_t)child && seen < (1 << (32 - EVF_NS_PID_SHIFT)))
@@ -616,6 +622,10 @@ int record_exec(struct recorder *r, struct rtask *x) {
   x->in_syscall = false;
   event_free(&ev);
   free(strings);
+  int sites = rc >= 0 && r->tsc_patch ? tsc_patch_image(&x->t, &x->proc->tsc) : 0;
+  if (sites < 0)
+    return recorder_abort(r, "cannot patch rdtsc in the new program image");
+  r->tsc_sites += (uint64_t)sites;
   x->at_boundary = true;
   x->boundary_regs = x->t.regs;
   return rc < 0 ? RECORD_DEJA_FAILED : 0;

@@ -283,6 +283,7 @@ void recorder_remove_task(struct recorder *r, struct rtask *x) {
   if (--x->proc->refs == 0) {
     page_hashes_free(x->proc->pages);
     free(x->proc->anon);
+    tsc_table_free(&x->proc->tsc);
     free(x->proc);
   }
   task_close(&x->t);
@@ -915,6 +916,10 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot create %s: %s", files, strerror(errno));
     goto out;
   }
+  /* Asked before any thread starts (the probe forks). */
+  r.tsc_patch = tsc_patch_wanted();
+  if (r.tsc_patch && tsc_patch_note(o->trace_dir) < 0)
+    goto out;
   r.files = trace_files_new(o->trace_dir);
   r.w = trace_writer_open(events, 1, DEJA_VERSION, err, sizeof err);
   if (!r.w) {
@@ -946,6 +951,10 @@ int record_run(const struct record_options *o) {
              " state points (%.3f s, %.1f MB saved), deja's peak memory %ld kB",
              r.events, r.state_points, r.state_point_ns / 1e9, r.state_point_bytes / 1e6,
              peak_rss_kb());
+  if (getenv("DEJA_STATS") && r.tsc_patch)
+    deja_msg("stats: this machine does not trap rdtsc: %" PRIu64 " rdtsc/rdtscp sites patched "
+             "into traps",
+             r.tsc_sites);
   if (getenv("DEJA_STATS") && o->chaos)
     deja_msg("chaos: seed %#" PRIx64 ", %d CPUs, %" PRIu64 " high-priority-only intervals (%" PRIu64
              " at scheduling events, %.3f s), %.3f s waiting for woken tasks",

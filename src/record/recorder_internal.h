@@ -14,6 +14,7 @@
 #include "record/recorder.h"
 #include "syscalls/syscall_table.h"
 #include "task/task.h"
+#include "task/tsc_patch.h"
 #include "trace/trace_buf.h"
 #include "trace/trace_event.h"
 #include "trace/trace_files.h"
@@ -47,6 +48,7 @@ struct rproc {
   /* mmaps of files replay maps as anonymous memory (record_anon_files.c) */
   struct mem_region *anon;
   int nanon, cap_anon;
+  struct tsc_table tsc; /* rdtsc sites patched into traps (tsc_patch.h) */
 };
 
 enum rtask_state {
@@ -159,6 +161,8 @@ struct recorder {
   struct stat out_st[3];
   bool out_ok[3];
   bool warned_cpuid;
+  bool tsc_patch;     /* the kernel does not trap rdtsc: deja patches it (tsc_patch.h) */
+  uint64_t tsc_sites; /* ...how many sites it patched */
   struct timespec last_flush;
   struct rtask **tasks;
   int ntasks, cap;

@@ -19,6 +19,7 @@
 #include "replay/libc_patch.h"
 #include "replay/stretch_observe.h"
 #include "replay/stretch_probe.h"
+#include "task/hw_caps.h"
 #include "task/proc_maps.h"
 
 #define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
@@ -120,7 +121,7 @@ static void arm_hw(struct replay_debug *d, struct rptask *x) {
     d->hw_slot[i] = -1;
     int slot = d->dr_used;
     unsigned long dr7 = d->dr7 | 1ul << (2 * slot); /* RW and LEN 0: execution */
-    if (slot < DEBUG_MAX_WPS &&
+    if (slot < DEBUG_MAX_WPS && hw_debug_registers_work() &&
         ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(slot), (void *)d->hw[i]) == 0 &&
         ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7) == 0) {
       d->hw_slot[i] = slot;
@@ -659,6 +660,14 @@ int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bo
   if (d->nwps == DEBUG_MAX_WPS || !(len == 1 || len == 2 || len == 4 || len == 8) ||
       addr % (uint64_t)len)
     return -1;
+  if (!hw_debug_registers_work()) {
+    if (!d->no_dr_said)
+      deja_msg("hardware watchpoints need the processor's debug registers, which do not work "
+               "on this machine (`deja caps'); `set can-use-hw-watchpoints 0' makes gdb use "
+               "software watchpoints (single steps)");
+    d->no_dr_said = true;
+    return -1;
+  }
   d->wps[d->nwps++] = (struct debug_watch){addr, len, type};
   return 0;
 }

@@ -104,6 +104,7 @@ struct replay_debug {
   unsigned long dr7; /* what the resume put into DR7, and the slots it uses */
   int dr_used;
   bool deferred_said;
+  bool no_dr_said; /* told gdb once that watchpoints need debug registers */
   bool stepover, interrupt_sent;
   bool slice_sent;     /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
   int resume_req;      /* how arm resumed the task */

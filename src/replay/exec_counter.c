@@ -11,9 +11,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "task/hw_caps.h"
+
 static bool refused; /* the kernel said no once: it will again */
 
-bool exec_counter_usable(void) { return !refused; }
+/* Some hypervisors open the event but never count: asked once, as a refusal. */
+static bool counts_here(void) {
+  if (!refused && !hw_perf_breakpoints_count())
+    refused = true;
+  return !refused;
+}
+
+bool exec_counter_usable(void) { return counts_here(); }
 
 /* Whether TID blocks SIG (its mask changes only in system calls, so it holds for a whole
  * stretch of user code). */
@@ -41,7 +50,7 @@ static int open_counter(struct exec_counter *c, pid_t tid, uint64_t addr, uint64
                         bool signal) {
   c->fd = -1;
   c->period = period;
-  if (refused || (signal && blocks(tid, EXEC_COUNTER_SIGNAL)))
+  if (!counts_here() || (signal && blocks(tid, EXEC_COUNTER_SIGNAL)))
     return -1;
   struct perf_event_attr a;
   memset(&a, 0, sizeof a);

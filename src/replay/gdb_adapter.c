@@ -18,6 +18,7 @@
 #define CLONE_VFORK 0x00004000
 #endif
 #include "replay/replay_gdb_files.h"
+#include "replay/replay_tsc.h"
 
 static void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x,
                     int signo) {
@@ -79,6 +80,7 @@ static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t le
       break;
     done += (size_t)n;
   }
+  replay_tsc_original(x, addr, buf, done); /* gdb sees rdtsc, not deja's int3 */
   return done ? (long)done : -1;
 }
 

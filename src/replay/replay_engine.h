@@ -13,6 +13,8 @@
 #include "trace/trace_cursor.h"
 #include "trace/trace_event.h"
 
+struct tsc_table;
+
 /* What the engine's calls return: 0, or one of these (a negative value is a failure to
  * control a task, treated as a divergence). */
 enum {
@@ -69,9 +71,10 @@ struct rptask {
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
   struct thread_kstate k;
-  bool fork_advice;         /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
-  int libc_patch;           /* enum libc_patch_state of its process (libc_patch.h) */
-  uint64_t libc_patch_text; /* ...the address the patcher made writable */
+  bool fork_advice;            /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
+  int libc_patch;              /* enum libc_patch_state of its process (libc_patch.h) */
+  uint64_t libc_patch_text;    /* ...the address the patcher made writable */
+  const struct tsc_table *tsc; /* its process's patched rdtsc sites (replay_tsc.h) */
 };
 
 /* Why a debugger must see a stop. */
@@ -141,6 +144,7 @@ struct replay_engine {
   pid_t *dead;                  /* tasks that exited and are not reaped yet (zombie leaders) */
   int ndead, cap_dead;
   struct state_pages *state_pages; /* replay_state_pages.c */
+  bool tsc_patched;                /* the recording patched rdtsc (replay_tsc.h) */
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */

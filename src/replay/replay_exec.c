@@ -16,6 +16,7 @@
 #include "replay/replay_handlers.h"
 #include "replay/replay_state_pages.h"
 #include "replay/replay_syscallbuf.h"
+#include "replay/replay_tsc.h"
 #include "task/cpu_pin.h"
 #include "task/vdso_patch.h"
 #include "replay/replay_special.h"
@@ -140,6 +141,9 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
   save_cmdline(x, e->ev);
   if (vdso_patch_from_auxv(&x->t, x->auxv, x->auxv_len) < 0)
     return diverge(e, "the program's vDSO is not where it was recorded (another kernel?)");
+  int rc = replay_tsc_exec(e, x);
+  if (rc)
+    return rc;
   return task_set_regs(&x->t, &e->ev->regs) < 0 ? -1 : 0;
 }
 

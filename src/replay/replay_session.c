@@ -24,7 +24,9 @@
 #include "replay/replay_state_pages.h"
 #include "replay/replay_sbuf_exec.h"
 #include "replay/replay_syscallbuf.h"
+#include "replay/replay_tsc.h"
 #include "task/cpu_pin.h"
+#include "task/tsc_patch.h"
 #include "trace/trace_files.h"
 
 /* The recorded argv and envp as NULL-terminated arrays pointing into the event. */
@@ -129,6 +131,7 @@ int replay_open(struct replay_session *s, const struct replay_options *o,
   replay_syscallbuf_reset();
   s->events_path = xasprintf("%s/events", o->trace_dir);
   cpu_bind_replay(o->trace_dir, &s->cpus); /* the replayed program inherits it */
+  s->e.tsc_patched = tsc_patch_recorded(o->trace_dir);
   s->e.cur = trace_cursor_open(s->events_path);
   if (!s->e.cur)
     return REPLAY_BAD_TRACE;
@@ -273,6 +276,7 @@ void replay_close(struct replay_session *s) {
   }
   trace_cursor_close(e->cur);
   free(s->events_path);
+  replay_tsc_end();
   sched_setaffinity(0, sizeof s->cpus, &s->cpus);
 }
 

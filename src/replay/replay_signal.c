@@ -18,10 +18,26 @@ static int run_observed(struct replay_engine *e, struct rptask *x, struct stop *
   return run_task(e, x, st, true);
 }
 
-/* rdtsc, rdtscp, cpuid: trapped (SIGSEGV) where they ran; the recorded results. */
+/* In a trace recorded patching rdtsc (replay_tsc.h): whether ST is the trap of the
+ * patched instruction of the event (int3, stopped right after it); if so the task is put
+ * back onto the instruction, as a fault would have left it. */
+static bool patched_trap(struct replay_engine *e, struct rptask *x, const struct stop *st) {
+  if (!e->tsc_patched || st->kind != STOP_SIGNAL || st->sig != SIGTRAP ||
+      task_get_regs(&x->t) < 0 || x->t.regs.rip != e->ev->regs.rip + 1)
+    return false;
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  if (ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) < 0 || si.si_code != SI_KERNEL)
+    return false;
+  x->t.regs.rip--;
+  return task_set_regs(&x->t, &x->t.regs) == 0;
+}
+
+/* rdtsc, rdtscp, cpuid: trapped (SIGSEGV, or int3 where deja patched them) where they
+ * ran; the recorded results. */
 static int insn_complete(struct replay_engine *e, struct rptask *x, const struct stop *st) {
   char buf[256];
-  if (st->kind != STOP_SIGNAL || st->sig != SIGSEGV)
+  if ((st->kind != STOP_SIGNAL || st->sig != SIGSEGV) && !patched_trap(e, x, st))
     return diverge(e, "expected a trapped instruction at 0x%llx, found %s", e->ev->regs.rip,
                    stop_desc(st, buf, sizeof buf));
   int rc = expect_regs(e, x, &e->ev->regs);

@@ -25,6 +25,7 @@
 #include "replay/replay_output.h"
 #include "replay/replay_special.h"
 #include "replay/replay_syscallbuf.h"
+#include "replay/replay_tsc.h"
 #include "syscalls/syscall_table.h"
 
 #ifndef MREMAP_FIXED
@@ -194,6 +195,7 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   c->gadget = x->gadget;
   c->libc_patch = x->libc_patch;
   c->libc_patch_text = x->libc_patch_text;
+  c->tsc = x->tsc;
   memcpy(c->exe, x->exe, sizeof c->exe);
   memcpy(c->auxv, x->auxv, sizeof c->auxv);
   c->auxv_len = x->auxv_len;
@@ -383,8 +385,7 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
   return 0;
 }
 
-static int syscall_complete(struct replay_engine *e, struct rptask *x, const struct stop *st) {
-  (void)st;
+static int call_complete(struct replay_engine *e, struct rptask *x) {
   long nr = (long)e->ev->regs.orig_rax;
   x->at_entry = false;
   libc_patch_note_call(e->tasks, e->ntasks, x, e->ev);
@@ -405,6 +406,12 @@ static int syscall_complete(struct replay_engine *e, struct rptask *x, const str
   if (d->hook && replay_hooks[d->hook])
     return replay_hooks[d->hook](e, x, d);
   return finish_executed(e, x, d->name, FINISH_RESTORE_ARGS);
+}
+
+static int syscall_complete(struct replay_engine *e, struct rptask *x, const struct stop *st) {
+  (void)st;
+  int rc = call_complete(e, x);
+  return rc ? rc : replay_tsc_call(e, x); /* where the recorder patched */
 }
 
 const struct event_handler replay_syscall_handler = {

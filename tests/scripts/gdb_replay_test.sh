@@ -26,13 +26,15 @@
 #       library  PROGRAM and LIBRARY (--library) are copied to a directory of their own
 #                (PROGRAM finds LIBRARY there by its $ORIGIN rpath) and recorded there;
 #                REPLACEMENT (--replacement) is copied over the library before the replay
+# --requires CAP (repeatable): a processor feature `deja caps' must report (e.g.
+# debug-registers); without it the test exits 77, which CTest reports as skipped.
 set -u
 
 usage() {
     echo "usage: gdb_replay_test.sh --deja DEJA --program PROGRAM --commands FILE --expect FILE [--exit STATUS] [--mode gdb|twice|goto|server|library --library LIB --replacement LIB]" >&2
     exit 2
 }
-DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT=
+DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT= REQUIRES=
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage
     case "$1" in
@@ -44,11 +46,19 @@ while [ $# -gt 0 ]; do
         --mode) MODE=$2 ;;
         --library) LIBRARY=$2 ;;
         --replacement) REPLACEMENT=$2 ;;
+        --requires) REQUIRES="$REQUIRES $2" ;;
         *) usage ;;
     esac
     shift 2
 done
 [ -n "$DEJA" ] && [ -n "$PROGRAM" ] && [ -n "$COMMANDS" ] && [ -n "$EXPECT" ] || usage
+
+for cap in $REQUIRES; do
+    if ! "$DEJA" caps | grep -qx "$cap: yes"; then
+        echo "SKIPPED: this test needs $cap, which this machine does not have (deja caps: $("$DEJA" caps | grep "^$cap:"))"
+        exit 77
+    fi
+done
 
 if ! command -v gdb >/dev/null 2>&1; then
     echo "FAIL: gdb is not installed; deja's debugging needs it (make installs it as root: apt-get install gdb)"

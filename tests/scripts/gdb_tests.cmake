@@ -15,13 +15,21 @@ function(deja_gdb_program name)
     RUNTIME_OUTPUT_DIRECTORY ${DEJA_GDB_PROGRAMS_DIR})
 endfunction()
 
-# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server] [EXIT status] [SCRIPT S]):
-# test gdb_NAME, with the commands and patterns of S (default NAME).
+# deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server] [EXIT status] [SCRIPT S]
+#               [REQUIRES CAP...]): test gdb_NAME, with the commands and patterns of S
+# (default NAME). CAP: a feature `deja caps' names; a script that sets hardware
+# watchpoints or breakpoints (watch, rwatch, awatch, hbreak) requires debug-registers by
+# itself. On a machine without one the test is reported skipped.
 function(deja_gdb_test name program)
-  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT" "")
+  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT" "REQUIRES")
   set(script ${name})
   if(GDB_SCRIPT)
     set(script ${GDB_SCRIPT})
+  endif()
+  file(STRINGS ${DEJA_GDB_TEST_DIR}/${script}.gdb hw_lines
+       REGEX "^[ \t]*(watch|rwatch|awatch|hbreak|thbreak)[ \t]")
+  if(hw_lines)
+    list(APPEND GDB_REQUIRES debug-registers)
   endif()
   set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:gdb_program_${program}>
       --commands ${DEJA_GDB_TEST_DIR}/${script}.gdb --expect ${DEJA_GDB_TEST_DIR}/${script}.expect)
@@ -34,8 +42,12 @@ function(deja_gdb_test name program)
   if(GDB_LIBRARY)
     list(APPEND args --library ${GDB_LIBRARY} --replacement ${GDB_REPLACEMENT})
   endif()
+  list(REMOVE_DUPLICATES GDB_REQUIRES)
+  foreach(cap IN LISTS GDB_REQUIRES)
+    list(APPEND args --requires ${cap})
+  endforeach()
   add_test(NAME gdb_${name} COMMAND sh ${DEJA_TEST_SCRIPTS}/gdb_replay_test.sh ${args})
-  set_tests_properties(gdb_${name} PROPERTIES TIMEOUT 300)
+  set_tests_properties(gdb_${name} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted

@@ -1,0 +1,127 @@
+/* Probing the machine's debugging hardware on forked children (see hw_caps.h). Each probe
+ * runs once; a child that misbehaves is killed, never waited for forever. */
+#include "task/hw_caps.h"
+
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "task/tsc_patch.h"
+
+enum { PROBE_CALLS = 10 };
+
+static volatile int probe_word;
+
+__attribute__((noinline)) static void probe_function(void) {
+  probe_word++;
+  __asm__ volatile("" ::: "memory");
+}
+
+/* A child stopped by SIGSTOP under ptrace, which then calls probe_function (writing
+ * probe_word) PROBE_CALLS times and exits 0. Returns its pid, or -1. */
+static pid_t stopped_child(void) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
+      _exit(2);
+    raise(SIGSTOP);
+    for (int i = 0; i < PROBE_CALLS; i++)
+      probe_function();
+    _exit(0);
+  }
+  int status;
+  if (pid < 0)
+    return -1;
+  if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+  }
+  return pid;
+}
+
+/* Resumes the child and reaps it; returns the signal of the first stop (0 if it exited
+ * without one). */
+static int run_child(pid_t pid) {
+  int status, sig = 0;
+  ptrace(PTRACE_CONT, pid, 0, 0);
+  if (waitpid(pid, &status, 0) == pid && WIFSTOPPED(status))
+    sig = WSTOPSIG(status);
+  if (!WIFEXITED(status) && !WIFSIGNALED(status)) {
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
+      ;
+  }
+  return sig;
+}
+
+static bool probe_debug_registers(void) {
+  pid_t pid = stopped_child();
+  if (pid < 0)
+    return false;
+  size_t dr0 = offsetof(struct user, u_debugreg), dr7 = dr0 + 7 * sizeof(long);
+  /* DR0 enabled locally, RW 01 (writes), LEN 11 (4 bytes) */
+  unsigned long ctl = 1ul | 1ul << 16 | 3ul << 18;
+  bool set = ptrace(PTRACE_POKEUSER, pid, (void *)dr0, (void *)&probe_word) == 0 &&
+             ptrace(PTRACE_POKEUSER, pid, (void *)dr7, (void *)ctl) == 0;
+  if (!set) {
+    kill(pid, SIGKILL);
+    run_child(pid);
+    return false;
+  }
+  return run_child(pid) == SIGTRAP;
+}
+
+static bool probe_perf_breakpoints(void) {
+  pid_t pid = stopped_child();
+  if (pid < 0)
+    return false;
+  struct perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_BREAKPOINT;
+  a.bp_type = HW_BREAKPOINT_X;
+  a.bp_addr = (uint64_t)(uintptr_t)&probe_function;
+  a.bp_len = sizeof(long);
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  int fd = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) {
+    kill(pid, SIGKILL);
+    run_child(pid);
+    return false;
+  }
+  int sig = run_child(pid);
+  uint64_t count = 0;
+  bool ok = read(fd, &count, sizeof count) == (ssize_t)sizeof count;
+  close(fd);
+  return ok && sig == 0 && count == PROBE_CALLS;
+}
+
+/* -1 unknown, else the answer */
+static int debug_registers = -1, perf_breakpoints = -1;
+
+static bool cached(int *v, bool (*probe)(void)) {
+  if (*v < 0)
+    *v = probe() ? 1 : 0;
+  return *v == 1;
+}
+
+bool hw_debug_registers_work(void) { return cached(&debug_registers, probe_debug_registers); }
+bool hw_perf_breakpoints_count(void) { return cached(&perf_breakpoints, probe_perf_breakpoints); }
+bool hw_rdtsc_traps(void) { return tsc_patch_kernel_traps(); }
+
+void hw_caps_print(FILE *f) {
+  fprintf(f, "debug-registers: %s\n", hw_debug_registers_work() ? "yes" : "no");
+  fprintf(f, "perf-breakpoints: %s\n", hw_perf_breakpoints_count() ? "yes" : "no");
+  fprintf(f, "rdtsc-trap: %s\n", hw_rdtsc_traps() ? "yes" : "no");
+}

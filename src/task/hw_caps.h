@@ -1,0 +1,19 @@
+/* What this machine's processor and kernel let deja use, probed once per process on a
+ * forked child: some hypervisors (PVM) accept debug register writes and perf breakpoint
+ * events but never fire them, and accept PR_SET_TSC without trapping rdtsc. */
+#ifndef DEJA_TASK_HW_CAPS_H
+#define DEJA_TASK_HW_CAPS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* A write watchpoint in DR0/DR7 (set with PTRACE_POKEUSER) stops the child that writes. */
+bool hw_debug_registers_work(void);
+/* A perf PERF_TYPE_BREAKPOINT event counts a child's executions of a function exactly. */
+bool hw_perf_breakpoints_count(void);
+/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes rdtsc fault (tsc_patch_kernel_traps). */
+bool hw_rdtsc_traps(void);
+/* One "name: yes|no" line per capability (`deja caps`). */
+void hw_caps_print(FILE *f);
+
+#endif
