@@ -125,7 +125,7 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
     on_counted |= !tl_knows(tl, false, d->bps[i]);
   for (int i = 0; i < d->nwps; i++)
     on_counted |= !tl_knows(tl, true, d->wps[i].addr);
-  if (on_counted)
+  if (on_counted || !tl_inside_wanted(tl))
     return;
   struct tl_count c[TL_MAX_COUNTS];
   int n = 0;

@@ -126,6 +126,7 @@ struct timeline {
   bool no_forks;           /* DEJA_CHECKPOINTS=0: every move replays from the beginning */
   int64_t run_ns, tick_ns; /* replay time since the last fork, and when it was last added up */
   int64_t fork_ns;         /* what taking one costs (smoothed) */
+  bool boundary_wanted;    /* a checkpoint at the next boundary (tl_inside_wanted) */
   uint64_t counted_event;
   struct tl_count counts[TL_MAX_COUNTS];
   int ncounts;

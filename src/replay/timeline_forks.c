@@ -38,6 +38,7 @@ void tl_replay_moved(struct timeline *tl) {
   tl->d->watch_pending = false;
   tl->run_ns = 0;
   tl->tick_ns = tl_now_ns();
+  tl->boundary_wanted = false;
 }
 
 bool tl_debug(void) { return getenv("DEJA_TL_DEBUG") != NULL; }
@@ -230,11 +231,31 @@ static void evict_inside(struct timeline *tl) {
   }
 }
 
+/* The latest checkpoint at a boundary at or before the newest checkpoint, when that one is
+ * not at a boundary itself (a stop's, or one inside a stretch): the instruction before the
+ * stop is searched from there. NULL: none. */
+static const struct tl_fork *boundary_before_newest(const struct timeline *tl) {
+  const struct tl_fork *newest = tl_fork_made((struct timeline *)tl, tl->forks_made);
+  if (!newest || (newest->pos.kind == TL_BOUNDARY && !newest->pos.steps))
+    return NULL;
+  const struct tl_fork *b = NULL;
+  for (int i = 0; i < tl->nforks; i++) {
+    const struct tl_fork *f = tl->forks[i];
+    if (f->pos.kind == TL_BOUNDARY && !f->pos.steps && f->pos.event <= newest->pos.event &&
+        (!b || f->pos.event > b->pos.event))
+      b = f;
+  }
+  return b;
+}
+
 /* Beyond TL_MAX_FORKS of the timeline's own at boundaries and stops: drops the one whose
  * neighbours (by event) are closest together, so the ones kept spread over the replay;
- * never the newest. */
+ * never the newest, nor the boundary before it (a stop's checkpoint and the start of its
+ * stretch are close: evicting that start would make a reverse-stepi from the stop search
+ * from the boundary before, hundreds of events back in a process making calls). */
 static void evict_forks(struct timeline *tl) {
   evict_inside(tl);
+  const struct tl_fork *keep = boundary_before_newest(tl);
   int own = 0;
   for (int i = 0; i < tl->nforks; i++)
     own += !tl->forks[i]->users && tl->forks[i]->pos.kind != TL_INSIDE;
@@ -243,7 +264,7 @@ static void evict_forks(struct timeline *tl) {
     uint64_t best_gap = UINT64_MAX;
     for (int i = 0; i < tl->nforks; i++) {
       struct tl_fork *f = tl->forks[i];
-      if (f->users || f->made == tl->forks_made || f->pos.kind == TL_INSIDE)
+      if (f->users || f->made == tl->forks_made || f->pos.kind == TL_INSIDE || f == keep)
         continue;
       uint64_t prev = 0, next = tl->s->e.pos.event;
       for (int j = 0; j < tl->nforks; j++) {
@@ -350,12 +371,34 @@ void tl_tick(struct timeline *tl, bool boundary) {
   bool first = true; /* the first one as early as possible: restarts become rare */
   for (int i = 0; first && i < tl->nforks; i++)
     first = tl->forks[i]->pos.kind != TL_BOUNDARY || tl->forks[i]->pos.steps;
-  if (boundary && (first || tl_fork_due(tl, TL_FORK_INTERVAL_NS)) &&
+  if (boundary && (first || tl->boundary_wanted || tl_fork_due(tl, TL_FORK_INTERVAL_NS)) &&
       tl->s->e.pos.stage == STAGE_DONE) {
     struct tl_pos b = {.event = tl->s->e.pos.event, .kind = TL_BOUNDARY};
     tl_fork_here(tl, &b);
     tl->run_ns = 0; /* also when refused: try again after the next interval */
+    tl->boundary_wanted = false;
   }
+}
+
+/* How much replay time a time slice lasts: ten times what a checkpoint costs, within
+ * bounds (one slow fork on a loaded machine must not space them out over a whole
+ * stretch). */
+static int64_t slice_ns(const struct timeline *tl) {
+  int64_t every = 10 * tl->fork_ns;
+  return every < TL_SLICE_NS ? TL_SLICE_NS : every > 4 * TL_SLICE_NS ? 4 * TL_SLICE_NS : every;
+}
+
+bool tl_inside_wanted(struct timeline *tl) {
+  /* Less than a slice into its stretch, the stretch's start is close enough. In short
+   * stretches (threads making system calls) every slice would end there, and each such
+   * checkpoint restarts the clock of those at boundaries, so none would be taken at
+   * boundaries any more and a search would start far back: the end of the stretch gets
+   * one instead. (Not for a slice asked to end near a position: go_before_loop.) */
+  if (!tl->approach && tl_now_ns() - tl->clock_t0 < slice_ns(tl)) {
+    tl->boundary_wanted = true;
+    return false;
+  }
+  return true;
 }
 
 void timeline_resumed(struct timeline *tl) {
@@ -442,17 +485,8 @@ void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns) {
 }
 
 void tl_slice_on(struct timeline *tl) {
-  int tasks = 0; /* no slices in a multi-threaded process: not shown to help there */
-  for (int i = 0; i < tl->s->e.ntasks; i++)
-    tasks += tl->s->e.tasks[i]->rec_pid == tl->d->pid;
-  if (tasks > 1) {
-    tl->d->slice_at = 0;
-    return;
-  }
-  /* ten times what a checkpoint costs, within bounds: one slow fork on a loaded machine
-   * must not space them out over a whole stretch */
-  int64_t every = 10 * tl->fork_ns;
-  every = every < TL_SLICE_NS ? TL_SLICE_NS : every > 4 * TL_SLICE_NS ? 4 * TL_SLICE_NS : every;
+  /* multi-threaded processes too: their checkpoints fork every thread */
+  int64_t every = slice_ns(tl);
   if (tl->slice_in) /* one asked for, or none (-1): go_before_loop */
     every = tl->slice_in;
   tl->slice_in = 0;

@@ -73,6 +73,9 @@ void tl_clock_start(struct timeline *tl, uint64_t event, int64_t ns);
  * for a checkpoint inside the stretch. */
 void tl_slice_on(struct timeline *tl);
 void tl_slice_off(struct timeline *tl);
+/* A time slice ran out inside the stretch the clock runs for: whether a checkpoint is worth
+ * taking there (false: the stretch began less than a slice ago; its end gets one). */
+bool tl_inside_wanted(struct timeline *tl);
 /* Whether MIN ns of replay passed since the last checkpoint. */
 bool tl_fork_due(const struct timeline *tl, int64_t min);
 /* Counts the replay time since the last call; a checkpoint at a BOUNDARY when one is due. */

@@ -192,6 +192,14 @@ set_tests_properties(gdb_reverse_stepi PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=
 # inside it, the values and pcs seen forwards
 deja_gdb_test(reverse_inside reverse_inside)
 deja_gdb_test(reverse_inside_disabled reverse_inside)
+# the same in the second thread of a two-thread process (recorded twice: the schedule
+# varies): DEJA_TL_DEBUG shows a move starting from a checkpoint inside the stretch
+deja_gdb_program(reverse_inside_threads)
+target_link_libraries(gdb_program_reverse_inside_threads PRIVATE pthread)
+deja_gdb_test(reverse_inside_threads reverse_inside_threads)
+deja_gdb_test(reverse_inside_threads_again reverse_inside_threads SCRIPT reverse_inside_threads)
+set_tests_properties(gdb_reverse_inside_threads gdb_reverse_inside_threads_again
+                     PROPERTIES ENVIRONMENT DEJA_TL_DEBUG=1)
 # a position the search cannot reach: gdb is told why and the session goes on
 deja_gdb_test(reverse_error reverse_error)
 set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=1000)
