@@ -108,11 +108,11 @@ show_file() {
   head -n 20 "$2" >&2
 }
 
-# Fails when a step run by run_step.sh hung (status 124): what its processes were doing,
-# as run_step.sh printed it at the end of the step's stderr FILE. $1 status, $2 FILE, $3
-# what the step was.
+# Fails when a step run by run_step.sh hung (status 124 and its HANG line: a program run
+# under timeout(1) exits 124 by itself): what its processes were doing, as run_step.sh
+# printed it at the end of the step's stderr FILE. $1 status, $2 FILE, $3 what the step was.
 fail_if_hung() {
-  [ "$1" = 124 ] || return 0
+  [ "$1" = 124 ] && grep -q '^HANG: ' "$2" || return 0
   sed -n '/^HANG: /,$p' "$2" >&2
   fail "$3 hung: killed after $step_timeout s (see above what its processes were doing)"
 }

@@ -54,7 +54,12 @@ describe() {
   done
 }
 
-"$@" <&0 &
+# A background job of a shell without job control ignores SIGINT and SIGQUIT; the
+# command must get them as it would in the foreground (rr_sig_death_quit raises SIGQUIT).
+(
+  trap - INT QUIT
+  exec "$@"
+) <&0 &
 pid=$!
 end=$((SECONDS + limit)) # the wall clock: a loaded machine makes each sleep longer
 while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
