@@ -9,18 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/line_file.h"
 #include "common/log.h"
 
 int cpu_bind_note(const char *trace_dir, int cpu) {
-  char *path = xasprintf("%s/cpu", trace_dir);
-  FILE *f = fopen(path, "we");
-  int rc = f && fprintf(f, "%d\n", cpu) > 0 ? 0 : -1;
-  if (f && fclose(f) != 0)
-    rc = -1;
-  if (rc < 0)
-    deja_msg("cannot write %s: %s", path, strerror(errno));
-  free(path);
-  return rc;
+  char text[16];
+  snprintf(text, sizeof text, "%d\n", cpu);
+  return line_file_write(trace_dir, "cpu", text);
 }
 
 static bool cpuid_native;
@@ -28,15 +23,11 @@ static bool cpuid_native;
 bool cpu_bind_cpuid_native(void) { return cpuid_native; }
 
 int cpu_bind_replay(const char *trace_dir, cpu_set_t *old) {
-  char *path = xasprintf("%s/cpu", trace_dir);
-  FILE *f = fopen(path, "re");
+  char text[16];
   int cpu = -1;
-  if (f) {
-    if (fscanf(f, "%d", &cpu) != 1 || cpu < 0 || cpu >= CPU_SETSIZE)
-      cpu = -1;
-    fclose(f);
-  }
-  free(path);
+  if (line_file_read(trace_dir, "cpu", text, sizeof text) &&
+      (sscanf(text, "%d", &cpu) != 1 || cpu < 0 || cpu >= CPU_SETSIZE))
+    cpu = -1;
   cpuid_native = cpu >= 0;
   if (cpu < 0)
     return cpu_pin_self(old);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "common/line_file.h"
 #include "common/log.h"
 
 #define PAGE_MASK_LOW 4095ull
@@ -47,26 +48,13 @@ bool tsc_patch_wanted(void) {
 }
 
 int tsc_patch_note(const char *trace_dir) {
-  char *path = xasprintf("%s/%s", trace_dir, TSC_PATCH_NOTE);
-  FILE *f = fopen(path, "we");
-  int rc = f && fputs("patched\n", f) >= 0 ? 0 : -1;
-  if (f && fclose(f) != 0)
-    rc = -1;
-  if (rc < 0)
-    deja_msg("cannot write %s: %s", path, strerror(errno));
-  free(path);
-  return rc;
+  return line_file_write(trace_dir, TSC_PATCH_NOTE, "patched\n");
 }
 
 bool tsc_patch_recorded(const char *trace_dir) {
-  char *path = xasprintf("%s/%s", trace_dir, TSC_PATCH_NOTE);
-  FILE *f = fopen(path, "re");
-  char word[16] = "";
-  bool yes = f && fgets(word, sizeof word, f) && strncmp(word, "patched", 7) == 0;
-  if (f)
-    fclose(f);
-  free(path);
-  return yes;
+  char word[16];
+  return line_file_read(trace_dir, TSC_PATCH_NOTE, word, sizeof word) &&
+         strncmp(word, "patched", 7) == 0;
 }
 
 void tsc_table_free(struct tsc_table *t) {
