@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "replay/gdb_adapter.h"
+#include "replay/replay_tsc.h"
 #include "task/hw_caps.h"
 
 /* gdb commands deja replay gives gdb: checkpoints as rr has them, through monitor
@@ -148,6 +149,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     if (first)
       gdb_adapter_detach(a);
     replay_close(&s);
+    replay_tsc_end();
     free(a);
     return rc;
   }
@@ -183,6 +185,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     rc = a->failed; /* a divergence under gdb fails `deja replay` too */
   gdb_adapter_detach(a);
   replay_close(&s);
+  replay_tsc_end(); /* after the timeline's restarts and checkpoints, which share them */
   free(a);
   return rc;
 }

@@ -279,7 +279,6 @@ void replay_close(struct replay_session *s) {
   }
   trace_cursor_close(e->cur);
   free(s->events_path);
-  replay_tsc_end();
   sched_setaffinity(0, sizeof s->cpus, &s->cpus);
 }
 
@@ -299,5 +298,6 @@ int replay_run(const struct replay_options *o) {
     }
   }
   replay_close(&s);
+  replay_tsc_end();
   return rc;
 }

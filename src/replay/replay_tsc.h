@@ -19,7 +19,8 @@ int replay_tsc_call(struct replay_engine *e, struct rptask *x);
 /* The original bytes of patched sites put back into BUF, LEN bytes of X's process read
  * at ADDR (for the debugger). */
 void replay_tsc_original(const struct rptask *x, uint64_t addr, void *buf, size_t len);
-/* Frees every table version (at the end of the replay). */
+/* Frees every table version: at the end of the whole replay or debugging session, as the
+ * timeline's restarts and checkpoints go on using the versions of their time. */
 void replay_tsc_end(void);
 
 #endif
