@@ -19,8 +19,9 @@ endfunction()
 #               [TARGET T] [REPEAT N] [REQUIRES CAP...]): test gdb_NAME, with the commands
 # and patterns of S (default NAME); the program of target T instead of
 # gdb_program_PROGRAM; N recordings. CAP: a feature `deja caps' names; a script that sets
-# hardware watchpoints or breakpoints (watch, rwatch, awatch, hbreak) requires
-# debug-registers by itself. On a machine without one the test is reported skipped.
+# watchpoints (watch, rwatch, awatch) requires watchpoints by itself (the debug registers
+# or page protection), one with hardware breakpoints (hbreak, thbreak) debug-registers.
+# On a machine without one the test is reported skipped.
 function(deja_gdb_test name program)
   cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT;TARGET;REPEAT"
                         "REQUIRES")
@@ -28,8 +29,12 @@ function(deja_gdb_test name program)
   if(GDB_SCRIPT)
     set(script ${GDB_SCRIPT})
   endif()
-  file(STRINGS ${DEJA_GDB_TEST_DIR}/${script}.gdb hw_lines
-       REGEX "^[ \t]*(watch|rwatch|awatch|hbreak|thbreak)[ \t]")
+  file(STRINGS ${DEJA_GDB_TEST_DIR}/${script}.gdb watch_lines
+       REGEX "^[ \t]*(watch|rwatch|awatch)[ \t]")
+  if(watch_lines)
+    list(APPEND GDB_REQUIRES watchpoints)
+  endif()
+  file(STRINGS ${DEJA_GDB_TEST_DIR}/${script}.gdb hw_lines REGEX "^[ \t]*(hbreak|thbreak)[ \t]")
   if(hw_lines)
     list(APPEND GDB_REQUIRES debug-registers)
   endif()
