@@ -160,6 +160,10 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
    * (measured here), and the writing instruction often follows one. */
   bool exec_now = !d->target.before || d->target.early || d->target.count + 1 >= d->target.n;
   d->dr_used = n;
+  /* emulated (page protection): the writer of a before-target faults on its page, its
+   * other executions are not seen, so its arrivals are not counted then (`early') */
+  debug_regs_exec_at_fault(&d->regs, d->target.on && d->target.before && !d->target.early &&
+                                         d->target.tid == x->rec_tid);
   if (d->target.on && d->target.tid == x->rec_tid && d->target.rep_watch && n < DEBUG_MAX_WPS) {
     /* one byte written (RW 01, LEN 00) by the iteration before the one wanted */
     debug_regs_set(&d->regs, x->t.tid, n, d->target.rep_watch);

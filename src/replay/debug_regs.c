@@ -23,6 +23,8 @@ static void slots_from_dr7(struct debug_regs *r, unsigned long dr7) {
     unsigned rw = (dr7 >> (16 + 4 * i)) & 3, len = (dr7 >> (18 + 4 * i)) & 3;
     bool on = r->emulated && (dr7 >> (2 * i)) & 1 && (rw == 1 || rw == 3);
     r->pw.slot[i] = (struct page_watch_slot){r->addr[i], len_of[len], rw == 1, on};
+    r->pw.exec[i] = r->addr[i];
+    r->pw.exec_on[i] = r->emulated && (dr7 >> (2 * i)) & 1 && rw == 0;
   }
 }
 
@@ -41,6 +43,8 @@ unsigned long debug_regs_take_dr6(struct debug_regs *r, pid_t tid) {
   r->dr6 = 0;
   return dr6;
 }
+
+void debug_regs_exec_at_fault(struct debug_regs *r, bool on) { r->pw.exec_at_fault = on; }
 
 void debug_regs_arm(struct debug_regs *r, struct rptask *x, int req) {
   r->dr6 = 0;

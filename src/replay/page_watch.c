@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
@@ -78,15 +79,61 @@ static void protect(struct page_watch *w, struct rptask *x) {
   w->owner = x->pid;
 }
 
+/* What delivering SIG does to task TID: 1 it runs a handler, 0 nothing (ignored, by
+ * default or by SIG_IGN), -1 its default action (ends or stops it). From SigCgt and
+ * SigIgn in /proc/TID/status. */
+static int disposition(pid_t tid, int sig) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", tid);
+  FILE *f = fopen(path, "re");
+  unsigned long long cgt = 0, ign = 0, v;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "SigCgt: %llx", &v) == 1)
+      cgt = v;
+    else if (sscanf(line, "SigIgn: %llx", &v) == 1)
+      ign = v;
+  if (f)
+    fclose(f);
+  unsigned long long bit = sig >= 1 && sig <= 64 ? 1ull << (sig - 1) : 0;
+  if (cgt & bit)
+    return 1;
+  bool ignored_by_default = sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
+  return ign & bit || ignored_by_default ? 0 : -1;
+}
+
+/* Delivers the signal X is resumed with into its handler by a single step, the pages
+ * still unprotected (the kernel writes the handler's frame, maybe onto a watched page):
+ * X then stands at the handler's first instruction. False when it stopped otherwise
+ * (that stop is lost: the run goes on from it unwatched). */
+static bool deliver(struct rptask *x) {
+  int sig = x->sig;
+  x->sig = 0;
+  struct stop st;
+  if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0)
+    return false;
+  /* a real signal pending behind it: discarded, as replay delivers recorded ones only */
+  while (st.kind == STOP_SIGNAL && st.sig != SIGTRAP)
+    if (task_resume(&x->t, PTRACE_SINGLESTEP, 0) < 0 || task_wait(&x->t, &st) < 0)
+      return false;
+  ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR6_OFFSET, 0);
+  return st.kind == STOP_SIGNAL;
+}
+
 void page_watch_arm(struct page_watch *w, struct rptask *x, int req) {
   w->req = req;
   if (w->npages && w->owner == x->pid)
     unprotect(w, x, false); /* left at another task's signal stop */
   w->npages = 0;
-  /* The signal the run delivers (its frame may go onto a watched page), or one sent that
-   * stops the task before it runs any code: that stop must stay as it is. */
-  if (x->sig || x->queued_sig)
+  /* A signal sent stops the task before it runs any code: that stop must stay as it is.
+   * One delivered to a handler goes in first; an ignored one is not delivered (the
+   * injected calls would take its delivery stop away). A single step with one runs one
+   * instruction (not watched). */
+  if (x->queued_sig || (x->sig && req == PTRACE_SINGLESTEP))
     return;
+  int acts = x->sig ? disposition(x->t.tid, x->sig) : 0;
+  if (acts < 0 || (acts > 0 && !deliver(x)))
+    return;   /* it dies or stops (or the delivery stopped elsewhere) */
+  x->sig = 0; /* ignored: delivering it would change nothing */
   plan(w, x);
   if (w->npages)
     protect(w, x);
@@ -122,6 +169,26 @@ static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64
   size_t len = sizeof code;
   while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
     len--;
+  bool passed_over = w->rf_tid == x->t.tid && w->rf_pc == x->t.regs.rip;
+  w->rf_tid = 0;
+  for (int i = 0;
+       i < PAGE_WATCH_SLOTS && w->exec_at_fault && w->req != PTRACE_SINGLESTEP && !passed_over;
+       i++) {
+    if (!w->exec_on[i] || w->exec[i] != x->t.regs.rip)
+      continue;
+    /* the execution breakpoint's trap, before the instruction */
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = SIGTRAP;
+    si.si_code = TRAP_HWBKPT;
+    unprotect(w, x, false);
+    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
+    st->sig = SIGTRAP;
+    w->rf_tid = x->t.tid;
+    w->rf_pc = x->t.regs.rip;
+    *hits = 1u << i;
+    return 0;
+  }
   if (len >= 2 && code[0] == 0x0f && code[1] == 0x05) {
     /* a system call on a page without access: never single-stepped (it would run
      * untraced); the call's entry stop comes next, where the pages are unprotected */

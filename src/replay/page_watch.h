@@ -36,6 +36,15 @@ struct page_watch_page {
 
 struct page_watch {
   struct page_watch_slot slot[PAGE_WATCH_SLOTS];
+  /* Execution breakpoints (DR7 RW 00) fire only on an instruction that faults on a
+   * watched page, when `exec_at_fault' (the timeline's stop just before a watched
+   * write, whose writer always faults); else they never fire. The one reported last is
+   * passed over once (rf_*, as the processor's RF flag does). */
+  uint64_t exec[PAGE_WATCH_SLOTS];
+  bool exec_on[PAGE_WATCH_SLOTS];
+  bool exec_at_fault;
+  pid_t rf_tid;
+  uint64_t rf_pc;
   struct page_watch_page pages[PAGE_WATCH_PAGES]; /* protected now */
   int npages;
   pid_t owner;    /* the replay process (thread group) they are protected in */
