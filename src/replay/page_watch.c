@@ -124,6 +124,11 @@ void page_watch_arm(struct page_watch *w, struct rptask *x, int req) {
   if (w->npages && w->owner == x->pid)
     unprotect(w, x, false); /* left at another task's signal stop */
   w->npages = 0;
+  bool any = false;
+  for (int i = 0; i < PAGE_WATCH_SLOTS; i++)
+    any |= w->slot[i].on;
+  if (!any)
+    return; /* nothing watched: the run is left as it is */
   /* A signal sent stops the task before it runs any code: that stop must stay as it is.
    * One delivered to a handler goes in first; an ignored one is not delivered (the
    * injected calls would take its delivery stop away). A single step with one runs one
