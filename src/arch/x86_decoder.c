@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <sys/user.h>
 
 #include "common/log.h"
 
@@ -52,4 +53,44 @@ cs_insn *x86_decode_one(const uint8_t *code, size_t len, uint64_t addr) {
   csh h = x86_decoder();
   cs_insn *insn;
   return h && x86_cs.disasm(h, code, len, addr, 1, &insn) == 1 ? insn : NULL;
+}
+
+static uint64_t reg_value(const struct user_regs_struct *r, x86_reg reg, uint64_t next_rip) {
+  switch (reg) {
+  case X86_REG_RAX: return r->rax;
+  case X86_REG_RBX: return r->rbx;
+  case X86_REG_RCX: return r->rcx;
+  case X86_REG_RDX: return r->rdx;
+  case X86_REG_RSI: return r->rsi;
+  case X86_REG_RDI: return r->rdi;
+  case X86_REG_RBP: return r->rbp;
+  case X86_REG_RSP: return r->rsp;
+  case X86_REG_R8: return r->r8;
+  case X86_REG_R9: return r->r9;
+  case X86_REG_R10: return r->r10;
+  case X86_REG_R11: return r->r11;
+  case X86_REG_R12: return r->r12;
+  case X86_REG_R13: return r->r13;
+  case X86_REG_R14: return r->r14;
+  case X86_REG_R15: return r->r15;
+  case X86_REG_RIP: return next_rip;
+  case X86_REG_EAX: return (uint32_t)r->rax;
+  case X86_REG_EBX: return (uint32_t)r->rbx;
+  case X86_REG_ECX: return (uint32_t)r->rcx;
+  case X86_REG_EDX: return (uint32_t)r->rdx;
+  case X86_REG_ESI: return (uint32_t)r->rsi;
+  case X86_REG_EDI: return (uint32_t)r->rdi;
+  default: return 0;
+  }
+}
+
+uint64_t x86_mem_address(const cs_x86_op *op, const struct user_regs_struct *r, uint64_t next_rip) {
+  uint64_t ea = reg_value(r, op->mem.base, next_rip) +
+                reg_value(r, op->mem.index, next_rip) * (uint64_t)op->mem.scale +
+                (uint64_t)op->mem.disp;
+  if (op->mem.segment == X86_REG_FS)
+    ea += r->fs_base;
+  else if (op->mem.segment == X86_REG_GS)
+    ea += r->gs_base;
+  return ea;
 }

@@ -27,4 +27,9 @@ csh x86_decoder(void);
  * when none decodes (or no decoder). Free it with x86_cs.free(insn, 1). */
 cs_insn *x86_decode_one(const uint8_t *code, size_t len, uint64_t addr);
 
+/* The address memory operand OP of an instruction ending at NEXT_RIP names with
+ * registers R (FS_BASE/GS_BASE from R for a segment override). */
+struct user_regs_struct;
+uint64_t x86_mem_address(const cs_x86_op *op, const struct user_regs_struct *r, uint64_t next_rip);
+
 #endif

@@ -5,35 +5,6 @@
 #include "arch/x86_rep.h"
 #include <string.h>
 
-static uint64_t reg_value(const struct user_regs_struct *r, x86_reg reg, uint64_t next_rip) {
-  switch (reg) {
-  case X86_REG_RAX: return r->rax;
-  case X86_REG_RBX: return r->rbx;
-  case X86_REG_RCX: return r->rcx;
-  case X86_REG_RDX: return r->rdx;
-  case X86_REG_RSI: return r->rsi;
-  case X86_REG_RDI: return r->rdi;
-  case X86_REG_RBP: return r->rbp;
-  case X86_REG_RSP: return r->rsp;
-  case X86_REG_R8: return r->r8;
-  case X86_REG_R9: return r->r9;
-  case X86_REG_R10: return r->r10;
-  case X86_REG_R11: return r->r11;
-  case X86_REG_R12: return r->r12;
-  case X86_REG_R13: return r->r13;
-  case X86_REG_R14: return r->r14;
-  case X86_REG_R15: return r->r15;
-  case X86_REG_RIP: return next_rip;
-  case X86_REG_EAX: return (uint32_t)r->rax;
-  case X86_REG_EBX: return (uint32_t)r->rbx;
-  case X86_REG_ECX: return (uint32_t)r->rcx;
-  case X86_REG_EDX: return (uint32_t)r->rdx;
-  case X86_REG_ESI: return (uint32_t)r->rsi;
-  case X86_REG_EDI: return (uint32_t)r->rdi;
-  default: return 0;
-  }
-}
-
 /* push and call store below the stack pointer. */
 static bool pushes(csh h, const cs_insn *insn) {
   return insn->id == X86_INS_PUSH || insn->id == X86_INS_PUSHFQ ||
@@ -98,13 +69,7 @@ bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_str
     const cs_x86_op *op = &x->operands[i];
     if (op->type != X86_OP_MEM || !(op->access & CS_AC_WRITE))
       continue;
-    uint64_t ea = reg_value(r, op->mem.base, next) +
-                  reg_value(r, op->mem.index, next) * (uint64_t)op->mem.scale +
-                  (uint64_t)op->mem.disp;
-    if (op->mem.segment == X86_REG_FS)
-      ea += r->fs_base;
-    else if (op->mem.segment == X86_REG_GS)
-      ea += r->gs_base;
+    uint64_t ea = x86_mem_address(op, r, next);
     hit = overlaps(ea, op->size ? op->size : 8, addr, size);
   }
   if (!hit && pushes(h, insn))

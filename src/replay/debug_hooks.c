@@ -17,13 +17,13 @@
 #include "arch/x86_rep.h"
 #include "arch/x86_writes.h"
 #include "common/log.h"
+#include "replay/debug_regs.h"
 #include "replay/libc_patch.h"
 #include "replay/stretch_observe.h"
 #include "replay/stretch_probe.h"
 #include "task/hw_caps.h"
 #include "task/proc_maps.h"
 
-#define DR_OFFSET(i) (offsetof(struct user, u_debugreg) + (i) * sizeof(long))
 #define DR6_SINGLE_STEP 0x4000ul
 
 static bool is_user_bp(const struct replay_debug *d, uint64_t addr) {
@@ -123,8 +123,8 @@ static void arm_hw(struct replay_debug *d, struct rptask *x) {
     int slot = d->dr_used;
     unsigned long dr7 = d->dr7 | 1ul << (2 * slot); /* RW and LEN 0: execution */
     if (slot < DEBUG_MAX_WPS && hw_debug_registers_work() &&
-        ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(slot), (void *)d->hw[i]) == 0 &&
-        ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7) == 0) {
+        debug_regs_set(&d->regs, x->t.tid, slot, d->hw[i]) == 0 &&
+        debug_regs_set(&d->regs, x->t.tid, 7, dr7) == 0) {
       d->hw_slot[i] = slot;
       d->dr7 = dr7;
       d->dr_used++;
@@ -160,9 +160,13 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
    * (measured here), and the writing instruction often follows one. */
   bool exec_now = !d->target.before || d->target.early || d->target.count + 1 >= d->target.n;
   d->dr_used = n;
+  /* emulated (page protection): the writer of a before-target faults on its page, its
+   * other executions are not seen, so its arrivals are not counted then (`early') */
+  debug_regs_exec_at_fault(&d->regs, d->target.on && d->target.before && !d->target.early &&
+                                         d->target.tid == x->rec_tid);
   if (d->target.on && d->target.tid == x->rec_tid && d->target.rep_watch && n < DEBUG_MAX_WPS) {
     /* one byte written (RW 01, LEN 00) by the iteration before the one wanted */
-    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(n), (void *)d->target.rep_watch);
+    debug_regs_set(&d->regs, x->t.tid, n, d->target.rep_watch);
     dr7 |= (1ul << (2 * n)) | (1ul << (16 + 4 * n));
     d->dr_used = n + 1;
     exec_now = false; /* the writer is reached already */
@@ -170,7 +174,7 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   if (d->target.on && d->target.tid == x->rec_tid && exec_now)
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++) {
       /* an execution breakpoint: RW and LEN bits 0 */
-      ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(n + j), (void *)d->target.exec[j]);
+      debug_regs_set(&d->regs, x->t.tid, n + j, d->target.exec[j]);
       dr7 |= 1ul << (2 * (n + j));
       d->dr_used = n + j + 1;
     }
@@ -180,11 +184,11 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
         i < d->nwps ? d->wps[i]
                     : (struct debug_watch){d->target.addr, d->target.len, d->target.type};
     unsigned rw = w.type == 2 ? 1 : 3; /* x86 has no read-only watchpoints */
-    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(i), (void *)w.addr);
+    debug_regs_set(&d->regs, x->t.tid, i, w.addr);
     dr7 |= (1ul << (2 * i)) | ((unsigned long)rw << (16 + 4 * i)) |
            ((unsigned long)len_bits[w.len] << (18 + 4 * i));
   }
-  ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), (void *)dr7);
+  debug_regs_set(&d->regs, x->t.tid, 7, dr7);
   d->dr7 = dr7;
 }
 
@@ -285,7 +289,7 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   if (x->rec_pid != d->pid)
     return replay_autopilot_hooks.arm(replay_autopilot_hooks.ctx, x, internal_bp);
   if (d->blind) {
-    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(7), 0);
+    debug_regs_set(&d->regs, x->t.tid, 7, 0);
     return PTRACE_SYSCALL;
   }
   if (task_get_regs(&x->t) < 0)
@@ -351,6 +355,8 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
 static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   struct replay_debug *d = ctx;
   d->resume_req = arm_request(d, x, internal_bp);
+  if (x->rec_pid == d->pid && !d->blind)
+    debug_regs_arm(&d->regs, x, d->resume_req); /* after the registers were set for X */
   return d->resume_req;
 }
 
@@ -494,8 +500,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   siginfo_t si;
   memset(&si, 0, sizeof si);
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
-  unsigned long dr6 = (unsigned long)ptrace(PTRACE_PEEKUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
-  ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR_OFFSET(6), 0);
+  unsigned long dr6 = debug_regs_take_dr6(&d->regs, x->t.tid);
   int slot = target_slot(d), n = watch_slots(d);
   unsigned long hw_bits = 0; /* the guarded breakpoints' slots */
   for (int i = 0; i < d->nhw; i++)
@@ -644,6 +649,17 @@ static bool slice_stop(struct replay_debug *d, struct rptask *x) {
   return false;
 }
 
+/* Waits for X's next stop that is not the watchpoint emulation's own (debug_regs.h). */
+static int wait_own_stop(struct replay_debug *d, struct rptask *x, struct stop *st) {
+  for (;;) {
+    if (task_wait(&x->t, st) < 0)
+      return -1;
+    int again = debug_regs_stop(&d->regs, x, st);
+    if (again <= 0)
+      return again;
+  }
+}
+
 /* Waits for X's stop while polling the debugger's interrupt and the slice: SIGCHLD
  * (blocked for the wait, so that it stays pending) wakes it at once, so a task that stops
  * at once (a breakpoint pass of the natural search) costs no sleep. */
@@ -653,7 +669,7 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
     /* nothing to poll (a search, a blind run): the stop itself is waited for, which saves
      * a poll and a signal wait per stop (task_wait passes over replay's seccomp filter's
      * stop after an entry stop, as task_note_stop does below) */
-    return task_wait(&x->t, st);
+    return wait_own_stop(d, x, st);
   }
   sigset_t chld, old;
   sigemptyset(&chld);
@@ -670,6 +686,8 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
     if (p > 0) {
       rc = task_classify_stop(p, status, st);
       int again = rc == 0 ? task_note_stop(&x->t, st) : 0;
+      if (again == 0 && rc == 0)
+        again = debug_regs_stop(&d->regs, x, st); /* a watched page's fault passed over */
       if (again < 0)
         rc = -1;
       if (again > 0 || (rc == 0 && d->slice_sent && st->kind == STOP_GROUP && !slice_stop(d, x)))
@@ -680,7 +698,7 @@ static int wait_stop(void *ctx, struct rptask *x, struct stop *st) {
       d->interrupted = NULL; /* one interrupt per resume */
       d->slice_sent = false; /* gdb's interrupt: its stop is gdb's */
       ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0);
-      rc = task_wait(&x->t, st);
+      rc = wait_own_stop(d, x, st);
       /* The interrupt's own stop ends the run (disarm reports it); another stop that
        * came first is handled, and the interrupt stop shows up later and is passed over. */
       d->interrupt_sent = rc == 0 && st->kind == STOP_GROUP;
@@ -734,6 +752,7 @@ void debug_hooks_init(struct replay_debug *d, pid_t pid) {
   memset(d, 0, sizeof *d);
   d->pid = pid;
   d->counter.fd = -1;
+  debug_regs_init(&d->regs);
   d->hooks = (struct replay_hooks){
       .ctx = d,
       .arm = arm,
@@ -777,14 +796,6 @@ int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bo
   if (d->nwps == DEBUG_MAX_WPS || !(len == 1 || len == 2 || len == 4 || len == 8) ||
       addr % (uint64_t)len)
     return -1;
-  if (!hw_debug_registers_work()) {
-    if (!d->no_dr_said)
-      deja_msg("hardware watchpoints need the processor's debug registers, which do not work "
-               "on this machine (`deja caps'); `set can-use-hw-watchpoints 0' makes gdb use "
-               "software watchpoints (single steps)");
-    d->no_dr_said = true;
-    return -1;
-  }
   d->wps[d->nwps++] = (struct debug_watch){addr, len, type};
   return 0;
 }

@@ -2,7 +2,8 @@
  * attaches to the engine (struct replay_hooks). Software breakpoints are int3 bytes
  * inserted only while a task of the debugged process runs user code, so memory reads
  * (gdb's and the program's own outside that stretch) see the original bytes; watchpoints
- * are the debug registers, and so are breakpoints in libc's text before the preload
+ * are the debug registers (their data breakpoints emulated by page protection where they
+ * do not work: debug_regs.h), and so are breakpoints in libc's text before the preload
  * library patched it (libc_patch.h). */
 #ifndef DEJA_REPLAY_DEBUG_HOOKS_H
 #define DEJA_REPLAY_DEBUG_HOOKS_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "replay/debug_regs.h"
 #include "replay/exec_counter.h"
 #include "replay/replay_engine.h"
 
@@ -112,7 +114,6 @@ struct replay_debug {
    * positions count instructions): to a breakpoint at the next one (`step_end`), or,
    * when none can be placed, single steps again while the pc stays on it (`step_rep`). */
   uint64_t step_end, step_rep;
-  bool no_dr_said; /* told gdb once that watchpoints need debug registers */
   bool stepover, interrupt_sent;
   bool slice_sent;     /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
   int resume_req;      /* how arm resumed the task */
@@ -122,6 +123,7 @@ struct replay_debug {
   struct exec_counter bp_counters[DEBUG_MAX_WPS]; /* count_hits: the breakpoints' */
   int bp_counter_of[DEBUG_MAX_WPS];               /* ...which breakpoint each counts */
   int nbp_counters;
+  struct debug_regs regs;    /* DR0-DR7, or their data breakpoints emulated */
   struct replay_hooks hooks; /* what the engine calls, with ctx = this */
 };
 

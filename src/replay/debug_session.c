@@ -36,8 +36,8 @@ static const char gdb_commands[] = "set confirm off\n" /* redefining gdb's own c
                                    "end\n"
                                    "set confirm on\n";
 
-/* Where the debug registers do not work, gdb's `watch' makes software watchpoints (gdb
- * single-steps and compares) instead of hardware ones deja would have to refuse. */
+/* Where deja has no watchpoints (hw_caps.h), gdb's `watch' makes software watchpoints
+ * (gdb single-steps and compares) instead of hardware ones deja would have to refuse. */
 static const char gdb_soft_watch[] = "set can-use-hw-watchpoints 0\n";
 
 /* Writes gdb_commands to a new file; returns its malloc'ed path, or NULL (reported). */
@@ -45,9 +45,9 @@ static char *write_gdb_commands(void) {
   const char *tmp = getenv("TMPDIR");
   char *path = xasprintf("%s/deja-gdb-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   int fd = mkstemp(path);
-  bool soft = !hw_debug_registers_work();
+  bool soft = !hw_watchpoints_work();
   if (soft)
-    deja_msg("note: this machine's debug registers do not work (`deja caps'): gdb's "
+    deja_msg("note: deja has no watchpoints on this machine (`deja caps'): gdb's "
              "watchpoints are software ones (single steps: slow forwards, slower backwards)");
   if (fd < 0 || write(fd, gdb_commands, sizeof gdb_commands - 1) != sizeof gdb_commands - 1 ||
       (soft && write(fd, gdb_soft_watch, sizeof gdb_soft_watch - 1) != sizeof gdb_soft_watch - 1)) {

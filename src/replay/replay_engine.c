@@ -208,11 +208,12 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
     return -1;
   const struct replay_hooks *h = e->hooks;
   for (;;) {
+    bool watched = observe && !x->at_sysentry;
+    /* Inside a call resuming runs no user code: traced to the call's exit. (arm sees
+     * the signal the task is resumed with.) */
+    int req = watched ? h->arm(h->ctx, x, e->internal_bp) : PTRACE_SYSCALL;
     int sig = x->sig;
     x->sig = 0;
-    bool watched = observe && !x->at_sysentry;
-    /* Inside a call resuming runs no user code: traced to the call's exit. */
-    int req = watched ? h->arm(h->ctx, x, e->internal_bp) : PTRACE_SYSCALL;
     bool skipped_exit = x->sysemu_skipped && req == PTRACE_SYSCALL;
     x->sysemu_skipped = false;
     if (task_resume(&x->t, req, sig) < 0 ||

@@ -118,10 +118,14 @@ static bool cached(int *v, bool (*probe)(void)) {
 
 bool hw_debug_registers_work(void) { return cached(&debug_registers, probe_debug_registers); }
 bool hw_perf_breakpoints_count(void) { return cached(&perf_breakpoints, probe_perf_breakpoints); }
+bool hw_watchpoints_emulated(void) { return !hw_debug_registers_work(); }
+bool hw_watchpoints_work(void) { return true; }
 bool hw_rdtsc_traps(void) { return tsc_patch_kernel_traps(); }
 
 void hw_caps_print(FILE *f) {
   fprintf(f, "debug-registers: %s\n", hw_debug_registers_work() ? "yes" : "no");
+  fprintf(f, "watchpoints: %s\n", hw_watchpoints_work() ? "yes" : "no");
+  fprintf(f, "page-watchpoints: %s\n", hw_watchpoints_emulated() ? "yes" : "no");
   fprintf(f, "perf-breakpoints: %s\n", hw_perf_breakpoints_count() ? "yes" : "no");
   fprintf(f, "rdtsc-trap: %s\n", hw_rdtsc_traps() ? "yes" : "no");
 }

@@ -9,6 +9,11 @@
 
 /* A write watchpoint in DR0/DR7 (set with PTRACE_POKEUSER) stops the child that writes. */
 bool hw_debug_registers_work(void);
+/* Watchpoints in a replay: the debug registers, or where they do not work, data
+ * breakpoints emulated by page protection (src/replay/page_watch.h), which every Linux
+ * x86-64 machine has. */
+bool hw_watchpoints_work(void);
+bool hw_watchpoints_emulated(void);
 /* A perf PERF_TYPE_BREAKPOINT event counts a child's executions of a function exactly. */
 bool hw_perf_breakpoints_count(void);
 /* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes rdtsc fault (tsc_patch_kernel_traps). */

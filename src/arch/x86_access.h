@@ -1,0 +1,36 @@
+/* Which memory an x86-64 instruction reads or writes in the access it makes next
+ * (decoded with capstone): page-protection watchpoints (src/replay/page_watch.c) tell
+ * with it whether a fault on a watched page touched the watched bytes. */
+#ifndef DEJA_ARCH_X86_ACCESS_H
+#define DEJA_ARCH_X86_ACCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+/* Whether the instruction whose bytes are CODE (LEN readable), at R's rip, about to run
+ * with registers R, writes (WRITES) or reads or writes memory overlapping [ADDR, ADDR +
+ * SIZE): its memory operands (a string instruction's next iteration), and the stack slot
+ * a push, call, pop, ret or leave uses. -1 when it does not decode. */
+int x86_insn_touches(const uint8_t *code, size_t len, const struct user_regs_struct *r,
+                     uint64_t addr, uint64_t size, bool writes);
+
+/* A plain `mov' between memory and a general register or an immediate, which deja can
+ * make itself (page_watch.c: a store next to watched bytes costs one stop instead of a
+ * step with the page unprotected). */
+struct x86_mov {
+  uint64_t addr; /* the memory operand */
+  unsigned size; /* bytes moved: 1, 2, 4 or 8 */
+  bool store;    /* memory <- value; else the register <- memory */
+  uint64_t value;
+  int reg;      /* a load's destination (capstone's x86_reg) */
+  unsigned len; /* the instruction's length */
+};
+/* Whether the instruction at R's rip (CODE, LEN bytes) is such a mov; fills *OUT. */
+bool x86_plain_mov(const uint8_t *code, size_t len, const struct user_regs_struct *r,
+                   struct x86_mov *out);
+/* R after M loads V (zero-extended into a 32-bit register's 64, merged into 8 and 16). */
+void x86_mov_load(struct user_regs_struct *r, const struct x86_mov *m, uint64_t v);
+
+#endif

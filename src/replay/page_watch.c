@@ -1,0 +1,278 @@
+/* Data watchpoints by page protection (see page_watch.h). */
+#include "replay/page_watch.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+
+#include "arch/x86_access.h"
+#include "arch/x86_writes.h"
+#include "common/log.h"
+#include "task/proc_maps.h"
+
+#define PAGE 4096ull
+#define DR6_OFFSET (offsetof(struct user, u_debugreg) + 6 * sizeof(long))
+
+/* mprotect of one page in X's process, as a call injected into X (at a system call's
+ * entry stop when AT_ENTRY). */
+static bool set_prot(struct rptask *x, bool at_entry, uint64_t page, int prot) {
+  uint64_t args[6] = {page, PAGE, (uint64_t)prot, 0, 0, 0};
+  bool ok = false;
+  int64_t rc = task_inject_syscall(&x->t, at_entry, x->gadget, SYS_mprotect, args, &ok);
+  return ok && rc == 0;
+}
+
+static void unprotect(struct page_watch *w, struct rptask *x, bool at_entry) {
+  for (int i = 0; i < w->npages; i++)
+    set_prot(x, at_entry, w->pages[i].page, w->pages[i].orig);
+  w->npages = 0;
+}
+
+/* The page list for the slots set: the program's protection of each page less what the
+ * slots on it watch. */
+static void plan(struct page_watch *w, struct rptask *x) {
+  w->npages = 0;
+  for (int i = 0; i < PAGE_WATCH_SLOTS; i++) {
+    const struct page_watch_slot *s = &w->slot[i];
+    if (!s->on)
+      continue;
+    for (uint64_t p = s->addr & ~(PAGE - 1); p < s->addr + (uint64_t)s->len; p += PAGE) {
+      int k = 0;
+      while (k < w->npages && w->pages[k].page != p)
+        k++;
+      if (k == w->npages) {
+        struct proc_mapping m;
+        if (k == PAGE_WATCH_PAGES || proc_mapping_find(x->t.tid, p, &m) < 0)
+          continue; /* not mapped now: protected once it is, at a later run */
+        w->pages[w->npages++] = (struct page_watch_page){p, m.prot, m.prot};
+      }
+      w->pages[k].prot &= s->writes_only ? ~PROT_WRITE : 0;
+    }
+  }
+  /* a page whose protection stays is left alone */
+  int n = 0;
+  for (int k = 0; k < w->npages; k++)
+    if (w->pages[k].prot != w->pages[k].orig)
+      w->pages[n++] = w->pages[k];
+  w->npages = n;
+}
+
+/* Sets the planned protections; a page that cannot be protected is dropped (said once). */
+static void protect(struct page_watch *w, struct rptask *x) {
+  int n = 0;
+  for (int k = 0; k < w->npages; k++) {
+    if (x->gadget && set_prot(x, false, w->pages[k].page, w->pages[k].prot)) {
+      w->pages[n++] = w->pages[k];
+    } else if (!w->said) {
+      w->said = true;
+      deja_msg("warning: cannot protect the page at 0x%" PRIx64 " of task %d to watch it: "
+               "its watchpoints do not trigger",
+               w->pages[k].page, x->rec_tid);
+    }
+  }
+  w->npages = n;
+  w->owner = x->pid;
+}
+
+/* What delivering SIG does to task TID: 1 it runs a handler, 0 nothing (ignored, by
+ * default or by SIG_IGN), -1 its default action (ends or stops it). From SigCgt and
+ * SigIgn in /proc/TID/status. */
+static int disposition(pid_t tid, int sig) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", tid);
+  FILE *f = fopen(path, "re");
+  unsigned long long cgt = 0, ign = 0, v;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "SigCgt: %llx", &v) == 1)
+      cgt = v;
+    else if (sscanf(line, "SigIgn: %llx", &v) == 1)
+      ign = v;
+  if (f)
+    fclose(f);
+  unsigned long long bit = sig >= 1 && sig <= 64 ? 1ull << (sig - 1) : 0;
+  if (cgt & bit)
+    return 1;
+  bool ignored_by_default = sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
+  return ign & bit || ignored_by_default ? 0 : -1;
+}
+
+/* Delivers the signal X is resumed with into its handler by a single step, the pages
+ * still unprotected (the kernel writes the handler's frame, maybe onto a watched page):
+ * X then stands at the handler's first instruction. False when it stopped otherwise
+ * (that stop is lost: the run goes on from it unwatched). */
+static bool deliver(struct rptask *x) {
+  int sig = x->sig;
+  x->sig = 0;
+  struct stop st;
+  if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0)
+    return false;
+  /* a real signal pending behind it: discarded, as replay delivers recorded ones only */
+  while (st.kind == STOP_SIGNAL && st.sig != SIGTRAP)
+    if (task_resume(&x->t, PTRACE_SINGLESTEP, 0) < 0 || task_wait(&x->t, &st) < 0)
+      return false;
+  ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR6_OFFSET, 0);
+  return st.kind == STOP_SIGNAL;
+}
+
+void page_watch_arm(struct page_watch *w, struct rptask *x, int req) {
+  w->req = req;
+  if (w->npages && w->owner == x->pid)
+    unprotect(w, x, false); /* left at another task's signal stop */
+  w->npages = 0;
+  bool any = false;
+  for (int i = 0; i < PAGE_WATCH_SLOTS; i++)
+    any |= w->slot[i].on;
+  if (!any)
+    return; /* nothing watched: the run is left as it is */
+  /* A signal sent stops the task before it runs any code: that stop must stay as it is.
+   * One delivered to a handler goes in first; an ignored one is not delivered (the
+   * injected calls would take its delivery stop away). A single step with one runs one
+   * instruction (not watched). */
+  if (x->queued_sig || (x->sig && req == PTRACE_SINGLESTEP))
+    return;
+  int acts = x->sig ? disposition(x->t.tid, x->sig) : 0;
+  if (acts < 0 || (acts > 0 && !deliver(x)))
+    return;   /* it dies or stops (or the delivery stopped elsewhere) */
+  x->sig = 0; /* ignored: delivering it would change nothing */
+  plan(w, x);
+  if (w->npages)
+    protect(w, x);
+}
+
+static bool on_page(const struct page_watch *w, uint64_t addr) {
+  for (int k = 0; k < w->npages; k++)
+    if (w->pages[k].page == (addr & ~(PAGE - 1)))
+      return true;
+  return false;
+}
+
+/* Makes X's plain mov M (touching no watched byte) as it would have: one stop for a store
+ * next to watched bytes, which stepping it unprotected takes several. */
+static bool made_mov(struct rptask *x, const struct x86_mov *m) {
+  struct user_regs_struct r = x->t.regs;
+  uint64_t v = 0;
+  if (m->store ? task_write_mem(&x->t, m->addr, &m->value, m->size) < 0
+               : task_read_mem(&x->t, m->addr, &v, m->size) < 0)
+    return false;
+  if (!m->store)
+    x86_mov_load(&r, m, v);
+  r.rip += m->len;
+  return task_set_regs(&x->t, &r) == 0;
+}
+
+/* X faulted at ADDR on a watched page: the instruction is stepped unprotected. */
+static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64_t addr,
+                 unsigned *hits) {
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = sizeof code;
+  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
+    len--;
+  bool passed_over = w->rf_tid == x->t.tid && w->rf_pc == x->t.regs.rip;
+  w->rf_tid = 0;
+  for (int i = 0;
+       i < PAGE_WATCH_SLOTS && w->exec_at_fault && w->req != PTRACE_SINGLESTEP && !passed_over;
+       i++) {
+    if (!w->exec_on[i] || w->exec[i] != x->t.regs.rip)
+      continue;
+    /* the execution breakpoint's trap, before the instruction */
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = SIGTRAP;
+    si.si_code = TRAP_HWBKPT;
+    unprotect(w, x, false);
+    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
+    st->sig = SIGTRAP;
+    w->rf_tid = x->t.tid;
+    w->rf_pc = x->t.regs.rip;
+    *hits = 1u << i;
+    return 0;
+  }
+  if (len >= 2 && code[0] == 0x0f && code[1] == 0x05) {
+    /* a system call on a page without access: never single-stepped (it would run
+     * untraced); the call's entry stop comes next, where the pages are unprotected */
+    unprotect(w, x, false);
+    return task_resume(&x->t, w->req, 0) < 0 ? -1 : 1;
+  }
+  for (int i = 0; i < PAGE_WATCH_SLOTS; i++) {
+    const struct page_watch_slot *s = &w->slot[i];
+    if (!s->on)
+      continue;
+    int t = x86_insn_touches(code, len, &x->t.regs, s->addr, (uint64_t)s->len, s->writes_only);
+    if (t < 0) /* not decoded: the faulting address tells */
+      t = addr >= s->addr && addr < s->addr + (uint64_t)s->len;
+    if (t)
+      *hits |= 1u << i;
+  }
+  struct x86_mov m;
+  if (!*hits && w->req != PTRACE_SINGLESTEP && x86_plain_mov(code, len, &x->t.regs, &m) &&
+      made_mov(x, &m))
+    return task_resume(&x->t, w->req, 0) < 0 ? -1 : 1;
+  struct page_watch_page pages[PAGE_WATCH_PAGES];
+  int npages = w->npages;
+  memcpy(pages, w->pages, sizeof pages);
+  unprotect(w, x, false); /* (resuming the injected call discards the SIGSEGV) */
+  struct stop step;
+  if (task_resume(&x->t, PTRACE_SINGLESTEP, 0) < 0 || task_wait(&x->t, &step) < 0)
+    return -1;
+  w->steps++;
+  *st = step;
+  if (step.kind != STOP_SIGNAL || step.sig != SIGTRAP) {
+    *hits = 0; /* something else came first: the replay's, the instruction not run */
+    return 0;
+  }
+  if (w->req != PTRACE_SINGLESTEP)
+    ptrace(PTRACE_POKEUSER, x->t.tid, (void *)DR6_OFFSET, 0); /* the step was not asked */
+  if (*hits || w->req == PTRACE_SINGLESTEP) {
+    if (*hits && w->req != PTRACE_SINGLESTEP) {
+      /* as the debug register's trap reports itself */
+      siginfo_t si;
+      memset(&si, 0, sizeof si);
+      if (ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0) {
+        si.si_code = TRAP_HWBKPT;
+        ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
+      }
+    }
+    return 0;
+  }
+  w->npages = npages;
+  memcpy(w->pages, pages, sizeof pages);
+  protect(w, x);
+  return task_resume(&x->t, w->req, 0) < 0 ? -1 : 1;
+}
+
+int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, unsigned *hits) {
+  *hits = 0;
+  if (!w->npages || w->owner != x->pid)
+    return 0;
+  if (st->kind == STOP_EXITED || (st->kind == STOP_EVENT && (st->event == PTRACE_EVENT_EXIT ||
+                                                             st->event == PTRACE_EVENT_EXEC))) {
+    w->npages = 0; /* its address space is gone (or going) */
+    return 0;
+  }
+  if (st->kind == STOP_SIGNAL && st->sig == SIGSEGV) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 && si.si_code == SEGV_ACCERR &&
+        on_page(w, (uint64_t)(uintptr_t)si.si_addr))
+      return fault(w, x, st, (uint64_t)(uintptr_t)si.si_addr, hits);
+  }
+  /* A signal the replay may deliver from this stop: an injected call would take the
+   * stop away. Its pages are unprotected at the process's next run. */
+  if (st->kind == STOP_SIGNAL && st->sig != SIGTRAP)
+    return 0;
+  /* The injected calls leave their own siginfo (a system call stop's), which ptrace
+   * then reports for the stop: the trap's is what the hooks read. */
+  siginfo_t si;
+  bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
+  unprotect(w, x, st->kind == STOP_SYSCALL_ENTRY);
+  if (have_si)
+    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
+  return 0;
+}
