@@ -315,8 +315,7 @@ static int single_step(struct recorder *r, struct rtask *y) {
       ptrace(PTRACE_GETSIGINFO, y->t.tid, 0, &si) == 0 && si.si_code == TRAP_TRACE) {
     if (record_state_point(r, y))
       return -1;
-    y->at_boundary = true;
-    y->boundary_regs = y->t.regs;
+    record_set_boundary(y);
     y->pt.si = si;
     ptrace_post_stop(r, y, EMU_SIGNAL, 0x7f | SIGTRAP << 8);
     return 0;

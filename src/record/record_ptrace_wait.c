@@ -165,8 +165,7 @@ bool ptrace_wait_again(struct recorder *r, struct rtask *x) {
   if (task_set_regs(&x->t, &g) < 0)
     return false;
   x->t.regs = g;
-  x->at_boundary = true;
-  x->boundary_regs = g;
+  record_set_boundary(x);
   x->state = T_EMU_WAIT;
   clock_gettime(CLOCK_MONOTONIC, &x->wait_since);
   if (r->cur == x)

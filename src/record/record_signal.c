@@ -2,6 +2,7 @@
  * call boundaries or state points, where replay can deliver them too. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "arch/x86_trap.h"
 #include "common/log.h"
+#include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
 
@@ -20,6 +22,32 @@ bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *
   y.eflags &= ~0x10000ull;
   return memcmp(&x, &y, sizeof x) == 0;
 }
+
+/* The `used` word of X's system call buffer (0 without one). */
+static uint32_t buffer_used(struct rtask *x) {
+  uint64_t buf = syscallbuf_task_buffer(x->t.tid);
+  uint32_t used = 0;
+  if (buf && task_read_mem(&x->t, buf + offsetof(struct sbuf_hdr, used), &used, sizeof used) < 0)
+    used = 0;
+  return used;
+}
+
+void record_set_boundary(struct rtask *x) {
+  x->at_boundary = true;
+  x->boundary_regs = x->t.regs;
+  x->boundary_used = buffer_used(x);
+}
+
+/* The same registers do not mean that no user code ran: a loop of buffered calls with the
+ * same arguments (the library's lseek probe of a file) is interrupted where the kernel
+ * delivers the trap, the return of one of those calls (0x70000002), with the very
+ * registers of the previous interrupt, tens of thousands of calls later. Those calls
+ * moved its buffer's `used` word (only X's own events reset it, and they end its stretch). */
+static bool unmoved(struct rtask *x) {
+  return same_regs(&x->boundary_regs, &x->t.regs) && buffer_used(x) == x->boundary_used;
+}
+
+bool record_at_boundary(struct rtask *x) { return x->at_boundary && unmoved(x); }
 
 /* Held signals go to the task again: delivered at the end of the system call it is in
  * (interrupting it if it blocks), or right away at a state point. */
@@ -94,16 +122,14 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
       si = x->held[h].si;
       ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
       x->held[h] = x->held[--x->nheld];
-    } else if (record_ptrace_traced(x) &&
-               !(x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))) {
+    } else if (record_ptrace_traced(x) && !record_at_boundary(x)) {
       /* A tracee stops for its tracer now, as it would without deja: a state point makes
        * this a boundary replay reaches, where the tracer's changes apply (none is needed
        * when it did not run since its last stop, e.g. a stop signal before a SIGCONT). */
-      if (!same_regs(&x->boundary_regs, &x->t.regs) && record_state_point(r, x))
+      if (!unmoved(x) && record_state_point(r, x))
         return -1;
-      x->at_boundary = true;
-      x->boundary_regs = x->t.regs;
-    } else if (!(x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))) {
+      record_set_boundary(x);
+    } else if (!record_at_boundary(x)) {
       /* Held until the next boundary. A standard signal already held is one pending
        * signal (they do not queue); real-time ones queue. */
       bool dup = false;
@@ -120,14 +146,12 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
           x->held[i] = x->held[--x->nheld];
     }
   }
-  if (record_ptrace_traced(x) && signal_is_synchronous(sig, &si) &&
-      !(x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))) {
+  if (record_ptrace_traced(x) && signal_is_synchronous(sig, &si) && !record_at_boundary(x)) {
     /* A fault or breakpoint trap of a tracee: its tracer may change it there, so replay
      * must reach that very point (a state point). */
     if (record_state_point(r, x))
       return -1;
-    x->at_boundary = true;
-    x->boundary_regs = x->t.regs;
+    record_set_boundary(x);
   }
   if (record_ptrace_signal_stop(r, x, sig, &si))
     return -2; /* held for its tracer, who decides */
@@ -157,7 +181,7 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   syscallbuf_record_finish_exec(x);
   if (task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot read registers at a state point");
-  if (x->at_boundary && same_regs(&x->boundary_regs, &x->t.regs))
+  if (record_at_boundary(x))
     return 0; /* no user code ran */
   struct timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);
@@ -195,8 +219,7 @@ int record_state_point(struct recorder *r, struct rtask *x) {
     return RECORD_DEJA_FAILED;
   }
   int rc = recorder_event_written(r);
-  x->at_boundary = true;
-  x->boundary_regs = x->t.regs;
+  record_set_boundary(x);
   r->state_points++;
   r->state_point_ns += elapsed_ns(&start);
   r->state_point_bytes += (uint64_t)pages * PAGE_BYTES;

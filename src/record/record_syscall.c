@@ -626,7 +626,6 @@ int record_exec(struct recorder *r, struct rtask *x) {
   if (sites < 0)
     return recorder_abort(r, "cannot patch rdtsc in the new program image");
   r->tsc_sites += (uint64_t)sites;
-  x->at_boundary = true;
-  x->boundary_regs = x->t.regs;
+  record_set_boundary(x);
   return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }

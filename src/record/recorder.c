@@ -591,8 +591,10 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
 static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   if (x->state == T_NEW) {
     x->first_stop_seen = true;
-    x->at_boundary = task_get_regs(&x->t) == 0;
-    x->boundary_regs = x->t.regs;
+    if (task_get_regs(&x->t) == 0)
+      record_set_boundary(x);
+    else
+      x->at_boundary = false;
     if (x->announced)
       x->state = T_READY;
     return 0;
@@ -698,8 +700,7 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     rc = record_syscall_exit(r, x);
     if (rc)
       return rc;
-    x->at_boundary = true;
-    x->boundary_regs = x->t.regs;
+    record_set_boundary(x);
     record_resend_held(x);
     if (record_ptrace_exit_stop(r, x))
       return 0;

@@ -119,9 +119,11 @@ struct rtask {
   struct user_regs_struct entry;
   struct timespec entered;
   int deliver; /* signal to pass on at the next resume */
-  /* registers at the last boundary (syscall exit, state point) while no user code ran */
+  /* registers at the last boundary (syscall exit, state point) while no user code ran,
+   * and the `used` word of its system call buffer then (record_at_boundary) */
   bool at_boundary;
   struct user_regs_struct boundary_regs;
+  uint32_t boundary_used;
   struct held_signal held[32];
   int nheld;
   bool interrupting;   /* PTRACE_INTERRUPT sent */
@@ -329,5 +331,10 @@ void record_resend_held(struct rtask *x);
  * boundary. Returns 0 or RECORD_DEJA_FAILED. */
 int record_state_point(struct recorder *r, struct rtask *x);
 bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b);
+/* X (its registers in x->t.regs) is at a boundary now: nothing it does before it runs user
+ * code again needs a state point. */
+void record_set_boundary(struct rtask *x);
+/* X ran no user code since its last boundary, as far as the recorder can tell. */
+bool record_at_boundary(struct rtask *x);
 
 #endif

@@ -69,7 +69,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
-        reverse_error reverse_ret watch_stack watch_threads)
+        reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -79,6 +79,7 @@ target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_inside_call PRIVATE pthread)
 target_link_libraries(gdb_program_sbuf_user_preempted PRIVATE pthread)
+target_link_libraries(gdb_program_sbuf_same_regs PRIVATE pthread)
 target_link_libraries(gdb_program_threads_state PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
 target_link_libraries(gdb_program_stepi_blocked PRIVATE pthread)
@@ -232,6 +233,9 @@ deja_gdb_test(reverse_goto reverse_many MODE goto)
 set_tests_properties(gdb_reverse_many gdb_reverse_goto PROPERTIES ENVIRONMENT DEJA_TL_DEBUG=1)
 # preempted right after the library's `syscall`: those stretches run for real under gdb
 deja_gdb_test(sbuf_preempted sbuf_preempted)
+# a loop of buffered calls interrupted twice with the same registers (the lseek probe's
+# return): the stretch between is in the trace all the same (recorded 3 times)
+deja_gdb_test(sbuf_same_regs sbuf_same_regs REPEAT 3)
 # preempted inside the library after a buffered call (its record is in the next flush):
 # those stretches run until the call starts; their end is restored
 deja_gdb_test(sbuf_inside_call sbuf_inside_call)

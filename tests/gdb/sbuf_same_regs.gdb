@@ -1,0 +1,5 @@
+break 63
+continue
+print total
+print seen != 0
+continue
