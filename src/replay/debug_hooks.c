@@ -252,9 +252,7 @@ static enum hook_verdict counted_bps_stop(struct replay_debug *d, struct rptask 
  * one iteration left (a single step runs it whole), else 0. */
 static uint64_t rep_end(struct rptask *x) {
   uint8_t code[X86_MAX_INSN_LEN];
-  size_t len = sizeof code;
-  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
-    len--;             /* near the end of a mapping */
+  size_t len = task_read_code(&x->t, x->t.regs.rip, code, sizeof code);
   bool prefix = false; /* rep or repne among the first bytes: most steps decode nothing */
   for (size_t i = 0; i < len && i < 4; i++)
     prefix |= code[i] == 0xf3 || code[i] == 0xf2;
@@ -363,9 +361,7 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
 /* The instruction X is about to execute writes the target's watched memory. */
 static bool writes_target(const struct replay_debug *d, struct rptask *x) {
   uint8_t code[X86_MAX_INSN_LEN];
-  size_t len = sizeof code;
-  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
-    len--; /* near the end of a mapping */
+  size_t len = task_read_code(&x->t, x->t.regs.rip, code, sizeof code);
   return x86_insn_writes(code, len, &x->t.regs, d->target.addr, (uint64_t)d->target.len);
 }
 
@@ -374,9 +370,7 @@ static bool writes_target(const struct replay_debug *d, struct rptask *x) {
  * before writes (target.rep_watch): true then. */
 static bool rep_before(struct replay_debug *d, struct rptask *x) {
   uint8_t code[X86_MAX_INSN_LEN];
-  size_t len = sizeof code;
-  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
-    len--;
+  size_t len = task_read_code(&x->t, x->t.regs.rip, code, sizeof code);
   struct x86_string s;
   if (!x86_string_decode(code, len, x->t.regs.rip, &s))
     return false;
@@ -392,9 +386,7 @@ static bool rep_before(struct replay_debug *d, struct rptask *x) {
  * later iteration: rep_before. */
 static bool rep_next_writes(struct replay_debug *d, struct rptask *x) {
   uint8_t code[X86_MAX_INSN_LEN];
-  size_t len = sizeof code;
-  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
-    len--;
+  size_t len = task_read_code(&x->t, x->t.regs.rip, code, sizeof code);
   struct x86_string s;
   return x86_string_decode(code, len, x->t.regs.rip, &s) &&
          x86_string_write_iteration(&s, &x->t.regs, d->target.addr, (uint64_t)d->target.len) == 0;

@@ -171,9 +171,7 @@ static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64
   if (task_get_regs(&x->t) < 0)
     return -1;
   uint8_t code[X86_MAX_INSN_LEN];
-  size_t len = sizeof code;
-  while (len && task_read_mem(&x->t, x->t.regs.rip, code, len) < 0)
-    len--;
+  size_t len = task_read_code(&x->t, x->t.regs.rip, code, sizeof code);
   bool passed_over = w->rf_tid == x->t.tid && w->rf_pc == x->t.regs.rip;
   w->rf_tid = 0;
   for (int i = 0;

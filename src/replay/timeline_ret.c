@@ -21,9 +21,7 @@
 
 void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max) {
   uint8_t code[X86_MAX_INSN_LEN];
-  size_t len = sizeof code;
-  while (len && task_read_mem(&x->t, p->pc, code, len) < 0)
-    len--;
+  size_t len = task_read_code(&x->t, p->pc, code, sizeof code);
   struct x86_string s;
   if (max <= 0 || !x86_string_decode(code, len, p->pc, &s) ||
       !x86_string_just_wrote(&s, &p->regs, p->addr, (uint64_t)p->len))
@@ -38,11 +36,9 @@ bool tl_rep_later_write(struct timeline *tl, const struct tl_pos *p,
                         const struct user_regs_struct *before) {
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   uint8_t code[X86_MAX_INSN_LEN];
-  size_t len = sizeof code;
   if (!x || !before->rip)
     return false;
-  while (len && task_read_mem(&x->t, before->rip, code, len) < 0)
-    len--;
+  size_t len = task_read_code(&x->t, before->rip, code, sizeof code);
   struct x86_string s;
   return x86_string_decode(code, len, before->rip, &s) &&
          x86_string_write_iteration(&s, before, p->addr, (uint64_t)p->len) > 0;

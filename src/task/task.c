@@ -67,6 +67,12 @@ int task_read_mem(struct task *t, uint64_t addr, void *buf, size_t len) {
   return 0;
 }
 
+size_t task_read_code(struct task *t, uint64_t addr, void *buf, size_t max) {
+  /* /proc/PID/mem reads up to the first unmapped byte: one short read */
+  ssize_t n = pread(t->mem_fd, buf, max, (off_t)addr);
+  return n > 0 ? (size_t)n : 0;
+}
+
 int task_write_mem(struct task *t, uint64_t addr, const void *buf, size_t len) {
   size_t done = 0;
   while (done < len) {

@@ -53,6 +53,9 @@ long task_get_xstate(struct task *t, void *buf, size_t len);
 int task_set_xstate(struct task *t, const void *buf, size_t len);
 
 int task_read_mem(struct task *t, uint64_t addr, void *buf, size_t len);
+/* Reads up to MAX bytes at ADDR (an instruction's, which may end near the end of its
+ * mapping); returns how many could be read, 0 for none. */
+size_t task_read_code(struct task *t, uint64_t addr, void *buf, size_t max);
 int task_write_mem(struct task *t, uint64_t addr, const void *buf, size_t len);
 /* Reads a NUL-terminated string of at most MAX bytes; malloc'ed or NULL. */
 char *task_read_str(struct task *t, uint64_t addr, size_t max);
