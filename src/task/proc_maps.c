@@ -22,6 +22,7 @@ int proc_maps_each(pid_t tid, int (*fn)(const struct proc_mapping *m, void *ctx)
       continue;
     m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
              (perms[2] == 'x' ? PROT_EXEC : 0);
+    m.priv = perms[3] == 'p';
     snprintf(m.name, sizeof m.name, "%s", name);
     rc = fn(&m, ctx);
   }

@@ -2,12 +2,14 @@
 #ifndef DEJA_TASK_PROC_MAPS_H
 #define DEJA_TASK_PROC_MAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct proc_mapping {
   uint64_t start, end, offset;
-  int prot; /* PROT_READ | PROT_WRITE | PROT_EXEC */
+  int prot;  /* PROT_READ | PROT_WRITE | PROT_EXEC */
+  bool priv; /* MAP_PRIVATE (p), not shared (s) */
   char name[256];
 };
 

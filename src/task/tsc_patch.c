@@ -17,6 +17,7 @@
 
 #include "common/line_file.h"
 #include "common/log.h"
+#include "task/proc_maps.h"
 
 #define PAGE_MASK_LOW 4095ull
 
@@ -142,35 +143,6 @@ static int patch_range(struct task *t, struct tsc_table *tab, uint64_t start, ui
   return patched;
 }
 
-/* One line of /proc/PID/maps: the range, whether executable and private, the name. */
-struct map_line {
-  uint64_t start, end;
-  bool exec, priv, file;
-};
-
-static int each_mapping(pid_t tid, int (*fn)(const struct map_line *m, void *ctx), void *ctx) {
-  char path[64], line[4096];
-  snprintf(path, sizeof path, "/proc/%d/maps", tid);
-  FILE *f = fopen(path, "re");
-  if (!f)
-    return -1;
-  int rc = 0;
-  while (rc == 0 && fgets(line, sizeof line, f)) {
-    struct map_line m = {0};
-    char perms[8] = "";
-    int name_at = 0;
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %n", &m.start, &m.end, perms,
-               &name_at) < 3)
-      continue;
-    m.exec = perms[2] == 'x';
-    m.priv = perms[3] == 'p';
-    m.file = name_at > 0 && line[name_at] == '/';
-    rc = fn(&m, ctx);
-  }
-  fclose(f);
-  return rc;
-}
-
 struct patch_ctx {
   struct task *t;
   struct tsc_table *tab;
@@ -179,10 +151,10 @@ struct patch_ctx {
   int patched;
 };
 
-static int patch_mapping(const struct map_line *m, void *ctx) {
+static int patch_mapping(const struct proc_mapping *m, void *ctx) {
   struct patch_ctx *c = ctx;
-  if (!m->exec || !m->priv || (c->files_only && !m->file) || m->end <= c->start ||
-      m->start >= c->end)
+  if (!(m->prot & PROT_EXEC) || !m->priv || (c->files_only && m->name[0] != '/') ||
+      m->end <= c->start || m->start >= c->end)
     return 0;
   uint64_t lo = m->start > c->start ? m->start : c->start;
   uint64_t hi = m->end < c->end ? m->end : c->end;
@@ -196,7 +168,7 @@ static int patch_mapping(const struct map_line *m, void *ctx) {
 int tsc_patch_image(struct task *t, struct tsc_table *tab) {
   tab->n = 0;
   struct patch_ctx c = {.t = t, .tab = tab, .start = 0, .end = UINT64_MAX, .files_only = true};
-  return each_mapping(t->tid, patch_mapping, &c) < 0 ? -1 : c.patched;
+  return proc_maps_each(t->tid, patch_mapping, &c) < 0 ? -1 : c.patched;
 }
 
 bool tsc_patch_call_matters(const struct user_regs_struct *e, int64_t result) {
@@ -239,11 +211,11 @@ int tsc_patch_after_call(struct task *t, struct tsc_table *tab, const struct use
     if (!(e->rdx & PROT_EXEC) || (e->r10 & MAP_ANONYMOUS) || (e->r10 & 3) != MAP_PRIVATE)
       return 0;
     struct patch_ctx c = {.t = t, .tab = tab, .start = at, .end = at + len, .files_only = true};
-    return each_mapping(t->tid, patch_mapping, &c) < 0 ? -1 : c.patched;
+    return proc_maps_each(t->tid, patch_mapping, &c) < 0 ? -1 : c.patched;
   }
   default: { /* mprotect adding PROT_EXEC: sites patched before are in place already */
     struct patch_ctx c = {.t = t, .tab = tab, .start = addr, .end = addr + len};
-    return each_mapping(t->tid, patch_mapping, &c) < 0 ? -1 : c.patched;
+    return proc_maps_each(t->tid, patch_mapping, &c) < 0 ? -1 : c.patched;
   }
   }
 }
