@@ -41,13 +41,23 @@ static bool probe_of(const struct replay_debug *d, const struct rptask *x, uint6
   return d->target.on && d->target.probe && d->target.tid == x->rec_tid && d->target.probe == addr;
 }
 
+/* The index of ADDR among the target task's trap-counted addresses, or -1. */
+static int trap_count_of(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
+  if (!d->target.on || d->target.tid != x->rec_tid)
+    return -1;
+  for (int i = 0; i < d->target.ntrapped; i++)
+    if (d->target.trapped[i] == addr)
+      return i;
+  return -1;
+}
+
 static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t addr) {
   return is_user_bp(d, addr) || (d->internal_bp && d->internal_bp == addr) ||
-         target_bp_of(d, x, addr) || probe_of(d, x, addr);
+         target_bp_of(d, x, addr) || probe_of(d, x, addr) || trap_count_of(d, x, addr) >= 0;
 }
 
 /* Whether X's preempted stretch ending at state point EV must run for real: a step or
- * the timeline's breakpoint target in it; a breakpoint it may reach (any but gdb's
+ * the timeline's breakpoint target (or trap-counted addresses) in it; a breakpoint it may reach (any but gdb's
  * shared-library event breakpoint when the stretch cannot call the dynamic linker's
  * hook, stretch_observe.h); a read or access watchpoint; a write watchpoint whose bytes
  * the stretch changes (gdb reports a `watch` only when the value changed). Elsewhere
@@ -56,7 +66,8 @@ static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   struct replay_debug *d = ctx;
   if (x->rec_pid != d->pid || d->blind)
     return false;
-  if (d->stepping || (d->target.on && !d->target.watch && d->target.tid == x->rec_tid))
+  if (d->stepping ||
+      (d->target.on && (!d->target.watch || d->target.ntrapped) && d->target.tid == x->rec_tid))
     return true;
   for (int i = 0; i < d->nwps; i++)
     if (d->wps[i].type != 2 || stretch_changes(x, ev, d->wps[i].addr, (uint64_t)d->wps[i].len))
@@ -301,7 +312,7 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
    * counted); otherwise (a watchpoint's trap or a system call left it there) it arrives
    * now: the trap is inserted under it, so arrivals do not depend on other stops. */
   bool fresh = !(d->arrived_tid == x->rec_tid && d->arrived_pc == rip) && !stepping_me &&
-               (is_user_bp(d, rip) || target_bp_of(d, x, rip));
+               (is_user_bp(d, rip) || target_bp_of(d, x, rip) || trap_count_of(d, x, rip) >= 0);
   bool on_bp = is_bp(d, x, rip) && !fresh;
   /* a step, or a step over a breakpoint, runs a rep instruction whole (one arrival) */
   d->step_end = stepping_me || on_bp ? rep_end(x) : 0;
@@ -335,6 +346,9 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
     place(d, x, d->target.addr);
   if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
     place(d, x, d->target.probe);
+  for (int i = 0; i < d->target.ntrapped && d->target.tid == x->rec_tid; i++)
+    if (d->target.trapped_count[i] < d->target.trap_cap && (d->target.trapped[i] != rip || fresh))
+      place(d, x, d->target.trapped[i]);
   if (d->step_end)
     place(d, x, d->step_end);
   arm_hw(d, x);
@@ -571,6 +585,9 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     d->arrived_pc = pc;
     if (probe_of(d, x, pc))
       d->target.probe_count++;
+    int tc = trap_count_of(d, x, pc);
+    if (tc >= 0 && d->target.trapped_count[tc] < d->target.trap_cap)
+      d->target.trapped_count[tc]++;
     if (target_bp_of(d, x, pc) && ++d->target.count == d->target.n) {
       fill_stop(out, RSTOP_TARGET, x);
       out->addr = pc;
@@ -609,28 +626,12 @@ static int64_t now_ns(void) {
   return t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
-/* Whether task TID has a signal pending (thread or process wide). */
-static bool signal_pending(pid_t tid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", tid);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return true;
-  bool pending = false;
-  unsigned long long mask;
-  while (fgets(line, sizeof line, f))
-    if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
-        mask)
-      pending = true;
-  fclose(f);
-  return pending;
-}
-
 /* The group stop of the slice's interrupt: true when it is the slice's stop; false when
  * X was resumed again (single-stepping, a signal pending that a fork would lose, or the
  * slices turned off since): the slice is tried again a little later. */
 static bool slice_stop(struct replay_debug *d, struct rptask *x) {
-  if (d->slice_at && d->resume_req == PTRACE_SYSCALL && !d->step_end && !signal_pending(x->t.tid)) {
+  if (d->slice_at && d->resume_req == PTRACE_SYSCALL && !d->step_end &&
+      !task_signal_pending(x->t.tid)) {
     d->interrupt_sent = true;
     return true;
   }

@@ -19,6 +19,7 @@
 #define DEBUG_MAX_BPS 256
 #define DEBUG_MAX_WPS 4
 #define DEBUG_NSYSCALLS 512
+#define DEBUG_TRAP_COUNTS 8
 
 struct debug_watch {
   uint64_t addr;
@@ -59,6 +60,13 @@ struct debug_target {
    * the watched memory: the stop is the trigger of a one-byte write watchpoint on what
    * the iteration before writes (non-zero while it is armed, in the first free slot) */
   uint64_t rep_watch;
+  /* Where the kernel cannot count executions (exec_counter.h): the task's arrivals at
+   * these addresses counted by a breakpoint trap each, up to `trap_cap` (then no longer
+   * trapped: "that many or more"). */
+  uint64_t trapped[DEBUG_TRAP_COUNTS];
+  uint64_t trapped_count[DEBUG_TRAP_COUNTS];
+  int ntrapped;
+  uint64_t trap_cap;
 };
 
 struct replay_debug {

@@ -262,8 +262,11 @@ int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, uns
       return fault(w, x, st, (uint64_t)(uintptr_t)si.si_addr, hits);
   }
   /* A signal the replay may deliver from this stop: an injected call would take the
-   * stop away. Its pages are unprotected at the process's next run. */
-  if (st->kind == STOP_SIGNAL && st->sig != SIGTRAP)
+   * stop away. Its pages are unprotected at the process's next run. So with a group stop
+   * that came before a pending signal's (an interrupt right after a breakpoint's int3,
+   * its SIGTRAP not delivered yet): the injected call would swallow that signal. */
+  if ((st->kind == STOP_SIGNAL && st->sig != SIGTRAP) ||
+      (st->kind == STOP_GROUP && task_signal_pending(x->t.tid)))
     return 0;
   /* The injected calls leave their own siginfo (a system call stop's), which ptrace
    * then reports for the stop: the trap's is what the hooks read. */

@@ -34,6 +34,14 @@
 /* Executions of the jump before a write since a checkpoint inside the stretch that make
  * it taken for a loop's (go_before_inside) */
 #define TL_NEAR_COUNTED 1000
+/* Executions of a possible predecessor counted at most where each is a breakpoint trap
+ * (the kernel cannot count: about 0.3 s of them) */
+#define TL_TRAP_COUNTED 5000
+
+/* Whether executions are counted by a breakpoint trap each (tl_trap_counts) */
+static bool counts_trapped(const struct timeline *tl) {
+  return !exec_counter_usable() || tl->slow_arrivals;
+}
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,
                    struct replay_debug *d) {
@@ -386,6 +394,12 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     if (nexec) /* EXEC may be NULL then: memcpy's arguments must not be */
       memcpy(d->target.exec, exec, (size_t)nexec * sizeof *exec);
   }
+  struct tl_trap_counts *tc = tl->trap_counts;
+  if (tc) {
+    d->target.ntrapped = tc->count;
+    d->target.trap_cap = tc->cap;
+    memcpy(d->target.trapped, tc->addr, sizeof tc->addr);
+  }
   for (int i = 0; i < d->target.nexec && before; i++) {
     /* a writer the user breaks at: its arrivals are counted for the user's stops (from
      * FROM's count, which has every breakpoint's) */
@@ -438,6 +452,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
   tl_slice_off(tl);
   d->target.on = false;
   tl->target_based = false;
+  for (int i = 0; tc && i < tc->count; i++)
+    tc->n[i] = d->target.trapped_count[i];
   uint64_t base_count = 0; /* a based P's arrivals before its base, when it has them */
   if (rc == 0 && p->base && !(from && tl_fork_count(from, false, p->tid, p->addr, &base_count)))
     return 0; /* P's count in the stretch is not known: not noted */
@@ -684,11 +700,15 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
     return -1;
   tl->s->e.o = &tl->quiet;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
-  struct exec_counter wc;
-  if (!x || exec_counter_start(&wc, x->t.tid, at_p->rip, 0) < 0)
+  struct exec_counter wc = {.fd = -1};
+  bool trapped = counts_trapped(tl);
+  struct tl_trap_counts tc = {.count = trapped, .cap = TL_TRAP_COUNTED, .addr = {at_p->rip}};
+  if (!x || (!trapped && exec_counter_start(&wc, x->t.tid, at_p->rip, 0) < 0))
     return 0;
+  tl->trap_counts = trapped ? &tc : NULL;
   int rc = run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
-  uint64_t w_then = exec_counter_read(&wc);
+  tl->trap_counts = NULL;
+  uint64_t w_then = trapped ? tc.n[0] : exec_counter_read(&wc);
   if (rc == 0 && tl->d->target.counted_in_kernel && w_then == w_before)
     tl_fork_here(tl, &at); /* going there again is then quick */
   struct replay_result res;
@@ -696,7 +716,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   x = engine_task(&tl->s->e, p->tid);
   char diff[256] = "";
   ok = ok && x && task_get_regs(&x->t) == 0 && tl->s->e.pos.event == p->event + 1 &&
-       tl->s->e.pos.stage == STAGE_RUNNING && exec_counter_read(&wc) == w_before &&
+       tl->s->e.pos.stage == STAGE_RUNNING && (trapped || exec_counter_read(&wc) == w_before) &&
        !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
   exec_counter_stop(&wc);
   if (rc < 0)
@@ -717,9 +737,11 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
 static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
                              const struct user_regs_struct *known, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
-  if (!exec_counter_usable() || tl->slow_arrivals || p->base ||
-      (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
+  if (p->base || (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
     return 0; /* (a position counted from a checkpoint: go_before_inside) */
+  /* where the kernel cannot count, W's and the candidates' executions are trapped */
+  bool trapped = counts_trapped(tl);
+  uint64_t cap = trapped ? TL_TRAP_COUNTED : TL_MAX_COUNTED;
   struct tl_pos at = *p;
   at.steps = 0;
   if (!known && tl_go_to(tl, &at, err, errlen) < 0)
@@ -735,10 +757,16 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
    * debug registers left are the candidates' */
   at.writers[0] = at_p.rip;
   at.nwriters = 1;
+  bool before = p->kind == TL_BEFORE;
+  if (before && trapped) {
+    /* to P's trigger, right after W: W's trap then counts the write's arrival too */
+    at.kind = TL_TRIGGER;
+    at.nwriters = 0;
+  }
   /* the watchpoints, the target's (a watchpoint not the user's, W's execution
    * breakpoint; an arrival's counter) and W's counter */
-  bool before = p->kind == TL_BEFORE;
-  int room = DEBUG_MAX_WPS - d->nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
+  int room = trapped ? DEBUG_TRAP_COUNTS - 1
+                     : DEBUG_MAX_WPS - d->nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
     tl_say("%d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip, room);
   for (int first = 0; room > 0 && first < ncand; first += room) {
@@ -750,29 +778,36 @@ static int go_before_counted(struct timeline *tl, const struct tl_pos *p,
     x = engine_task(&tl->s->e, p->tid);
     if (!x)
       return 0;
-    struct exec_counter wc, cc[DEBUG_MAX_WPS];
-    bool counting = exec_counter_start(&wc, x->t.tid, at_p.rip, 0) == 0;
-    for (int i = 0; i < k; i++)
-      if (exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], TL_MAX_COUNTED) < 0)
-        cc[i].fd = -1;
+    struct exec_counter wc = {.fd = -1}, cc[DEBUG_TRAP_COUNTS];
+    struct tl_trap_counts tc = {.count = trapped ? k + 1 : 0, .cap = cap, .addr = {at_p.rip}};
+    bool counting = trapped || exec_counter_start(&wc, x->t.tid, at_p.rip, 0) == 0;
+    for (int i = 0; i < k; i++) {
+      cc[i].fd = -1;
+      if (trapped)
+        tc.addr[1 + i] = cand[first + i];
+      else
+        exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], cap);
+    }
+    tl->trap_counts = trapped ? &tc : NULL;
     int rc = run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
-    /* the execution breakpoint that stopped the task at P counted it once too: W's
-     * executions before P are at most one fewer (more when an earlier stop at W counted
-     * twice: then no candidate matches, never a wrong one) */
-    uint64_t w_before = exec_counter_read(&wc), n[DEBUG_MAX_WPS];
-    counting = counting && w_before > 0;
+    tl->trap_counts = NULL;
+    /* the execution breakpoint (or trap) that stopped the task at P counted it once too:
+     * W's executions before P are at most one fewer (more when an earlier stop at W
+     * counted twice: then no candidate matches, never a wrong one) */
+    uint64_t w_before = trapped ? tc.n[0] : exec_counter_read(&wc), n[DEBUG_TRAP_COUNTS];
+    counting = counting && w_before > 0 && (!trapped || w_before < cap);
     w_before--;
     exec_counter_stop(&wc);
     for (int i = 0; i < k; i++) {
-      n[i] = exec_counter_read(&cc[i]);
+      n[i] = trapped ? tc.n[1 + i] : exec_counter_read(&cc[i]);
       exec_counter_stop(&cc[i]);
     }
     if (rc < 0)
       return -1;
     for (int i = 0; counting && i < k; i++) {
-      if (n[i] >= TL_MAX_COUNTED && ncand == 1) /* a long loop's branch, typically */
+      if (n[i] >= cap && ncand == 1) /* a long loop's branch, typically */
         return go_before_jump(tl, p, cand[0], &at_p, err, errlen);
-      if (!n[i] || n[i] >= TL_MAX_COUNTED)
+      if (!n[i] || n[i] >= cap)
         continue; /* not executed, or too often to reach its last execution soon */
       int found = try_predecessor(tl, p, cand[first + i], n[i], &at_p, w_before, err, errlen);
       struct tl_pos call = {
@@ -907,16 +942,19 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
   struct tl_pos at = *p;
   at.steps = 0;
   at.step_tid = 0;
-  if (!exec_counter_usable() || tl->slow_arrivals || p->back_pc ||
-      (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
+  if (p->back_pc || (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
     return 0;
+  /* where the kernel cannot count, the candidates' executions are trapped (as many as
+   * it would count: TL_NEAR_COUNTED each at most) */
+  bool trapped = counts_trapped(tl);
   struct tl_fork *f = p->base ? tl_fork_made(tl, p->base) : tl_best_inside(tl, &at);
   uint64_t c = 0;
   if (!f || (!p->base && !tl_fork_count(f, watch, p->tid, p->addr, &c)) ||
       p->n - c > TL_NEAR_COUNTED)
     return 0; /* P's arrivals since it: its predecessor's at least as many, in a loop */
   /* the debug registers: the watchpoints and the target's (an arrival's counter) */
-  int room = DEBUG_MAX_WPS - d->nwps - (watch ? !tl_user_watchpoint(d, p) : 1);
+  int room = trapped ? DEBUG_TRAP_COUNTS
+                     : DEBUG_MAX_WPS - d->nwps - (watch ? !tl_user_watchpoint(d, p) : 1);
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   struct user_regs_struct at_p;
   if (known) {
@@ -953,12 +991,19 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
     x = engine_task(&tl->s->e, p->tid);
     int k = ncand - first < room ? ncand - first : room;
     struct exec_counter cc[DEBUG_MAX_WPS];
-    for (int i = 0; i < k; i++)
-      if (!x || exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], TL_NEAR_COUNTED) < 0)
-        cc[i].fd = -1;
-    int rc = x ? run_to_target(tl, &at, f, NULL, 0, err, errlen) : -1;
+    struct tl_trap_counts tc = {.count = trapped ? k : 0, .cap = TL_NEAR_COUNTED};
     for (int i = 0; i < k; i++) {
-      n[first + i] = cc[i].fd < 0 ? TL_NEAR_COUNTED : exec_counter_read(&cc[i]);
+      cc[i].fd = -1;
+      if (trapped)
+        tc.addr[i] = cand[first + i];
+      else if (x)
+        exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], TL_NEAR_COUNTED);
+    }
+    tl->trap_counts = trapped ? &tc : NULL;
+    int rc = x ? run_to_target(tl, &at, f, NULL, 0, err, errlen) : -1;
+    tl->trap_counts = NULL;
+    for (int i = 0; i < k; i++) {
+      n[first + i] = trapped ? tc.n[i] : cc[i].fd < 0 ? TL_NEAR_COUNTED : exec_counter_read(&cc[i]);
       exec_counter_stop(&cc[i]);
     }
     if (rc < 0)

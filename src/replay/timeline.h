@@ -101,6 +101,15 @@ struct tl_approach {
   int64_t at;
 };
 
+/* Executions of addresses counted by breakpoint traps in the next run to a target, each
+ * up to `cap` (where the kernel cannot count them: exec_counter.h). */
+struct tl_trap_counts {
+  uint64_t addr[DEBUG_TRAP_COUNTS];
+  uint64_t n[DEBUG_TRAP_COUNTS];
+  int count;
+  uint64_t cap;
+};
+
 /* A position the user saved (gdb's `checkpoint`), and the fork there (NULL: none could be
  * taken; going to it replays from an earlier one). */
 struct tl_checkpoint {
@@ -146,6 +155,7 @@ struct timeline {
   uint64_t hold;                 /* a checkpoint (tl_fork.made) a reverse move counts from: kept */
   bool target_based;             /* the target's count is since a checkpoint (tl_pos.base) */
   struct tl_approach *approach;  /* counting from each checkpoint taken inside (or NULL) */
+  struct tl_trap_counts *trap_counts; /* counted in the next run to a target (or NULL) */
   int64_t slice_in;     /* non-zero: the next time slice ends this many ns after it starts */
   bool have_passed;     /* a breakpoint or watchpoint stop was passed on the way: */
   struct tl_pos passed; /* ...the last one's position */

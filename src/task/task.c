@@ -279,6 +279,22 @@ char task_proc_state(pid_t tid) {
   return paren && paren[1] == ' ' ? paren[2] : 0;
 }
 
+bool task_signal_pending(pid_t tid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", tid);
+  FILE *f = fopen(path, "re");
+  if (!f)
+    return true;
+  bool pending = false;
+  unsigned long long mask;
+  while (fgets(line, sizeof line, f))
+    if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+        mask)
+      pending = true;
+  fclose(f);
+  return pending;
+}
+
 void task_wait_dead(pid_t tid) {
   for (int i = 0; i < 100000; i++) {
     char state = task_proc_state(tid);

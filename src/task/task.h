@@ -94,6 +94,9 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
 /* The scheduler state letter of thread TID from /proc/TID/stat ('R', 'S', 'Z', ...), or 0
  * when the thread is gone or the file cannot be read. */
 char task_proc_state(pid_t tid);
+/* Whether thread TID has a signal pending (its own or its process's); true when its
+ * status cannot be read. */
+bool task_signal_pending(pid_t tid);
 /* After a task was resumed from its PTRACE_EVENT_EXIT stop: waits until it is a zombie
  * or gone, so what its exit does to memory (clearing the child tid, futex wake) has
  * happened before anything else runs. */

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-volatile long value = 1, other = 1;
-volatile unsigned long work;
+volatile long value __attribute__((aligned(4096))) = 1, other __attribute__((aligned(4096))) = 1;
+volatile unsigned long work __attribute__((aligned(4096))); /* pages of their own */
 
 static void done(void)
 {
