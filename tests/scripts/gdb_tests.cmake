@@ -202,8 +202,11 @@ set_tests_properties(gdb_reverse_far PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20
 # reverse-stepi after reverse-continues that stopped after long loops: the instructions
 # before the writes counted from the checkpoint inside the stretch, and from a loop's
 # branch (fewer single steps allowed than the loop takes)
-deja_gdb_test(reverse_stepi reverse_stepi)
+deja_gdb_test(reverse_stepi reverse_stepi REQUIRES debug-registers) # (as reverse_far)
 set_tests_properties(gdb_reverse_stepi PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20000)
+# its first part on every machine: where nothing counts executions, they are trapped
+deja_gdb_test(reverse_stepi_trapped reverse_stepi REPEAT 2)
+set_tests_properties(gdb_reverse_stepi_trapped PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20000)
 # reverse moves deep inside one long stretch of user code: from the checkpoints taken
 # inside it, the values and pcs seen forwards
 # (30 million writes beside the watched bytes: page-protection watchpoints take a fault
