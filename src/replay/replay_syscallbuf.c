@@ -226,8 +226,8 @@ static void print_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
  * records, once the task made them (at its next event's entry: in order with its traced
  * writes). */
 static void print_output(struct replay_engine *e, const struct pending *p) {
-  if (p->evno <= printed_through)
-    return;
+  if (p->evno <= printed_through || e->o->quiet)
+    return; /* (a quiet run, to a position, prints nothing: the output is still to come) */
   printed_through = p->evno;
   struct print_ctx c = {e, p->data};
   syscallbuf_output(p->data, p->len, 0, print_one, &c);

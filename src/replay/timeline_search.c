@@ -249,14 +249,74 @@ static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t
   return 0;
 }
 
+/* Hits of each breakpoint and watchpoint set now (breakpoints first, as in
+ * replay_debug) by task TID, from the replay's place up to the end of the stretch that
+ * ends with event END, added to N (the timeline's own counts are left alone). 0 or -1. */
+static int hits_to_end(struct timeline *tl, pid_t tid, uint64_t end, uint64_t *n, char *err,
+                       size_t errlen) {
+  struct replay_debug *d = tl->d;
+  struct replay_result res;
+  tl->s->e.o = &tl->quiet;
+  while (!tl_at_boundary(tl, end)) {
+    if (tl->s->e.pos.event > end)
+      return seterr(err, errlen, "event %" PRIu64 " was passed", end);
+    d->watch_pending = false;
+    replay_step(tl->s, &res);
+    if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
+      return seterr(err, errlen, "the replay ended before event %" PRIu64, end);
+    if (res.what != REPLAY_STOP || res.stop.rec_tid != tid)
+      continue;
+    for (int i = 0; i < d->nbps + d->nwps; i++) {
+      bool watch = i >= d->nbps;
+      if (watch ? res.stop.kind == RSTOP_WATCHPOINT && d->wps[i - d->nbps].addr == res.stop.addr
+                : res.stop.kind == RSTOP_BREAKPOINT && d->bps[i] == res.stop.addr)
+        n[i]++;
+    }
+  }
+  return 0;
+}
+
+/* The hits before P (counted from checkpoint B inside its stretch, with none between B
+ * and P) of the breakpoints and watchpoints set now, into BEFORE, when B has not counted
+ * them all (one was set after B was taken): the hits of the whole stretch less those
+ * after B (from B to the stretch's end). 0 or -1. */
+static int hits_before_base(struct timeline *tl, const struct tl_pos *p, const struct tl_fork *b,
+                            uint64_t *before, char *err, size_t errlen) {
+  struct replay_debug *d = tl->d;
+  int keys = d->nbps + d->nwps;
+  uint64_t after[DEBUG_MAX_BPS + DEBUG_MAX_WPS] = {0};
+  struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+  memset(before, 0, (size_t)keys * sizeof *before);
+  if (tl_start_from(tl, b, err, errlen) < 0 ||
+      hits_to_end(tl, p->tid, p->event + 1, after, err, errlen) < 0 ||
+      tl_go_to(tl, &start, err, errlen) < 0 ||
+      hits_to_end(tl, p->tid, p->event + 1, before, err, errlen) < 0)
+    return -1;
+  for (int i = 0; i < keys; i++)
+    before[i] = before[i] > after[i] ? before[i] - after[i] : 0;
+  if (tl_debug())
+    tl_say("the checkpoint P counts from has not counted every breakpoint set now: their "
+           "hits in the stretch less those after it");
+  /* back at P's place, where the caller goes on from */
+  struct tl_pos place = *p;
+  place.steps = 0;
+  place.step_tid = 0;
+  place.back_pc = 0;
+  if (tl_go_to(tl, &place, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  return 0;
+}
+
 /* The last hit before P, a position counted from a checkpoint inside its stretch (its
  * base, B), when the hits counted there do not tell (counted_last_hit): from B up to P's
  * place with the breakpoints and watchpoints trapped; without a hit there, B's counts
- * (it has every one's): none had hits, or one (its last), or several (*ORDER: their
- * order is not known, see order_hits). 1 (*LAST), 0 when none before P in the stretch,
- * -1. The replay is at P's place after it. */
+ * (or, when B has not counted them all, hits_before_base): none had hits, or one (its
+ * last), or several (*ORDER: their order is not known, see order_hits; BEFORE: each one's
+ * hits before P). 1 (*LAST), 0 when none before P in the stretch, -1. The replay is at
+ * P's place after it. */
 static int last_hit_based(struct timeline *tl, const struct tl_pos *p, struct tl_last *last,
-                          bool *order, char *err, size_t errlen) {
+                          bool *order, uint64_t *before, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   *order = false;
   if (tl_run_from_base(tl, p, err, errlen) < 0)
@@ -266,30 +326,33 @@ static int last_hit_based(struct timeline *tl, const struct tl_pos *p, struct tl
     return 1;
   }
   const struct tl_fork *b = tl_fork_made(tl, p->base);
-  int with = 0;
+  bool all = b != NULL;
   for (int i = 0; b && i < d->nbps + d->nwps; i++) {
     bool watch = i >= d->nbps;
-    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i], n = 0;
-    if (!tl_fork_count(b, watch, p->tid, addr, &n) || !n)
+    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+    before[i] = 0;
+    all = all && tl_fork_count(b, watch, p->tid, addr, &before[i]);
+  }
+  if (b && !all && hits_before_base(tl, p, b, before, err, errlen) < 0)
+    return -1;
+  int with = 0;
+  for (int i = 0; b && i < d->nbps + d->nwps; i++) {
+    if (!before[i])
       continue;
     with++;
-    *last = counted_hit(tl, p, i, n);
+    *last = counted_hit(tl, p, i, before[i]);
   }
   *order = with > 1;
   return with ? 1 : 0;
 }
 
-/* The last of the hits checkpoint B (P's base) counted in P's stretch, when several
- * breakpoints or watchpoints had some: the stretch runs again from its start with them
- * trapped, up to where every one has B's count. 0 (*LAST) or -1. */
-static int order_hits(struct timeline *tl, const struct tl_pos *p, struct tl_last *last, char *err,
-                      size_t errlen) {
+/* The last of the hits before P in P's stretch (BEFORE: each breakpoint's and
+ * watchpoint's, last_hit_based), when several had some: the stretch runs again from its
+ * start with them trapped, up to where every one has its count. 0 (*LAST) or -1. */
+static int order_hits(struct timeline *tl, const struct tl_pos *p, const uint64_t *before,
+                      struct tl_last *last, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
-  struct tl_fork *b = tl_fork_made(tl, p->base);
   struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
-  if (!b)
-    return seterr(err, errlen, "the checkpoint inside event %" PRIu64 "'s stretch is gone",
-                  p->event + 1);
   if (tl_go_to(tl, &start, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
@@ -299,9 +362,8 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, struct tl_las
     bool all = true;
     for (int i = 0; i < d->nbps + d->nwps && all; i++) {
       bool watch = i >= d->nbps;
-      uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i], n = 0;
-      all = !tl_fork_count(b, watch, p->tid, addr, &n) ||
-            tl_stretch_count(tl, p->event + 1, watch, p->tid, addr) >= n;
+      uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+      all = tl_stretch_count(tl, p->event + 1, watch, p->tid, addr) >= before[i];
     }
     if (all)
       return 0;
@@ -341,8 +403,9 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   bool from_fork = f != NULL || counted == 0;
   uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
   bool order = false; /* P counted from a checkpoint: several hits before it (order_hits) */
+  uint64_t before[DEBUG_MAX_BPS + DEBUG_MAX_WPS];
   if (counted < 0 && p.base) {
-    int b = last_hit_based(tl, &p, &lh, &order, err, errlen);
+    int b = last_hit_based(tl, &p, &lh, &order, before, err, errlen);
     if (b < 0)
       return -1;
     from_fork = b == 0; /* none in P's stretch: the windows before it */
@@ -440,7 +503,7 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
     return 0;
   if (order && !stepped_hit) {
     struct tl_last in = {0};
-    if (order_hits(tl, &p, &in, err, errlen) < 0)
+    if (order_hits(tl, &p, before, &in, err, errlen) < 0)
       return -1;
     last = in.pos;
     last_stop = in.stop;
