@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "replay/checkpoint_tasks.h"
+#include "replay/copy_counter.h"
 #include "replay/exec_counter.h"
 #include "replay/replay_checkpoint.h"
 
@@ -63,8 +64,8 @@ out:
 int stretch_probe(struct rptask *x, const uint64_t *addrs, int n, uint64_t state_pc,
                   uint64_t max_passes) {
   if (n > STRETCH_PROBE_MAX || !x->gadget || x->sig || x->queued_sig || x->restart_pending ||
-      x->exiting || x->at_sysentry || x->fix_result || !exec_counter_usable() ||
-      replay_maps_changing_shared(x->t.tid) || task_get_regs(&x->t) < 0)
+      x->exiting || x->at_sysentry || x->fix_result || replay_maps_changing_shared(x->t.tid) ||
+      task_get_regs(&x->t) < 0)
     return -1;
   struct user_regs_struct saved = x->t.regs;
   if (cp_leave_entry(&x->t) < 0)
@@ -80,7 +81,10 @@ int stretch_probe(struct rptask *x, const uint64_t *addrs, int n, uint64_t state
     return -1;
   struct user_regs_struct r = saved;
   r.orig_rax = (uint64_t)-1; /* nothing to restart */
-  int rc = ptrace(PTRACE_SETREGS, c, 0, &r) < 0 ? -1 : run_copy(c, addrs, n, state_pc, max_passes);
+  int rc = ptrace(PTRACE_SETREGS, c, 0, &r) < 0 ? -1
+           : exec_counter_usable()              ? run_copy(c, addrs, n, state_pc, max_passes)
+                                   : copy_counter_run(c, x->gadget, x->t.seccomp_traced, addrs, n,
+                                                      state_pc, max_passes);
   kill_copy(c);
   return rc;
 }

@@ -5,7 +5,7 @@
  * The task's process is forked (as a checkpoint forks it) and the copy, with the task's
  * registers, runs freely with a perf counter on each breakpoint address (a signal at
  * the first execution) and one on the state point's address (a signal after MAX_PASSES
- * passes). Run from the stretch's start on the same memory, it executes what the
+ * passes); where the kernel cannot count, the copy counts them itself (copy_counter.h). Run from the stretch's start on the same memory, it executes what the
  * recording executed up to the state point: no breakpoint execution before it passes
  * the address MAX_PASSES times means none before the state point (the natural search
  * gives up at that many passes and restores the end state anyway). A system call, a

@@ -191,6 +191,7 @@ deja_gdb_test(reverse_threads_again threads SCRIPT reverse_threads)
 # the schedule varies); across a fork; breakpoint hits counted in the kernel
 deja_gdb_test(reverse_spin reverse_spin)
 deja_gdb_test(reverse_spin_again reverse_spin SCRIPT reverse_spin)
+deja_gdb_test(reverse_spin_break reverse_spin REPEAT 2)
 deja_gdb_test(reverse_fork reverse_fork)
 deja_gdb_test(reverse_count reverse_count)
 # the write after a long loop: the instruction before it counted in the kernel (more
