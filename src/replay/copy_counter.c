@@ -155,7 +155,7 @@ static bool sigreturn_gadget(struct task *t, uint64_t gadget) {
  * address, or 0. */
 static uint64_t set_up(struct task *t, uint64_t gadget, const uint64_t *addrs, int n,
                        uint64_t pass_pc, uint64_t max_passes) {
-  size_t code_len = (size_t)(deja_copy_trap_end - deja_copy_trap_handler);
+  size_t code_len = (size_t)((uintptr_t)deja_copy_trap_end - (uintptr_t)deja_copy_trap_handler);
   int64_t page;
   if (code_len > OFF_ACTION || !sigreturn_gadget(t, gadget) ||
       !call(t, gadget, SYS_mmap, 0, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -168,7 +168,7 @@ static uint64_t set_up(struct task *t, uint64_t gadget, const uint64_t *addrs, i
     return 0;
   struct copy_data d = {.pass_pc = pass_pc, .max_passes = max_passes, .naddrs = (uint32_t)n};
   memcpy(d.addrs, addrs, (size_t)n * sizeof *addrs);
-  uint64_t restorer = p + (uint64_t)(deja_copy_trap_restorer - deja_copy_trap_handler);
+  uint64_t restorer = p + ((uintptr_t)deja_copy_trap_restorer - (uintptr_t)deja_copy_trap_handler);
   uint64_t action[4] = {p, SA_SIGINFO | SA_RESTORER, restorer, ~0ull}; /* all blocked in it */
   uint64_t unblock = 1ull << (SIGTRAP - 1);
   struct sock_filter f[] = {
