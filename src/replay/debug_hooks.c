@@ -57,9 +57,9 @@ static bool is_bp(const struct replay_debug *d, const struct rptask *x, uint64_t
 }
 
 /* Whether X's preempted stretch ending at state point EV must run for real: a step or
- * the timeline's breakpoint target (or trap-counted addresses) in it; a breakpoint it may reach (any but gdb's
- * shared-library event breakpoint when the stretch cannot call the dynamic linker's
- * hook, stretch_observe.h); a read or access watchpoint; a write watchpoint whose bytes
+ * the timeline's breakpoint target (or trap-counted addresses) in it; a breakpoint it
+ * may reach (any but gdb's shared-library event breakpoint when the stretch cannot call
+ * the dynamic linker's hook, stretch_observe.h); a read or access watchpoint; a write watchpoint whose bytes
  * the stretch changes (gdb reports a `watch` only when the value changed). Elsewhere
  * its end state is restored. */
 static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
