@@ -226,7 +226,17 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
   struct tl_pos *c = &tl->cur;
   switch (res->what) {
   case REPLAY_STOP:
-    if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
+    if ((res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) &&
+        !tl_knows(tl, res->stop.kind == RSTOP_WATCHPOINT, res->stop.addr)) {
+      /* its hits before the run were not counted (tl_count_set could not): a count
+       * would name another hit; the start of the stretch is the closest position known */
+      if (tl_debug())
+        tl_say("a stop of a breakpoint or watchpoint whose hits in event %" PRIu64
+               "'s stretch are not all counted: the position is not known exactly",
+               res->event);
+      *c = (struct tl_pos){.event = res->event - 1, .kind = TL_BOUNDARY};
+      tl->cur_exact = false;
+    } else if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
       *c = tl_hit_pos(tl, res);
       /* gdb shows a breakpoint under a watchpoint's stop as hit too, and steps over it;
        * a search traps it there (debug_hooks.c): the same arrival */
@@ -1379,6 +1389,74 @@ bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
     if (d->bps[i] == addr)
       return true;
   return false;
+}
+
+/* Whether every breakpoint and watchpoint set now has all its hits in the current stretch
+ * counted. */
+static bool knows_all_set(const struct timeline *tl) {
+  const struct replay_debug *d = tl->d;
+  for (int i = 0; i < d->nbps; i++)
+    if (!tl_knows(tl, false, d->bps[i]))
+      return false;
+  for (int i = 0; i < d->nwps; i++)
+    if (!tl_knows(tl, true, d->wps[i].addr))
+      return false;
+  return true;
+}
+
+/* A breakpoint or watchpoint gdb set at a stop in the middle of a stretch has none of its
+ * hits before that stop counted: the stops of the run that follows would number its hits
+ * from there, naming earlier ones of the stretch (a reverse-continue from its third
+ * trigger after the stop went to the stretch's third write). So before the run, the
+ * replay goes to the current position again from a checkpoint that counted every one
+ * set (the stretch's start, or a checkpoint inside it or at the position that did),
+ * counting them on the way. A position counted from a checkpoint inside the stretch
+ * (tl_pos.base) is named from the stretch's start first (the checkpoint's count). Where
+ * the position is not known exactly (an interrupt), the new one stays uncounted and
+ * timeline_note names its stops no better than an interrupt. */
+void tl_count_set(struct timeline *tl, uint64_t stepped_over) {
+  struct replay_debug *d = tl->d;
+  if (knows_all_set(tl))
+    return;
+  struct tl_pos p = tl->cur;
+  if (p.kind == TL_BOUNDARY && !p.steps && tl_at_boundary(tl, p.event)) {
+    tl_know_all(tl); /* nothing of the stretch ran yet */
+    return;
+  }
+  if (!tl->cur_exact)
+    return;
+  if (p.base) {
+    const struct tl_fork *b = tl_fork_made(tl, p.base);
+    uint64_t before = 0;
+    if (!b || !tl_fork_count(b, p.kind != TL_ARRIVAL, p.tid, p.addr, &before))
+      return;
+    p.base = 0;
+    p.n += before;
+  }
+  if (tl_debug())
+    tl_say("a breakpoint or watchpoint set in the middle of event %" PRIu64
+           "'s stretch: its hits before the current position are counted",
+           p.event + 1);
+  bool stepping = d->stepping;
+  pid_t step_tid = d->step_tid;
+  char err[256];
+  /* counted on the way as the others (it stays known: know_stepped_over) */
+  bool put_back = stepped_over && debug_set_break(d, 0, stepped_over, 1, true) == 0;
+  tl->recounting = true;
+  int rc = tl_go_to(tl, &p, err, sizeof err);
+  tl->recounting = false;
+  if (put_back)
+    debug_set_break(d, 0, stepped_over, 1, false);
+  if (rc < 0) {
+    deja_msg("counting the hits of a new breakpoint or watchpoint before the current "
+             "position failed (%s); its stops in this stretch may be named wrong",
+             err);
+    struct tl_pos back = tl->cur;
+    if (tl_go_to(tl, &back, err, sizeof err) < 0)
+      deja_msg("going back to the current position failed too (%s)", err);
+  }
+  d->stepping = stepping;
+  d->step_tid = step_tid;
 }
 
 int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {

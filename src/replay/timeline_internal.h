@@ -65,6 +65,11 @@ void tl_know_all(struct timeline *tl);
 /* Before the replay runs on: a breakpoint or watchpoint not set now is not counted
  * from here, so its count in the stretch is not complete any more. */
 void tl_know_only_set(struct timeline *tl);
+/* Before gdb's forward run: every breakpoint and watchpoint set gets all its hits in the
+ * current stretch counted (one set at a stop in the middle of it: the replay goes to the
+ * current position again, counting it). STEPPED_OVER: a breakpoint gdb took out for
+ * this single step only (counted too), or 0. */
+void tl_count_set(struct timeline *tl, uint64_t stepped_over);
 /* Whether the hits of (WATCH, ADDR) in the current stretch are all counted. */
 bool tl_knows(const struct timeline *tl, bool watch, uint64_t addr);
 /* The stretch after boundary EVENT began NS ns of replay ago (for TL_INSIDE places). */

@@ -69,7 +69,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
-        reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs)
+        reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -100,6 +100,10 @@ deja_gdb_test(watchpoints watchpoints)
 # watchpoints pass over the accesses to the rest of the page), forwards and backwards
 deja_gdb_test(watch_stack watch_stack)
 deja_gdb_test(watch_threads watch_threads REPEAT 3)
+# watchpoints set in the middle of a stretch, after some of its writes (at a breakpoint,
+# at a stop reverse-continue or reverse-stepi reached): their stops are numbered from the
+# stretch's start, so reverse-continue lands on each write in turn
+deja_gdb_test(watch_middle watch_middle)
 deja_gdb_test(stepping stepping)
 deja_gdb_test(registers registers)
 deja_gdb_test(time_random time_random MODE twice)
