@@ -103,9 +103,10 @@ deja_gdb_test(watch_threads watch_threads REPEAT 3)
 # watchpoints set in the middle of a stretch, after some of its writes (at a breakpoint,
 # at a stop reverse-continue or reverse-stepi reached): their stops are numbered from the
 # stretch's start, so reverse-continue lands on each write in turn; the same in a second
-# thread (recorded twice: threads)
+# thread (recorded twice: threads), and a breakpoint in a loop that ran in the stretch
 deja_gdb_test(watch_middle watch_middle)
 deja_gdb_test(watch_middle_back watch_middle)
+deja_gdb_test(watch_middle_break watch_middle)
 deja_gdb_program(watch_middle_threads)
 target_link_libraries(gdb_program_watch_middle_threads PRIVATE pthread)
 deja_gdb_test(watch_middle_threads watch_middle_threads REPEAT 2)
