@@ -44,7 +44,7 @@ int x86_insn_touches(const uint8_t *code, size_t len, const struct user_regs_str
   bool touches = insn->id != X86_INS_LEA && insn->id != X86_INS_NOP;
   for (int i = 0; i < x->op_count && touches && !hit; i++) {
     const cs_x86_op *op = &x->operands[i];
-    if (op->type != X86_OP_MEM || (writes && !(op->access & CS_AC_WRITE)))
+    if (op->type != X86_OP_MEM || (writes && !x86_mem_written(insn, i)))
       continue;
     hit = overlaps(x86_mem_address(op, r, next), op->size ? op->size : 8, addr, size);
   }

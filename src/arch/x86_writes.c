@@ -30,7 +30,7 @@ static bool string_store(const cs_insn *insn) {
 static bool writes_memory(csh h, const cs_insn *insn) {
   const cs_x86 *x = &insn->detail->x86;
   for (int i = 0; i < x->op_count; i++)
-    if (x->operands[i].type == X86_OP_MEM && (x->operands[i].access & CS_AC_WRITE))
+    if (x86_mem_written(insn, i))
       return true;
   return pushes(h, insn) || string_store(insn);
 }
@@ -67,7 +67,7 @@ bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_str
   bool hit = false;
   for (int i = 0; i < x->op_count && !hit; i++) {
     const cs_x86_op *op = &x->operands[i];
-    if (op->type != X86_OP_MEM || !(op->access & CS_AC_WRITE))
+    if (!x86_mem_written(insn, i))
       continue;
     uint64_t ea = x86_mem_address(op, r, next);
     hit = overlaps(ea, op->size ? op->size : 8, addr, size);

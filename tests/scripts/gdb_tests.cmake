@@ -69,7 +69,8 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
-        reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle)
+        reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
+        watch_libc)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -107,6 +108,9 @@ deja_gdb_test(watch_threads watch_threads REPEAT 3)
 deja_gdb_test(watch_middle watch_middle)
 deja_gdb_test(watch_middle_back watch_middle)
 deja_gdb_test(watch_middle_break watch_middle)
+# a struct member written by libc's memset and memcpy (vector stores), forwards and
+# backwards
+deja_gdb_test(watch_libc watch_libc)
 deja_gdb_program(watch_middle_threads)
 target_link_libraries(gdb_program_watch_middle_threads PRIVATE pthread)
 deja_gdb_test(watch_middle_threads watch_middle_threads REPEAT 2)
