@@ -125,3 +125,16 @@ bool x86_mem_written(const cs_insn *insn, int i) {
   default: return x->op_count >= 2;
   }
 }
+
+bool x86_mem_read(const cs_insn *insn, int i) {
+  const cs_x86 *x = &insn->detail->x86;
+  if (i < 0 || i >= x->op_count || x->operands[i].type != X86_OP_MEM)
+    return false;
+  uint8_t access = x->operands[i].access;
+  if (!(access & (CS_AC_READ | CS_AC_WRITE)))
+    return true; /* not known: it may */
+  if (!(access & CS_AC_READ))
+    return false;
+  /* a store capstone says only reads (x86_mem_written) reads nothing, but cmpxchg */
+  return (access & CS_AC_WRITE) || !x86_mem_written(insn, i) || insn->id == X86_INS_CMPXCHG;
+}

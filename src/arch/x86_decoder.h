@@ -34,6 +34,9 @@ cs_insn *x86_decode_one(const uint8_t *code, size_t len, uint64_t addr);
  * instruction with two or more operands is written, but for cmp, test, bt and cmps; and
  * so is the one operand of the x87/MXCSR stores. */
 bool x86_mem_written(const cs_insn *insn, int i);
+/* Whether operand I of INSN is memory the instruction reads: capstone's read flag, but
+ * for the stores above that capstone says only read (cmpxchg reads and writes). */
+bool x86_mem_read(const cs_insn *insn, int i);
 
 /* The address memory operand OP of an instruction ending at NEXT_RIP names with
  * registers R (FS_BASE/GS_BASE from R for a segment override). */

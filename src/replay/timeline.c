@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arch/x86_access.h"
 #include "arch/x86_preds.h"
 #include "arch/x86_writes.h"
 #include "common/log.h"
@@ -161,20 +162,25 @@ static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
   return 1;
 }
 
-/* The instructions ending at trigger P's pc that write memory (CODE: the bytes before
- * it), at most MAX: first those whose operand, with the registers after the write (P's),
- * covers the watched bytes (the others: an instruction that moved its own address, or
- * a wrong decoding). */
+/* The instructions ending at trigger P's pc that write memory (that read or write it, for
+ * a read or access watchpoint) (CODE: the bytes before it), at most MAX: first those
+ * whose operand, with the registers after the write (P's), covers the watched bytes (the
+ * others: an instruction that moved its own address, or a wrong decoding). */
 int tl_likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max) {
   uint64_t all[X86_MAX_INSN_LEN];
-  int n = x86_writers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN), k = 0;
+  bool write = p->type == 2;
+  int n = write ? x86_writers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN)
+                : x86_touchers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN),
+      k = 0;
   bool covers[X86_MAX_INSN_LEN];
   for (int i = 0; i < n; i++) {
     struct user_regs_struct r = p->regs;
     r.rip = all[i];
     size_t back = (size_t)(p->pc - all[i]);
-    covers[i] =
-        x86_insn_writes(code + X86_MAX_INSN_LEN - back, back, &r, p->addr, (uint64_t)p->len);
+    const uint8_t *at = code + X86_MAX_INSN_LEN - back;
+    covers[i] = write ? x86_insn_writes(at, back, &r, p->addr, (uint64_t)p->len)
+                      : x86_insn_touches(at, back, &r, p->addr, (uint64_t)p->len,
+                                         p->type == 3 ? X86_TOUCH_READ : X86_TOUCH_ANY) != 0;
   }
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < n && k < max; i++)

@@ -70,7 +70,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
         reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
-        watch_libc)
+        watch_libc watch_read)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -111,6 +111,9 @@ deja_gdb_test(watch_middle_break watch_middle)
 # a struct member written by libc's memset and memcpy (vector stores), forwards and
 # backwards
 deja_gdb_test(watch_libc watch_libc)
+# read watchpoints stop at reads only, access ones at both, forwards and backwards
+# (the debug registers trap writes as reads: only page protection tells them apart)
+deja_gdb_test(watch_read watch_read REQUIRES page-watchpoints)
 deja_gdb_program(watch_middle_threads)
 target_link_libraries(gdb_program_watch_middle_threads PRIVATE pthread)
 deja_gdb_test(watch_middle_threads watch_middle_threads REPEAT 2)

@@ -1,7 +1,7 @@
-/* Unit tests for which instructions write memory (src/arch/x86_decoder.c's
- * x86_mem_written, used by x86_insn_touches, x86_insn_writes and x86_writers_ending_at):
- * capstone 4 says that vector moves to memory (libc's memset and memcpy), x87 and MXCSR
- * stores, cmpxchg and movbe only read it. */
+/* Unit tests for which instructions write or read memory (src/arch/x86_decoder.c's
+ * x86_mem_written and x86_mem_read, used by x86_insn_touches, x86_insn_writes and
+ * x86_writers_ending_at): capstone 4 says that vector moves to memory (libc's memset and
+ * memcpy), x87 and MXCSR stores, cmpxchg and movbe only read it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -52,7 +52,11 @@ static void test_stores_write(void **state) {
     const struct store *s = &stores[i];
     struct user_regs_struct r = regs_at(0x1000);
     print_message("%s\n", s->what);
-    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, true), 1);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_WRITE), 1);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_ANY), 1);
+    /* a store reads nothing (cmpxchg compares first) */
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_READ),
+                     !strncmp(s->what, "cmpxchg", 7));
     assert_true(x86_insn_writes(s->code, s->len, &r, s->at, 1));
     /* the instruction ending at the pc after it is a possible writer */
     uint8_t code[X86_MAX_INSN_LEN] = {0};
@@ -74,13 +78,15 @@ static void test_reads_do_not_write(void **state) {
       {"bt %eax,(%rdi)", {0x0f, 0xa3, 0x07}, 3, RDI},
       {"vmovdqu64 (%rdi),%zmm16", {0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x07}, 6, RDI},
       {"movups (%rdi),%xmm0", {0x0f, 0x10, 0x07}, 3, RDI},
+      {"mov (%rdi),%eax", {0x8b, 0x07}, 2, RDI},
   };
   for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
     const struct store *s = &reads[i];
     struct user_regs_struct r = regs_at(0x1000);
     print_message("%s\n", s->what);
-    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, true), 0);
-    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, false), 1);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_WRITE), 0);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_READ), 1);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_ANY), 1);
     assert_false(x86_insn_writes(s->code, s->len, &r, s->at, 1));
   }
 }
