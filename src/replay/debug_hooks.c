@@ -469,6 +469,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   if (x->rec_pid != d->pid || d->blind)
     return HOOK_NONE;
   d->arrived_tid = 0; /* until this stop is found to be an arrival */
+  d->wps_fired = 0;
   bool inserted_at_pc = false;
   uint64_t pc = 0;
   if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
@@ -502,6 +503,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
   unsigned long dr6 = debug_regs_take_dr6(&d->regs, x->t.tid);
   int slot = target_slot(d), n = watch_slots(d);
+  d->wps_fired = (unsigned)(dr6 & ((1ul << d->nwps) - 1));
   unsigned long hw_bits = 0; /* the guarded breakpoints' slots */
   for (int i = 0; i < d->nhw; i++)
     hw_bits |= d->hw_slot[i] >= 0 ? 1ul << d->hw_slot[i] : 0;

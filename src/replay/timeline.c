@@ -125,7 +125,7 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
   for (int i = 0; i < d->nbps; i++)
     on_counted |= !tl_knows(tl, false, d->bps[i]);
   for (int i = 0; i < d->nwps; i++)
-    on_counted |= !tl_knows(tl, true, d->wps[i].addr);
+    on_counted |= !tl_knows(tl, true, tl_wkey_of(&d->wps[i]));
   if (on_counted || !tl_inside_wanted(tl))
     return;
   struct tl_count c[TL_MAX_COUNTS];
@@ -134,13 +134,16 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
     put_count(c, &n, false, tid, d->bps[i],
               d->count_hits ? d->hits[i] : tl_stretch_count(tl, end, false, tid, d->bps[i]));
   for (int i = 0; i < d->nwps; i++)
-    put_count(c, &n, true, tid, d->wps[i].addr,
-              tl_stretch_count(tl, end, true, tid, d->wps[i].addr));
+    put_count(c, &n, true, tid, tl_wkey_of(&d->wps[i]),
+              tl_stretch_count(tl, end, true, tid, tl_wkey_of(&d->wps[i])));
   /* the target's arrivals at a breakpoint counted with the others are in hits[]; a
    * target counted from a checkpoint has no count in the stretch */
   if (target && !tl->target_based &&
       !(d->count_hits && !d->target.watch && tl_user_breakpoint(d, d->target.addr)))
-    put_count(c, &n, d->target.watch, tid, d->target.addr, d->target.count);
+    put_count(c, &n, d->target.watch, tid,
+              d->target.watch ? tl_wkey(d->target.addr, d->target.type, d->target.len)
+                              : d->target.addr,
+              d->target.count);
   if (target && d->target.probe && probe_known)
     put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
   struct tl_pos pos = {
@@ -189,6 +192,15 @@ int tl_likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, in
   return k;
 }
 
+/* The user's watchpoints the trap of stop RES triggered besides the one it names (KEY;
+ * 0: the target's): their hits are counted too. */
+static void count_also_fired(struct timeline *tl, const struct replay_result *res, uint64_t key) {
+  const struct replay_debug *d = tl->d;
+  for (int i = 0; i < d->nwps; i++)
+    if ((d->wps_fired >> i & 1) && tl_wkey_of(&d->wps[i]) != key)
+      count_hit(tl, res->event, true, res->stop.rec_tid, tl_wkey_of(&d->wps[i]));
+}
+
 /* The position of a breakpoint or watchpoint stop in a run (counted). */
 struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res) {
   const struct replay_stop *st = &res->stop;
@@ -200,7 +212,9 @@ struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res) {
                      .type = st->watch_type};
   if (watch)
     p.len = watch_len(tl->d, st->addr, st->watch_type);
-  p.n = count_hit(tl, res->event, watch, st->rec_tid, st->addr);
+  p.n = count_hit(tl, res->event, watch, st->rec_tid, tl_pos_key(&p));
+  if (watch)
+    count_also_fired(tl, res, tl_pos_key(&p));
   struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
   if (x && task_get_regs(&x->t) == 0) {
     p.pc = x->t.regs.rip;
@@ -233,7 +247,11 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
   switch (res->what) {
   case REPLAY_STOP:
     if ((res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) &&
-        !tl_knows(tl, res->stop.kind == RSTOP_WATCHPOINT, res->stop.addr)) {
+        !tl_knows(tl, res->stop.kind == RSTOP_WATCHPOINT,
+                  res->stop.kind == RSTOP_WATCHPOINT
+                      ? tl_wkey(res->stop.addr, res->stop.watch_type,
+                                watch_len(tl->d, res->stop.addr, res->stop.watch_type))
+                      : res->stop.addr)) {
       /* its hits before the run were not counted (tl_count_set could not): a count
        * would name another hit; the start of the stretch is the closest position known */
       if (tl_debug())
@@ -391,7 +409,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     d->target.count = 0; /* P's arrivals are counted from FROM (its base) on */
   } else if (from) {
     /* the counts up to FROM: the ones it has (inside_usable checked the target's) */
-    tl_fork_count(from, d->target.watch, p->tid, p->addr, &d->target.count);
+    tl_fork_count(from, d->target.watch, p->tid, tl_pos_key(p), &d->target.count);
     probe_known = !d->target.probe ||
                   tl_fork_count(from, false, p->tid, d->target.probe, &d->target.probe_count);
     if (!probe_known)
@@ -419,6 +437,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     replay_step(tl->s, &res);
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
       tl_mark_hit(tl, p->event);
+      if (p->kind == TL_TRIGGER) /* (P's own count is set below) */
+        count_also_fired(tl, &res, 0);
       break;
     }
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
@@ -460,13 +480,13 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
   if (rc == 0 && d->target.missed)
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
-    set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
+    set_count(tl, p->event + 1, true, p->tid, tl_pos_key(p), p->n - 1);
     if (d->target.early && d->target.exec_last >= 0 && /* (-1: inside a rep instruction) */
         (!from || tl_user_breakpoint(d, p->writers[d->target.exec_last])))
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
-    set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, base_count + p->n);
+    set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, tl_pos_key(p), base_count + p->n);
     if (d->target.probe)
       set_count(tl, p->event + 1, false, p->tid, d->target.probe, d->target.probe_count);
   }
@@ -928,7 +948,7 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
     return 0;
   struct tl_fork *f = p->base ? tl_fork_made(tl, p->base) : tl_best_inside(tl, &at);
   uint64_t c = 0;
-  if (!f || (!p->base && !tl_fork_count(f, watch, p->tid, p->addr, &c)) ||
+  if (!f || (!p->base && !tl_fork_count(f, watch, p->tid, tl_pos_key(p), &c)) ||
       p->n - c > TL_NEAR_COUNTED)
     return 0; /* P's arrivals since it: its predecessor's at least as many, in a loop */
   /* the debug registers: the watchpoints and the target's (an arrival's counter) */
@@ -1405,7 +1425,7 @@ static bool knows_all_set(const struct timeline *tl) {
     if (!tl_knows(tl, false, d->bps[i]))
       return false;
   for (int i = 0; i < d->nwps; i++)
-    if (!tl_knows(tl, true, d->wps[i].addr))
+    if (!tl_knows(tl, true, tl_wkey_of(&d->wps[i])))
       return false;
   return true;
 }
@@ -1434,7 +1454,7 @@ void tl_count_set(struct timeline *tl, uint64_t stepped_over) {
   if (p.base) {
     const struct tl_fork *b = tl_fork_made(tl, p.base);
     uint64_t before = 0;
-    if (!b || !tl_fork_count(b, p.kind != TL_ARRIVAL, p.tid, p.addr, &before))
+    if (!b || !tl_fork_count(b, p.kind != TL_ARRIVAL, p.tid, tl_pos_key(&p), &before))
       return;
     p.base = 0;
     p.n += before;

@@ -109,14 +109,14 @@ static bool inside_usable(const struct timeline *tl, const struct tl_fork *f,
       (p->kind != TL_ARRIVAL && p->kind != TL_TRIGGER && p->kind != TL_BEFORE))
     return false;
   uint64_t n;
-  if (!tl_fork_count(f, p->kind != TL_ARRIVAL, p->tid, p->addr, &n) || n >= p->n)
+  if (!tl_fork_count(f, p->kind != TL_ARRIVAL, p->tid, tl_pos_key(p), &n) || n >= p->n)
     return false;
   const struct replay_debug *d = tl->d;
   for (int i = 0; i < d->nbps; i++)
     if (!tl_fork_count(f, false, p->tid, d->bps[i], &n))
       return false;
   for (int i = 0; i < d->nwps; i++)
-    if (!tl_fork_count(f, true, p->tid, d->wps[i].addr, &n))
+    if (!tl_fork_count(f, true, p->tid, tl_wkey_of(&d->wps[i]), &n))
       return false;
   return true;
 }
@@ -128,7 +128,7 @@ static bool fork_knows_set(const struct timeline *tl, const struct tl_fork *f) {
   int set = d->nbps + d->nwps;
   for (int i = 0; i < set; i++) {
     bool watch = i >= d->nbps, found = false;
-    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
     for (int j = 0; j < f->nknown && !found; j++)
       found = f->known[j].watch == watch && f->known[j].addr == addr;
     if (!found)
@@ -499,7 +499,7 @@ void tl_know_all(struct timeline *tl) {
   for (int i = 0; i < d->nbps; i++)
     tl->known[tl->nknown++] = (struct tl_key){false, d->bps[i]};
   for (int i = 0; i < d->nwps; i++)
-    tl->known[tl->nknown++] = (struct tl_key){true, d->wps[i].addr};
+    tl->known[tl->nknown++] = (struct tl_key){true, tl_wkey_of(&d->wps[i])};
 }
 
 void tl_know_only_set(struct timeline *tl) {
@@ -510,7 +510,7 @@ void tl_know_only_set(struct timeline *tl) {
     for (int j = 0; j < d->nbps && !tl->known[i].watch && !set; j++)
       set = d->bps[j] == tl->known[i].addr;
     for (int j = 0; j < d->nwps && tl->known[i].watch && !set; j++)
-      set = d->wps[j].addr == tl->known[i].addr;
+      set = tl_wkey_of(&d->wps[j]) == tl->known[i].addr;
     if (set)
       tl->known[k++] = tl->known[i];
   }

@@ -18,6 +18,22 @@
 #define TL_SLICE_NS 5000000
 #define TL_MAX_INSIDE 10 /* checkpoints inside stretches kept (besides TL_MAX_FORKS) */
 
+/* What a watchpoint's hits are counted and known under (struct tl_count, tl_key): its
+ * address with its type and length in the top byte (above any user address), so that an
+ * rwatch's reads are not taken for the hits of a `watch` or `awatch` gdb sets on the same
+ * bytes later. */
+static inline uint64_t tl_wkey(uint64_t addr, int type, int len) {
+  return addr | (uint64_t)(type & 0xf) << 56 | (uint64_t)(len & 0xf) << 60;
+}
+static inline uint64_t tl_wkey_of(const struct debug_watch *w) {
+  return tl_wkey(w->addr, w->type, w->len);
+}
+/* P's key: a watchpoint's (a trigger or the instruction before one), else its address. */
+static inline uint64_t tl_pos_key(const struct tl_pos *p) {
+  return p->kind == TL_TRIGGER || p->kind == TL_BEFORE ? tl_wkey(p->addr, p->type, p->len)
+                                                       : p->addr;
+}
+
 /* DEJA_TL_DEBUG is set: the timeline says what it searches and goes to. */
 bool tl_debug(void);
 /* A line of DEJA_TL_DEBUG's: straight to deja's stderr (not to gdb's console, which

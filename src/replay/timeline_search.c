@@ -214,7 +214,7 @@ static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct 
   uint64_t n = 0;
   for (int i = 0; i < d->nbps + d->nwps; i++) {
     bool watch = i >= d->nbps;
-    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
     if (!tl_knows(tl, watch, addr))
       return -1;
     uint64_t c = tl_stretch_count(tl, p->event + 1, watch, p->tid, addr);
@@ -269,7 +269,7 @@ static int last_hit_based(struct timeline *tl, const struct tl_pos *p, struct tl
   int with = 0;
   for (int i = 0; b && i < d->nbps + d->nwps; i++) {
     bool watch = i >= d->nbps;
-    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i], n = 0;
+    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i], n = 0;
     if (!tl_fork_count(b, watch, p->tid, addr, &n) || !n)
       continue;
     with++;
@@ -299,7 +299,7 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, struct tl_las
     bool all = true;
     for (int i = 0; i < d->nbps + d->nwps && all; i++) {
       bool watch = i >= d->nbps;
-      uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i], n = 0;
+      uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i], n = 0;
       all = !tl_fork_count(b, watch, p->tid, addr, &n) ||
             tl_stretch_count(tl, p->event + 1, watch, p->tid, addr) >= n;
     }

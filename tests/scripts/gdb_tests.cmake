@@ -114,6 +114,10 @@ deja_gdb_test(watch_libc watch_libc)
 # read watchpoints stop at reads only, access ones at both, forwards and backwards
 # (the debug registers trap writes as reads: only page protection tells them apart)
 deja_gdb_test(watch_read watch_read REQUIRES page-watchpoints)
+# an rwatch replaced by an awatch on the same bytes, and a watch and an awatch on the same
+# bytes: each counts its own hits
+deja_gdb_test(watch_switch watch_read REQUIRES page-watchpoints)
+deja_gdb_test(watch_both watch_read)
 deja_gdb_program(watch_middle_threads)
 target_link_libraries(gdb_program_watch_middle_threads PRIVATE pthread)
 deja_gdb_test(watch_middle_threads watch_middle_threads REPEAT 2)
