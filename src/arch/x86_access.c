@@ -32,7 +32,7 @@ static bool stack_slot(csh h, const cs_insn *insn, const struct user_regs_struct
 }
 
 int x86_insn_touches(const uint8_t *code, size_t len, const struct user_regs_struct *r,
-                     uint64_t addr, uint64_t size, bool writes) {
+                     uint64_t addr, uint64_t size, enum x86_touch how) {
   csh h = x86_decoder();
   cs_insn *insn = x86_decode_one(code, len, r->rip);
   if (!insn)
@@ -44,13 +44,15 @@ int x86_insn_touches(const uint8_t *code, size_t len, const struct user_regs_str
   bool touches = insn->id != X86_INS_LEA && insn->id != X86_INS_NOP;
   for (int i = 0; i < x->op_count && touches && !hit; i++) {
     const cs_x86_op *op = &x->operands[i];
-    if (op->type != X86_OP_MEM || (writes && !(op->access & CS_AC_WRITE)))
+    if (op->type != X86_OP_MEM || (how == X86_TOUCH_WRITE && !x86_mem_written(insn, i)) ||
+        (how == X86_TOUCH_READ && !x86_mem_read(insn, i)))
       continue;
     hit = overlaps(x86_mem_address(op, r, next), op->size ? op->size : 8, addr, size);
   }
   uint64_t at;
   bool written;
-  if (!hit && stack_slot(h, insn, r, &at, &written) && (written || !writes))
+  if (!hit && stack_slot(h, insn, r, &at, &written) &&
+      (written ? how != X86_TOUCH_READ : how != X86_TOUCH_WRITE))
     hit = overlaps(at, 8, addr, size);
   x86_cs.free(insn, 1);
   return hit;

@@ -9,12 +9,16 @@
 #include <stdint.h>
 #include <sys/user.h>
 
+/* Which accesses x86_insn_touches looks at. */
+enum x86_touch { X86_TOUCH_ANY, X86_TOUCH_WRITE, X86_TOUCH_READ };
+
 /* Whether the instruction whose bytes are CODE (LEN readable), at R's rip, about to run
- * with registers R, writes (WRITES) or reads or writes memory overlapping [ADDR, ADDR +
- * SIZE): its memory operands (a string instruction's next iteration), and the stack slot
- * a push, call, pop, ret or leave uses. -1 when it does not decode. */
+ * with registers R, reads or writes (HOW: either, or only writes, or only reads) memory
+ * overlapping [ADDR, ADDR + SIZE): its memory operands (a string instruction's next
+ * iteration), and the stack slot a push, call, pop, ret or leave uses. -1 when it does
+ * not decode. */
 int x86_insn_touches(const uint8_t *code, size_t len, const struct user_regs_struct *r,
-                     uint64_t addr, uint64_t size, bool writes);
+                     uint64_t addr, uint64_t size, enum x86_touch how);
 
 /* A plain `mov' between memory and a general register or an immediate, which deja can
  * make itself (page_watch.c: a store next to watched bytes costs one stop instead of a

@@ -94,3 +94,47 @@ uint64_t x86_mem_address(const cs_x86_op *op, const struct user_regs_struct *r, 
     ea += r->gs_base;
   return ea;
 }
+
+bool x86_mem_written(const cs_insn *insn, int i) {
+  const cs_x86 *x = &insn->detail->x86;
+  if (i < 0 || i >= x->op_count || x->operands[i].type != X86_OP_MEM)
+    return false;
+  if (x->operands[i].access & CS_AC_WRITE)
+    return true;
+  if (i != 0)
+    return false;
+  switch (insn->id) {
+  case X86_INS_CMP:
+  case X86_INS_TEST:
+  case X86_INS_BT:
+  case X86_INS_PUSH:
+  case X86_INS_CMPSB:
+  case X86_INS_CMPSW:
+  case X86_INS_CMPSD:
+  case X86_INS_CMPSQ: return false; /* only read */
+  case X86_INS_FST:
+  case X86_INS_FSTP:
+  case X86_INS_FIST:
+  case X86_INS_FISTP:
+  case X86_INS_FISTTP:
+  case X86_INS_FNSTCW:
+  case X86_INS_FNSTENV:
+  case X86_INS_FNSAVE:
+  case X86_INS_STMXCSR:
+  case X86_INS_VSTMXCSR: return true;
+  default: return x->op_count >= 2;
+  }
+}
+
+bool x86_mem_read(const cs_insn *insn, int i) {
+  const cs_x86 *x = &insn->detail->x86;
+  if (i < 0 || i >= x->op_count || x->operands[i].type != X86_OP_MEM)
+    return false;
+  uint8_t access = x->operands[i].access;
+  if (!(access & (CS_AC_READ | CS_AC_WRITE)))
+    return true; /* not known: it may */
+  if (!(access & CS_AC_READ))
+    return false;
+  /* a store capstone says only reads (x86_mem_written) reads nothing, but cmpxchg */
+  return (access & CS_AC_WRITE) || !x86_mem_written(insn, i) || insn->id == X86_INS_CMPXCHG;
+}

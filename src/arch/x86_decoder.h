@@ -27,6 +27,17 @@ csh x86_decoder(void);
  * when none decodes (or no decoder). Free it with x86_cs.free(insn, 1). */
 cs_insn *x86_decode_one(const uint8_t *code, size_t len, uint64_t addr);
 
+/* Whether operand I of INSN is memory the instruction writes. Capstone's access flags
+ * are not enough: capstone 4 says that most vector stores (movups, vmovdqu, vmovdqu64:
+ * libc's memset and memcpy), x87 and MXCSR stores, cmpxchg and movbe only read their
+ * destination. A memory destination (the first operand, capstone's Intel order) of an
+ * instruction with two or more operands is written, but for cmp, test, bt and cmps; and
+ * so is the one operand of the x87/MXCSR stores. */
+bool x86_mem_written(const cs_insn *insn, int i);
+/* Whether operand I of INSN is memory the instruction reads: capstone's read flag, but
+ * for the stores above that capstone says only read (cmpxchg reads and writes). */
+bool x86_mem_read(const cs_insn *insn, int i);
+
 /* The address memory operand OP of an instruction ending at NEXT_RIP names with
  * registers R (FS_BASE/GS_BASE from R for a segment override). */
 struct user_regs_struct;

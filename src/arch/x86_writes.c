@@ -30,13 +30,24 @@ static bool string_store(const cs_insn *insn) {
 static bool writes_memory(csh h, const cs_insn *insn) {
   const cs_x86 *x = &insn->detail->x86;
   for (int i = 0; i < x->op_count; i++)
-    if (x->operands[i].type == X86_OP_MEM && (x->operands[i].access & CS_AC_WRITE))
+    if (x86_mem_written(insn, i))
       return true;
   return pushes(h, insn) || string_store(insn);
 }
 
-int x86_writers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, uint64_t *out,
-                          int max) {
+/* Whether INSN reads or writes memory at all (a memory operand that is not lea's or a
+ * nop's, or an implicit stack or string access). */
+static bool touches_memory(csh h, const cs_insn *insn) {
+  const cs_x86 *x = &insn->detail->x86;
+  for (int i = 0; i < x->op_count && insn->id != X86_INS_LEA && insn->id != X86_INS_NOP; i++)
+    if (x->operands[i].type == X86_OP_MEM)
+      return true;
+  return pushes(h, insn) || x86_cs.insn_group(h, insn, X86_GRP_RET) || insn->id == X86_INS_POP ||
+         insn->id == X86_INS_POPFQ || insn->id == X86_INS_LEAVE;
+}
+
+static int ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, uint64_t *out, int max,
+                     bool (*does)(csh h, const cs_insn *insn)) {
   csh h = x86_decoder();
   int n = 0;
   if (!h)
@@ -44,12 +55,22 @@ int x86_writers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, ui
   for (int back = 1; back <= X86_MAX_INSN_LEN && n < max; back++) {
     const uint8_t *p = code + X86_MAX_INSN_LEN - back;
     cs_insn *insn = x86_decode_one(p, (size_t)back, end - (uint64_t)back);
-    if (insn && insn->size == (uint16_t)back && writes_memory(h, insn))
+    if (insn && insn->size == (uint16_t)back && does(h, insn))
       out[n++] = end - (uint64_t)back;
     if (insn)
       x86_cs.free(insn, 1);
   }
   return n;
+}
+
+int x86_writers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, uint64_t *out,
+                          int max) {
+  return ending_at(code, end, out, max, writes_memory);
+}
+
+int x86_touchers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, uint64_t *out,
+                           int max) {
+  return ending_at(code, end, out, max, touches_memory);
 }
 
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen) {
@@ -67,7 +88,7 @@ bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_str
   bool hit = false;
   for (int i = 0; i < x->op_count && !hit; i++) {
     const cs_x86_op *op = &x->operands[i];
-    if (op->type != X86_OP_MEM || !(op->access & CS_AC_WRITE))
+    if (!x86_mem_written(insn, i))
       continue;
     uint64_t ea = x86_mem_address(op, r, next);
     hit = overlaps(ea, op->size ? op->size : 8, addr, size);

@@ -16,6 +16,10 @@
  * MAX of them into OUT, nearest to END first; returns how many. */
 int x86_writers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, uint64_t *out,
                           int max);
+/* The same for instructions that read or write memory (a read or access watchpoint's
+ * trigger: what may have made it). */
+int x86_touchers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, uint64_t *out,
+                           int max);
 /* True when the instruction whose bytes are CODE (LEN readable), at R's rip, writes
  * memory overlapping [ADDR, ADDR + SIZE). FS_BASE/GS_BASE come from R. */
 bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_struct *r,

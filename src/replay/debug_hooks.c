@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch/x86_access.h"
 #include "arch/x86_rep.h"
 #include "arch/x86_writes.h"
 #include "common/log.h"
@@ -189,16 +190,19 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
       dr7 |= 1ul << (2 * (n + j));
       d->dr_used = n + j + 1;
     }
+  unsigned reads = 0;
   for (int i = 0; i < n; i++) {
     static const unsigned len_bits[9] = {0, 0, 1, 0, 3, 0, 0, 0, 2};
     struct debug_watch w =
         i < d->nwps ? d->wps[i]
                     : (struct debug_watch){d->target.addr, d->target.len, d->target.type};
-    unsigned rw = w.type == 2 ? 1 : 3; /* x86 has no read-only watchpoints */
+    unsigned rw = w.type == 2 ? 1 : 3;  /* x86 has no read-only watchpoints */
+    reads |= w.type == 3 ? 1u << i : 0; /* (page protection can tell reads) */
     debug_regs_set(&d->regs, x->t.tid, i, w.addr);
     dr7 |= (1ul << (2 * i)) | ((unsigned long)rw << (16 + 4 * i)) |
            ((unsigned long)len_bits[w.len] << (18 + 4 * i));
   }
+  debug_regs_reads_only(&d->regs, reads);
   debug_regs_set(&d->regs, x->t.tid, 7, dr7);
   d->dr7 = dr7;
 }
@@ -372,10 +376,14 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
   return d->resume_req;
 }
 
-/* The instruction X is about to execute writes the target's watched memory. */
+/* The instruction X is about to execute writes the target's watched memory (reads it, or
+ * either, for a read or access watchpoint). */
 static bool writes_target(const struct replay_debug *d, struct rptask *x) {
   uint8_t code[X86_MAX_INSN_LEN];
   size_t len = task_read_code(&x->t, x->t.regs.rip, code, sizeof code);
+  if (d->target.type == 3 || d->target.type == 4)
+    return x86_insn_touches(code, len, &x->t.regs, d->target.addr, (uint64_t)d->target.len,
+                            d->target.type == 3 ? X86_TOUCH_READ : X86_TOUCH_ANY) != 0;
   return x86_insn_writes(code, len, &x->t.regs, d->target.addr, (uint64_t)d->target.len);
 }
 
@@ -475,6 +483,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   if (x->rec_pid != d->pid || d->blind)
     return HOOK_NONE;
   d->arrived_tid = 0; /* until this stop is found to be an arrival */
+  d->wps_fired = 0;
   bool inserted_at_pc = false;
   uint64_t pc = 0;
   if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
@@ -508,6 +517,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
   unsigned long dr6 = debug_regs_take_dr6(&d->regs, x->t.tid);
   int slot = target_slot(d), n = watch_slots(d);
+  d->wps_fired = (unsigned)(dr6 & ((1ul << d->nwps) - 1));
   unsigned long hw_bits = 0; /* the guarded breakpoints' slots */
   for (int i = 0; i < d->nhw; i++)
     hw_bits |= d->hw_slot[i] >= 0 ? 1ul << d->hw_slot[i] : 0;

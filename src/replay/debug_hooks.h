@@ -78,6 +78,9 @@ struct replay_debug {
   int nbps;
   struct debug_watch wps[DEBUG_MAX_WPS];
   int nwps;
+  /* the user's watchpoints (bits: indexes in wps) the last trap triggered: one stop names
+   * one, but each of them had a hit (two on the same bytes; one with the target's) */
+  unsigned wps_fired;
   /* catch syscall: stop at the entry of these calls (any: all of them) */
   bool catch_syscalls, catch_any_syscall;
   bool catch_syscall[DEBUG_NSYSCALLS];

@@ -22,11 +22,14 @@ static void slots_from_dr7(struct debug_regs *r, unsigned long dr7) {
   for (int i = 0; i < PAGE_WATCH_SLOTS; i++) {
     unsigned rw = (dr7 >> (16 + 4 * i)) & 3, len = (dr7 >> (18 + 4 * i)) & 3;
     bool on = r->emulated && (dr7 >> (2 * i)) & 1 && (rw == 1 || rw == 3);
-    r->pw.slot[i] = (struct page_watch_slot){r->addr[i], len_of[len], rw == 1, on};
+    r->pw.slot[i] = (struct page_watch_slot){r->addr[i], len_of[len], rw == 1, on,
+                                             rw == 3 && (r->reads_only >> i & 1)};
     r->pw.exec[i] = r->addr[i];
     r->pw.exec_on[i] = r->emulated && (dr7 >> (2 * i)) & 1 && rw == 0;
   }
 }
+
+void debug_regs_reads_only(struct debug_regs *r, unsigned mask) { r->reads_only = mask; }
 
 int debug_regs_set(struct debug_regs *r, pid_t tid, int i, unsigned long v) {
   if (i < 4)

@@ -17,9 +17,13 @@ struct debug_regs {
   unsigned long dr6;    /* the emulated slots' bits since DR6 was last taken */
   uint64_t addr[4];     /* DR0-DR3 as last set */
   struct page_watch pw; /* the emulation's state */
+  unsigned reads_only;  /* emulated slots (bits) with RW 11 that trap reads only */
 };
 
 void debug_regs_init(struct debug_regs *r);
+/* The slots (bits of MASK) whose RW 11 in the next DR7 set means reads only when they are
+ * emulated (gdb's rwatch; the processor traps writes too). */
+void debug_regs_reads_only(struct debug_regs *r, unsigned mask);
 /* Sets debug register I (0-3, 7) of task TID to V; 0 or -1 (ptrace's answer). */
 int debug_regs_set(struct debug_regs *r, pid_t tid, int i, unsigned long v);
 /* DR6 of task TID since the last call (the emulated slots' bits with it), then cleared. */

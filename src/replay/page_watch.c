@@ -202,7 +202,10 @@ static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64
     const struct page_watch_slot *s = &w->slot[i];
     if (!s->on)
       continue;
-    int t = x86_insn_touches(code, len, &x->t.regs, s->addr, (uint64_t)s->len, s->writes_only);
+    enum x86_touch how = s->writes_only  ? X86_TOUCH_WRITE
+                         : s->reads_only ? X86_TOUCH_READ
+                                         : X86_TOUCH_ANY;
+    int t = x86_insn_touches(code, len, &x->t.regs, s->addr, (uint64_t)s->len, how);
     if (t < 0) /* not decoded: the faulting address tells */
       t = addr >= s->addr && addr < s->addr + (uint64_t)s->len;
     if (t)

@@ -21,12 +21,15 @@
 #define PAGE_WATCH_SLOTS 4
 #define PAGE_WATCH_PAGES 8
 
-/* A watched range: DR7's RW bits 01 (writes) or 11 (reads and writes). */
+/* A watched range: DR7's RW bits 01 (writes) or 11 (reads and writes; only reads when
+ * `reads_only': gdb's rwatch, which the emulation can tell from an access by decoding
+ * the instruction, unlike the processor). */
 struct page_watch_slot {
   uint64_t addr;
   int len;
   bool writes_only;
   bool on;
+  bool reads_only;
 };
 
 struct page_watch_page {

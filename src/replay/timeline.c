@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arch/x86_access.h"
 #include "arch/x86_preds.h"
 #include "arch/x86_writes.h"
 #include "common/log.h"
@@ -132,7 +133,7 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
   for (int i = 0; i < d->nbps; i++)
     on_counted |= !tl_knows(tl, false, d->bps[i]);
   for (int i = 0; i < d->nwps; i++)
-    on_counted |= !tl_knows(tl, true, d->wps[i].addr);
+    on_counted |= !tl_knows(tl, true, tl_wkey_of(&d->wps[i]));
   if (on_counted || !tl_inside_wanted(tl))
     return;
   struct tl_count c[TL_MAX_COUNTS];
@@ -141,13 +142,16 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
     put_count(c, &n, false, tid, d->bps[i],
               d->count_hits ? d->hits[i] : tl_stretch_count(tl, end, false, tid, d->bps[i]));
   for (int i = 0; i < d->nwps; i++)
-    put_count(c, &n, true, tid, d->wps[i].addr,
-              tl_stretch_count(tl, end, true, tid, d->wps[i].addr));
+    put_count(c, &n, true, tid, tl_wkey_of(&d->wps[i]),
+              tl_stretch_count(tl, end, true, tid, tl_wkey_of(&d->wps[i])));
   /* the target's arrivals at a breakpoint counted with the others are in hits[]; a
    * target counted from a checkpoint has no count in the stretch */
   if (target && !tl->target_based &&
       !(d->count_hits && !d->target.watch && tl_user_breakpoint(d, d->target.addr)))
-    put_count(c, &n, d->target.watch, tid, d->target.addr, d->target.count);
+    put_count(c, &n, d->target.watch, tid,
+              d->target.watch ? tl_wkey(d->target.addr, d->target.type, d->target.len)
+                              : d->target.addr,
+              d->target.count);
   if (target && d->target.probe && probe_known)
     put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
   struct tl_pos pos = {
@@ -169,26 +173,40 @@ static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
   return 1;
 }
 
-/* The instructions ending at trigger P's pc that write memory (CODE: the bytes before
- * it), at most MAX: first those whose operand, with the registers after the write (P's),
- * covers the watched bytes (the others: an instruction that moved its own address, or
- * a wrong decoding). */
+/* The instructions ending at trigger P's pc that write memory (that read or write it, for
+ * a read or access watchpoint) (CODE: the bytes before it), at most MAX: first those
+ * whose operand, with the registers after the write (P's), covers the watched bytes (the
+ * others: an instruction that moved its own address, or a wrong decoding). */
 int tl_likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max) {
   uint64_t all[X86_MAX_INSN_LEN];
-  int n = x86_writers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN), k = 0;
+  bool write = p->type == 2;
+  int n = write ? x86_writers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN)
+                : x86_touchers_ending_at(code, p->pc, all, X86_MAX_INSN_LEN),
+      k = 0;
   bool covers[X86_MAX_INSN_LEN];
   for (int i = 0; i < n; i++) {
     struct user_regs_struct r = p->regs;
     r.rip = all[i];
     size_t back = (size_t)(p->pc - all[i]);
-    covers[i] =
-        x86_insn_writes(code + X86_MAX_INSN_LEN - back, back, &r, p->addr, (uint64_t)p->len);
+    const uint8_t *at = code + X86_MAX_INSN_LEN - back;
+    covers[i] = write ? x86_insn_writes(at, back, &r, p->addr, (uint64_t)p->len)
+                      : x86_insn_touches(at, back, &r, p->addr, (uint64_t)p->len,
+                                         p->type == 3 ? X86_TOUCH_READ : X86_TOUCH_ANY) != 0;
   }
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < n && k < max; i++)
       if (covers[i] == (pass == 0))
         p->writers[k++] = all[i];
   return k;
+}
+
+/* The user's watchpoints the trap of stop RES triggered besides the one it names (KEY;
+ * 0: the target's): their hits are counted too. */
+static void count_also_fired(struct timeline *tl, const struct replay_result *res, uint64_t key) {
+  const struct replay_debug *d = tl->d;
+  for (int i = 0; i < d->nwps; i++)
+    if ((d->wps_fired >> i & 1) && tl_wkey_of(&d->wps[i]) != key)
+      count_hit(tl, res->event, true, res->stop.rec_tid, tl_wkey_of(&d->wps[i]));
 }
 
 /* The position of a breakpoint or watchpoint stop in a run (counted). */
@@ -202,7 +220,9 @@ struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res) {
                      .type = st->watch_type};
   if (watch)
     p.len = watch_len(tl->d, st->addr, st->watch_type);
-  p.n = count_hit(tl, res->event, watch, st->rec_tid, st->addr);
+  p.n = count_hit(tl, res->event, watch, st->rec_tid, tl_pos_key(&p));
+  if (watch)
+    count_also_fired(tl, res, tl_pos_key(&p));
   struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
   if (x && task_get_regs(&x->t) == 0) {
     p.pc = x->t.regs.rip;
@@ -234,7 +254,21 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
   struct tl_pos *c = &tl->cur;
   switch (res->what) {
   case REPLAY_STOP:
-    if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
+    if ((res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) &&
+        !tl_knows(tl, res->stop.kind == RSTOP_WATCHPOINT,
+                  res->stop.kind == RSTOP_WATCHPOINT
+                      ? tl_wkey(res->stop.addr, res->stop.watch_type,
+                                watch_len(tl->d, res->stop.addr, res->stop.watch_type))
+                      : res->stop.addr)) {
+      /* its hits before the run were not counted (tl_count_set could not): a count
+       * would name another hit; the start of the stretch is the closest position known */
+      if (tl_debug())
+        tl_say("a stop of a breakpoint or watchpoint whose hits in event %" PRIu64
+               "'s stretch are not all counted: the position is not known exactly",
+               res->event);
+      *c = (struct tl_pos){.event = res->event - 1, .kind = TL_BOUNDARY};
+      tl->cur_exact = false;
+    } else if (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT) {
       *c = tl_hit_pos(tl, res);
       /* gdb shows a breakpoint under a watchpoint's stop as hit too, and steps over it;
        * a search traps it there (debug_hooks.c): the same arrival */
@@ -383,7 +417,7 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     d->target.count = 0; /* P's arrivals are counted from FROM (its base) on */
   } else if (from) {
     /* the counts up to FROM: the ones it has (inside_usable checked the target's) */
-    tl_fork_count(from, d->target.watch, p->tid, p->addr, &d->target.count);
+    tl_fork_count(from, d->target.watch, p->tid, tl_pos_key(p), &d->target.count);
     probe_known = !d->target.probe ||
                   tl_fork_count(from, false, p->tid, d->target.probe, &d->target.probe_count);
     if (!probe_known)
@@ -417,6 +451,8 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
     replay_step(tl->s, &res);
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
       tl_mark_hit(tl, p->event);
+      if (p->kind == TL_TRIGGER) /* (P's own count is set below) */
+        count_also_fired(tl, &res, 0);
       break;
     }
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
@@ -460,13 +496,13 @@ static int run_to_target(struct timeline *tl, const struct tl_pos *p, const stru
   if (rc == 0 && d->target.missed)
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
-    set_count(tl, p->event + 1, true, p->tid, p->addr, p->n - 1);
+    set_count(tl, p->event + 1, true, p->tid, tl_pos_key(p), p->n - 1);
     if (d->target.early && d->target.exec_last >= 0 && /* (-1: inside a rep instruction) */
         (!from || tl_user_breakpoint(d, p->writers[d->target.exec_last])))
       set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
                 d->target.exec_count[d->target.exec_last]);
   } else if (rc == 0) {
-    set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, p->addr, base_count + p->n);
+    set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, tl_pos_key(p), base_count + p->n);
     if (d->target.probe)
       set_count(tl, p->event + 1, false, p->tid, d->target.probe, d->target.probe_count);
   }
@@ -949,7 +985,7 @@ static int go_before_inside(struct timeline *tl, const struct tl_pos *p,
   bool trapped = counts_trapped(tl);
   struct tl_fork *f = p->base ? tl_fork_made(tl, p->base) : tl_best_inside(tl, &at);
   uint64_t c = 0;
-  if (!f || (!p->base && !tl_fork_count(f, watch, p->tid, p->addr, &c)) ||
+  if (!f || (!p->base && !tl_fork_count(f, watch, p->tid, tl_pos_key(p), &c)) ||
       p->n - c > TL_NEAR_COUNTED)
     return 0; /* P's arrivals since it: its predecessor's at least as many, in a loop */
   /* the debug registers: the watchpoints and the target's (an arrival's counter) */
@@ -1424,6 +1460,74 @@ bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
     if (d->bps[i] == addr)
       return true;
   return false;
+}
+
+/* Whether every breakpoint and watchpoint set now has all its hits in the current stretch
+ * counted. */
+static bool knows_all_set(const struct timeline *tl) {
+  const struct replay_debug *d = tl->d;
+  for (int i = 0; i < d->nbps; i++)
+    if (!tl_knows(tl, false, d->bps[i]))
+      return false;
+  for (int i = 0; i < d->nwps; i++)
+    if (!tl_knows(tl, true, tl_wkey_of(&d->wps[i])))
+      return false;
+  return true;
+}
+
+/* A breakpoint or watchpoint gdb set at a stop in the middle of a stretch has none of its
+ * hits before that stop counted: the stops of the run that follows would number its hits
+ * from there, naming earlier ones of the stretch (a reverse-continue from its third
+ * trigger after the stop went to the stretch's third write). So before the run, the
+ * replay goes to the current position again from a checkpoint that counted every one
+ * set (the stretch's start, or a checkpoint inside it or at the position that did),
+ * counting them on the way. A position counted from a checkpoint inside the stretch
+ * (tl_pos.base) is named from the stretch's start first (the checkpoint's count). Where
+ * the position is not known exactly (an interrupt), the new one stays uncounted and
+ * timeline_note names its stops no better than an interrupt. */
+void tl_count_set(struct timeline *tl, uint64_t stepped_over) {
+  struct replay_debug *d = tl->d;
+  if (knows_all_set(tl))
+    return;
+  struct tl_pos p = tl->cur;
+  if (p.kind == TL_BOUNDARY && !p.steps && tl_at_boundary(tl, p.event)) {
+    tl_know_all(tl); /* nothing of the stretch ran yet */
+    return;
+  }
+  if (!tl->cur_exact)
+    return;
+  if (p.base) {
+    const struct tl_fork *b = tl_fork_made(tl, p.base);
+    uint64_t before = 0;
+    if (!b || !tl_fork_count(b, p.kind != TL_ARRIVAL, p.tid, tl_pos_key(&p), &before))
+      return;
+    p.base = 0;
+    p.n += before;
+  }
+  if (tl_debug())
+    tl_say("a breakpoint or watchpoint set in the middle of event %" PRIu64
+           "'s stretch: its hits before the current position are counted",
+           p.event + 1);
+  bool stepping = d->stepping;
+  pid_t step_tid = d->step_tid;
+  char err[256];
+  /* counted on the way as the others (it stays known: know_stepped_over) */
+  bool put_back = stepped_over && debug_set_break(d, 0, stepped_over, 1, true) == 0;
+  tl->recounting = true;
+  int rc = tl_go_to(tl, &p, err, sizeof err);
+  tl->recounting = false;
+  if (put_back)
+    debug_set_break(d, 0, stepped_over, 1, false);
+  if (rc < 0) {
+    deja_msg("counting the hits of a new breakpoint or watchpoint before the current "
+             "position failed (%s); its stops in this stretch may be named wrong",
+             err);
+    struct tl_pos back = tl->cur;
+    if (tl_go_to(tl, &back, err, sizeof err) < 0)
+      deja_msg("going back to the current position failed too (%s)", err);
+  }
+  d->stepping = stepping;
+  d->step_tid = step_tid;
 }
 
 int timeline_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {

@@ -143,6 +143,9 @@ struct timeline {
    * a checkpoint inside it records only those */
   struct tl_key known[DEBUG_MAX_BPS + DEBUG_MAX_WPS];
   int nknown;
+  /* a move that counts every breakpoint and watchpoint set (tl_count_set): it starts
+   * from a checkpoint that counted them all */
+  bool recounting;
   uint64_t clock_event; /* the stretch after this boundary began clock_t0 ns (of replay) */
   int64_t clock_t0;
   uint64_t max_steps;        /* single steps a search for the instruction before a stop may make */

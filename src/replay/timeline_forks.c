@@ -20,6 +20,8 @@ int64_t tl_now_ns(void) {
 
 /* Starts the replay again (without the program's output); the debugger's hooks stay. */
 int tl_restart(struct timeline *tl, char *err, size_t errlen) {
+  if (tl_debug())
+    tl_say("from the start of the replay");
   replay_close(tl->s);
   if (replay_open(tl->s, &tl->quiet, &tl->d->hooks) != 0)
     return seterr(err, errlen, "cannot start the replay again");
@@ -107,21 +109,38 @@ static bool inside_usable(const struct timeline *tl, const struct tl_fork *f,
       (p->kind != TL_ARRIVAL && p->kind != TL_TRIGGER && p->kind != TL_BEFORE))
     return false;
   uint64_t n;
-  if (!tl_fork_count(f, p->kind != TL_ARRIVAL, p->tid, p->addr, &n) || n >= p->n)
+  if (!tl_fork_count(f, p->kind != TL_ARRIVAL, p->tid, tl_pos_key(p), &n) || n >= p->n)
     return false;
   const struct replay_debug *d = tl->d;
   for (int i = 0; i < d->nbps; i++)
     if (!tl_fork_count(f, false, p->tid, d->bps[i], &n))
       return false;
   for (int i = 0; i < d->nwps; i++)
-    if (!tl_fork_count(f, true, p->tid, d->wps[i].addr, &n))
+    if (!tl_fork_count(f, true, p->tid, tl_wkey_of(&d->wps[i]), &n))
       return false;
+  return true;
+}
+
+/* Whether every breakpoint and watchpoint set now had its hits counted when F was taken
+ * (at a stop: those set since the stretch began, in that replay). */
+static bool fork_knows_set(const struct timeline *tl, const struct tl_fork *f) {
+  const struct replay_debug *d = tl->d;
+  int set = d->nbps + d->nwps;
+  for (int i = 0; i < set; i++) {
+    bool watch = i >= d->nbps, found = false;
+    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
+    for (int j = 0; j < f->nknown && !found; j++)
+      found = f->known[j].watch == watch && f->known[j].addr == addr;
+    if (!found)
+      return false;
+  }
   return true;
 }
 
 /* Whether going to P can start from fork F: F is the start of P's stretch or of an
  * earlier one, or inside P's stretch before P, or P is F's place and F's single steps
- * are the first of P's. */
+ * are the first of P's (when the move counts every breakpoint and watchpoint set, F
+ * counted them). */
 static bool fork_usable(const struct timeline *tl, const struct tl_fork *f,
                         const struct tl_pos *p) {
   if (f->pos.kind == TL_BOUNDARY && !f->pos.steps && f->pos.event <= p->event)
@@ -129,7 +148,8 @@ static bool fork_usable(const struct timeline *tl, const struct tl_fork *f,
   if (f->pos.kind == TL_INSIDE)
     return inside_usable(tl, f, p);
   return tl_same_spot(&f->pos, p) && f->pos.steps <= p->steps &&
-         (!f->pos.steps || f->pos.step_tid == p->step_tid);
+         (!f->pos.steps || f->pos.step_tid == p->step_tid) &&
+         (!tl->recounting || fork_knows_set(tl, f));
 }
 
 /* Whether fork A is later in the replay than fork B (both usable for one position). */
@@ -401,6 +421,24 @@ bool tl_inside_wanted(struct timeline *tl) {
   return true;
 }
 
+/* tl_know_only_set before a run of gdb's, except for the breakpoint gdb took out only to
+ * step the task off it (a single step from a stop there: its arrival was counted, and
+ * the step executes that instruction, no new arrival), which it puts back after the
+ * step: otherwise each `continue` from a breakpoint in the middle of a stretch would
+ * leave it uncounted there (and tl_count_set would replay the stretch again). Returns
+ * its address, or 0. */
+static uint64_t know_stepped_over(struct timeline *tl) {
+  const struct replay_debug *d = tl->d;
+  struct rptask *x = d->stepping ? engine_task(&tl->s->e, d->step_tid) : NULL;
+  uint64_t pc = x && task_get_regs(&x->t) == 0 ? x->t.regs.rip : 0;
+  bool keep = pc && tl_knows(tl, false, pc) && !tl_user_breakpoint(d, pc);
+  tl_know_only_set(tl);
+  if (!keep || tl->nknown == (int)(sizeof tl->known / sizeof *tl->known))
+    return 0;
+  tl->known[tl->nknown++] = (struct tl_key){false, pc};
+  return pc;
+}
+
 void timeline_resumed(struct timeline *tl) {
   tl->tick_ns = tl_now_ns();
   /* the stretch the run starts in: where the replay is (its clock goes on when it is
@@ -409,7 +447,7 @@ void timeline_resumed(struct timeline *tl) {
   uint64_t start = p->stage == STAGE_DONE ? p->event : p->event - 1;
   if (tl->clock_event != start)
     tl_clock_start(tl, start, 0);
-  tl_know_only_set(tl);
+  tl_count_set(tl, know_stepped_over(tl));
   tl_slice_on(tl);
 }
 
@@ -443,6 +481,13 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   } else {
     tl->nknown = f->nknown;
     memcpy(tl->known, f->known, (size_t)f->nknown * sizeof *f->known);
+    /* a checkpoint inside a stretch counted all the hits of every one it has a count
+     * of (it is not taken while one set is not; a move's target is counted from the
+     * stretch's start): those counts are complete, even for one not set then */
+    for (int i = 0; f->pos.kind == TL_INSIDE && i < f->ncounts; i++)
+      if (f->counts[i].tid == f->pos.tid && !tl_knows(tl, f->counts[i].watch, f->counts[i].addr) &&
+          tl->nknown < (int)(sizeof tl->known / sizeof *tl->known))
+        tl->known[tl->nknown++] = (struct tl_key){f->counts[i].watch, f->counts[i].addr};
     tl_know_only_set(tl);
   }
   return 0;
@@ -454,7 +499,7 @@ void tl_know_all(struct timeline *tl) {
   for (int i = 0; i < d->nbps; i++)
     tl->known[tl->nknown++] = (struct tl_key){false, d->bps[i]};
   for (int i = 0; i < d->nwps; i++)
-    tl->known[tl->nknown++] = (struct tl_key){true, d->wps[i].addr};
+    tl->known[tl->nknown++] = (struct tl_key){true, tl_wkey_of(&d->wps[i])};
 }
 
 void tl_know_only_set(struct timeline *tl) {
@@ -465,7 +510,7 @@ void tl_know_only_set(struct timeline *tl) {
     for (int j = 0; j < d->nbps && !tl->known[i].watch && !set; j++)
       set = d->bps[j] == tl->known[i].addr;
     for (int j = 0; j < d->nwps && tl->known[i].watch && !set; j++)
-      set = d->wps[j].addr == tl->known[i].addr;
+      set = tl_wkey_of(&d->wps[j]) == tl->known[i].addr;
     if (set)
       tl->known[k++] = tl->known[i];
   }

@@ -18,6 +18,22 @@
 #define TL_SLICE_NS 5000000
 #define TL_MAX_INSIDE 10 /* checkpoints inside stretches kept (besides TL_MAX_FORKS) */
 
+/* What a watchpoint's hits are counted and known under (struct tl_count, tl_key): its
+ * address with its type and length in the top byte (above any user address), so that an
+ * rwatch's reads are not taken for the hits of a `watch` or `awatch` gdb sets on the same
+ * bytes later. */
+static inline uint64_t tl_wkey(uint64_t addr, int type, int len) {
+  return addr | (uint64_t)(type & 0xf) << 56 | (uint64_t)(len & 0xf) << 60;
+}
+static inline uint64_t tl_wkey_of(const struct debug_watch *w) {
+  return tl_wkey(w->addr, w->type, w->len);
+}
+/* P's key: a watchpoint's (a trigger or the instruction before one), else its address. */
+static inline uint64_t tl_pos_key(const struct tl_pos *p) {
+  return p->kind == TL_TRIGGER || p->kind == TL_BEFORE ? tl_wkey(p->addr, p->type, p->len)
+                                                       : p->addr;
+}
+
 /* DEJA_TL_DEBUG is set: the timeline says what it searches and goes to. */
 bool tl_debug(void);
 /* A line of DEJA_TL_DEBUG's: straight to deja's stderr (not to gdb's console, which
@@ -65,6 +81,11 @@ void tl_know_all(struct timeline *tl);
 /* Before the replay runs on: a breakpoint or watchpoint not set now is not counted
  * from here, so its count in the stretch is not complete any more. */
 void tl_know_only_set(struct timeline *tl);
+/* Before gdb's forward run: every breakpoint and watchpoint set gets all its hits in the
+ * current stretch counted (one set at a stop in the middle of it: the replay goes to the
+ * current position again, counting it). STEPPED_OVER: a breakpoint gdb took out for
+ * this single step only (counted too), or 0. */
+void tl_count_set(struct timeline *tl, uint64_t stepped_over);
 /* Whether the hits of (WATCH, ADDR) in the current stretch are all counted. */
 bool tl_knows(const struct timeline *tl, bool watch, uint64_t addr);
 /* The stretch after boundary EVENT began NS ns of replay ago (for TL_INSIDE places). */

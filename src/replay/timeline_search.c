@@ -214,7 +214,7 @@ static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct 
   uint64_t n = 0;
   for (int i = 0; i < d->nbps + d->nwps; i++) {
     bool watch = i >= d->nbps;
-    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
     if (!tl_knows(tl, watch, addr))
       return -1;
     uint64_t c = tl_stretch_count(tl, p->event + 1, watch, p->tid, addr);
@@ -268,7 +268,9 @@ static int hits_to_end(struct timeline *tl, pid_t tid, uint64_t end, uint64_t *n
       continue;
     for (int i = 0; i < d->nbps + d->nwps; i++) {
       bool watch = i >= d->nbps;
-      if (watch ? res.stop.kind == RSTOP_WATCHPOINT && d->wps[i - d->nbps].addr == res.stop.addr
+      const struct debug_watch *w = watch ? &d->wps[i - d->nbps] : NULL;
+      if (watch ? res.stop.kind == RSTOP_WATCHPOINT && w->addr == res.stop.addr &&
+                      w->type == res.stop.watch_type
                 : res.stop.kind == RSTOP_BREAKPOINT && d->bps[i] == res.stop.addr)
         n[i]++;
     }
@@ -329,7 +331,7 @@ static int last_hit_based(struct timeline *tl, const struct tl_pos *p, struct tl
   bool all = b != NULL;
   for (int i = 0; b && i < d->nbps + d->nwps; i++) {
     bool watch = i >= d->nbps;
-    uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
     before[i] = 0;
     all = all && tl_fork_count(b, watch, p->tid, addr, &before[i]);
   }
@@ -362,7 +364,7 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, const uint64_
     bool all = true;
     for (int i = 0; i < d->nbps + d->nwps && all; i++) {
       bool watch = i >= d->nbps;
-      uint64_t addr = watch ? d->wps[i - d->nbps].addr : d->bps[i];
+      uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
       all = tl_stretch_count(tl, p->event + 1, watch, p->tid, addr) >= before[i];
     }
     if (all)

@@ -69,7 +69,8 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         shared_map reverse_spin reverse_fork reverse_count reverse_far threads_state
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
-        reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs)
+        reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
+        watch_libc watch_read)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -100,6 +101,26 @@ deja_gdb_test(watchpoints watchpoints)
 # watchpoints pass over the accesses to the rest of the page), forwards and backwards
 deja_gdb_test(watch_stack watch_stack)
 deja_gdb_test(watch_threads watch_threads REPEAT 3)
+# watchpoints set in the middle of a stretch, after some of its writes (at a breakpoint,
+# at a stop reverse-continue or reverse-stepi reached): their stops are numbered from the
+# stretch's start, so reverse-continue lands on each write in turn; the same in a second
+# thread (recorded twice: threads), and a breakpoint in a loop that ran in the stretch
+deja_gdb_test(watch_middle watch_middle)
+deja_gdb_test(watch_middle_back watch_middle)
+deja_gdb_test(watch_middle_break watch_middle)
+# a struct member written by libc's memset and memcpy (vector stores), forwards and
+# backwards
+deja_gdb_test(watch_libc watch_libc)
+# read watchpoints stop at reads only, access ones at both, forwards and backwards
+# (the debug registers trap writes as reads: only page protection tells them apart)
+deja_gdb_test(watch_read watch_read REQUIRES page-watchpoints)
+# an rwatch replaced by an awatch on the same bytes, and a watch and an awatch on the same
+# bytes: each counts its own hits
+deja_gdb_test(watch_switch watch_read REQUIRES page-watchpoints)
+deja_gdb_test(watch_both watch_read)
+deja_gdb_program(watch_middle_threads)
+target_link_libraries(gdb_program_watch_middle_threads PRIVATE pthread)
+deja_gdb_test(watch_middle_threads watch_middle_threads REPEAT 2)
 deja_gdb_test(stepping stepping)
 deja_gdb_test(registers registers)
 deja_gdb_test(time_random time_random MODE twice)

@@ -1,0 +1,100 @@
+/* Unit tests for which instructions write or read memory (src/arch/x86_decoder.c's
+ * x86_mem_written and x86_mem_read, used by x86_insn_touches, x86_insn_writes and
+ * x86_writers_ending_at): capstone 4 says that vector moves to memory (libc's memset and
+ * memcpy), x87 and MXCSR stores, cmpxchg and movbe only read it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "arch/x86_access.h"
+#include "arch/x86_writes.h"
+
+#define RDI 0x10000ul
+
+static struct user_regs_struct regs_at(uint64_t rip) {
+  struct user_regs_struct r;
+  memset(&r, 0, sizeof r);
+  r.rip = rip;
+  r.rdi = RDI;
+  r.rdx = 0x104;
+  return r;
+}
+
+struct store {
+  const char *what;
+  uint8_t code[8];
+  size_t len;
+  uint64_t at; /* a byte it writes */
+};
+
+static const struct store stores[] = {
+    {"vmovdqu64 %zmm16,0x40(%rdi)", {0x62, 0xe1, 0xfe, 0x48, 0x7f, 0x47, 0x01}, 7, RDI + 120},
+    {"vmovdqu64 %zmm16,-0x80(%rdi,%rdx,1)",
+     {0x62, 0xe1, 0xfe, 0x48, 0x7f, 0x44, 0x17, 0xfe},
+     8,
+     RDI + 0x104 - 0x80},
+    {"vmovdqu %ymm0,(%rdi)", {0xc5, 0xfe, 0x7f, 0x07}, 4, RDI + 31},
+    {"movups %xmm0,(%rdi)", {0x0f, 0x11, 0x07}, 3, RDI + 8},
+    {"vmovss %xmm0,(%rdi)", {0xc5, 0xfa, 0x11, 0x07}, 4, RDI},
+    {"fstpl (%rdi)", {0xdd, 0x1f}, 2, RDI + 7},
+    {"stmxcsr (%rdi)", {0x0f, 0xae, 0x1f}, 3, RDI},
+    {"cmpxchg %eax,(%rdi)", {0x0f, 0xb1, 0x07}, 3, RDI + 3},
+    {"movbe %eax,(%rdi)", {0x0f, 0x38, 0xf1, 0x07}, 4, RDI},
+};
+
+static void test_stores_write(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof stores / sizeof *stores; i++) {
+    const struct store *s = &stores[i];
+    struct user_regs_struct r = regs_at(0x1000);
+    print_message("%s\n", s->what);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_WRITE), 1);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_ANY), 1);
+    /* a store reads nothing (cmpxchg compares first) */
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_READ),
+                     !strncmp(s->what, "cmpxchg", 7));
+    assert_true(x86_insn_writes(s->code, s->len, &r, s->at, 1));
+    /* the instruction ending at the pc after it is a possible writer */
+    uint8_t code[X86_MAX_INSN_LEN] = {0};
+    memcpy(code + X86_MAX_INSN_LEN - s->len, s->code, s->len);
+    uint64_t out[X86_MAX_INSN_LEN];
+    int n = x86_writers_ending_at(code, 0x1000 + s->len, out, X86_MAX_INSN_LEN);
+    bool found = false;
+    for (int k = 0; k < n; k++)
+      found |= out[k] == 0x1000;
+    assert_true(found);
+  }
+}
+
+static void test_reads_do_not_write(void **state) {
+  (void)state;
+  static const struct store reads[] = {
+      {"cmp %eax,(%rdi)", {0x39, 0x07}, 2, RDI},
+      {"test %eax,(%rdi)", {0x85, 0x07}, 2, RDI},
+      {"bt %eax,(%rdi)", {0x0f, 0xa3, 0x07}, 3, RDI},
+      {"vmovdqu64 (%rdi),%zmm16", {0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x07}, 6, RDI},
+      {"movups (%rdi),%xmm0", {0x0f, 0x10, 0x07}, 3, RDI},
+      {"mov (%rdi),%eax", {0x8b, 0x07}, 2, RDI},
+  };
+  for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
+    const struct store *s = &reads[i];
+    struct user_regs_struct r = regs_at(0x1000);
+    print_message("%s\n", s->what);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_WRITE), 0);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_READ), 1);
+    assert_int_equal(x86_insn_touches(s->code, s->len, &r, s->at, 1, X86_TOUCH_ANY), 1);
+    assert_false(x86_insn_writes(s->code, s->len, &r, s->at, 1));
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_stores_write),
+      cmocka_unit_test(test_reads_do_not_write),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
