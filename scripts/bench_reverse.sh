@@ -7,7 +7,9 @@
 # seconds each took. Then it takes 20 checkpoints (a stepi between two) and prints the
 # resident memory of the session: deja, the replayed process and every checkpoint fork
 # (their number), as the sum of their RSS (pages shared by forks counted in each) and of
-# their PSS (shared pages divided among the sharers: what the forks cost). The session
+# their PSS (shared pages divided among the sharers: what the forks cost). Last, a
+# reverse-continue onto a breakpoint at the worker's write from the exit of the threads
+# run (its preempted stretches may reach it). The session
 # starts at the last event (-g): a breakpoint set while the compute runs would make every
 # preempted stretch run for real (`calls' continues there from the start instead, as a
 # session that ran forwards under gdb does).
@@ -43,6 +45,7 @@ cat >>"$work/session.gdb" <<'GDB'
 shell d=$(ps -o ppid= -p $PPID); n=0; rss=0; pss=0; for p in $d $(ps -o pid= --ppid $d); do [ $p = $PPID ] && continue; n=$((n+1)); rss=$((rss+$(awk '/^Rss:/ {print $2}' /proc/$p/smaps_rollup))); pss=$((pss+$(awk '/^Pss:/ {print $2}' /proc/$p/smaps_rollup))); done; echo "memory $n $rss $pss"
 GDB
 
+d() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 printf '\n%-16s %9s %9s %9s %9s %28s\n' "reverse workload" "1st bc s" "then bs s" "2nd bc s" \
     "then bs s" "processes RSS/PSS KiB (20 cp)"
 for mode in single threads calls; do
@@ -53,7 +56,7 @@ for mode in single threads calls; do
     args=()
     # calls: gdb runs forwards to the exit (no breakpoint: nothing to run for real), so
     # the session has the checkpoints taken on the way, as after a plain `continue'
-    start=(-g "$("$deja" dump "$trace" | wc -l)")
+    start=(-g "$("$deja" dump "$trace" 2>/dev/null | wc -l)")
     [ "$mode" = calls ] && start=() && args=(-ex 'catch syscall exit_group' -ex continue -ex delete)
     while IFS= read -r l; do args+=(-ex "$l"); done <"$work/session.gdb"
     timeout 600 "$deja" replay -q "${start[@]}" "$trace" -- -batch -nx -iex "set remotetimeout 600" \
@@ -64,9 +67,26 @@ for mode in single threads calls; do
         echo "$mode: FAILED: the gdb session did not go back to the writes"
         continue
     fi
-    d() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
     printf '%-16s %9s %9s %9s %9s %28s\n' "$mode" "$(d "${times[0]}" "${times[1]}")" \
         "$(d "${times[1]}" "${times[2]}")" "$(d "${times[2]}" "${times[3]}")" \
         "$(d "${times[3]}" "${times[4]}")" "${mem[0]:-?} ${mem[1]:-?}/${mem[2]:-?}"
 done
 echo "goal: each reverse-continue under 2 s; a reverse-stepi under 50 ms"
+
+# A breakpoint instead of the watchpoint: from the exit of the two threads' run back onto
+# the second write (after the worker's compute, past its preempted stretches, each of
+# which may reach it: tried on a copy, stretch_probe.c)
+line=$(grep -n 'value = 2; /\* the second write' "$repo_dir/bench/reverse.c" | cut -d: -f1)
+trace="$work/trace-threads"
+if [ -n "$line" ] && [ -d "$trace" ]; then
+    timeout 900 "$deja" replay -q -g "$("$deja" dump "$trace" 2>/dev/null | wc -l)" "$trace" -- \
+        -batch -nx -iex "set remotetimeout 900" -ex "break reverse.c:$line" \
+        -ex 'shell date +%s.%N' -ex reverse-continue -ex 'shell date +%s.%N' \
+        >"$work/gdb.out" 2>&1
+    times=($(grep -E '^[0-9]{9,}\.[0-9]+$' "$work/gdb.out"))
+    if [ ${#times[@]} -lt 2 ] || ! grep -q "Breakpoint 1, worker" "$work/gdb.out"; then
+        echo "threads, breakpoint: FAILED: the gdb session did not go back to the write"
+    else
+        echo "threads, breakpoint: reverse-continue $(d "${times[0]}" "${times[1]}") s (goal: under 2 s)"
+    fi
+fi
