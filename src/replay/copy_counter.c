@@ -33,6 +33,10 @@
 #define OFF_UNBLOCK 1088
 #define OFF_FILTER 1152
 #define OFF_DATA 2048
+/* The state point's registers met within this many passes: the stretch is left to run
+ * for real (its natural search stops there too, as cheaply); met later, the count goes on
+ * (a match proves nothing: registers may repeat while memory changes) */
+#define COPY_COUNTER_EARLY 1000
 
 /* The handler's data (offsets fixed: the assembly below uses them). */
 struct copy_data {
@@ -45,25 +49,30 @@ struct copy_data {
   uint8_t stepping;    /* 37: the trap flag is set for pass_pc's instruction */
   uint8_t pad[2];
   uint64_t addrs[COPY_COUNTER_MAX_ADDRS]; /* 40 */
+  /* 104: the state point's general registers in ucontext order (REG_R8 to REG_RSP) */
+  uint64_t want[16];
+  uint64_t early; /* 232: a match before this many passes ends the run */
 };
-_Static_assert(offsetof(struct copy_data, pass_pc) == 8 &&
-                   offsetof(struct copy_data, passes) == 16 &&
-                   offsetof(struct copy_data, max_passes) == 24 &&
-                   offsetof(struct copy_data, naddrs) == 32 &&
-                   offsetof(struct copy_data, orig) == 36 &&
-                   offsetof(struct copy_data, stepping) == 37 &&
-                   offsetof(struct copy_data, addrs) == 40,
-               "the handler's offsets");
-_Static_assert(offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]) == 168 &&
+_Static_assert(
+    offsetof(struct copy_data, pass_pc) == 8 && offsetof(struct copy_data, passes) == 16 &&
+        offsetof(struct copy_data, max_passes) == 24 && offsetof(struct copy_data, naddrs) == 32 &&
+        offsetof(struct copy_data, orig) == 36 && offsetof(struct copy_data, stepping) == 37 &&
+        offsetof(struct copy_data, addrs) == 40 && offsetof(struct copy_data, want) == 104 &&
+        offsetof(struct copy_data, early) == 232 && COPY_COUNTER_MAX_ADDRS == 8,
+    "the handler's offsets");
+_Static_assert(offsetof(ucontext_t, uc_mcontext.gregs[REG_R8]) == 40 && REG_R8 == 0 &&
+                   REG_RSP == 15 && offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]) == 168 &&
                    offsetof(ucontext_t, uc_mcontext.gregs[REG_EFL]) == 176,
                "the handler's ucontext offsets");
 _Static_assert(OFF_DATA == 2048 && SBUF_EXEC_ADDR == 0x70000080, "the handler's addresses");
 
 /* The handler (rdi: the signal, rsi: siginfo, rdx: ucontext) and the restorer, copied into
- * the copy's page. An int3 at pass_pc: one more pass (the passes counted out: result 2),
- * its byte put back, the trap flag set, the stop noted; the trap after that one
- * instruction: the int3 back, the trap flag cleared. An int3 at one of the addresses:
- * result 1. Anything else: 3. A result is final: the handler spins until killed. The
+ * the copy's page. An int3 at pass_pc: with the state point's registers within the first
+ * `early' passes, result 4 (the state point is likely there: the natural search finds it
+ * as soon, at a cost as small); else one more pass
+ * (the passes counted out: result 2), its byte put back, the trap flag set, the stop
+ * noted; the trap after that one instruction: the int3 back, the trap flag cleared. An
+ * int3 at one of the addresses: result 1. Anything else: 3. A result is final: the handler spins until killed. The
  * restorer's rt_sigreturn is made from the `syscall` at SBUF_EXEC_ADDR, the one place
  * replay's seccomp filter lets a call through without a tracer. */
 __asm__(".pushsection .text.deja_copy_trap,\"ax\",@progbits\n"
@@ -93,6 +102,20 @@ __asm__(".pushsection .text.deja_copy_trap,\"ax\",@progbits\n"
         "3:\n"
         "  cmp 8(%r8), %rcx\n"
         "  jne 7f\n"
+        "  xor %r10d, %r10d\n"
+        "4:\n"
+        "  mov 40(%rdx,%r10,8), %r9\n"
+        "  cmp 104(%r8,%r10,8), %r9\n"
+        "  jne 9f\n"
+        "  inc %r10d\n"
+        "  cmp $16, %r10d\n"
+        "  jb 4b\n"
+        "  mov 16(%r8), %r9\n"
+        "  cmp 232(%r8), %r9\n"
+        "  jae 9f\n"
+        "  movq $4, (%r8)\n"
+        "  jmp 8f\n"
+        "9:\n"
         "  incq 16(%r8)\n"
         "  mov 16(%r8), %r9\n"
         "  cmp 24(%r8), %r9\n"
@@ -154,7 +177,8 @@ static bool sigreturn_gadget(struct task *t, uint64_t gadget) {
 /* Sets the copy up to run counted: the page, the handler, int3s, the filter. The page's
  * address, or 0. */
 static uint64_t set_up(struct task *t, uint64_t gadget, const uint64_t *addrs, int n,
-                       uint64_t pass_pc, uint64_t max_passes) {
+                       const struct user_regs_struct *state, uint64_t max_passes) {
+  uint64_t pass_pc = state->rip;
   size_t code_len = (size_t)((uintptr_t)deja_copy_trap_end - (uintptr_t)deja_copy_trap_handler);
   int64_t page;
   if (code_len > OFF_ACTION || !sigreturn_gadget(t, gadget) ||
@@ -168,6 +192,13 @@ static uint64_t set_up(struct task *t, uint64_t gadget, const uint64_t *addrs, i
     return 0;
   struct copy_data d = {.pass_pc = pass_pc, .max_passes = max_passes, .naddrs = (uint32_t)n};
   memcpy(d.addrs, addrs, (size_t)n * sizeof *addrs);
+  const unsigned long long want[16] = {state->r8,  state->r9,  state->r10, state->r11,
+                                       state->r12, state->r13, state->r14, state->r15,
+                                       state->rdi, state->rsi, state->rbp, state->rbx,
+                                       state->rdx, state->rax, state->rcx, state->rsp};
+  for (int i = 0; i < 16; i++)
+    d.want[i] = want[i];
+  d.early = COPY_COUNTER_EARLY;
   uint64_t restorer = p + ((uintptr_t)deja_copy_trap_restorer - (uintptr_t)deja_copy_trap_handler);
   uint64_t action[4] = {p, SA_SIGINFO | SA_RESTORER, restorer, ~0ull}; /* all blocked in it */
   uint64_t unblock = 1ull << (SIGTRAP - 1);
@@ -214,7 +245,7 @@ static int await(struct task *t, uint64_t page) {
     uint64_t result = 0;
     if (task_read_mem(t, page + OFF_DATA, &result, sizeof result) < 0)
       return -1;
-    if (result)
+    if (result) /* (4: at the state point, likely: the natural search is as quick) */
       return result == 1 ? 1 : result == 2 ? 0 : -1;
     int status;
     if (waitpid(t->tid, &status, WNOHANG | __WALL) != 0)
@@ -227,13 +258,13 @@ static int await(struct task *t, uint64_t page) {
 }
 
 int copy_counter_run(pid_t c, uint64_t gadget, bool seccomp_traced, const uint64_t *addrs, int n,
-                     uint64_t pass_pc, uint64_t max_passes) {
+                     const struct user_regs_struct *state, uint64_t max_passes) {
   if (n > COPY_COUNTER_MAX_ADDRS || !gadget)
     return -1;
   struct task t = {.tid = c, .mem_fd = -1, .seccomp_traced = seccomp_traced};
   if (task_open_mem(&t) < 0)
     return -1;
-  uint64_t page = set_up(&t, gadget, addrs, n, pass_pc, max_passes);
+  uint64_t page = set_up(&t, gadget, addrs, n, state, max_passes);
   int rc = -1;
   if (page && ptrace(PTRACE_DETACH, c, 0, 0) == 0)
     rc = await(&t, page);

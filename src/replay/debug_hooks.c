@@ -82,7 +82,7 @@ static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
     if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
       reach[n++] = d->bps[i];
   /* breakpoints it may reach: tried on a copy, which is quicker than a run for real */
-  return n && stretch_probe(x, reach, n, ev->regs.rip, STRETCH_MAX_PASSES) != 0;
+  return n && stretch_probe(x, reach, n, &ev->regs, STRETCH_MAX_PASSES) != 0;
 }
 
 /* The debug register slot of the target watchpoint (added after the user's), or -1. */

@@ -61,8 +61,9 @@ out:
   return rc;
 }
 
-int stretch_probe(struct rptask *x, const uint64_t *addrs, int n, uint64_t state_pc,
-                  uint64_t max_passes) {
+int stretch_probe(struct rptask *x, const uint64_t *addrs, int n,
+                  const struct user_regs_struct *state, uint64_t max_passes) {
+  uint64_t state_pc = state->rip;
   if (n > STRETCH_PROBE_MAX || !x->gadget || x->sig || x->queued_sig || x->restart_pending ||
       x->exiting || x->at_sysentry || x->fix_result || replay_maps_changing_shared(x->t.tid) ||
       task_get_regs(&x->t) < 0)
@@ -81,10 +82,11 @@ int stretch_probe(struct rptask *x, const uint64_t *addrs, int n, uint64_t state
     return -1;
   struct user_regs_struct r = saved;
   r.orig_rax = (uint64_t)-1; /* nothing to restart */
-  int rc = ptrace(PTRACE_SETREGS, c, 0, &r) < 0 ? -1
-           : exec_counter_usable()              ? run_copy(c, addrs, n, state_pc, max_passes)
-                                   : copy_counter_run(c, x->gadget, x->t.seccomp_traced, addrs, n,
-                                                      state_pc, max_passes);
+  int rc = -1;
+  if (ptrace(PTRACE_SETREGS, c, 0, &r) == 0)
+    rc = exec_counter_usable()
+             ? run_copy(c, addrs, n, state_pc, max_passes)
+             : copy_counter_run(c, x->gadget, x->t.seccomp_traced, addrs, n, state, max_passes);
   kill_copy(c);
   return rc;
 }

@@ -23,11 +23,11 @@
  * stops): past them the rest of the stretch is restored instead of observed. */
 #define STRETCH_MAX_PASSES 20000
 
-/* 0: task X's stretch from here executes none of the N ADDRS before its state point at
- * STATE_PC (or before MAX_PASSES passes through it); 1: it may; -1: cannot tell (the
+/* 0: task X's stretch from here executes none of the N ADDRS before its state point
+ * (registers STATE) at its pc (or before MAX_PASSES passes through it); 1: it may; -1: cannot tell (the
  * process shares memory, the debug registers or the kernel refuse, the copy stopped
  * otherwise first). */
-int stretch_probe(struct rptask *x, const uint64_t *addrs, int n, uint64_t state_pc,
-                  uint64_t max_passes);
+int stretch_probe(struct rptask *x, const uint64_t *addrs, int n,
+                  const struct user_regs_struct *state, uint64_t max_passes);
 
 #endif
