@@ -247,9 +247,13 @@ static int await(struct task *t, uint64_t page) {
       return -1;
     if (result) /* (4: at the state point, likely: the natural search is as quick) */
       return result == 1 ? 1 : result == 2 ? 0 : -1;
-    int status;
-    if (waitpid(t->tid, &status, WNOHANG | __WALL) != 0)
-      return -1; /* gone (a system call, a fault) */
+    /* gone (a system call, a fault)? Not reaped here: the caller kills and reaps it, and
+     * its pid must stay its own until then */
+    siginfo_t si;
+    si.si_pid = 0;
+    if (waitid(P_PID, (id_t)t->tid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0 ||
+        si.si_pid != 0)
+      return -1;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (now.tv_sec - start.tv_sec > 10)
       return -1; /* (a stretch loops far longer than the recording's) */

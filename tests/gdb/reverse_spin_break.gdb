@@ -3,7 +3,7 @@
 # kernel cannot count)
 catch syscall exit_group
 continue
-break 18
+break reverse_spin.c:18
 reverse-continue
 print value
 info threads
