@@ -516,10 +516,7 @@ int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, siz
                   "the checkpoint inside event %" PRIu64 "'s stretch that position was "
                   "counted from is gone",
                   p->event + 1);
-  struct tl_pos place = *p;
-  place.steps = 0;
-  place.step_tid = 0;
-  place.back_pc = 0;
+  struct tl_pos place = tl_place_of(p);
   if (tl_start_from(tl, b, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
@@ -615,10 +612,7 @@ int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errl
 /* Goes to P whose task's pc is set back to the jump before (P's back_pc): to P's place
  * without it, the pc set, then P's single steps. */
 static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
-  struct tl_pos base = *p;
-  base.back_pc = 0;
-  base.steps = 0;
-  base.step_tid = 0;
+  struct tl_pos base = tl_place_of(p);
   if (tl_go_to(tl, &base, err, errlen) < 0)
     return -1;
   tl_fork_here(tl, &base); /* going there again is quick */

@@ -49,6 +49,14 @@ void tl_replay_moved(struct timeline *tl);
 
 /* Whether A and B name the same place inside a stretch (or the same boundary). */
 bool tl_same_spot(const struct tl_pos *a, const struct tl_pos *b);
+/* P's place: P without its single steps and without its pc set back to a jump. */
+static inline struct tl_pos tl_place_of(const struct tl_pos *p) {
+  struct tl_pos place = *p;
+  place.steps = 0;
+  place.step_tid = 0;
+  place.back_pc = 0;
+  return place;
+}
 /* The latest fork to go to P from; BOUNDARY_BEFORE (non-zero): only forks at boundaries
  * before that event. NULL: none. */
 struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p, uint64_t boundary_before);

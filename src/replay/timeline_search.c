@@ -300,10 +300,7 @@ static int hits_before_base(struct timeline *tl, const struct tl_pos *p, const s
     tl_say("the checkpoint P counts from has not counted every breakpoint set now: their "
            "hits in the stretch less those after it");
   /* back at P's place, where the caller goes on from */
-  struct tl_pos place = *p;
-  place.steps = 0;
-  place.step_tid = 0;
-  place.back_pc = 0;
+  struct tl_pos place = tl_place_of(p);
   if (tl_go_to(tl, &place, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
@@ -436,9 +433,7 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   }
   if (lh.at_trigger && (p.steps || p.back_pc)) {
     struct tl_last keep = lh;
-    base.steps = 0;
-    base.step_tid = 0;
-    base.back_pc = 0;
+    base = tl_place_of(&base);
     if (tl_go_to(tl, &base, err, errlen) < 0)
       return -1;
     tl->s->e.o = &tl->quiet;
