@@ -1,8 +1,11 @@
 /* Robust mutexes whose owners die: one worker exits holding one; another holds a second
    while a third worker waits for it (the kernel marks it owner-died at the holder's exit,
-   which wakes the waiter with EOWNERDEAD). Main then finds the first one owner-died. */
+   which wakes the waiter with EOWNERDEAD). Main then finds the first one owner-died.
+   The holder keeps the lock for 20 ms of short sleeps, so how many sleeps it makes (and
+   where the other threads' events fall among them) differs from run to run. */
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 #include "check.h"
 
@@ -19,7 +22,12 @@ static void *dies_holding_second(void *arg) {
   (void)arg;
   CHECK(pthread_mutex_lock(&second) == 0);
   pthread_barrier_wait(&second_held);
-  usleep(20000); /* the waiter is most likely blocked by now */
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  do { /* the waiter is most likely blocked by the end */
+    usleep(200);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 20000000L);
   return NULL;
 }
 
