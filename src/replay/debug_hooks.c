@@ -81,8 +81,14 @@ static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   for (int i = 0; i < d->nbps; i++)
     if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
       reach[n++] = d->bps[i];
-  /* breakpoints it may reach: tried on a copy, which is quicker than a run for real */
-  return n && stretch_probe(x, reach, n, &ev->regs, STRETCH_MAX_PASSES) != 0;
+  if (!n)
+    return false;
+  /* Breakpoints it may reach: run for real where a jump hook passes over the state
+   * point's address at nearly no cost (the copy would cost as much); else tried on a
+   * copy, which is quicker than a run stopping at each pass. */
+  uint64_t end;
+  return jump_hook_fits(&d->hook, x, ev->regs.rip, &end) ||
+         stretch_probe(x, reach, n, &ev->regs, STRETCH_MAX_PASSES) != 0;
 }
 
 /* The debug register slot of the target watchpoint (added after the user's), or -1. */
@@ -290,7 +296,24 @@ static bool placed(const struct replay_debug *d, uint64_t addr) {
   return false;
 }
 
-static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t internal_bp) {
+/* Whether an address in [LO, HI) may be a breakpoint of this resume other than the
+ * internal one (an int3, a debug register, a counter): a jump hook there would hide it. */
+static bool other_bp_in(const struct replay_debug *d, const struct rptask *x, uint64_t lo,
+                        uint64_t hi) {
+  for (int i = 0; i < d->nbps; i++)
+    if (d->bps[i] >= lo && d->bps[i] < hi)
+      return true;
+  for (int j = 0; d->target.on && j < d->target.nexec; j++)
+    if (d->target.exec[j] >= lo && d->target.exec[j] < hi)
+      return true;
+  for (uint64_t a = lo; a < hi; a++)
+    if (target_bp_of(d, x, a) || probe_of(d, x, a) || trap_count_of(d, x, a) >= 0)
+      return true;
+  return false;
+}
+
+static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t internal_bp,
+                       const struct user_regs_struct *state) {
   d->nins = 0;
   d->nhw = 0;
   d->nguard = -1;
@@ -300,7 +323,7 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   /* Another process is not observed: it runs exactly as on autopilot (PTRACE_SYSEMU,
    * one stop for a skipped call), so that its tasks stop where the autopilot's do. */
   if (x->rec_pid != d->pid)
-    return replay_autopilot_hooks.arm(replay_autopilot_hooks.ctx, x, internal_bp);
+    return replay_autopilot_hooks.arm(replay_autopilot_hooks.ctx, x, internal_bp, state);
   if (d->blind) {
     debug_regs_set(&d->regs, x->t.tid, 7, 0);
     return PTRACE_SYSCALL;
@@ -318,6 +341,18 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   bool fresh = !(d->arrived_tid == x->rec_tid && d->arrived_pc == rip) && !stepping_me &&
                (is_user_bp(d, rip) || target_bp_of(d, x, rip) || trap_count_of(d, x, rip) >= 0);
   bool on_bp = is_bp(d, x, rip) && !fresh;
+  /* The internal breakpoint's passes with other registers passed over in the task (the
+   * code read before any int3 goes in). On it (its pass just checked), or inside the
+   * instructions the jmp covers, the task goes on in their moved copy instead of a step. */
+  uint64_t hook_end = 0;
+  bool hook = state && !stepping_me && !at_syscall &&
+              jump_hook_fits(&d->hook, x, internal_bp, &hook_end) &&
+              (!on_bp || (rip == internal_bp && !is_user_bp(d, rip) && !target_bp_of(d, x, rip) &&
+                          !probe_of(d, x, rip) && trap_count_of(d, x, rip) < 0)) &&
+              !other_bp_in(d, x, internal_bp, hook_end) &&
+              jump_hook_place(&d->hook, x, internal_bp, state, rip == internal_bp);
+  if (hook)
+    on_bp = false;
   /* a step, or a step over a breakpoint, runs a rep instruction whole (one arrival) */
   d->step_end = stepping_me || on_bp ? rep_end(x) : 0;
   d->step_rep = d->step_end ? rip : 0;
@@ -343,7 +378,7 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
     if ((d->bps[i] != rip || fresh) && d->bp_exec[i] >= 0 && !bps_counted &&
         !(in_kernel && d->bps[i] == d->target.addr))
       place(d, x, d->bps[i]);
-  if (d->internal_bp && d->internal_bp != rip)
+  if (d->internal_bp && d->internal_bp != rip && !hook)
     place(d, x, d->internal_bp);
   if (target_bp_of(d, x, d->target.addr) && (d->target.addr != rip || fresh) && !in_kernel &&
       !(bps_counted && is_user_bp(d, d->target.addr)))
@@ -368,9 +403,10 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   return PTRACE_SYSCALL;
 }
 
-static int arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
+static int arm(void *ctx, struct rptask *x, uint64_t internal_bp,
+               const struct user_regs_struct *state) {
   struct replay_debug *d = ctx;
-  d->resume_req = arm_request(d, x, internal_bp);
+  d->resume_req = arm_request(d, x, internal_bp, state);
   if (x->rec_pid == d->pid && !d->blind)
     debug_regs_arm(&d->regs, x, d->resume_req); /* after the registers were set for X */
   return d->resume_req;
@@ -415,6 +451,7 @@ static bool rep_next_writes(struct replay_debug *d, struct rptask *x) {
 }
 
 static void remove_all(struct replay_debug *d, struct task *t) {
+  jump_hook_remove(&d->hook, t);
   for (int i = d->nins; i-- > 0;)
     task_write_mem(t, d->ins[i].addr, &d->ins[i].orig, 1);
   d->nins = 0;
@@ -467,6 +504,9 @@ static enum hook_verdict counted_stop(struct replay_debug *d, struct rptask *x,
 static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *st,
                                 struct replay_stop *out) {
   struct replay_debug *d = ctx;
+  /* the jump hook out first: a stop inside its page is made the one it stands for */
+  jump_hook_remove(&d->hook, &x->t);
+  bool hook_hit = jump_hook_stop(&d->hook, x, st);
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
     d->target.count += exec_counter_read(&d->counter);
     exec_counter_stop(&d->counter);
@@ -484,10 +524,10 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     return HOOK_NONE;
   d->arrived_tid = 0; /* until this stop is found to be an arrival */
   d->wps_fired = 0;
-  bool inserted_at_pc = false;
+  bool inserted_at_pc = hook_hit;
   uint64_t pc = 0;
   if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
-    pc = x->t.regs.rip - 1;
+    pc = hook_hit ? x->t.regs.rip : x->t.regs.rip - 1;
     for (int i = 0; i < d->nins; i++)
       if (d->ins[i].addr == pc)
         inserted_at_pc = true;

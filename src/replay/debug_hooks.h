@@ -14,6 +14,7 @@
 
 #include "replay/debug_regs.h"
 #include "replay/exec_counter.h"
+#include "replay/jump_hook.h"
 #include "replay/replay_engine.h"
 
 #define DEBUG_MAX_BPS 256
@@ -108,6 +109,8 @@ struct replay_debug {
   int64_t slice_at;
   /* internal state of a resume */
   uint64_t internal_bp;
+  /* internal_bp's passes told apart in the task, where they can be (jump_hook.h) */
+  struct jump_hook hook;
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
   /* Breakpoints in libc's text while its process has not patched it yet (libc_patch.h):

@@ -54,6 +54,7 @@ struct replay_checkpoint {
   struct replay_pos pos;
   struct replay_stop stop;
   uint64_t internal_bp;
+  bool internal_regs;
   uint64_t evno; /* the trace cursor's event */
   struct syscallbuf_saved *sbuf;
   struct state_pages *pages; /* the page hashes state points are checked with */
@@ -218,6 +219,7 @@ struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char 
   c->pos = e->pos;
   c->stop = e->stop;
   c->internal_bp = e->internal_bp;
+  c->internal_regs = e->internal_regs;
   c->evno = trace_cursor_tell(e->cur);
   c->sbuf = replay_syscallbuf_save();
   c->pages = state_pages_copy(e->state_pages);
@@ -322,6 +324,7 @@ int replay_checkpoint_restore(struct replay_session *s, const struct replay_chec
   e->pos = c->pos;
   e->stop = c->stop;
   e->internal_bp = c->internal_bp;
+  e->internal_regs = c->internal_regs;
   s->ended = false;
   replay_syscallbuf_restore(c->sbuf);
   state_pages_free(e->state_pages);

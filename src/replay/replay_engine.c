@@ -211,7 +211,9 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
     bool watched = observe && !x->at_sysentry;
     /* Inside a call resuming runs no user code: traced to the call's exit. (arm sees
      * the signal the task is resumed with.) */
-    int req = watched ? h->arm(h->ctx, x, e->internal_bp) : PTRACE_SYSCALL;
+    int req = watched ? h->arm(h->ctx, x, e->internal_bp,
+                               e->internal_bp && e->internal_regs ? &e->ev->regs : NULL)
+                      : PTRACE_SYSCALL;
     int sig = x->sig;
     x->sig = 0;
     bool skipped_exit = x->sysemu_skipped && req == PTRACE_SYSCALL;
@@ -376,8 +378,9 @@ void queue_signal(struct rptask *x, int signo) {
 /* User code runs under PTRACE_SYSEMU: the next call stops once, at its entry, and is
  * skipped unless replay re-enters it (replay_reenter); under PTRACE_SYSCALL when that
  * call runs for real anyway. */
-static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp) {
-  (void)ctx, (void)internal_bp;
+static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp,
+                         const struct user_regs_struct *state) {
+  (void)ctx, (void)internal_bp, (void)state;
   /* Under replay's filter, PTRACE_CONT: the library's address-space calls run without a
    * stop, and the next traced call stops once at the filter (the call runs when resumed
    * traced, or is skipped with its number set to -1: one stop more than PTRACE_SYSEMU). */

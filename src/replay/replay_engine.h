@@ -111,8 +111,11 @@ enum hook_verdict {
 struct replay_hooks {
   void *ctx;
   /* Before resuming X into user code (inserts breakpoints, sets watchpoints); returns
-   * the ptrace request to resume with. INTERNAL_BP: an address to stop at, or 0. */
-  int (*arm)(void *ctx, struct rptask *x, uint64_t internal_bp);
+   * the ptrace request to resume with. INTERNAL_BP: an address to stop at, or 0; STATE:
+   * the general registers to stop there with (the stops with others are the hooks' to
+   * pass over, or left to the caller), or NULL. */
+  int (*arm)(void *ctx, struct rptask *x, uint64_t internal_bp,
+             const struct user_regs_struct *state);
   /* Waits for X's next stop (the debugger may interrupt it). 0 or -1. */
   int (*wait)(void *ctx, struct rptask *x, struct stop *st);
   /* After X stopped in user code: removes breakpoints and classifies the stop. */
@@ -144,10 +147,11 @@ struct replay_engine {
   int ntasks, cap;
   bool filtered; /* replay's seccomp filter is on (replay_sbuf_exec.h) */
   const struct replay_hooks *hooks;
-  struct replay_stop stop;      /* after REPLAY_STOPPED */
-  uint64_t internal_bp;         /* an address the natural search for a state point stops at */
-  char *shared_dir;             /* writable copies of files mapped MAP_SHARED, one per file */
-  uint64_t file_changes;        /* recorded changes applied to them (checkpoints check it) */
+  struct replay_stop stop; /* after REPLAY_STOPPED */
+  uint64_t internal_bp;    /* an address the natural search for a state point stops at */
+  bool internal_regs;      /* ...where the registers are the state point's (else at each pass) */
+  char *shared_dir;        /* writable copies of files mapped MAP_SHARED, one per file */
+  uint64_t file_changes;   /* recorded changes applied to them (checkpoints check it) */
   struct replay_mapfds *mapfds; /* preserved files kept open in the processes (replay_mapfds.c) */
   pid_t *dead;                  /* tasks that exited and are not reaped yet (zombie leaders) */
   int ndead, cap_dead;

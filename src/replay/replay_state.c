@@ -63,8 +63,10 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
                    "cannot divert the buffered call of task %d in progress at its state point: %s",
                    x->rec_tid, strerror(errno));
   e->internal_bp = stop_at;
+  e->internal_regs = !in_call; /* (a jump hook passes over the passes with other registers) */
   int rc = run_task(e, x, st, true);
   e->internal_bp = 0;
+  e->internal_regs = false;
   if (divert)
     task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);
   if (rc)

@@ -213,6 +213,10 @@ deja_gdb_test(reverse_threads_again threads SCRIPT reverse_threads)
 deja_gdb_test(reverse_spin reverse_spin)
 deja_gdb_test(reverse_spin_again reverse_spin SCRIPT reverse_spin)
 deja_gdb_test(reverse_spin_break reverse_spin REPEAT 2)
+# breakpoints after millions of passes through a preempted stretch's state point address
+deja_gdb_program(loop_marks)
+target_link_libraries(gdb_program_loop_marks PRIVATE pthread)
+deja_gdb_test(loop_marks loop_marks REPEAT 2)
 deja_gdb_test(reverse_fork reverse_fork)
 deja_gdb_test(reverse_count reverse_count)
 # the write after a long loop: the instruction before it counted in the kernel (more
