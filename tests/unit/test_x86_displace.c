@@ -1,0 +1,128 @@
+/* Unit tests for moving instructions out of the way of a jmp (src/arch/x86_displace.c,
+ * used by replay's jump hooks): which instructions move, their bytes at the new place
+ * (rip-relative operands and branches still reaching what they did), and the checks that
+ * no branch lands inside the bytes the jmp covers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "arch/x86_displace.h"
+
+#define AT 0x555555555000ull
+#define TO 0x555555545000ull /* the hook's page, below the text */
+
+static int32_t rel_at(const uint8_t *p) {
+  int32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* jbe back; mov -0x4(%rbp),%eax: the jcc moves first, as a rel32 to the same target. */
+static void jcc_then_mov(void **state) {
+  (void)state;
+  const uint8_t code[] = {0x76, 0xdc, 0x8b, 0x45, 0xfc, 0x89, 0xc7};
+  struct x86_displaced d;
+  assert_true(x86_displace_plan(code, sizeof code, AT, &d));
+  assert_int_equal(d.n, 2);
+  assert_int_equal(d.off[2], 5);
+  uint8_t out[X86_DISPLACE_OUT], off[X86_DISPLACE_MAX + 1];
+  size_t n = x86_displace_emit(&d, TO, out, off);
+  assert_int_equal(n, 6 + 3 + 5);
+  assert_int_equal(out[0], 0x0f);
+  assert_int_equal(out[1], 0x86);
+  assert_int_equal(TO + 6 + (uint64_t)(int64_t)rel_at(out + 2), AT + 2 - 0x24);
+  assert_memory_equal(out + 6, code + 2, 3);
+  assert_int_equal(off[1], 6);
+  assert_int_equal(off[2], 9);
+  assert_int_equal(out[9], 0xe9);
+  assert_int_equal(TO + 14 + (uint64_t)(int64_t)rel_at(out + 10), AT + 5);
+}
+
+/* mov 0x2e90(%rip),%rdx: its operand is the same address from the new place. */
+static void rip_relative(void **state) {
+  (void)state;
+  const uint8_t code[] = {0x48, 0x8b, 0x15, 0x90, 0x2e, 0x00, 0x00, 0x90};
+  struct x86_displaced d;
+  assert_true(x86_displace_plan(code, sizeof code, AT, &d));
+  assert_int_equal(d.n, 1);
+  assert_int_equal(d.disp_at[0], 3);
+  uint8_t out[X86_DISPLACE_OUT], off[X86_DISPLACE_MAX + 1];
+  assert_int_equal(x86_displace_emit(&d, TO, out, off), 7 + 5);
+  assert_int_equal(TO + 7 + (uint64_t)(int64_t)rel_at(out + 3), AT + 7 + 0x2e90);
+  /* out of a rel32's reach: refused */
+  assert_int_equal(x86_displace_emit(&d, AT + 0x100000000ull, out, off), 0);
+}
+
+/* What must stay where it is. */
+static void refused(void **state) {
+  (void)state;
+  static const struct {
+    const char *what;
+    uint8_t code[8];
+  } cases[] = {
+      {"call rel32", {0xe8, 0x10, 0x00, 0x00, 0x00, 0x90, 0x90, 0x90}},
+      {"ret", {0xc3, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}},
+      {"syscall", {0x0f, 0x05, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}},
+      {"jmp short, then more", {0xeb, 0x02, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}},
+      {"jmp *%rax", {0xff, 0xe0, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}},
+      {"loop", {0xe2, 0xfe, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}},
+      {"int3", {0xcc, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct x86_displaced d;
+    if (x86_displace_plan(cases[i].code, sizeof cases[i].code, AT, &d))
+      fail_msg("%s was planned to move", cases[i].what);
+  }
+  /* a jmp as the last one moves */
+  const uint8_t last_jmp[] = {0x48, 0x89, 0xc7, 0xeb, 0x10, 0x90};
+  struct x86_displaced d;
+  assert_true(x86_displace_plan(last_jmp, sizeof last_jmp, AT, &d));
+  assert_true(d.branch[1]);
+  assert_int_equal(d.cond[1], -1);
+  assert_int_equal(d.target[1], AT + 5 + 0x10);
+}
+
+/* A rel32 branch anywhere naming a byte inside; not the start itself. */
+static void far_branches(void **state) {
+  (void)state;
+  uint8_t code[64];
+  memset(code, 0x90, sizeof code);
+  code[10] = 0xe9; /* jmp to AT + 42 */
+  int32_t r = 42 - 15;
+  memcpy(code + 11, &r, 4);
+  assert_true(x86_far_branch_may_target(code, sizeof code, AT, AT + 40, AT + 45));
+  assert_false(x86_far_branch_may_target(code, sizeof code, AT, AT + 42, AT + 47));
+  assert_false(x86_far_branch_may_target(code, sizeof code, AT, AT + 43, AT + 48));
+}
+
+/* Short branches decoded in step with the instructions: a jne into the range is found;
+ * an operand byte that looks like one (0x7d 0xfc in `cmpl $0x5,-0x4(%rbp)`) is not. */
+static void near_branches(void **state) {
+  (void)state;
+  uint8_t code[400];
+  memset(code, 0x90, sizeof code);
+  const uint8_t cmpl[] = {0x83, 0x7d, 0xfc, 0x05}; /* at 200: 0x7d 0xfc would name 199 */
+  memcpy(code + 200, cmpl, sizeof cmpl);
+  assert_false(x86_near_branch_may_target(code, sizeof code, AT, AT + 196, AT + 201));
+  code[150] = 0x75; /* jne +47: to 199 */
+  code[151] = 47;
+  assert_true(x86_near_branch_may_target(code, sizeof code, AT, AT + 196, AT + 201));
+  /* and one after the range, jumping back into it */
+  code[150] = 0x90;
+  code[151] = 0x90;
+  code[250] = 0xeb; /* jmp -53: to 199 */
+  code[251] = (uint8_t)-53;
+  assert_true(x86_near_branch_may_target(code, sizeof code, AT, AT + 196, AT + 201));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(jcc_then_mov), cmocka_unit_test(rip_relative),  cmocka_unit_test(refused),
+      cmocka_unit_test(far_branches), cmocka_unit_test(near_branches),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
