@@ -22,6 +22,7 @@
 
 #include "common/log.h"
 #include "record/recorder_internal.h"
+#include "task/proc_status.h"
 
 enum { RW_NONE, RW_PATH, RW_MMAP, RW_SETAFFINITY, RW_GETAFFINITY };
 enum { FILE_LIST, FILE_CPUINFO };
@@ -168,20 +169,8 @@ static void set_arg(struct rtask *x, int arg, uint64_t value) {
 /* Whether task TID may open deja's /proc/DEJA/fd/N: it has deja's file system uid (a
  * program that changed its uid sees the real file instead). */
 static bool same_fsuid(pid_t tid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", tid);
-  FILE *f = fopen(path, "re");
-  if (!f)
-    return false;
-  unsigned ruid, euid, suid, fsuid;
-  bool same = false;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "Uid: %u %u %u %u", &ruid, &euid, &suid, &fsuid) == 4) {
-      same = fsuid == (unsigned)geteuid();
-      break;
-    }
-  fclose(f);
-  return same;
+  long uids[4]; /* real, effective, saved, file system */
+  return proc_status_numbers(tid, "Uid", uids, 4) == 4 && uids[3] == (long)geteuid();
 }
 
 /* openat/open of a file that lists CPUs: the path becomes /proc/DEJA/fd/N. */

@@ -38,6 +38,7 @@
 #include "record/recorder_internal.h"
 #include "record/record_ptrace_internal.h"
 #include "record/syscallbuf_record.h"
+#include "task/proc_status.h"
 
 enum {
   RQ_TRACEME = 0,
@@ -79,16 +80,8 @@ struct rtask *ptrace_task_by_tid(struct recorder *r, pid_t tid) {
 
 /* The parent of process PID (its PPid), or 0. */
 pid_t ptrace_parent_of(pid_t pid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", pid);
-  FILE *f = fopen(path, "re");
-  pid_t ppid = 0;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "PPid: %d", &ppid) == 1)
-      break;
-  if (f)
-    fclose(f);
-  return ppid;
+  long ppid;
+  return proc_status_number(pid, "PPid", &ppid) == 0 ? (pid_t)ppid : 0;
 }
 
 static int64_t put_word(struct rtask *x, uint64_t addr, uint64_t v) {

@@ -26,6 +26,7 @@
 #include "preload/syscallbuf_abi.h"
 #include "record/syscallbuf_record.h"
 #include "task/cpu_pin.h"
+#include "task/proc_status.h"
 #include "trace/trace_stream.h"
 
 #define FLUSH_INTERVAL_NS 500000000L /* a killed recorder loses at most this much */
@@ -226,18 +227,10 @@ static struct rtask *find_task(struct recorder *r, pid_t tid) {
   return NULL;
 }
 
+/* TID's process id; TID itself when that cannot be read. */
 static pid_t read_tgid(pid_t tid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", tid);
-  FILE *f = fopen(path, "re");
-  pid_t tgid = tid;
-  if (!f)
-    return tid;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "Tgid: %d", &tgid) == 1)
-      break;
-  fclose(f);
-  return tgid;
+  long tgid;
+  return proc_status_number(tid, "Tgid", &tgid) == 0 ? (pid_t)tgid : tid;
 }
 
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc) {
@@ -867,15 +860,8 @@ static int start_tracing(struct recorder *r, pid_t pid) {
 
 /* deja's own peak resident memory (VmHWM), for DEJA_STATS. */
 static long peak_rss_kb(void) {
-  FILE *f = fopen("/proc/self/status", "re");
-  char line[256];
-  long kb = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "VmHWM: %ld", &kb) == 1)
-      break;
-  if (f)
-    fclose(f);
-  return kb;
+  long kb;
+  return proc_status_number(0, "VmHWM", &kb) == 0 ? kb : -1;
 }
 
 int record_run(const struct record_options *o) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "task/hw_caps.h"
+#include "task/proc_status.h"
 
 static bool refused; /* the kernel said no once: it will again */
 
@@ -27,21 +28,10 @@ bool exec_counter_usable(void) { return counts_here(); }
 /* Whether TID blocks SIG (its mask changes only in system calls, so it holds for a whole
  * stretch of user code). */
 static bool blocks(pid_t tid, int sig) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", tid);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return true;
-  bool blocked = true;
-  while (fgets(line, sizeof line, f)) {
-    unsigned long long mask;
-    if (sscanf(line, "SigBlk: %llx", &mask) == 1) {
-      blocked = mask & (1ull << (sig - 1));
-      break;
-    }
-  }
-  fclose(f);
-  return blocked;
+  uint64_t mask;
+  if (proc_status_mask(tid, "SigBlk", &mask) < 0)
+    return true; /* unknown: as if blocked, so no counter relies on its signal */
+  return mask & (1ull << (sig - 1));
 }
 
 /* The perf event on TID for ADDR, an overflow at PERIOD (0: none); SIGNAL: the signal at

@@ -14,6 +14,7 @@
 #include "arch/x86_writes.h"
 #include "common/log.h"
 #include "task/proc_maps.h"
+#include "task/proc_status.h"
 
 #define PAGE 4096ull
 #define DR6_OFFSET (offsetof(struct user, u_debugreg) + 6 * sizeof(long))
@@ -83,18 +84,14 @@ static void protect(struct page_watch *w, struct rptask *x) {
  * default or by SIG_IGN), -1 its default action (ends or stops it). From SigCgt and
  * SigIgn in /proc/TID/status. */
 static int disposition(pid_t tid, int sig) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", tid);
-  FILE *f = fopen(path, "re");
-  unsigned long long cgt = 0, ign = 0, v;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "SigCgt: %llx", &v) == 1)
-      cgt = v;
-    else if (sscanf(line, "SigIgn: %llx", &v) == 1)
-      ign = v;
-  if (f)
-    fclose(f);
-  unsigned long long bit = sig >= 1 && sig <= 64 ? 1ull << (sig - 1) : 0;
+  struct proc_status s;
+  uint64_t cgt = 0, ign = 0; /* an unreadable file: neither */
+  if (proc_status_read(tid, &s) == 0) {
+    proc_status_get_mask(&s, "SigCgt", &cgt);
+    proc_status_get_mask(&s, "SigIgn", &ign);
+    proc_status_free(&s);
+  }
+  uint64_t bit = sig >= 1 && sig <= 64 ? 1ull << (sig - 1) : 0;
   if (cgt & bit)
     return 1;
   bool ignored_by_default = sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;

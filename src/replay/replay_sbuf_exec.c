@@ -24,6 +24,7 @@
 #include "replay/replay_calls.h"
 #include "replay/replay_syscallbuf.h"
 #include "syscalls/syscall_table.h"
+#include "task/proc_status.h"
 
 bool replay_filter_install(void) {
   _Static_assert((SBUF_EXEC_IP >> 32) == 0 && (SBUF_UNTRACED_IP >> 32) == 0, "IPs below 4 GiB");
@@ -45,16 +46,8 @@ bool replay_filter_install(void) {
 }
 
 bool replay_filter_active(pid_t pid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", pid);
-  FILE *f = fopen(path, "re");
-  bool on = false;
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "Seccomp:", 8))
-      on = strtol(line + 8, NULL, 10) == SECCOMP_MODE_FILTER;
-  if (f)
-    fclose(f);
-  return on;
+  long mode;
+  return proc_status_number(pid, "Seccomp", &mode) == 0 && mode == SECCOMP_MODE_FILTER;
 }
 
 /* Resumes X with PTRACE_SYSCALL to its next system call stop, which must be of kind WANT. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "task/proc_status.h"
 
 int task_open_mem(struct task *t) {
   if (t->mem_fd >= 0)
@@ -280,19 +281,14 @@ char task_proc_state(pid_t tid) {
 }
 
 bool task_signal_pending(pid_t tid) {
-  char path[64], line[256];
-  snprintf(path, sizeof path, "/proc/%d/status", tid);
-  FILE *f = fopen(path, "re");
-  if (!f)
+  struct proc_status s;
+  if (proc_status_read(tid, &s) < 0)
     return true;
-  bool pending = false;
-  unsigned long long mask;
-  while (fgets(line, sizeof line, f))
-    if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
-        mask)
-      pending = true;
-  fclose(f);
-  return pending;
+  uint64_t thread = 0, process = 0;
+  proc_status_get_mask(&s, "SigPnd", &thread);
+  proc_status_get_mask(&s, "ShdPnd", &process);
+  proc_status_free(&s);
+  return thread || process;
 }
 
 void task_wait_dead(pid_t tid) {
