@@ -175,6 +175,22 @@ static bool decoded_branch_into(const uint8_t *code, size_t len, uint64_t base, 
   return into;
 }
 
+/* Whether a short branch (jmp, jcc, loop, jrcxz) whose opcode is at any byte of CODE[FROM,
+ * UNTIL) targets (LO, HI): the byte scan where decoding fails (capstone 4 does not know
+ * all of AVX-512's instructions). */
+static bool short_branch_bytes_into(const uint8_t *code, size_t len, uint64_t base, size_t from,
+                                    size_t until, uint64_t lo, uint64_t hi) {
+  for (size_t i = from; i < until && i + 2 <= len; i++) {
+    uint8_t b = code[i];
+    if (b != 0xeb && !(b >= 0x70 && b <= 0x7f) && !(b >= 0xe0 && b <= 0xe3))
+      continue;
+    uint64_t target = base + i + 2 + (uint64_t)(int64_t)(int8_t)code[i + 1];
+    if (target > lo && target < hi)
+      return true;
+  }
+  return false;
+}
+
 #define NEAR_REACH 136 /* rel8 reaches 128 bytes back from the next instruction */
 #define NEAR_STARTS 16 /* earlier bytes decoded from */
 
@@ -184,7 +200,8 @@ bool x86_near_branch_may_target(const uint8_t *code, size_t len, uint64_t base, 
     return true;
   size_t at = (size_t)(lo - base), end;
   size_t after = at + NEAR_REACH + 32 < len ? at + NEAR_REACH + 32 : len;
-  if (decoded_branch_into(code, len, base, at, after, lo, hi, &end))
+  if (decoded_branch_into(code, len, base, at, after, lo, hi, &end) ||
+      short_branch_bytes_into(code, len, base, end, after, lo, hi))
     return true;
   int met = 0;
   for (size_t k = 0; k < NEAR_STARTS && k < at; k++) {
@@ -197,5 +214,7 @@ bool x86_near_branch_may_target(const uint8_t *code, size_t len, uint64_t base, 
       return true;
     met++;
   }
-  return met == 0 && at > 0;
+  /* no decoding fell into step (an instruction capstone does not know): the bytes */
+  return met == 0 && short_branch_bytes_into(code, len, base, at > NEAR_REACH ? at - NEAR_REACH : 0,
+                                             at, lo, hi);
 }

@@ -8,45 +8,47 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include "arch/x86_rep.h"
 #include "task/proc_maps.h"
 #include "task/task.h"
 
 #define PAGE 4096ull
-#define RED_ZONE 128
-#define OFF_DATA 2048 /* the wanted registers, in the order of `regs_of` */
+#define OFF_DATA 2048 /* the wanted registers (by encoding number), then the two saves */
+#define OFF_SAVED_RAX (OFF_DATA + 8 * NREGS)
+#define OFF_SAVED_FLAGS (OFF_SAVED_RAX + 8)
 #define NREGS 16
-#define CMP_LEN 13 /* cmp r64, [rip+disp32]; jne rel32 */
-/* The code's layout: lea rsp,[rsp-128]; pushfq; the compares; popfq; lea rsp,[rsp+128];
- * int3 (the stop), nop; then the miss path: popfq; lea rsp,[rsp+128]; the moved
- * instructions; jmp back. */
+#define CMP_LEN 13     /* cmp r64, [rip+disp32]; jne rel32 */
+#define RESTORE_LEN 17 /* mov rax,[flags]; add al,0x7f; sahf; mov rax,[rax's] */
+/* The code's layout, no stack used (pushf/popf are slow, and the red zone is the
+ * program's): rax saved; lahf and seto take the flags into rax, saved; rax back; the
+ * compares; then the flags and rax restored, and an int3 (the stop), a nop; the miss path:
+ * the same restore, the moved instructions, a jmp back. */
 enum {
-  AT_PUSHF = 5,
-  AT_CMPS = 6,
-  AT_POPF = AT_CMPS + NREGS * CMP_LEN,
-  AT_UNLEA = AT_POPF + 1,
-  AT_INT3 = AT_UNLEA + 8,
+  AT_LAHF = 7,
+  AT_LOAD_RAX = 18,
+  AT_CMPS = 25,
+  AT_MATCH = AT_CMPS + NREGS * CMP_LEN,
+  AT_INT3 = AT_MATCH + RESTORE_LEN,
   AT_HIT = AT_INT3 + 1, /* where the int3 leaves rip */
   AT_MISS = AT_HIT + 1,
-  AT_MISS_UNLEA = AT_MISS + 1,
-  AT_RESUME = AT_MISS_UNLEA + 8,
+  AT_RESUME = AT_MISS + RESTORE_LEN,
 };
 _Static_assert(AT_RESUME + X86_DISPLACE_OUT <= OFF_DATA, "the hook's code fits before its data");
 /* Pages searched for direct branches at a time. */
 #define SCAN_CHUNK (64 * 1024)
 /* Bytes read around the address for the short branches. */
 #define NEAR_BYTES 512
-/* A gap this far below the text's file: the page goes there. */
-#define BELOW_TEXT (16 * PAGE)
+/* How far from the address the page may be (a rel32 reaches 2 GiB; the moved
+ * instructions' rip-relative operands must reach their data from it too). */
+#define REACH (1ull << 30)
 
-/* The general registers by their encoding number (rax 0 ... r15 15); rsp as the
- * compares see it, past the red zone and the saved flags. */
+/* The general registers by their encoding number (rax 0 ... r15 15). */
 static void regs_of(const struct user_regs_struct *r, uint64_t out[NREGS]) {
   const unsigned long long v[NREGS] = {r->rax, r->rcx, r->rdx, r->rbx, r->rsp, r->rbp,
                                        r->rsi, r->rdi, r->r8,  r->r9,  r->r10, r->r11,
                                        r->r12, r->r13, r->r14, r->r15};
   for (int i = 0; i < NREGS; i++)
     out[i] = v[i];
-  out[4] -= RED_ZONE + 8;
 }
 
 static void put32(uint8_t *p, int64_t v) {
@@ -54,29 +56,47 @@ static void put32(uint8_t *p, int64_t v) {
   memcpy(p, &w, sizeof w);
 }
 
-/* The code before the moved instructions, for a page at PAGE_ADDR. */
-static void emit_checks(uint8_t *c, uint64_t page_addr) {
-  static const uint8_t lea_down[5] = {0x48, 0x8d, 0x64, 0x24, 0x80};
-  static const uint8_t lea_up[8] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
-  memcpy(c, lea_down, sizeof lea_down);
-  c[AT_PUSHF] = 0x9c;
+/* mov between rax and the page's data at DATA (OP 0x89: store, 0x8b: load), at AT. */
+static void mov_rax(uint8_t *c, int at, uint8_t op, int data) {
+  c[at] = 0x48;
+  c[at + 1] = op;
+  c[at + 2] = 0x05;
+  put32(c + at + 3, data - (at + 7));
+}
+
+/* The flags and rax back from their saves, at AT (RESTORE_LEN bytes). */
+static void emit_restore(uint8_t *c, int at) {
+  mov_rax(c, at, 0x8b, OFF_SAVED_FLAGS);
+  c[at + 7] = 0x04; /* add al, 0x7f: OF from seto's byte */
+  c[at + 8] = 0x7f;
+  c[at + 9] = 0x9e; /* sahf */
+  mov_rax(c, at + 10, 0x8b, OFF_SAVED_RAX);
+}
+
+/* The code before the moved instructions (offsets in the page; rip-relative). */
+static void emit_checks(uint8_t *c) {
+  mov_rax(c, 0, 0x89, OFF_SAVED_RAX);
+  c[AT_LAHF] = 0x9f;
+  c[AT_LAHF + 1] = 0x0f; /* seto al */
+  c[AT_LAHF + 2] = 0x90;
+  c[AT_LAHF + 3] = 0xc0;
+  mov_rax(c, AT_LAHF + 4, 0x89, OFF_SAVED_FLAGS);
+  mov_rax(c, AT_LOAD_RAX, 0x8b, OFF_SAVED_RAX);
   for (int r = 0; r < NREGS; r++) {
-    uint8_t *p = c + AT_CMPS + r * CMP_LEN;
-    int64_t at = AT_CMPS + r * CMP_LEN;
+    int at = AT_CMPS + r * CMP_LEN;
+    uint8_t *p = c + at;
     p[0] = (uint8_t)(0x48 | (r >= 8 ? 0x04 : 0));
     p[1] = 0x3b;
     p[2] = (uint8_t)(0x05 | ((r & 7) << 3));
-    put32(p + 3, (int64_t)(page_addr + OFF_DATA + 8 * (uint64_t)r) - (int64_t)(page_addr + at + 7));
+    put32(p + 3, OFF_DATA + 8 * r - (at + 7));
     p[7] = 0x0f;
     p[8] = 0x85;
     put32(p + 9, AT_MISS - (at + CMP_LEN));
   }
-  c[AT_POPF] = 0x9d;
-  memcpy(c + AT_UNLEA, lea_up, sizeof lea_up);
+  emit_restore(c, AT_MATCH);
   c[AT_INT3] = 0xcc;
   c[AT_HIT] = 0x90;
-  c[AT_MISS] = 0x9d;
-  memcpy(c + AT_MISS_UNLEA, lea_up, sizeof lea_up);
+  emit_restore(c, AT_MISS);
 }
 
 /* Whether a direct branch anywhere in the mapping holding [LO, HI) may land inside it. */
@@ -101,7 +121,8 @@ bool jump_hook_fits(struct jump_hook *h, struct rptask *x, uint64_t addr, uint64
   uint8_t code[X86_DISPLACE_MAX * 15];
   size_t n = task_read_code(&x->t, addr, code, sizeof code);
   struct x86_displaced plan;
-  if (!x86_displace_plan(code, n, addr, &plan))
+  struct x86_string s;
+  if ((x86_string_decode(code, n, addr, &s) && s.rep) || !x86_displace_plan(code, n, addr, &plan))
     return false;
   *end = addr + plan.off[plan.n];
   if (h->plan_addr == addr && h->plan_pid == x->pid && h->plan.off[h->plan.n] == plan.off[plan.n] &&
@@ -125,43 +146,45 @@ static bool inject(struct rptask *x, bool at_entry, long nr, uint64_t a0, uint64
   return ok && (r >= 0 || r < -4095);
 }
 
-struct below_file {
-  uint64_t addr, start;
-  const char *name;
-  uint64_t prev_end, file_start;
+struct gap_search {
+  uint64_t addr, prev_end, best;
 };
 
-static int first_of_file(const struct proc_mapping *m, void *ctx) {
-  struct below_file *b = ctx;
-  if ((b->name[0] && strcmp(m->name, b->name) == 0) || m->start == b->start) {
-    b->file_start = m->start;
-    return 1;
+/* The page at the top of each gap between mappings (not below a stack, whose growth and
+ * guard gap it would take; away from the heap, which grows up from the gap's bottom), the
+ * nearest to the address kept. */
+static int nearest_gap(const struct proc_mapping *m, void *ctx) {
+  struct gap_search *g = ctx;
+  if (m->start >= g->prev_end + 2 * PAGE && strncmp(m->name, "[stack", 6) != 0 &&
+      m->start - PAGE >= 0x100000) {
+    uint64_t cand = m->start - PAGE;
+    uint64_t dist = cand > g->addr ? cand - g->addr : g->addr - cand;
+    uint64_t best = g->best > g->addr ? g->best - g->addr : g->addr - g->best;
+    if (!g->best || dist < best)
+      g->best = cand;
   }
-  b->prev_end = m->end;
+  g->prev_end = m->end;
   return 0;
 }
 
-/* Maps the page below the first mapping of the file holding ADDR, in the gap there
- * (away from the heap, which grows up after the executable, and from the stacks). */
+/* Maps the page in the free gap nearest to ADDR (a jmp there must reach it). */
 static bool map_page(struct jump_hook *h, struct rptask *x, uint64_t addr) {
-  struct proc_mapping m;
-  if (!x->gadget || proc_mapping_find(x->t.tid, addr, &m) < 0)
+  struct gap_search g = {.addr = addr};
+  if (!x->gadget || proc_maps_each(x->t.tid, nearest_gap, &g) < 0 || !g.best)
     return false;
-  struct below_file b = {.addr = addr, .start = m.start, .name = m.name};
-  if (proc_maps_each(x->t.tid, first_of_file, &b) != 1 || b.file_start < BELOW_TEXT + 0x100000 ||
-      b.file_start - BELOW_TEXT < b.prev_end + PAGE)
+  uint64_t dist = g.best > addr ? g.best - addr : addr - g.best;
+  if (dist > REACH)
     return false;
-  uint64_t want = b.file_start - BELOW_TEXT;
   int64_t got;
-  if (!inject(x, false, SYS_mmap, want, PAGE, PROT_READ | PROT_EXEC,
+  if (!inject(x, false, SYS_mmap, g.best, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, &got))
     return false;
-  if ((uint64_t)got != want) {
+  if ((uint64_t)got != g.best) {
     inject(x, false, SYS_munmap, (uint64_t)got, PAGE, 0, 0, NULL); /* an old kernel's hint */
     return false;
   }
   h->owner = x->pid;
-  h->page = want;
+  h->page = g.best;
   return true;
 }
 
@@ -174,9 +197,9 @@ bool jump_hook_place(struct jump_hook *h, struct rptask *x, uint64_t addr,
     h->owner = 0; /* left in another process at a stop where it could not go: forgotten */
   if (!h->owner && !map_page(h, x, addr))
     return false;
-  uint8_t code[OFF_DATA + NREGS * 8];
+  uint8_t code[OFF_SAVED_FLAGS + 8];
   memset(code, 0xcc, sizeof code);
-  emit_checks(code, h->page);
+  emit_checks(code);
   if (!x86_displace_emit(&h->plan, h->page + AT_RESUME, code + AT_RESUME, h->resume_off))
     return false;
   uint64_t want[NREGS];
@@ -215,6 +238,16 @@ void jump_hook_remove(struct jump_hook *h, struct task *t) {
   h->placed = false;
 }
 
+/* Whether at offset OFF of the code the flags are clobbered (by the compares or the
+ * restore's add), and whether rax is, inside a restore starting at AT. */
+static bool restore_clobbers(uint64_t off, int at, bool *flags, bool *rax) {
+  if (off < (uint64_t)at || off >= (uint64_t)at + RESTORE_LEN)
+    return false;
+  *flags = off <= (uint64_t)at + 9;
+  *rax = off >= (uint64_t)at + 7 && off <= (uint64_t)at + 10;
+  return true;
+}
+
 /* X stopped at offset OFF of the page: its registers as they were without the hook. */
 static void translate(struct jump_hook *h, struct rptask *x, uint64_t off) {
   struct user_regs_struct *r = &x->t.regs;
@@ -225,19 +258,18 @@ static void translate(struct jump_hook *h, struct rptask *x, uint64_t off) {
         r->rip = h->addr + p->off[i];
     return;
   }
-  if (off > AT_PUSHF && off <= AT_POPF) { /* the flags saved below the red zone */
-    uint64_t flags;
-    if (task_read_mem(&x->t, r->rsp, &flags, sizeof flags) == 0)
-      r->eflags = flags;
-    r->rsp += 8;
-  } else if (off == AT_MISS) {
-    uint64_t flags;
-    if (task_read_mem(&x->t, r->rsp, &flags, sizeof flags) == 0)
-      r->eflags = flags;
-    r->rsp += 8;
+  bool flags = false, rax = off > AT_LAHF && off <= AT_LOAD_RAX;
+  if (off > AT_CMPS && off < AT_MATCH)
+    flags = true;
+  else if (!restore_clobbers(off, AT_MATCH, &flags, &rax))
+    restore_clobbers(off, AT_MISS, &flags, &rax);
+  uint64_t saved[2];
+  if ((flags || rax) && task_read_mem(&x->t, h->page + OFF_SAVED_RAX, saved, sizeof saved) == 0) {
+    if (rax)
+      r->rax = saved[0];
+    if (flags) /* ah: SF ZF AF PF CF; al: OF */
+      r->eflags = (r->eflags & ~0x8d5ull) | ((saved[1] >> 8) & 0xd5) | (saved[1] & 1 ? 0x800 : 0);
   }
-  if ((off >= AT_PUSHF && off <= AT_UNLEA) || off == AT_MISS || off == AT_MISS_UNLEA)
-    r->rsp += RED_ZONE;
   r->rip = h->addr;
 }
 
