@@ -112,16 +112,21 @@ static void insert(struct replay_debug *d, struct task *t, uint64_t addr) {
   d->ins[d->nins++] = (struct debug_inserted){addr, orig};
 }
 
-/* A breakpoint at ADDR for X's run: an int3, or a debug register inside libc's text
- * before its process patched it (the patcher must read and rewrite the bytes as they
- * were recorded). */
-static void place(struct replay_debug *d, struct rptask *x, uint64_t addr) {
+/* Whether [ADDR, ADDR+LEN) meets libc's text before its process patched it (the patcher
+ * must read and rewrite the bytes as they were recorded). */
+static bool guarded(struct replay_debug *d, struct rptask *x, uint64_t addr, uint64_t len) {
   if (d->nguard < 0)
     d->nguard = libc_patch_guarded(x, d->guard, 4);
-  bool guarded = false;
   for (int i = 0; i < d->nguard; i++)
-    guarded |= addr >= d->guard[i][0] && addr < d->guard[i][1];
-  if (!guarded) {
+    if (addr + len > d->guard[i][0] && addr < d->guard[i][1])
+      return true;
+  return false;
+}
+
+/* A breakpoint at ADDR for X's run: an int3, or a debug register inside the guarded
+ * text. */
+static void place(struct replay_debug *d, struct rptask *x, uint64_t addr) {
+  if (!guarded(d, x, addr, 1)) {
     insert(d, &x->t, addr);
     return;
   }
@@ -345,12 +350,12 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
    * code read before any int3 goes in). On it (its pass just checked), or inside the
    * instructions the jmp covers, the task goes on in their moved copy instead of a step. */
   uint64_t hook_end = 0;
-  bool hook = state && !stepping_me && !at_syscall &&
-              jump_hook_fits(&d->hook, x, internal_bp, &hook_end) &&
-              (!on_bp || (rip == internal_bp && !is_user_bp(d, rip) && !target_bp_of(d, x, rip) &&
-                          !probe_of(d, x, rip) && trap_count_of(d, x, rip) < 0)) &&
-              !other_bp_in(d, x, internal_bp, hook_end) &&
-              jump_hook_place(&d->hook, x, internal_bp, state, rip == internal_bp);
+  bool hook =
+      state && !stepping_me && !at_syscall && jump_hook_fits(&d->hook, x, internal_bp, &hook_end) &&
+      (!on_bp || (rip == internal_bp && !is_user_bp(d, rip) && !target_bp_of(d, x, rip) &&
+                  !probe_of(d, x, rip) && trap_count_of(d, x, rip) < 0)) &&
+      !other_bp_in(d, x, internal_bp, hook_end) && !guarded(d, x, internal_bp, X86_JMP_LEN) &&
+      jump_hook_place(&d->hook, x, internal_bp, state, rip == internal_bp);
   if (hook)
     on_bp = false;
   /* a step, or a step over a breakpoint, runs a rep instruction whole (one arrival) */
