@@ -121,8 +121,7 @@ bool jump_hook_fits(struct jump_hook *h, struct rptask *x, uint64_t addr, uint64
   uint8_t code[X86_DISPLACE_MAX * 15];
   size_t n = task_read_code(&x->t, addr, code, sizeof code);
   struct x86_displaced plan;
-  struct x86_string s;
-  if ((x86_string_decode(code, n, addr, &s) && s.rep) || !x86_displace_plan(code, n, addr, &plan))
+  if (!x86_displace_plan(code, n, addr, &plan))
     return false;
   *end = addr + plan.off[plan.n];
   if (h->plan_addr == addr && h->plan_pid == x->pid && h->plan.off[h->plan.n] == plan.off[plan.n] &&
@@ -205,6 +204,13 @@ bool jump_hook_place(struct jump_hook *h, struct rptask *x, uint64_t addr,
   uint64_t want[NREGS];
   regs_of(state, want);
   memcpy(code + OFF_DATA, want, sizeof want);
+  /* At a rep string instruction the state point may be inside it: the string registers
+   * are not compared (the caller tells its start from state_match_rep_start). */
+  struct x86_string s;
+  static const int string_regs[] = {1, 6, 7}; /* rcx, rsi, rdi */
+  if (x86_string_decode(h->plan.code, h->plan.off[1], addr, &s) && s.rep)
+    for (size_t i = 0; i < sizeof string_regs / sizeof string_regs[0]; i++)
+      memset(code + AT_CMPS + string_regs[i] * CMP_LEN, 0x90, CMP_LEN);
   uint8_t jmp[X86_JMP_LEN] = {0xe9};
   int64_t rel = (int64_t)h->page - (int64_t)(addr + X86_JMP_LEN);
   if (rel < INT32_MIN || rel > INT32_MAX)

@@ -44,12 +44,11 @@ struct jump_hook {
   uint8_t orig[X86_JMP_LEN];
 };
 
-/* Whether a hook fits at ADDR in X's process; then [ADDR, *END) are the bytes it covers.
- * Not at a rep string instruction: a state point there is inside it (the recorder
- * interrupted it), where the registers at its start never match. */
+/* Whether a hook fits at ADDR in X's process; then [ADDR, *END) are the bytes it covers. */
 bool jump_hook_fits(struct jump_hook *h, struct rptask *x, uint64_t addr, uint64_t *end);
 /* Puts the hook at ADDR for X's next run, stopping where the general registers are
- * STATE's; false when it cannot (nothing was changed then). X at one of the instructions
+ * STATE's (at a rep string instruction, but for rcx, rsi and rdi: the state point may be
+ * inside it); false when it cannot (nothing was changed then). X at one of the instructions
  * the jmp covers goes on from its moved copy (at ADDR itself only when OVER: its pass
  * there is not checked). */
 bool jump_hook_place(struct jump_hook *h, struct rptask *x, uint64_t addr,

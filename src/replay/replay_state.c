@@ -82,6 +82,8 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
     e->pos.reached = !in_call;
     return 0;
   }
+  if (!in_call && state_match_rep_start(e, x))
+    return 0; /* the iterations before the state point restored with its end */
   e->pos.passes++;
   return REPLAY_AGAIN;
 }

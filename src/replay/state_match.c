@@ -6,6 +6,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 
+#include "arch/x86_rep.h"
 #include "common/kernel_abi.h"
 #include "preload/syscallbuf_abi.h"
 #include "replay/regs_compare.h"
@@ -132,4 +133,27 @@ bool state_match_at(struct replay_engine *e, struct rptask *x) {
       return false;
   }
   return true;
+}
+
+bool state_match_rep_start(struct replay_engine *e, struct rptask *x) {
+  const struct user_regs_struct *want = &e->ev->regs;
+  uint8_t code[16];
+  size_t n = task_read_code(&x->t, want->rip, code, sizeof code);
+  struct x86_string s;
+  if (task_get_regs(&x->t) < 0 || x->t.regs.rip != want->rip ||
+      !x86_string_decode(code, n, want->rip, &s) || !s.rep || s.addr32 ||
+      x->t.regs.rcx <= want->rcx)
+    return false;
+  uint64_t k = x->t.regs.rcx - want->rcx, step = k * s.size;
+  bool down = x->t.regs.eflags & 0x400; /* DF */
+  bool uses_rdi = s.op != X86_STRING_LODS;
+  bool uses_rsi = s.op == X86_STRING_MOVS || s.op == X86_STRING_CMPS || s.op == X86_STRING_LODS;
+  struct user_regs_struct then = x->t.regs; /* k iterations on */
+  then.rcx = want->rcx;
+  if (uses_rdi)
+    then.rdi = down ? then.rdi - step : then.rdi + step;
+  if (uses_rsi)
+    then.rsi = down ? then.rsi - step : then.rsi + step;
+  char diff[16];
+  return !regs_differ(want, &then, diff, sizeof diff);
 }

@@ -1,0 +1,8 @@
+break mark
+continue
+continue
+continue
+continue
+reverse-continue
+delete
+continue
