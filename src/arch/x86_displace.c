@@ -204,17 +204,21 @@ bool x86_near_branch_may_target(const uint8_t *code, size_t len, uint64_t base, 
       short_branch_bytes_into(code, len, base, end, after, lo, hi))
     return true;
   int met = 0;
+  bool failed = false;
   for (size_t k = 0; k < NEAR_STARTS && k < at; k++) {
     /* (near the start of CODE, from its first bytes) */
     size_t start = at >= NEAR_REACH + 16 + k ? at - (NEAR_REACH + 16 + k) : k;
     bool into = decoded_branch_into(code, len, base, start, at, lo, hi, &end);
+    failed |= end < at; /* stopped at what capstone cannot decode */
     if (end != at)
       continue; /* out of step with LO: not how the code runs */
     if (into)
       return true;
     met++;
   }
-  /* no decoding fell into step (an instruction capstone does not know): the bytes */
-  return met == 0 && short_branch_bytes_into(code, len, base, at > NEAR_REACH ? at - NEAR_REACH : 0,
-                                             at, lo, hi);
+  /* A decoding capstone could not finish may be the one the code runs (the ones that
+   * fell into step then may be out of step before): the bytes. */
+  return (met == 0 || failed) &&
+         short_branch_bytes_into(code, len, base, at > NEAR_REACH ? at - NEAR_REACH : 0, at, lo,
+                                 hi);
 }

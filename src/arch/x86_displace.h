@@ -47,8 +47,9 @@ bool x86_far_branch_may_target(const uint8_t *code, size_t len, uint64_t base, u
  * an instruction's start) targets an address strictly between LO and HI: those after LO
  * decoded from it; those before from each of several earlier bytes whose decoding meets
  * LO (x86 decoding falls into step within a few instructions), all of them counted.
- * Where decoding fails (capstone 4 does not know every AVX-512 instruction), any byte
- * that may be a short branch's opcode counts (a false alarm only costs the hook). */
+ * Where a decoding stops at what capstone cannot decode (capstone 4 does not know every
+ * AVX-512 instruction), any byte that may be a short branch's opcode counts (a false
+ * alarm only costs the hook). */
 bool x86_near_branch_may_target(const uint8_t *code, size_t len, uint64_t base, uint64_t lo,
                                 uint64_t hi);
 
