@@ -119,12 +119,12 @@ static bool same_outside(uint64_t addr, const uint8_t *live, const uint8_t *want
   return true;
 }
 
-bool state_match_at(struct replay_engine *e, struct rptask *x) {
-  char diff[16];
-  if (task_get_regs(&x->t) < 0 || regs_differ(&e->ev->regs, &x->t.regs, diff, sizeof diff))
-    return false;
-  struct skip s[MAX_SKIPS];
+/* Whether the recorded pages are X's memory but for what the match passes over and
+ * [LO, HI). */
+static bool pages_match(struct replay_engine *e, struct rptask *x, uint64_t lo, uint64_t hi) {
+  struct skip s[MAX_SKIPS + 1];
   int n = skips_of(e, x, s);
+  s[n++] = (struct skip){lo, hi};
   uint8_t page[PAGE_BYTES];
   for (uint32_t i = 0; i < e->ev->nmem; i++) {
     const struct event_mem *m = &e->ev->mem[i];
@@ -133,6 +133,12 @@ bool state_match_at(struct replay_engine *e, struct rptask *x) {
       return false;
   }
   return true;
+}
+
+bool state_match_at(struct replay_engine *e, struct rptask *x) {
+  char diff[16];
+  return task_get_regs(&x->t) == 0 && !regs_differ(&e->ev->regs, &x->t.regs, diff, sizeof diff) &&
+         pages_match(e, x, 0, 0);
 }
 
 bool state_match_rep_start(struct replay_engine *e, struct rptask *x) {
@@ -155,5 +161,14 @@ bool state_match_rep_start(struct replay_engine *e, struct rptask *x) {
   if (uses_rsi)
     then.rsi = down ? then.rsi - step : then.rsi + step;
   char diff[16];
-  return !regs_differ(want, &then, diff, sizeof diff);
+  if (regs_differ(want, &then, diff, sizeof diff))
+    return false;
+  /* The memory too (an earlier instance may have the same registers), but for what the
+   * iterations before the interrupt wrote. */
+  uint64_t lo = 0, hi = 0;
+  if (s.op == X86_STRING_STOS || s.op == X86_STRING_MOVS) {
+    lo = down ? x->t.regs.rdi - step + s.size : x->t.regs.rdi;
+    hi = lo + step;
+  }
+  return pages_match(e, x, lo, hi);
 }

@@ -38,8 +38,8 @@ bool state_match_at(struct replay_engine *e, struct rptask *x);
 /* The state point interrupted a rep string instruction: whether X (at its address) is at
  * the start of that instance of it, its registers those of the state point but for the
  * string registers, which the iterations done by then moved (rcx more left, rdi and rsi
- * that many elements back). Its end is then restored: the recorded pages hold what those
- * iterations wrote. */
+ * that many elements back), and the recorded pages its memory but for what those
+ * iterations wrote. Its end is then restored: the recorded pages hold what they wrote. */
 bool state_match_rep_start(struct replay_engine *e, struct rptask *x);
 
 #endif
