@@ -4,9 +4,9 @@
  * the search used to give up after 20 000); this one costs a few instructions a pass.
  *
  * While the task runs, the instructions covering the first 5 bytes at the address are
- * replaced by a jmp to a page mapped near it, which compares the general registers
- * (rsp past the red zone, the flags saved on the stack below it) with the state point's
- * and either stops at an int3 (all equal; the hooks then put the task back at the address
+ * replaced by a jmp to a page mapped in the free gap nearest to it, which compares the
+ * general registers with the state point's (rax and the flags saved in the page by
+ * lahf/seto; no stack touched) and either stops at an int3 (all equal; the hooks then put the task back at the address
  * as if an int3 there had been hit) or runs the moved instructions and jumps back. It is
  * used only where it changes nothing else: the moved instructions do the same at the new
  * address (arch/x86_displace.h), no direct branch in the address's mapping lands inside
@@ -28,8 +28,8 @@
 #include "replay/replay_engine.h"
 
 struct jump_hook {
-  /* the last address asked about, and whether a hook fits there (in task `plan_tid`'s
-   * process) */
+  /* the last address asked about, and whether a hook fits there (in process
+   * `plan_pid`) */
   uint64_t plan_addr;
   pid_t plan_pid;
   bool plan_ok;

@@ -143,12 +143,17 @@ bool state_match_at(struct replay_engine *e, struct rptask *x) {
 
 bool state_match_rep_start(struct replay_engine *e, struct rptask *x) {
   const struct user_regs_struct *want = &e->ev->regs;
+  /* the registers first (no read of the task's memory at the passes of the natural
+   * search that stops at each one): all but the string ones the recorded */
+  struct user_regs_struct others = x->t.regs;
+  others.rcx = want->rcx, others.rdi = want->rdi, others.rsi = want->rsi;
+  char diff[16];
+  if (regs_differ(want, &others, diff, sizeof diff) || x->t.regs.rcx <= want->rcx)
+    return false;
   uint8_t code[16];
   size_t n = task_read_code(&x->t, want->rip, code, sizeof code);
   struct x86_string s;
-  if (task_get_regs(&x->t) < 0 || x->t.regs.rip != want->rip ||
-      !x86_string_decode(code, n, want->rip, &s) || !s.rep || s.addr32 ||
-      x->t.regs.rcx <= want->rcx)
+  if (!x86_string_decode(code, n, want->rip, &s) || !s.rep || s.addr32)
     return false;
   uint64_t k = x->t.regs.rcx - want->rcx, step = k * s.size;
   bool down = x->t.regs.eflags & 0x400; /* DF */
@@ -160,7 +165,6 @@ bool state_match_rep_start(struct replay_engine *e, struct rptask *x) {
     then.rdi = down ? then.rdi - step : then.rdi + step;
   if (uses_rsi)
     then.rsi = down ? then.rsi - step : then.rsi + step;
-  char diff[16];
   if (regs_differ(want, &then, diff, sizeof diff))
     return false;
   /* The memory too (an earlier instance may have the same registers), but for what the

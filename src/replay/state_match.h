@@ -35,7 +35,7 @@ bool state_match_traced_entry(const struct stop *st, const struct rptask *x);
  * the recording's `syscall` did not). The caller then writes the recorded pages. */
 bool state_match_at(struct replay_engine *e, struct rptask *x);
 
-/* The state point interrupted a rep string instruction: whether X (at its address) is at
+/* The state point interrupted a rep string instruction: whether X (its registers read) is at
  * the start of that instance of it, its registers those of the state point but for the
  * string registers, which the iterations done by then moved (rcx more left, rdi and rsi
  * that many elements back), and the recorded pages its memory but for what those
