@@ -68,15 +68,20 @@ static bool add(struct x86_displaced *d, const cs_insn *insn, bool last) {
 }
 
 bool x86_displace_plan(const uint8_t *code, size_t len, uint64_t addr, struct x86_displaced *d) {
+  return x86_displace_plan_min(code, len, addr, X86_JMP_LEN, d);
+}
+
+bool x86_displace_plan_min(const uint8_t *code, size_t len, uint64_t addr, int min,
+                           struct x86_displaced *d) {
   memset(d, 0, sizeof *d);
   d->addr = addr;
-  while (d->off[d->n] < X86_JMP_LEN) {
+  while (d->off[d->n] < min) {
     if (d->n == X86_DISPLACE_MAX || d->off[d->n] >= len)
       return false;
     cs_insn *insn = x86_decode_one(code + d->off[d->n], len - d->off[d->n], addr + d->off[d->n]);
     if (!insn)
       return false;
-    bool ok = add(d, insn, d->off[d->n] + insn->size >= X86_JMP_LEN);
+    bool ok = add(d, insn, d->off[d->n] + insn->size >= min);
     x86_cs.free(insn, 1);
     if (!ok)
       return false;

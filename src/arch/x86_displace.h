@@ -30,6 +30,9 @@ struct x86_displaced {
  * follows it is reached from elsewhere), an indirect branch, or what capstone cannot
  * decode. */
 bool x86_displace_plan(const uint8_t *code, size_t len, uint64_t addr, struct x86_displaced *d);
+/* The same for the instructions covering at least MIN bytes (0: none, d->n 0). */
+bool x86_displace_plan_min(const uint8_t *code, size_t len, uint64_t addr, int min,
+                           struct x86_displaced *d);
 
 /* Writes the moved instructions as they run at TO, then a jmp back to the instruction
  * after them, into OUT (X86_DISPLACE_OUT bytes); NEW_OFF[i] is instruction i's offset

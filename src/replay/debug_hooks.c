@@ -412,8 +412,18 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp,
                const struct user_regs_struct *state) {
   struct replay_debug *d = ctx;
   d->resume_req = arm_request(d, x, internal_bp, state);
-  if (x->rec_pid == d->pid && !d->blind)
+  if (x->rec_pid == d->pid && !d->blind) {
+    /* what the store hooks of watchpoints by page protection must leave alone */
+    struct store_hooks *sh = &d->regs.pw.sh;
+    store_hooks_busy_clear(sh);
+    for (int i = 0; i < d->nins; i++)
+      store_hooks_busy(sh, d->ins[i].addr, d->ins[i].addr + 1);
+    if (d->hook.placed)
+      store_hooks_busy(sh, d->hook.addr, d->hook.addr + X86_JMP_LEN);
+    if (d->hook.owner == x->pid)
+      store_hooks_busy(sh, d->hook.page, d->hook.page + 4096);
     debug_regs_arm(&d->regs, x, d->resume_req); /* after the registers were set for X */
+  }
   return d->resume_req;
 }
 

@@ -100,7 +100,7 @@ static void emit_checks(uint8_t *c) {
 }
 
 /* Whether a direct branch anywhere in the mapping holding [LO, HI) may land inside it. */
-static bool branched_into(struct task *t, uint64_t lo, uint64_t hi) {
+bool jump_site_branched_into(struct task *t, uint64_t lo, uint64_t hi) {
   struct proc_mapping m;
   if (proc_mapping_find(t->tid, lo, &m) < 0 || hi > m.end)
     return true;
@@ -131,13 +131,13 @@ bool jump_hook_fits(struct jump_hook *h, struct rptask *x, uint64_t addr, uint64
   h->plan_addr = addr;
   h->plan_pid = x->pid;
   /* a branch to the start itself is fine: the jmp starts there */
-  h->plan_ok = !branched_into(&x->t, addr, *end);
+  h->plan_ok = !jump_site_branched_into(&x->t, addr, *end);
   return h->plan_ok;
 }
 
-static bool inject(struct rptask *x, bool at_entry, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
-                   uint64_t a3, int64_t *rc) {
-  uint64_t args[6] = {a0, a1, a2, a3, (uint64_t)-1, 0};
+bool jump_inject(struct rptask *x, bool at_entry, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+                 uint64_t a3, int64_t *rc) {
+  uint64_t args[6] = {a0, a1, a2, a3, nr == SYS_mmap ? (uint64_t)-1 : 0, 0};
   bool ok = false;
   int64_t r = task_inject_syscall(&x->t, at_entry, x->gadget, nr, args, &ok);
   if (rc)
@@ -146,7 +146,7 @@ static bool inject(struct rptask *x, bool at_entry, long nr, uint64_t a0, uint64
 }
 
 struct gap_search {
-  uint64_t addr, prev_end, best;
+  uint64_t addr, size, prev_end, best;
 };
 
 /* The page at the top of each gap between mappings (not below a stack, whose growth and
@@ -154,9 +154,9 @@ struct gap_search {
  * nearest to the address kept. */
 static int nearest_gap(const struct proc_mapping *m, void *ctx) {
   struct gap_search *g = ctx;
-  if (m->start >= g->prev_end + 2 * PAGE && strncmp(m->name, "[stack", 6) != 0 &&
-      m->start - PAGE >= 0x100000) {
-    uint64_t cand = m->start - PAGE;
+  if (m->start >= g->prev_end + PAGE + g->size && strncmp(m->name, "[stack", 6) != 0 &&
+      m->start - g->size >= 0x100000) {
+    uint64_t cand = m->start - g->size;
     uint64_t dist = cand > g->addr ? cand - g->addr : g->addr - cand;
     uint64_t best = g->best > g->addr ? g->best - g->addr : g->addr - g->best;
     if (!g->best || dist < best)
@@ -166,24 +166,30 @@ static int nearest_gap(const struct proc_mapping *m, void *ctx) {
   return 0;
 }
 
-/* Maps the page in the free gap nearest to ADDR (a jmp there must reach it). */
-static bool map_page(struct jump_hook *h, struct rptask *x, uint64_t addr) {
-  struct gap_search g = {.addr = addr};
+bool jump_page_map_near(struct rptask *x, uint64_t addr, uint64_t size, uint64_t *at) {
+  struct gap_search g = {.addr = addr, .size = size};
   if (!x->gadget || proc_maps_each(x->t.tid, nearest_gap, &g) < 0 || !g.best)
     return false;
   uint64_t dist = g.best > addr ? g.best - addr : addr - g.best;
   if (dist > REACH)
     return false;
   int64_t got;
-  if (!inject(x, false, SYS_mmap, g.best, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
-              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, &got))
+  if (!jump_inject(x, false, SYS_mmap, g.best, size, PROT_READ | PROT_WRITE | PROT_EXEC,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, &got))
     return false;
   if ((uint64_t)got != g.best) {
-    inject(x, false, SYS_munmap, (uint64_t)got, PAGE, 0, 0, NULL); /* an old kernel's hint */
+    jump_inject(x, false, SYS_munmap, (uint64_t)got, size, 0, 0, NULL); /* an old kernel's hint */
     return false;
   }
+  *at = g.best;
+  return true;
+}
+
+/* Maps the hook's page in the free gap nearest to ADDR (a jmp there must reach it). */
+static bool map_page(struct jump_hook *h, struct rptask *x, uint64_t addr) {
+  if (!jump_page_map_near(x, addr, PAGE, &h->page))
+    return false;
   h->owner = x->pid;
-  h->page = g.best;
   return true;
 }
 
@@ -300,7 +306,7 @@ bool jump_hook_stop(struct jump_hook *h, struct rptask *x, const struct stop *st
     return hit;
   siginfo_t si;
   bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
-  if (inject(x, st->kind == STOP_SYSCALL_ENTRY, SYS_munmap, h->page, PAGE, 0, 0, NULL))
+  if (jump_inject(x, st->kind == STOP_SYSCALL_ENTRY, SYS_munmap, h->page, PAGE, 0, 0, NULL))
     h->owner = 0;
   if (have_si)
     ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);

@@ -60,4 +60,15 @@ void jump_hook_remove(struct jump_hook *h, struct task *t);
  * injected at this stop. True when ST is the hook's stop: X is now at the address. */
 bool jump_hook_stop(struct jump_hook *h, struct rptask *x, const struct stop *st);
 
+/* Shared with the store hooks (store_hooks.h): */
+/* Whether a direct branch in the mapping holding [LO, HI) may land strictly inside it. */
+bool jump_site_branched_into(struct task *t, uint64_t lo, uint64_t hi);
+/* Maps SIZE bytes (read, write, execute) at the top of the free gap nearest to ADDR, within
+ * a rel32's reach of it (never below a stack), into *AT. */
+bool jump_page_map_near(struct rptask *x, uint64_t addr, uint64_t size, uint64_t *at);
+/* System call NR injected into X (at a system call's entry stop when AT_ENTRY): false
+ * when it could not run or failed; its result in *RC (when RC). */
+bool jump_inject(struct rptask *x, bool at_entry, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+                 uint64_t a3, int64_t *rc);
+
 #endif

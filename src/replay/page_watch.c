@@ -118,8 +118,10 @@ static bool deliver(struct rptask *x) {
 
 void page_watch_arm(struct page_watch *w, struct rptask *x, int req) {
   w->req = req;
-  if (w->npages && w->owner == x->pid)
+  if (w->npages && w->owner == x->pid) {
+    store_hooks_end(&w->sh, x, false);
     unprotect(w, x, false); /* left at another task's signal stop */
+  }
   w->npages = 0;
   bool any = false;
   for (int i = 0; i < PAGE_WATCH_SLOTS; i++)
@@ -162,6 +164,41 @@ static bool made_mov(struct rptask *x, const struct x86_mov *m) {
   return task_set_regs(&x->t, &r) == 0;
 }
 
+/* X runs on as it was resumed, the store hooks in. */
+static int run_on(struct page_watch *w, struct rptask *x) {
+  store_hooks_resume(&w->sh, x);
+  return task_resume(&x->t, w->req, 0) < 0 ? -1 : 1;
+}
+
+/* The watched bytes on PAGE for the store hooks: [*LO, *HI), empty when a watch there
+ * is not of writes only (the alias takes stores only). */
+static void watched_on(const struct page_watch *w, uint64_t page, uint64_t *lo, uint64_t *hi) {
+  *lo = UINT64_MAX;
+  *hi = 0;
+  for (int i = 0; i < PAGE_WATCH_SLOTS; i++) {
+    const struct page_watch_slot *s = &w->slot[i];
+    if (!s->on || s->addr >= page + PAGE || s->addr + (uint64_t)s->len <= page)
+      continue;
+    if (!s->writes_only) {
+      *lo = *hi = 0;
+      return;
+    }
+    *lo = s->addr < *lo ? s->addr : *lo;
+    *hi = s->addr + (uint64_t)s->len > *hi ? s->addr + (uint64_t)s->len : *hi;
+  }
+}
+
+/* A store beside watched bytes: counted by the store hooks, hooked once hot. */
+static void note_store(struct page_watch *w, struct rptask *x, uint64_t addr) {
+  uint64_t page = addr & ~(PAGE - 1), lo, hi;
+  for (int k = 0; k < w->npages; k++)
+    if (w->pages[k].page == page) {
+      watched_on(w, page, &lo, &hi);
+      store_hooks_fault(&w->sh, x, x->t.regs.rip, page, w->pages[k].orig, w->pages[k].prot, lo,
+                        hi);
+    }
+}
+
 /* X faulted at ADDR on a watched page: the instruction is stepped unprotected. */
 static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64_t addr,
                  unsigned *hits) {
@@ -193,7 +230,7 @@ static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64
     /* a system call on a page without access: never single-stepped (it would run
      * untraced); the call's entry stop comes next, where the pages are unprotected */
     unprotect(w, x, false);
-    return task_resume(&x->t, w->req, 0) < 0 ? -1 : 1;
+    return run_on(w, x);
   }
   for (int i = 0; i < PAGE_WATCH_SLOTS; i++) {
     const struct page_watch_slot *s = &w->slot[i];
@@ -208,10 +245,12 @@ static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64
     if (t)
       *hits |= 1u << i;
   }
+  if (!*hits && w->req != PTRACE_SINGLESTEP)
+    note_store(w, x, addr);
   struct x86_mov m;
   if (!*hits && w->req != PTRACE_SINGLESTEP && x86_plain_mov(code, len, &x->t.regs, &m) &&
       made_mov(x, &m))
-    return task_resume(&x->t, w->req, 0) < 0 ? -1 : 1;
+    return run_on(w, x);
   struct page_watch_page pages[PAGE_WATCH_PAGES];
   int npages = w->npages;
   memcpy(pages, w->pages, sizeof pages);
@@ -242,38 +281,54 @@ static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64
   w->npages = npages;
   memcpy(w->pages, pages, sizeof pages);
   protect(w, x);
-  return task_resume(&x->t, w->req, 0) < 0 ? -1 : 1;
+  return run_on(w, x);
+}
+
+/* The end of X's run at ST: the pages get the program's protection back, the store
+ * hooks' pages their mappings (not where a call would take away a signal to deliver:
+ * then at the process's next run). */
+static void end_run(struct page_watch *w, struct rptask *x, const struct stop *st) {
+  /* A signal the replay may deliver from this stop: an injected call would take the
+   * stop away. So with a group stop that came before a pending signal's (an interrupt
+   * right after a breakpoint's int3, its SIGTRAP not delivered yet): the injected call
+   * would swallow that signal. */
+  if ((st->kind == STOP_SIGNAL && st->sig != SIGTRAP) ||
+      (st->kind == STOP_GROUP && task_signal_pending(x->t.tid)))
+    return;
+  /* The injected calls leave their own siginfo (a system call stop's), which ptrace
+   * then reports for the stop: the trap's is what the hooks read. */
+  siginfo_t si;
+  bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
+  store_hooks_end(&w->sh, x, st->kind == STOP_SYSCALL_ENTRY);
+  unprotect(w, x, st->kind == STOP_SYSCALL_ENTRY);
+  if (have_si)
+    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
 }
 
 int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, unsigned *hits) {
   *hits = 0;
+  bool gone = st->kind == STOP_EXITED || (st->kind == STOP_EVENT && (st->event == PTRACE_EVENT_EXIT ||
+                                                                     st->event == PTRACE_EVENT_EXEC));
+  if (!gone)
+    store_hooks_stopped(&w->sh, x); /* the jmps out, a stop inside their code translated */
   if (!w->npages || w->owner != x->pid)
     return 0;
-  if (st->kind == STOP_EXITED || (st->kind == STOP_EVENT && (st->event == PTRACE_EVENT_EXIT ||
-                                                             st->event == PTRACE_EVENT_EXEC))) {
+  if (gone) {
     w->npages = 0; /* its address space is gone (or going) */
+    w->sh.owner = 0;
     return 0;
   }
   if (st->kind == STOP_SIGNAL && st->sig == SIGSEGV) {
     siginfo_t si;
     memset(&si, 0, sizeof si);
     if (ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 && si.si_code == SEGV_ACCERR &&
-        on_page(w, (uint64_t)(uintptr_t)si.si_addr))
-      return fault(w, x, st, (uint64_t)(uintptr_t)si.si_addr, hits);
+        on_page(w, (uint64_t)(uintptr_t)si.si_addr)) {
+      int rc = fault(w, x, st, (uint64_t)(uintptr_t)si.si_addr, hits);
+      if (rc == 0)
+        end_run(w, x, st);
+      return rc;
+    }
   }
-  /* A signal the replay may deliver from this stop: an injected call would take the
-   * stop away. Its pages are unprotected at the process's next run. So with a group stop
-   * that came before a pending signal's (an interrupt right after a breakpoint's int3,
-   * its SIGTRAP not delivered yet): the injected call would swallow that signal. */
-  if ((st->kind == STOP_SIGNAL && st->sig != SIGTRAP) ||
-      (st->kind == STOP_GROUP && task_signal_pending(x->t.tid)))
-    return 0;
-  /* The injected calls leave their own siginfo (a system call stop's), which ptrace
-   * then reports for the stop: the trap's is what the hooks read. */
-  siginfo_t si;
-  bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
-  unprotect(w, x, st->kind == STOP_SYSCALL_ENTRY);
-  if (have_si)
-    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
+  end_run(w, x, st);
   return 0;
 }

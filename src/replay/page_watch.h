@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "replay/replay_engine.h"
+#include "replay/store_hooks.h"
 
 #define PAGE_WATCH_SLOTS 4
 #define PAGE_WATCH_PAGES 8
@@ -54,6 +55,7 @@ struct page_watch {
   int req;        /* the ptrace request the task was resumed with */
   bool said;      /* told the user once that a page could not be protected */
   uint64_t steps; /* instructions single-stepped over a fault (for DEJA_TL_DEBUG) */
+  struct store_hooks sh; /* hot stores beside watched bytes, through an alias */
 };
 
 /* Protects the pages of the slots set for X's run with request REQ, delivering the

@@ -1,0 +1,372 @@
+/* Stores beside watched bytes through an alias, without a fault each (see store_hooks.h). */
+#include "replay/store_hooks.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "replay/jump_hook.h"
+#include "task/task.h"
+
+#define PAGE 4096ull
+#define REGION_SIZE ((1 + 2 * STORE_ALIASES) * PAGE)
+#define OFF_DATA 3072                      /* the hooks' saves, 24 bytes each */
+#define OFF_TABLE (OFF_DATA + 24 * STORE_HOOKS) /* per alias: page number, lo, hi, delta */
+#define BLOCK_LEN 88                       /* the compares for one alias */
+#define RESTORE_LEN 17
+
+_Static_assert(OFF_TABLE + 32 * STORE_ALIASES <= (int)PAGE, "the data fits in the code page");
+
+/* ---- the code ---- */
+
+struct emit {
+  uint8_t *c;
+  int pos;
+};
+
+static void put(struct emit *e, const uint8_t *b, int n) {
+  memcpy(e->c + e->pos, b, (size_t)n);
+  e->pos += n;
+}
+
+static void put32(struct emit *e, int64_t v) {
+  int32_t w = (int32_t)v;
+  put(e, (const uint8_t *)&w, 4);
+}
+
+/* OP (0x89 store, 0x8b load, 0x3b cmp, 0x03 add) between REG and the page's data at DATA. */
+static void rip_op(struct emit *e, uint8_t op, int reg, int data) {
+  uint8_t b[3] = {(uint8_t)(0x48 | (reg >= 8 ? 0x04 : 0)), op, (uint8_t)(0x05 | ((reg & 7) << 3))};
+  put(e, b, 3);
+  put32(e, data - (e->pos + 4));
+}
+
+static void jump(struct emit *e, uint8_t cc, int to) {
+  if (cc) {
+    uint8_t b[2] = {0x0f, cc};
+    put(e, b, 2);
+  } else {
+    uint8_t b = 0xe9;
+    put(e, &b, 1);
+  }
+  put32(e, to - (e->pos + 4));
+}
+
+/* rax = SCR (+ ADD, by lea when ADD), then rax >>= 12 when SHIFT. */
+static void rax_from(struct emit *e, int scr, int add, bool shift) {
+  if (add) {
+    uint8_t b[4] = {0x49, 0x8d, (uint8_t)(0x40 | (scr & 7)), (uint8_t)add};
+    put(e, b, 4);
+  } else {
+    uint8_t b[3] = {0x4c, 0x89, (uint8_t)(0xc0 | ((scr & 7) << 3))};
+    put(e, b, 3);
+  }
+  if (shift) {
+    static const uint8_t shr[4] = {0x48, 0xc1, 0xe8, 0x0c};
+    put(e, shr, 4);
+  }
+}
+
+/* The address in SCR aimed at alias K's page when it is on K's watched page (whole),
+ * not over its watched bytes. */
+static void emit_block(struct emit *e, const struct x86_redirect *r, int k, int keep) {
+  int start = e->pos, t = OFF_TABLE + 32 * k;
+  int redirect = start + BLOCK_LEN - 12, next = start + BLOCK_LEN;
+  rax_from(e, r->scr, 0, true);
+  rip_op(e, 0x3b, 0, t);
+  jump(e, 0x85, next); /* another page */
+  rax_from(e, r->scr, r->size - 1, true);
+  rip_op(e, 0x3b, 0, t);
+  jump(e, 0x85, keep);     /* it runs over the page's end: the page itself */
+  rip_op(e, 0x3b, r->scr, t + 16);
+  jump(e, 0x83, redirect); /* jae: at or after the watched bytes' end */
+  rax_from(e, r->scr, r->size, false);
+  rip_op(e, 0x3b, 0, t + 8);
+  jump(e, 0x86, redirect); /* jbe: it ends before they start */
+  jump(e, 0, keep);        /* over watched bytes: the page itself, which faults */
+  rip_op(e, 0x03, r->scr, t + 24);
+  jump(e, 0, keep);
+}
+
+static void emit_restore(struct emit *e, int data) {
+  rip_op(e, 0x8b, 0, data + 16);
+  static const uint8_t add_sahf[3] = {0x04, 0x7f, 0x9e}; /* add al,0x7f (OF); sahf */
+  put(e, add_sahf, 3);
+  rip_op(e, 0x8b, 0, data + 8);
+}
+
+/* Hook H's code at E (the page at BASE), NALIAS aliases compared: false when something
+ * does not reach. */
+static bool emit_hook(struct emit *e, struct store_hook *h, uint64_t base, int nalias) {
+  const struct x86_redirect *r = &h->r;
+  h->at = e->pos;
+  rip_op(e, 0x89, r->scr, h->data);
+  h->at_lea = e->pos;
+  if (!x86_redirect_lea(r, base + (uint64_t)e->pos, e->c + e->pos))
+    return false;
+  e->pos += r->lea_len;
+  rip_op(e, 0x89, 0, h->data + 8);
+  h->at_lahf = e->pos;
+  static const uint8_t lahf_seto[4] = {0x9f, 0x0f, 0x90, 0xc0};
+  put(e, lahf_seto, 4);
+  rip_op(e, 0x89, 0, h->data + 16);
+  h->at_cmps = e->pos;
+  int keep = e->pos + nalias * BLOCK_LEN;
+  for (int k = 0; k < nalias; k++)
+    emit_block(e, r, k, keep);
+  h->at_restore = e->pos;
+  emit_restore(e, h->data);
+  h->at_store = e->pos;
+  put(e, r->store, r->store_len);
+  if (r->kind != X86_REDIRECT_MEM) {
+    static const uint8_t lower_rsp[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8}; /* lea rsp,[rsp-8] */
+    put(e, lower_rsp, 5);
+  }
+  h->at_stored = e->pos;
+  rip_op(e, 0x8b, r->scr, h->data);
+  h->at_tail = e->pos;
+  if (r->kind == X86_REDIRECT_CALL) {
+    int64_t rel = (int64_t)(r->target - (base + (uint64_t)e->pos + 5));
+    if (rel < INT32_MIN || rel > INT32_MAX)
+      return false;
+    uint8_t b = 0xe9;
+    put(e, &b, 1);
+    put32(e, rel);
+  } else {
+    size_t n = x86_displace_emit(&h->tail, base + (uint64_t)e->pos, e->c + e->pos, h->tail_off);
+    if (!n)
+      return false;
+    e->pos += (int)n;
+  }
+  h->at_end = e->pos;
+  return e->pos <= OFF_DATA;
+}
+
+/* ---- the sites ---- */
+
+static struct store_site *site_of(struct store_hooks *s, pid_t pid, uint64_t pc) {
+  for (int i = 0; i < s->nsites; i++)
+    if (s->site[i].pid == pid && s->site[i].pc == pc)
+      return &s->site[i];
+  if (s->nsites == STORE_SITES)
+    return NULL;
+  struct store_site *n = &s->site[s->nsites++];
+  *n = (struct store_site){.pid = pid, .pc = pc};
+  return n;
+}
+
+/* Plans a hook at PC into H: the store redirected, what else its jmp covers moved. */
+static bool plan(struct rptask *x, uint64_t pc, struct store_hook *h) {
+  uint8_t code[64];
+  size_t n = task_read_code(&x->t, pc, code, sizeof code);
+  memset(h, 0, sizeof *h);
+  if (!x86_redirect_plan(code, n, pc, &h->r))
+    return false;
+  int len = h->r.len;
+  if (len < X86_JMP_LEN) {
+    if (!x86_displace_plan_min(code + len, n - (size_t)len, pc + (uint64_t)len,
+                               X86_JMP_LEN - len, &h->tail))
+      return false;
+    h->end = pc + (uint64_t)len + h->tail.off[h->tail.n];
+  } else {
+    h->tail.addr = pc + (uint64_t)len;
+    h->end = pc + (uint64_t)len;
+  }
+  return !jump_site_branched_into(&x->t, pc, h->end);
+}
+
+static bool overlaps(uint64_t lo1, uint64_t hi1, uint64_t lo2, uint64_t hi2) {
+  return lo1 < hi2 && lo2 < hi1;
+}
+
+static bool busy(const struct store_hooks *s, uint64_t lo, uint64_t hi) {
+  for (int i = 0; i < s->nbusy; i++)
+    if (overlaps(lo, hi, s->busy_lo[i], s->busy_hi[i]))
+      return true;
+  for (int i = 0; i < s->nhooks; i++)
+    if (overlaps(lo, hi, s->hook[i].r.addr, s->hook[i].end))
+      return true;
+  return false;
+}
+
+void store_hooks_busy_clear(struct store_hooks *s) { s->nbusy = 0; }
+
+void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi) {
+  if (s->nbusy < STORE_BUSY) {
+    s->busy_lo[s->nbusy] = lo;
+    s->busy_hi[s->nbusy++] = hi;
+  }
+}
+
+bool store_hooks_aliased(const struct store_hooks *s, pid_t pid, uint64_t page) {
+  for (int k = 0; s->owner == pid && k < STORE_ALIASES; k++)
+    if (s->alias[k].page == page)
+      return true;
+  return false;
+}
+
+/* ---- placing and taking out ---- */
+
+/* The code page written for the hooks and aliases now. */
+static bool write_code(struct store_hooks *s, struct rptask *x) {
+  static uint8_t page[PAGE];
+  memset(page, 0xcc, sizeof page);
+  struct emit e = {page, 0};
+  int nalias = 0;
+  for (int k = 0; k < STORE_ALIASES; k++)
+    if (s->alias[k].page) {
+      uint64_t t[4] = {s->alias[k].page >> 12, s->watch_lo[k], s->watch_hi[k],
+                       s->alias[k].alias - s->alias[k].page};
+      memcpy(page + OFF_TABLE + 32 * k, t, sizeof t);
+      nalias = k + 1;
+    }
+  int n = 0;
+  for (int i = 0; i < s->nhooks; i++) {
+    struct store_hook h = s->hook[i];
+    h.data = OFF_DATA + 24 * n;
+    int at = e.pos;
+    if (emit_hook(&e, &h, s->region, nalias)) {
+      s->hook[n++] = h;
+    } else {
+      memset(page + at, 0xcc, (size_t)(e.pos - at)); /* does not reach: left out */
+      e.pos = at;
+    }
+  }
+  s->nhooks = n;
+  return task_write_mem(&x->t, s->region, page, sizeof page) == 0;
+}
+
+void store_hooks_resume(struct store_hooks *s, struct rptask *x) {
+  if (s->owner != x->pid || s->placed || !s->nhooks || task_get_regs(&x->t) < 0)
+    return;
+  uint64_t rip = x->t.regs.rip;
+  for (int i = 0; i < s->nhooks; i++) {
+    struct store_hook *h = &s->hook[i];
+    if (rip > h->r.addr && rip < h->end) {
+      /* inside what the jmp covers: on from the moved copy */
+      uint64_t to = 0;
+      for (int j = 0; j < h->tail.n; j++)
+        if (h->tail.addr + h->tail.off[j] == rip)
+          to = s->region + (uint64_t)h->at_tail + h->tail_off[j];
+      if (!to)
+        continue; /* (not at one of its instructions: that hook stays out) */
+      x->t.regs.rip = to;
+      task_set_regs(&x->t, &x->t.regs);
+    }
+    uint8_t jmp[X86_JMP_LEN] = {0xe9};
+    int32_t rel = (int32_t)((int64_t)(s->region + (uint64_t)h->at) -
+                            (int64_t)(h->r.addr + X86_JMP_LEN));
+    memcpy(jmp + 1, &rel, 4);
+    h->in = task_read_mem(&x->t, h->r.addr, h->orig, sizeof h->orig) == 0 &&
+            task_write_mem(&x->t, h->r.addr, jmp, sizeof jmp) == 0;
+  }
+  s->placed = true;
+}
+
+/* X stopped at offset OFF of the code page, inside hook H: its registers as they would
+ * be without it. */
+static void translate(struct store_hooks *s, struct rptask *x, const struct store_hook *h,
+                      int off) {
+  struct user_regs_struct *r = &x->t.regs;
+  uint64_t saved[3] = {r->r11, r->rax, 0};
+  task_read_mem(&x->t, s->region + (uint64_t)h->data, saved, sizeof saved);
+  unsigned long long *scr = h->r.scr == 8 ? &r->r8 : h->r.scr == 9 ? &r->r9 : h->r.scr == 10 ? &r->r10 : &r->r11;
+  uint64_t next = h->r.kind == X86_REDIRECT_CALL ? h->r.target : h->r.addr + (uint64_t)h->r.len;
+  if (off >= h->at_tail) {
+    r->rip = next;
+    for (int j = 0; h->r.kind != X86_REDIRECT_CALL && j <= h->tail.n; j++)
+      if (off == h->at_tail + h->tail_off[j])
+        r->rip = h->tail.addr + h->tail.off[j];
+    return;
+  }
+  if (off > h->at_lea)
+    *scr = saved[0];
+  if (off > h->at_lahf && off < h->at_restore + RESTORE_LEN)
+    r->rax = saved[1];
+  if (off >= h->at_cmps && off <= h->at_restore + 9) /* ah: SF ZF AF PF CF; al: OF */
+    r->eflags = (r->eflags & ~0x8d5ull) | ((saved[2] >> 8) & 0xd5) | (saved[2] & 1 ? 0x800 : 0);
+  /* after the store, on (a push's or call's before rsp is lowered: again, the same bytes) */
+  r->rip = off > h->at_store && (h->r.kind == X86_REDIRECT_MEM || off >= h->at_stored) ? next
+                                                                                      : h->r.addr;
+}
+
+void store_hooks_stopped(struct store_hooks *s, struct rptask *x) {
+  if (s->owner != x->pid)
+    return;
+  for (int i = s->nhooks; i-- > 0;)
+    if (s->hook[i].in)
+      task_write_mem(&x->t, s->hook[i].r.addr, s->hook[i].orig, sizeof s->hook[i].orig);
+  for (int i = 0; i < s->nhooks; i++)
+    s->hook[i].in = false;
+  s->placed = false;
+  if (task_get_regs(&x->t) < 0 || x->t.regs.rip < s->region || x->t.regs.rip >= s->region + PAGE)
+    return;
+  int off = (int)(x->t.regs.rip - s->region);
+  for (int i = 0; i < s->nhooks; i++)
+    if (off >= s->hook[i].at && off < s->hook[i].at_end) {
+      translate(s, x, &s->hook[i], off);
+      task_set_regs(&x->t, &x->t.regs);
+    }
+}
+
+/* ---- the run ---- */
+
+/* The region for this run in X's process, near PC. */
+static bool region_for(struct store_hooks *s, struct rptask *x, uint64_t pc) {
+  if (s->owner == x->pid)
+    return true;
+  if (!jump_page_map_near(x, pc, REGION_SIZE, &s->region))
+    return false;
+  s->owner = x->pid;
+  s->nhooks = 0;
+  s->placed = false;
+  memset(s->alias, 0, sizeof s->alias);
+  return true;
+}
+
+/* An alias for PAGE in this run: false when there is no room or it cannot be made. */
+static bool alias_for(struct store_hooks *s, struct rptask *x, uint64_t page, int orig, int prot,
+                      uint64_t lo, uint64_t hi) {
+  int free = -1;
+  for (int k = 0; k < STORE_ALIASES; k++) {
+    if (s->alias[k].page == page)
+      return true;
+    if (!s->alias[k].page && free < 0)
+      free = k;
+  }
+  uint64_t at = s->region + (1 + 2 * (uint64_t)free) * PAGE;
+  if (free < 0 || !page_alias_make(&s->alias[free], x, page, orig, prot, at, at + PAGE))
+    return false;
+  s->watch_lo[free] = lo;
+  s->watch_hi[free] = hi;
+  return true;
+}
+
+void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uint64_t page,
+                       int orig, int prot, uint64_t lo, uint64_t hi) {
+  struct store_site *site = site_of(s, x->pid, pc);
+  if (!site || ++site->faults < STORE_HOT || site->fits < 0 || lo >= hi || !x->gadget ||
+      s->nhooks == STORE_HOOKS)
+    return;
+  for (int i = 0; s->owner == x->pid && i < s->nhooks; i++)
+    if (s->hook[i].r.addr == pc)
+      return; /* hooked: this store was over watched bytes, or on an unaliased page */
+  if (!site->fits)
+    site->fits = plan(x, pc, &site->plan) ? 1 : -1;
+  if (site->fits < 0 || busy(s, pc, site->plan.end) || !region_for(s, x, pc) ||
+      !alias_for(s, x, page, orig, prot, lo, hi))
+    return;
+  s->hook[s->nhooks++] = site->plan;
+  write_code(s, x);
+}
+
+void store_hooks_end(struct store_hooks *s, struct rptask *x, bool at_entry) {
+  if (s->owner != x->pid)
+    return;
+  for (int k = STORE_ALIASES; k-- > 0;)
+    page_alias_undo(&s->alias[k], x, at_entry);
+  jump_inject(x, at_entry, SYS_munmap, s->region, REGION_SIZE, 0, 0, NULL);
+  s->owner = 0;
+  s->nhooks = 0;
+  s->placed = false;
+}

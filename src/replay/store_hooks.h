@@ -1,0 +1,94 @@
+/* Store hooks: watchpoints by page protection (page_watch.h) without a fault per store
+ * beside the watched bytes. Where debug registers do not fire, a watched page faults at
+ * every store to it; a loop or the calls of a function whose frame shares a page with a
+ * watched variable fault millions of times (about 100 us each here), so a reverse-continue
+ * over a second of such code took hours. An instruction that faulted STORE_HOT times on
+ * a watched page without touching a watched byte is hooked for the rest of the run: a
+ * 5-byte jmp in its place leads to code (in a page mapped near it) that computes the
+ * address it writes (arch/x86_redirect.h) and, when that is on a watched page but not
+ * over a watched byte, writes through the page's alias (page_alias.h) instead, then runs
+ * the instructions the jmp covered and jumps back. A store over a watched byte (or one
+ * this code cannot tell) writes the page itself and faults as before.
+ *
+ * Like the jump hooks, the jmps are in only while the task runs (out at every stop, in
+ * again at the resume, the task put on the moved copy of an instruction they cover), a
+ * stop inside the code is translated back to where the task would be without it, and
+ * the page, the aliases and the jmps are gone at the run's end. Which instructions are
+ * hot is kept per process across runs. */
+#ifndef DEJA_REPLAY_STORE_HOOKS_H
+#define DEJA_REPLAY_STORE_HOOKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arch/x86_displace.h"
+#include "arch/x86_redirect.h"
+#include "replay/page_alias.h"
+#include "replay/replay_engine.h"
+
+#define STORE_HOT 8      /* faults beside watched bytes before an instruction is hooked */
+#define STORE_SITES 64   /* instructions remembered */
+#define STORE_HOOKS 8    /* hooked at once */
+#define STORE_ALIASES 2  /* watched pages given an alias at once */
+#define STORE_BUSY 64    /* other breakpoints of the resume */
+
+struct store_hook {
+  struct x86_redirect r;
+  struct x86_displaced tail; /* what else the jmp covers */
+  uint64_t end;              /* the end of the bytes the jmp covers */
+  uint8_t orig[X86_JMP_LEN];
+  /* offsets in the code page: its start, after the lea, the lahf, the compares, the
+   * restore, the store, after it (push/call: the rsp decrement), the scratch's restore,
+   * the tail (or the jmp on), its end */
+  int at, at_lea, at_lahf, at_cmps, at_restore, at_store, at_stored, at_scr, at_tail, at_end;
+  int data; /* its saves: scratch, rax, flags */
+  uint8_t tail_off[X86_DISPLACE_MAX + 1];
+  bool in; /* its jmp is in place */
+};
+
+struct store_site {
+  pid_t pid;
+  uint64_t pc;
+  unsigned faults;
+  int fits; /* 0: not asked yet, 1: a hook fits there (`plan'), -1: none does */
+  struct store_hook plan;
+};
+
+struct store_hooks {
+  struct store_site site[STORE_SITES];
+  int nsites;
+  uint64_t busy_lo[STORE_BUSY], busy_hi[STORE_BUSY];
+  int nbusy;
+  /* this run's: the region (code page, then an alias and a saved page per alias) */
+  pid_t owner;
+  uint64_t region;
+  struct page_alias alias[STORE_ALIASES];
+  uint64_t watch_lo[STORE_ALIASES], watch_hi[STORE_ALIASES];
+  struct store_hook hook[STORE_HOOKS];
+  int nhooks;
+  bool placed;
+};
+
+/* The addresses the debugger hooks use for this resume ([LO, HI): an int3, a jump
+ * hook's jmp): no store hook covers them. */
+void store_hooks_busy_clear(struct store_hooks *s);
+void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi);
+/* At each stop of X while its process has the hooks: the jmps out, X's registers put
+ * back where they would be without them when it stopped inside their code. */
+void store_hooks_stopped(struct store_hooks *s, struct rptask *x);
+/* X's instruction at PC faulted on watched PAGE (the program's protection ORIG, PROT
+ * for the run) without touching the watched bytes [LO, HI) there (LO == HI: the page's
+ * watch cannot be aliased): counted, and hooked once hot. */
+void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uint64_t page,
+                       int orig, int prot, uint64_t lo, uint64_t hi);
+/* Before X runs on in the same run: the jmps in. */
+void store_hooks_resume(struct store_hooks *s, struct rptask *x);
+/* The run's end (calls can be injected at this stop; AT_ENTRY: a system call's entry
+ * stop): the pages given back, the region unmapped. */
+void store_hooks_end(struct store_hooks *s, struct rptask *x, bool at_entry);
+/* The program's page PAGE of process PID is aliased now (its protection is that of its
+ * memfd page in the run). */
+bool store_hooks_aliased(const struct store_hooks *s, pid_t pid, uint64_t page);
+
+#endif
