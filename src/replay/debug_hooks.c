@@ -421,7 +421,7 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp,
     if (d->hook.placed)
       store_hooks_busy(sh, d->hook.addr, d->hook.addr + X86_JMP_LEN);
     if (d->hook.owner == x->pid)
-      store_hooks_busy(sh, d->hook.page, d->hook.page + 4096);
+      store_hooks_trust(sh, d->hook.page, d->hook.page + 4096);
     debug_regs_arm(&d->regs, x, d->resume_req); /* after the registers were set for X */
   }
   return d->resume_req;

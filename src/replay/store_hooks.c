@@ -9,13 +9,14 @@
 #include "task/task.h"
 
 #define PAGE 4096ull
-#define REGION_SIZE ((1 + 2 * STORE_ALIASES) * PAGE)
-#define OFF_DATA 3072                      /* the hooks' saves, 24 bytes each */
+#define REGION_SIZE ((CODE_PAGES + 2 * STORE_ALIASES) * PAGE)
+#define CODE_PAGES 2
+#define OFF_DATA (CODE_PAGES * 4096 - 1024) /* the hooks' saves, 24 bytes each */
 #define OFF_TABLE (OFF_DATA + 24 * STORE_HOOKS) /* per alias: page number, lo, hi, delta */
 #define BLOCK_LEN 88                       /* the compares for one alias */
 #define RESTORE_LEN 17
 
-_Static_assert(OFF_TABLE + 32 * STORE_ALIASES <= (int)PAGE, "the data fits in the code page");
+_Static_assert(OFF_TABLE + 32 * STORE_ALIASES <= CODE_PAGES * (int)PAGE, "the data fits");
 
 /* ---- the code ---- */
 
@@ -95,36 +96,33 @@ static void emit_restore(struct emit *e, int data) {
   rip_op(e, 0x8b, 0, data + 8);
 }
 
-/* Hook H's code at E (the page at BASE), NALIAS aliases compared: false when something
- * does not reach. */
-static bool emit_hook(struct emit *e, struct store_hook *h, uint64_t base, int nalias) {
-  const struct x86_redirect *r = &h->r;
-  h->at = e->pos;
-  rip_op(e, 0x89, r->scr, h->data);
-  h->at_lea = e->pos;
+/* Store unit U's code at E (the page at BASE), NALIAS aliases compared, saves at DATA. */
+static bool emit_store(struct emit *e, struct store_unit *u, uint64_t base, int nalias, int data) {
+  const struct x86_redirect *r = &u->r;
+  rip_op(e, 0x89, r->scr, data);
+  u->at_lea = e->pos;
   if (!x86_redirect_lea(r, base + (uint64_t)e->pos, e->c + e->pos))
     return false;
   e->pos += r->lea_len;
-  rip_op(e, 0x89, 0, h->data + 8);
-  h->at_lahf = e->pos;
+  rip_op(e, 0x89, 0, data + 8);
+  u->at_lahf = e->pos;
   static const uint8_t lahf_seto[4] = {0x9f, 0x0f, 0x90, 0xc0};
   put(e, lahf_seto, 4);
-  rip_op(e, 0x89, 0, h->data + 16);
-  h->at_cmps = e->pos;
+  rip_op(e, 0x89, 0, data + 16);
+  u->at_cmps = e->pos;
   int keep = e->pos + nalias * BLOCK_LEN;
   for (int k = 0; k < nalias; k++)
     emit_block(e, r, k, keep);
-  h->at_restore = e->pos;
-  emit_restore(e, h->data);
-  h->at_store = e->pos;
+  u->at_restore = e->pos;
+  emit_restore(e, data);
+  u->at_store = e->pos;
   put(e, r->store, r->store_len);
   if (r->kind != X86_REDIRECT_MEM) {
     static const uint8_t lower_rsp[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8}; /* lea rsp,[rsp-8] */
     put(e, lower_rsp, 5);
   }
-  h->at_stored = e->pos;
-  rip_op(e, 0x8b, r->scr, h->data);
-  h->at_tail = e->pos;
+  u->at_stored = e->pos;
+  rip_op(e, 0x8b, r->scr, data);
   if (r->kind == X86_REDIRECT_CALL) {
     int64_t rel = (int64_t)(r->target - (base + (uint64_t)e->pos + 5));
     if (rel < INT32_MIN || rel > INT32_MAX)
@@ -132,11 +130,36 @@ static bool emit_hook(struct emit *e, struct store_hook *h, uint64_t base, int n
     uint8_t b = 0xe9;
     put(e, &b, 1);
     put32(e, rel);
-  } else {
-    size_t n = x86_displace_emit(&h->tail, base + (uint64_t)e->pos, e->c + e->pos, h->tail_off);
-    if (!n)
+  }
+  return true;
+}
+
+/* Hook H's code at E (the page at BASE): its units in order, then a jmp back (a moved
+ * instruction's own, for the last one); false when something does not reach. */
+static bool emit_hook(struct emit *e, struct store_hook *h, uint64_t base, int nalias) {
+  h->at = e->pos;
+  for (int i = 0; i < h->n; i++) {
+    struct store_unit *u = &h->u[i];
+    u->at = e->pos;
+    if (u->store) {
+      if (!emit_store(e, u, base, nalias, h->data))
+        return false;
+    } else {
+      uint8_t off[X86_DISPLACE_MAX + 1];
+      size_t n = x86_displace_emit(&u->moved, base + (uint64_t)e->pos, e->c + e->pos, off);
+      if (!n)
+        return false;
+      e->pos += i == h->n - 1 ? (int)n : off[1]; /* the jmp back only after the last one */
+    }
+  }
+  const struct store_unit *last = &h->u[h->n - 1];
+  if (last->store && last->r.kind != X86_REDIRECT_CALL) {
+    int64_t rel = (int64_t)(h->end - (base + (uint64_t)e->pos + 5));
+    if (rel < INT32_MIN || rel > INT32_MAX)
       return false;
-    e->pos += (int)n;
+    uint8_t b = 0xe9;
+    put(e, &b, 1);
+    put32(e, rel);
   }
   h->at_end = e->pos;
   return e->pos <= OFF_DATA;
@@ -144,52 +167,81 @@ static bool emit_hook(struct emit *e, struct store_hook *h, uint64_t base, int n
 
 /* ---- the sites ---- */
 
-static struct store_site *site_of(struct store_hooks *s, pid_t pid, uint64_t pc) {
-  for (int i = 0; i < s->nsites; i++)
-    if (s->site[i].pid == pid && s->site[i].pc == pc)
+/* The site of PC in the recorded process REC_PID (the same in every checkpoint's fork of
+ * it); when all are taken, the one with the fewest faults gives way. */
+static struct store_site *site_of(struct store_hooks *s, pid_t rec_pid, uint64_t pc) {
+  int coldest = 0;
+  for (int i = 0; i < s->nsites; i++) {
+    if (s->site[i].pid == rec_pid && s->site[i].pc == pc)
       return &s->site[i];
-  if (s->nsites == STORE_SITES)
-    return NULL;
-  struct store_site *n = &s->site[s->nsites++];
-  *n = (struct store_site){.pid = pid, .pc = pc};
+    if (s->site[i].faults < s->site[coldest].faults)
+      coldest = i;
+  }
+  struct store_site *n = &s->site[s->nsites < STORE_SITES ? s->nsites++ : coldest];
+  *n = (struct store_site){.pid = rec_pid, .pc = pc};
   return n;
 }
 
-/* Plans a hook at PC into H: the store redirected, what else its jmp covers moved. */
-static bool plan(struct rptask *x, uint64_t pc, struct store_hook *h) {
+/* Plans a hook at PC into H: the instructions its jmp covers, each store among them
+ * redirected (the first one is), the others moved. The jump hook's page (`trusted') is
+ * known: nothing branches into its moved instructions. */
+static bool plan(const struct store_hooks *s, struct rptask *x, uint64_t pc, struct store_hook *h,
+                 bool check_branches) {
   uint8_t code[64];
   size_t n = task_read_code(&x->t, pc, code, sizeof code);
   memset(h, 0, sizeof *h);
-  if (!x86_redirect_plan(code, n, pc, &h->r))
-    return false;
-  int len = h->r.len;
-  if (len < X86_JMP_LEN) {
-    if (!x86_displace_plan_min(code + len, n - (size_t)len, pc + (uint64_t)len,
-                               X86_JMP_LEN - len, &h->tail))
+  h->addr = pc;
+  size_t off = 0;
+  while (off < X86_JMP_LEN) {
+    struct store_unit *u = &h->u[h->n];
+    if (h->n == STORE_UNITS || off >= n || (h->n && h->u[h->n - 1].store &&
+                                            h->u[h->n - 1].r.kind == X86_REDIRECT_CALL))
       return false;
-    h->end = pc + (uint64_t)len + h->tail.off[h->tail.n];
-  } else {
-    h->tail.addr = pc + (uint64_t)len;
-    h->end = pc + (uint64_t)len;
+    u->addr = pc + off;
+    u->store = x86_redirect_plan(code + off, n - off, pc + off, &u->r);
+    if (u->store) {
+      u->len = u->r.len;
+    } else {
+      if (!h->n || !x86_displace_plan_min(code + off, n - off, pc + off, 1, &u->moved))
+        return false;
+      u->len = u->moved.off[1];
+      if (u->moved.branch[0] && u->moved.cond[0] < 0 && off + (size_t)u->len < X86_JMP_LEN)
+        return false; /* a jmp before the end: what follows it is reached from elsewhere */
+    }
+    off += (size_t)u->len;
+    h->n++;
   }
-  return !jump_site_branched_into(&x->t, pc, h->end);
+  h->end = pc + off;
+  h->nbytes = (int)off;
+  memcpy(h->bytes, code, off);
+  return !check_branches || (pc >= s->trusted_lo && pc < s->trusted_hi) ||
+         !jump_site_branched_into(&x->t, pc, h->end);
 }
 
 static bool overlaps(uint64_t lo1, uint64_t hi1, uint64_t lo2, uint64_t hi2) {
   return lo1 < hi2 && lo2 < hi1;
 }
 
+/* Whether [LO, HI) holds another breakpoint of the resume or another hook. */
 static bool busy(const struct store_hooks *s, uint64_t lo, uint64_t hi) {
   for (int i = 0; i < s->nbusy; i++)
     if (overlaps(lo, hi, s->busy_lo[i], s->busy_hi[i]))
       return true;
   for (int i = 0; i < s->nhooks; i++)
-    if (overlaps(lo, hi, s->hook[i].r.addr, s->hook[i].end))
+    if (overlaps(lo, hi, s->hook[i].addr, s->hook[i].end))
       return true;
   return false;
 }
 
-void store_hooks_busy_clear(struct store_hooks *s) { s->nbusy = 0; }
+void store_hooks_busy_clear(struct store_hooks *s) {
+  s->nbusy = 0;
+  s->trusted_lo = s->trusted_hi = 0;
+}
+
+void store_hooks_trust(struct store_hooks *s, uint64_t lo, uint64_t hi) {
+  s->trusted_lo = lo;
+  s->trusted_hi = hi;
+}
 
 void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi) {
   if (s->nbusy < STORE_BUSY) {
@@ -209,7 +261,7 @@ bool store_hooks_aliased(const struct store_hooks *s, pid_t pid, uint64_t page) 
 
 /* The code page written for the hooks and aliases now. */
 static bool write_code(struct store_hooks *s, struct rptask *x) {
-  static uint8_t page[PAGE];
+  static uint8_t page[CODE_PAGES * PAGE];
   memset(page, 0xcc, sizeof page);
   struct emit e = {page, 0};
   int nalias = 0;
@@ -242,52 +294,57 @@ void store_hooks_resume(struct store_hooks *s, struct rptask *x) {
   uint64_t rip = x->t.regs.rip;
   for (int i = 0; i < s->nhooks; i++) {
     struct store_hook *h = &s->hook[i];
-    if (rip > h->r.addr && rip < h->end) {
-      /* inside what the jmp covers: on from the moved copy */
+    if (rip > h->addr && rip < h->end) {
+      /* inside what the jmp covers: on from the copy */
       uint64_t to = 0;
-      for (int j = 0; j < h->tail.n; j++)
-        if (h->tail.addr + h->tail.off[j] == rip)
-          to = s->region + (uint64_t)h->at_tail + h->tail_off[j];
+      for (int j = 1; j < h->n; j++)
+        if (h->u[j].addr == rip)
+          to = s->region + (uint64_t)h->u[j].at;
       if (!to)
         continue; /* (not at one of its instructions: that hook stays out) */
       x->t.regs.rip = to;
       task_set_regs(&x->t, &x->t.regs);
     }
     uint8_t jmp[X86_JMP_LEN] = {0xe9};
-    int32_t rel = (int32_t)((int64_t)(s->region + (uint64_t)h->at) -
-                            (int64_t)(h->r.addr + X86_JMP_LEN));
+    int32_t rel = (int32_t)((int64_t)(s->region + (uint64_t)h->at) - (int64_t)(h->addr + X86_JMP_LEN));
     memcpy(jmp + 1, &rel, 4);
-    h->in = task_read_mem(&x->t, h->r.addr, h->orig, sizeof h->orig) == 0 &&
-            task_write_mem(&x->t, h->r.addr, jmp, sizeof jmp) == 0;
+    h->in = task_read_mem(&x->t, h->addr, h->orig, sizeof h->orig) == 0 &&
+            task_write_mem(&x->t, h->addr, jmp, sizeof jmp) == 0;
   }
   s->placed = true;
 }
 
-/* X stopped at offset OFF of the code page, inside hook H: its registers as they would
- * be without it. */
-static void translate(struct store_hooks *s, struct rptask *x, const struct store_hook *h,
-                      int off) {
+/* X stopped at offset OFF of the code page, inside store unit U of hook H: its registers
+ * as they would be without it. */
+static void translate_store(struct store_hooks *s, struct rptask *x, const struct store_hook *h,
+                            const struct store_unit *u, int off) {
   struct user_regs_struct *r = &x->t.regs;
-  uint64_t saved[3] = {r->r11, r->rax, 0};
+  uint64_t saved[3] = {0, r->rax, 0};
+  unsigned long long *scr = u->r.scr == 8 ? &r->r8 : u->r.scr == 9 ? &r->r9 : u->r.scr == 10 ? &r->r10 : &r->r11;
+  saved[0] = *scr;
   task_read_mem(&x->t, s->region + (uint64_t)h->data, saved, sizeof saved);
-  unsigned long long *scr = h->r.scr == 8 ? &r->r8 : h->r.scr == 9 ? &r->r9 : h->r.scr == 10 ? &r->r10 : &r->r11;
-  uint64_t next = h->r.kind == X86_REDIRECT_CALL ? h->r.target : h->r.addr + (uint64_t)h->r.len;
-  if (off >= h->at_tail) {
-    r->rip = next;
-    for (int j = 0; h->r.kind != X86_REDIRECT_CALL && j <= h->tail.n; j++)
-      if (off == h->at_tail + h->tail_off[j])
-        r->rip = h->tail.addr + h->tail.off[j];
-    return;
-  }
-  if (off > h->at_lea)
+  uint64_t next = u->r.kind == X86_REDIRECT_CALL ? u->r.target : u->addr + (uint64_t)u->len;
+  if (off > u->at_lea)
     *scr = saved[0];
-  if (off > h->at_lahf && off < h->at_restore + RESTORE_LEN)
+  if (off > u->at_lahf && off < u->at_restore + RESTORE_LEN)
     r->rax = saved[1];
-  if (off >= h->at_cmps && off <= h->at_restore + 9) /* ah: SF ZF AF PF CF; al: OF */
+  if (off >= u->at_cmps && off <= u->at_restore + 9) /* ah: SF ZF AF PF CF; al: OF */
     r->eflags = (r->eflags & ~0x8d5ull) | ((saved[2] >> 8) & 0xd5) | (saved[2] & 1 ? 0x800 : 0);
   /* after the store, on (a push's or call's before rsp is lowered: again, the same bytes) */
-  r->rip = off > h->at_store && (h->r.kind == X86_REDIRECT_MEM || off >= h->at_stored) ? next
-                                                                                      : h->r.addr;
+  r->rip = off > u->at_store && (u->r.kind == X86_REDIRECT_MEM || off >= u->at_stored) ? next
+                                                                                      : u->addr;
+}
+
+/* X stopped at offset OFF of the code page, inside hook H. */
+static void translate(struct store_hooks *s, struct rptask *x, const struct store_hook *h, int off) {
+  int i = h->n - 1;
+  while (i > 0 && off < h->u[i].at)
+    i--;
+  const struct store_unit *u = &h->u[i];
+  if (u->store)
+    translate_store(s, x, h, u, off);
+  else /* at the moved instruction, or at the jmp back after it */
+    x->t.regs.rip = off == u->at ? u->addr : u->addr + (uint64_t)u->len;
 }
 
 void store_hooks_stopped(struct store_hooks *s, struct rptask *x) {
@@ -295,11 +352,11 @@ void store_hooks_stopped(struct store_hooks *s, struct rptask *x) {
     return;
   for (int i = s->nhooks; i-- > 0;)
     if (s->hook[i].in)
-      task_write_mem(&x->t, s->hook[i].r.addr, s->hook[i].orig, sizeof s->hook[i].orig);
+      task_write_mem(&x->t, s->hook[i].addr, s->hook[i].orig, sizeof s->hook[i].orig);
   for (int i = 0; i < s->nhooks; i++)
     s->hook[i].in = false;
   s->placed = false;
-  if (task_get_regs(&x->t) < 0 || x->t.regs.rip < s->region || x->t.regs.rip >= s->region + PAGE)
+  if (task_get_regs(&x->t) < 0 || x->t.regs.rip < s->region || x->t.regs.rip >= s->region + CODE_PAGES * PAGE)
     return;
   int off = (int)(x->t.regs.rip - s->region);
   for (int i = 0; i < s->nhooks; i++)
@@ -334,7 +391,7 @@ static bool alias_for(struct store_hooks *s, struct rptask *x, uint64_t page, in
     if (!s->alias[k].page && free < 0)
       free = k;
   }
-  uint64_t at = s->region + (1 + 2 * (uint64_t)free) * PAGE;
+  uint64_t at = s->region + (CODE_PAGES + 2 * (uint64_t)free) * PAGE;
   if (free < 0 || !page_alias_make(&s->alias[free], x, page, orig, prot, at, at + PAGE))
     return false;
   s->watch_lo[free] = lo;
@@ -344,19 +401,26 @@ static bool alias_for(struct store_hooks *s, struct rptask *x, uint64_t page, in
 
 void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uint64_t page,
                        int orig, int prot, uint64_t lo, uint64_t hi) {
-  struct store_site *site = site_of(s, x->pid, pc);
-  if (!site || ++site->faults < STORE_HOT || site->fits < 0 || lo >= hi || !x->gadget ||
+  struct store_site *site = site_of(s, x->rec_pid, pc);
+  if (++site->faults < STORE_HOT || site->fits < 0 || lo >= hi || !x->gadget ||
       s->nhooks == STORE_HOOKS)
     return;
   for (int i = 0; s->owner == x->pid && i < s->nhooks; i++)
-    if (s->hook[i].r.addr == pc)
+    if (s->hook[i].addr == pc)
       return; /* hooked: this store was over watched bytes, or on an unaliased page */
-  if (!site->fits)
-    site->fits = plan(x, pc, &site->plan) ? 1 : -1;
-  if (site->fits < 0 || busy(s, pc, site->plan.end) || !region_for(s, x, pc) ||
+  /* the code there may have changed (the jump hook's page is mapped anew at each run,
+   * maybe with other code): its branches are looked for again then */
+  struct store_hook h;
+  bool ok = plan(s, x, pc, &h, site->fits == 0);
+  if (site->fits && (!ok || h.nbytes != site->nbytes || memcmp(h.bytes, site->bytes, (size_t)h.nbytes)))
+    ok = plan(s, x, pc, &h, true);
+  site->fits = ok ? 1 : -1;
+  memcpy(site->bytes, h.bytes, sizeof site->bytes);
+  site->nbytes = h.nbytes;
+  if (!ok || busy(s, pc, h.end) || !region_for(s, x, pc) ||
       !alias_for(s, x, page, orig, prot, lo, hi))
     return;
-  s->hook[s->nhooks++] = site->plan;
+  s->hook[s->nhooks++] = h;
   write_code(s, x);
 }
 

@@ -28,31 +28,44 @@
 #include "replay/replay_engine.h"
 
 #define STORE_HOT 8      /* faults beside watched bytes before an instruction is hooked */
-#define STORE_SITES 64   /* instructions remembered */
+#define STORE_SITES 256  /* instructions remembered */
 #define STORE_HOOKS 8    /* hooked at once */
 #define STORE_ALIASES 2  /* watched pages given an alias at once */
 #define STORE_BUSY 64    /* other breakpoints of the resume */
 
+#define STORE_UNITS X86_DISPLACE_MAX
+
+/* One instruction the jmp covers: a store redirected, or another instruction moved. */
+struct store_unit {
+  bool store;
+  uint64_t addr;
+  int len;
+  struct x86_redirect r;      /* a store */
+  struct x86_displaced moved; /* another one */
+  /* offsets in the code: its start; a store's: after its lea, its lahf, its compares,
+   * its restore, its store, after the store (push/call: the rsp decrement) */
+  int at, at_lea, at_lahf, at_cmps, at_restore, at_store, at_stored;
+};
+
 struct store_hook {
-  struct x86_redirect r;
-  struct x86_displaced tail; /* what else the jmp covers */
-  uint64_t end;              /* the end of the bytes the jmp covers */
+  uint64_t addr, end; /* the bytes its jmp covers */
+  struct store_unit u[STORE_UNITS];
+  int n;
+  int at, at_end; /* its code's offsets */
+  int data;       /* its saves: scratch, rax, flags */
   uint8_t orig[X86_JMP_LEN];
-  /* offsets in the code page: its start, after the lea, the lahf, the compares, the
-   * restore, the store, after it (push/call: the rsp decrement), the scratch's restore,
-   * the tail (or the jmp on), its end */
-  int at, at_lea, at_lahf, at_cmps, at_restore, at_store, at_stored, at_scr, at_tail, at_end;
-  int data; /* its saves: scratch, rax, flags */
-  uint8_t tail_off[X86_DISPLACE_MAX + 1];
   bool in; /* its jmp is in place */
+  uint8_t bytes[2 * X86_JMP_LEN + 15]; /* the code it covers, as planned */
+  int nbytes;
 };
 
 struct store_site {
-  pid_t pid;
+  pid_t pid; /* the recorded process */
   uint64_t pc;
   unsigned faults;
-  int fits; /* 0: not asked yet, 1: a hook fits there (`plan'), -1: none does */
-  struct store_hook plan;
+  int fits; /* 0: not asked yet, 1: a hook fits there, -1: none does */
+  uint8_t bytes[2 * X86_JMP_LEN + 15]; /* the code it was asked for */
+  int nbytes;
 };
 
 struct store_hooks {
@@ -60,6 +73,7 @@ struct store_hooks {
   int nsites;
   uint64_t busy_lo[STORE_BUSY], busy_hi[STORE_BUSY];
   int nbusy;
+  uint64_t trusted_lo, trusted_hi; /* the jump hook's page */
   /* this run's: the region (code page, then an alias and a saved page per alias) */
   pid_t owner;
   uint64_t region;
@@ -74,6 +88,9 @@ struct store_hooks {
  * hook's jmp): no store hook covers them. */
 void store_hooks_busy_clear(struct store_hooks *s);
 void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi);
+/* The jump hook's page for this resume: its moved instructions may be hooked too (no
+ * branch lands inside them; a stop in the store hook's code translates back into it). */
+void store_hooks_trust(struct store_hooks *s, uint64_t lo, uint64_t hi);
 /* At each stop of X while its process has the hooks: the jmps out, X's registers put
  * back where they would be without them when it stopped inside their code. */
 void store_hooks_stopped(struct store_hooks *s, struct rptask *x);
