@@ -35,7 +35,9 @@ static int pick_scratch(const cs_insn *insn) {
     used |= scratch_of(d->regs_write[i]) >= 0 ? 1u << scratch_of(d->regs_write[i]) : 0;
   for (int i = 0; i < d->x86.op_count; i++) {
     const cs_x86_op *op = &d->x86.operands[i];
-    unsigned regs[2] = {op->type == X86_OP_REG ? op->reg : op->type == X86_OP_MEM ? op->mem.base : 0,
+    unsigned regs[2] = {op->type == X86_OP_REG   ? op->reg
+                        : op->type == X86_OP_MEM ? op->mem.base
+                                                 : 0,
                         op->type == X86_OP_MEM ? op->mem.index : 0};
     for (int k = 0; k < 2; k++)
       used |= scratch_of(regs[k]) >= 0 ? 1u << scratch_of(regs[k]) : 0;
@@ -149,15 +151,15 @@ static bool plan_mem(const uint8_t *c, const cs_insn *insn, struct x86_redirect 
     uint8_t b = c[p];
     if (b == 0x64 || b == 0x65 || b == 0x67)
       return false; /* fs/gs (lea would miss the base), a 32-bit address */
-    if (b != 0xf0 && b != 0xf2 && b != 0xf3 && b != 0x66 && b != 0x2e && b != 0x3e &&
-        b != 0x26 && b != 0x36)
+    if (b != 0xf0 && b != 0xf2 && b != 0xf3 && b != 0x66 && b != 0x2e && b != 0x3e && b != 0x26 &&
+        b != 0x36)
       break;
   }
   uint8_t rex = p < insn->size && (c[p] & 0xf0) == 0x40 ? c[p] : 0;
   size_t o = p + (rex ? 1 : 0);
   size_t mo = x->encoding.modrm_offset;
-  if (o >= insn->size || c[o] == 0xc4 || c[o] == 0xc5 || c[o] == 0x62 || c[o] == 0x8f ||
-      mo <= o || mo >= insn->size || (!rex && high_byte_reg(insn)))
+  if (o >= insn->size || c[o] == 0xc4 || c[o] == 0xc5 || c[o] == 0x62 || c[o] == 0x8f || mo <= o ||
+      mo >= insn->size || (!rex && high_byte_reg(insn)))
     return false;
   uint8_t modrm = c[mo];
   int mod = modrm >> 6, rm = modrm & 7;

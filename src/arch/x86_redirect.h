@@ -20,10 +20,10 @@ enum x86_redirect_kind {
 
 struct x86_redirect {
   enum x86_redirect_kind kind;
-  uint64_t addr;   /* the instruction's address */
-  int len;         /* its length */
-  int size;        /* bytes it writes */
-  int scr;         /* the scratch register's number (8-11: r8-r11), unused by it */
+  uint64_t addr; /* the instruction's address */
+  int len;       /* its length */
+  int size;      /* bytes it writes */
+  int scr;       /* the scratch register's number (8-11: r8-r11), unused by it */
   uint8_t lea[X86_REDIRECT_MAX];
   int lea_len;
   int lea_disp_at;  /* where the lea's rip-relative disp32 is (0: none) */

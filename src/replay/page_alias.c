@@ -13,8 +13,8 @@
 
 #define PAGE 4096ull
 
-static int64_t call(struct rptask *x, bool at_entry, long nr, uint64_t a0, uint64_t a1,
-                    uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, bool *ok) {
+static int64_t call(struct rptask *x, bool at_entry, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+                    uint64_t a3, uint64_t a4, uint64_t a5, bool *ok) {
   uint64_t args[6] = {a0, a1, a2, a3, a4, a5};
   bool injected = false;
   int64_t rc = task_inject_syscall(&x->t, at_entry, x->gadget, nr, args, &injected);
@@ -24,7 +24,8 @@ static int64_t call(struct rptask *x, bool at_entry, long nr, uint64_t a0, uint6
 
 static bool copy_page(struct task *t, uint64_t from, uint64_t to) {
   uint8_t buf[PAGE];
-  return task_read_mem(t, from, buf, sizeof buf) == 0 && task_write_mem(t, to, buf, sizeof buf) == 0;
+  return task_read_mem(t, from, buf, sizeof buf) == 0 &&
+         task_write_mem(t, to, buf, sizeof buf) == 0;
 }
 
 bool page_alias_make(struct page_alias *a, struct rptask *x, uint64_t page, int orig, int prot,
@@ -48,7 +49,8 @@ bool page_alias_make(struct page_alias *a, struct rptask *x, uint64_t page, int 
        (uint64_t)fd, 0, &ok);
   if (ok && !copy_page(&x->t, saved, alias))
     ok = false;
-  call(x, false, SYS_mmap, page, PAGE, (uint64_t)prot, MAP_SHARED | MAP_FIXED, (uint64_t)fd, 0, &ok);
+  call(x, false, SYS_mmap, page, PAGE, (uint64_t)prot, MAP_SHARED | MAP_FIXED, (uint64_t)fd, 0,
+       &ok);
   /* the program's own page keeps the program's protection while it waits */
   call(x, false, SYS_mprotect, saved, PAGE, (uint64_t)orig, 0, 0, 0, &ok);
   bool closed = true;

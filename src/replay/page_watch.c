@@ -194,8 +194,7 @@ static void note_store(struct page_watch *w, struct rptask *x, uint64_t addr) {
   for (int k = 0; k < w->npages; k++)
     if (w->pages[k].page == page) {
       watched_on(w, page, &lo, &hi);
-      store_hooks_fault(&w->sh, x, x->t.regs.rip, page, w->pages[k].orig, w->pages[k].prot, lo,
-                        hi);
+      store_hooks_fault(&w->sh, x, x->t.regs.rip, page, w->pages[k].orig, w->pages[k].prot, lo, hi);
     }
 }
 
@@ -307,8 +306,9 @@ static void end_run(struct page_watch *w, struct rptask *x, const struct stop *s
 
 int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, unsigned *hits) {
   *hits = 0;
-  bool gone = st->kind == STOP_EXITED || (st->kind == STOP_EVENT && (st->event == PTRACE_EVENT_EXIT ||
-                                                                     st->event == PTRACE_EVENT_EXEC));
+  bool gone = st->kind == STOP_EXITED ||
+              (st->kind == STOP_EVENT &&
+               (st->event == PTRACE_EVENT_EXIT || st->event == PTRACE_EVENT_EXEC));
   if (!gone)
     store_hooks_stopped(&w->sh, x); /* the jmps out, a stop inside their code translated */
   if (!w->npages || w->owner != x->pid)

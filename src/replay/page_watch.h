@@ -51,10 +51,10 @@ struct page_watch {
   uint64_t rf_pc;
   struct page_watch_page pages[PAGE_WATCH_PAGES]; /* protected now */
   int npages;
-  pid_t owner;    /* the replay process (thread group) they are protected in */
-  int req;        /* the ptrace request the task was resumed with */
-  bool said;      /* told the user once that a page could not be protected */
-  uint64_t steps; /* instructions single-stepped over a fault (for DEJA_TL_DEBUG) */
+  pid_t owner;           /* the replay process (thread group) they are protected in */
+  int req;               /* the ptrace request the task was resumed with */
+  bool said;             /* told the user once that a page could not be protected */
+  uint64_t steps;        /* instructions single-stepped over a fault (for DEJA_TL_DEBUG) */
   struct store_hooks sh; /* hot stores beside watched bytes, through an alias */
 };
 

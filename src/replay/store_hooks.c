@@ -11,9 +11,9 @@
 #define PAGE 4096ull
 #define REGION_SIZE ((CODE_PAGES + 2 * STORE_ALIASES) * PAGE)
 #define CODE_PAGES 2
-#define OFF_DATA (CODE_PAGES * 4096 - 1024) /* the hooks' saves, 24 bytes each */
+#define OFF_DATA (CODE_PAGES * 4096 - 1024)     /* the hooks' saves, 24 bytes each */
 #define OFF_TABLE (OFF_DATA + 24 * STORE_HOOKS) /* per alias: page number, lo, hi, delta */
-#define BLOCK_LEN 88                       /* the compares for one alias */
+#define BLOCK_LEN 88                            /* the compares for one alias */
 #define RESTORE_LEN 17
 
 _Static_assert(OFF_TABLE + 32 * STORE_ALIASES <= CODE_PAGES * (int)PAGE, "the data fits");
@@ -78,7 +78,7 @@ static void emit_block(struct emit *e, const struct x86_redirect *r, int k, int 
   jump(e, 0x85, next); /* another page */
   rax_from(e, r->scr, r->size - 1, true);
   rip_op(e, 0x3b, 0, t);
-  jump(e, 0x85, keep);     /* it runs over the page's end: the page itself */
+  jump(e, 0x85, keep); /* it runs over the page's end: the page itself */
   rip_op(e, 0x3b, r->scr, t + 16);
   jump(e, 0x83, redirect); /* jae: at or after the watched bytes' end */
   rax_from(e, r->scr, r->size, false);
@@ -194,8 +194,8 @@ static bool plan(const struct store_hooks *s, struct rptask *x, uint64_t pc, str
   size_t off = 0;
   while (off < X86_JMP_LEN) {
     struct store_unit *u = &h->u[h->n];
-    if (h->n == STORE_UNITS || off >= n || (h->n && h->u[h->n - 1].store &&
-                                            h->u[h->n - 1].r.kind == X86_REDIRECT_CALL))
+    if (h->n == STORE_UNITS || off >= n ||
+        (h->n && h->u[h->n - 1].store && h->u[h->n - 1].r.kind == X86_REDIRECT_CALL))
       return false;
     u->addr = pc + off;
     u->store = x86_redirect_plan(code + off, n - off, pc + off, &u->r);
@@ -306,7 +306,8 @@ void store_hooks_resume(struct store_hooks *s, struct rptask *x) {
       task_set_regs(&x->t, &x->t.regs);
     }
     uint8_t jmp[X86_JMP_LEN] = {0xe9};
-    int32_t rel = (int32_t)((int64_t)(s->region + (uint64_t)h->at) - (int64_t)(h->addr + X86_JMP_LEN));
+    int32_t rel =
+        (int32_t)((int64_t)(s->region + (uint64_t)h->at) - (int64_t)(h->addr + X86_JMP_LEN));
     memcpy(jmp + 1, &rel, 4);
     h->in = task_read_mem(&x->t, h->addr, h->orig, sizeof h->orig) == 0 &&
             task_write_mem(&x->t, h->addr, jmp, sizeof jmp) == 0;
@@ -320,7 +321,10 @@ static void translate_store(struct store_hooks *s, struct rptask *x, const struc
                             const struct store_unit *u, int off) {
   struct user_regs_struct *r = &x->t.regs;
   uint64_t saved[3] = {0, r->rax, 0};
-  unsigned long long *scr = u->r.scr == 8 ? &r->r8 : u->r.scr == 9 ? &r->r9 : u->r.scr == 10 ? &r->r10 : &r->r11;
+  unsigned long long *scr = u->r.scr == 8    ? &r->r8
+                            : u->r.scr == 9  ? &r->r9
+                            : u->r.scr == 10 ? &r->r10
+                                             : &r->r11;
   saved[0] = *scr;
   task_read_mem(&x->t, s->region + (uint64_t)h->data, saved, sizeof saved);
   uint64_t next = u->r.kind == X86_REDIRECT_CALL ? u->r.target : u->addr + (uint64_t)u->len;
@@ -331,12 +335,13 @@ static void translate_store(struct store_hooks *s, struct rptask *x, const struc
   if (off >= u->at_cmps && off <= u->at_restore + 9) /* ah: SF ZF AF PF CF; al: OF */
     r->eflags = (r->eflags & ~0x8d5ull) | ((saved[2] >> 8) & 0xd5) | (saved[2] & 1 ? 0x800 : 0);
   /* after the store, on (a push's or call's before rsp is lowered: again, the same bytes) */
-  r->rip = off > u->at_store && (u->r.kind == X86_REDIRECT_MEM || off >= u->at_stored) ? next
-                                                                                      : u->addr;
+  r->rip =
+      off > u->at_store && (u->r.kind == X86_REDIRECT_MEM || off >= u->at_stored) ? next : u->addr;
 }
 
 /* X stopped at offset OFF of the code page, inside hook H. */
-static void translate(struct store_hooks *s, struct rptask *x, const struct store_hook *h, int off) {
+static void translate(struct store_hooks *s, struct rptask *x, const struct store_hook *h,
+                      int off) {
   int i = h->n - 1;
   while (i > 0 && off < h->u[i].at)
     i--;
@@ -356,7 +361,8 @@ void store_hooks_stopped(struct store_hooks *s, struct rptask *x) {
   for (int i = 0; i < s->nhooks; i++)
     s->hook[i].in = false;
   s->placed = false;
-  if (task_get_regs(&x->t) < 0 || x->t.regs.rip < s->region || x->t.regs.rip >= s->region + CODE_PAGES * PAGE)
+  if (task_get_regs(&x->t) < 0 || x->t.regs.rip < s->region ||
+      x->t.regs.rip >= s->region + CODE_PAGES * PAGE)
     return;
   int off = (int)(x->t.regs.rip - s->region);
   for (int i = 0; i < s->nhooks; i++)
@@ -412,7 +418,8 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
    * maybe with other code): its branches are looked for again then */
   struct store_hook h;
   bool ok = plan(s, x, pc, &h, site->fits == 0);
-  if (site->fits && (!ok || h.nbytes != site->nbytes || memcmp(h.bytes, site->bytes, (size_t)h.nbytes)))
+  if (site->fits &&
+      (!ok || h.nbytes != site->nbytes || memcmp(h.bytes, site->bytes, (size_t)h.nbytes)))
     ok = plan(s, x, pc, &h, true);
   site->fits = ok ? 1 : -1;
   memcpy(site->bytes, h.bytes, sizeof site->bytes);

@@ -27,11 +27,11 @@
 #include "replay/page_alias.h"
 #include "replay/replay_engine.h"
 
-#define STORE_HOT 8      /* faults beside watched bytes before an instruction is hooked */
-#define STORE_SITES 256  /* instructions remembered */
-#define STORE_HOOKS 8    /* hooked at once */
-#define STORE_ALIASES 2  /* watched pages given an alias at once */
-#define STORE_BUSY 64    /* other breakpoints of the resume */
+#define STORE_HOT 8     /* faults beside watched bytes before an instruction is hooked */
+#define STORE_SITES 256 /* instructions remembered */
+#define STORE_HOOKS 8   /* hooked at once */
+#define STORE_ALIASES 2 /* watched pages given an alias at once */
+#define STORE_BUSY 64   /* other breakpoints of the resume */
 
 #define STORE_UNITS X86_DISPLACE_MAX
 
@@ -54,7 +54,7 @@ struct store_hook {
   int at, at_end; /* its code's offsets */
   int data;       /* its saves: scratch, rax, flags */
   uint8_t orig[X86_JMP_LEN];
-  bool in; /* its jmp is in place */
+  bool in;                             /* its jmp is in place */
   uint8_t bytes[2 * X86_JMP_LEN + 15]; /* the code it covers, as planned */
   int nbytes;
 };
@@ -63,7 +63,7 @@ struct store_site {
   pid_t pid; /* the recorded process */
   uint64_t pc;
   unsigned faults;
-  int fits; /* 0: not asked yet, 1: a hook fits there, -1: none does */
+  int fits;                            /* 0: not asked yet, 1: a hook fits there, -1: none does */
   uint8_t bytes[2 * X86_JMP_LEN + 15]; /* the code it was asked for */
   int nbytes;
 };
