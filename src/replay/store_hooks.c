@@ -1,6 +1,7 @@
 /* Stores beside watched bytes through an alias, without a fault each (see store_hooks.h). */
 #include "replay/store_hooks.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -13,7 +14,7 @@
 #define CODE_PAGES 2
 #define OFF_DATA (CODE_PAGES * 4096 - 1024)     /* the hooks' saves, 24 bytes each */
 #define OFF_TABLE (OFF_DATA + 24 * STORE_HOOKS) /* per alias: page number, lo, hi, delta */
-#define BLOCK_LEN 88                            /* the compares for one alias */
+#define BLOCK_LEN 89                            /* the compares for one alias */
 #define RESTORE_LEN 17
 
 _Static_assert(OFF_TABLE + 32 * STORE_ALIASES <= CODE_PAGES * (int)PAGE, "the data fits");
@@ -53,15 +54,11 @@ static void jump(struct emit *e, uint8_t cc, int to) {
   put32(e, to - (e->pos + 4));
 }
 
-/* rax = SCR (+ ADD, by lea when ADD), then rax >>= 12 when SHIFT. */
+/* rax = SCR + ADD (a lea, 4 bytes: the blocks' lengths are fixed), then rax >>= 12 when
+ * SHIFT. */
 static void rax_from(struct emit *e, int scr, int add, bool shift) {
-  if (add) {
-    uint8_t b[4] = {0x49, 0x8d, (uint8_t)(0x40 | (scr & 7)), (uint8_t)add};
-    put(e, b, 4);
-  } else {
-    uint8_t b[3] = {0x4c, 0x89, (uint8_t)(0xc0 | ((scr & 7) << 3))};
-    put(e, b, 3);
-  }
+  uint8_t b[4] = {0x49, 0x8d, (uint8_t)(0x40 | (scr & 7)), (uint8_t)add};
+  put(e, b, 4);
   if (shift) {
     static const uint8_t shr[4] = {0x48, 0xc1, 0xe8, 0x0c};
     put(e, shr, 4);
@@ -70,7 +67,7 @@ static void rax_from(struct emit *e, int scr, int add, bool shift) {
 
 /* The address in SCR aimed at alias K's page when it is on K's watched page (whole),
  * not over its watched bytes. */
-static void emit_block(struct emit *e, const struct x86_redirect *r, int k, int keep) {
+static bool emit_block(struct emit *e, const struct x86_redirect *r, int k, int keep) {
   int start = e->pos, t = OFF_TABLE + 32 * k;
   int redirect = start + BLOCK_LEN - 12, next = start + BLOCK_LEN;
   rax_from(e, r->scr, 0, true);
@@ -87,6 +84,7 @@ static void emit_block(struct emit *e, const struct x86_redirect *r, int k, int 
   jump(e, 0, keep);        /* over watched bytes: the page itself, which faults */
   rip_op(e, 0x03, r->scr, t + 24);
   jump(e, 0, keep);
+  return e->pos == next; /* (the jumps above were aimed by these lengths) */
 }
 
 static void emit_restore(struct emit *e, int data) {
@@ -112,7 +110,8 @@ static bool emit_store(struct emit *e, struct store_unit *u, uint64_t base, int 
   u->at_cmps = e->pos;
   int keep = e->pos + nalias * BLOCK_LEN;
   for (int k = 0; k < nalias; k++)
-    emit_block(e, r, k, keep);
+    if (!emit_block(e, r, k, keep))
+      return false;
   u->at_restore = e->pos;
   emit_restore(e, data);
   u->at_store = e->pos;
@@ -405,29 +404,56 @@ static bool alias_for(struct store_hooks *s, struct rptask *x, uint64_t page, in
   return true;
 }
 
+/* Plans SITE's hook into H: false when none fits (any more). The code there may have
+ * changed since it was asked (the jump hook's page is mapped anew at each run, maybe
+ * with other code): its branches are looked for again then. */
+static bool plan_site(const struct store_hooks *s, struct rptask *x, struct store_site *site,
+                      struct store_hook *h) {
+  bool ok = plan(s, x, site->pc, h, site->fits == 0);
+  if (site->fits &&
+      (!ok || h->nbytes != site->nbytes || memcmp(h->bytes, site->bytes, (size_t)h->nbytes)))
+    ok = plan(s, x, site->pc, h, true);
+  site->fits = ok ? 1 : -1;
+  memcpy(site->bytes, h->bytes, sizeof site->bytes);
+  site->nbytes = h->nbytes;
+  return ok;
+}
+
+static bool hooked(const struct store_hooks *s, uint64_t pc) {
+  for (int i = 0; i < s->nhooks; i++)
+    if (s->hook[i].addr == pc)
+      return true;
+  return false;
+}
+
+/* DEJA_NO_STORE_HOOKS set: every store beside watched bytes faults (to compare). */
+static bool disabled(void) {
+  static int off = -1;
+  if (off < 0)
+    off = getenv("DEJA_NO_STORE_HOOKS") != NULL;
+  return off;
+}
+
 void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uint64_t page,
                        int orig, int prot, uint64_t lo, uint64_t hi) {
+  if (disabled())
+    return;
   struct store_site *site = site_of(s, x->rec_pid, pc);
   if (++site->faults < STORE_HOT || site->fits < 0 || lo >= hi || !x->gadget ||
-      s->nhooks == STORE_HOOKS)
-    return;
-  for (int i = 0; s->owner == x->pid && i < s->nhooks; i++)
-    if (s->hook[i].addr == pc)
-      return; /* hooked: this store was over watched bytes, or on an unaliased page */
-  /* the code there may have changed (the jump hook's page is mapped anew at each run,
-   * maybe with other code): its branches are looked for again then */
+      s->nhooks == STORE_HOOKS || (s->owner == x->pid && hooked(s, pc)))
+    return; /* (hooked: this store was over watched bytes, or on a page without alias) */
   struct store_hook h;
-  bool ok = plan(s, x, pc, &h, site->fits == 0);
-  if (site->fits &&
-      (!ok || h.nbytes != site->nbytes || memcmp(h.bytes, site->bytes, (size_t)h.nbytes)))
-    ok = plan(s, x, pc, &h, true);
-  site->fits = ok ? 1 : -1;
-  memcpy(site->bytes, h.bytes, sizeof site->bytes);
-  site->nbytes = h.nbytes;
-  if (!ok || busy(s, pc, h.end) || !region_for(s, x, pc) ||
+  if (!plan_site(s, x, site, &h) || busy(s, pc, h.end) || !region_for(s, x, pc) ||
       !alias_for(s, x, page, orig, prot, lo, hi))
     return;
   s->hook[s->nhooks++] = h;
+  /* the process's other hot stores at once: each would fault once more in this run */
+  for (int i = 0; i < s->nsites && s->nhooks < STORE_HOOKS; i++) {
+    struct store_site *o = &s->site[i];
+    if (o->pid == x->rec_pid && o->fits > 0 && o->faults >= STORE_HOT && !hooked(s, o->pc) &&
+        plan_site(s, x, o, &h) && !busy(s, o->pc, h.end))
+      s->hook[s->nhooks++] = h;
+  }
   write_code(s, x);
 }
 
