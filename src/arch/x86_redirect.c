@@ -118,6 +118,54 @@ static bool plan_stack(const uint8_t *c, size_t len, struct x86_redirect *r) {
   return true;
 }
 
+/* The number (0-15) of 64-bit general register REG, -1 for another one. */
+static int gpr64(unsigned reg) {
+  static const unsigned regs[16] = {X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
+                                    X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
+                                    X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
+                                    X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15};
+  for (int i = 0; i < 16; i++)
+    if (regs[i] == reg)
+      return i;
+  return -1;
+}
+
+/* lea SCR, [OP] from the operand capstone decoded (EVEX scales its disp8, so the bytes
+ * would not do): base + index * scale + disp32, or rip + disp32 (NEXT_RIP: the end of the
+ * instruction). */
+static bool lea_of(const cs_x86_op *op, uint64_t next_rip, struct x86_redirect *r) {
+  uint8_t *l = r->lea;
+  int64_t disp = op->mem.disp;
+  if (op->mem.segment != X86_REG_INVALID || disp < INT32_MIN || disp > INT32_MAX)
+    return false;
+  int32_t d32 = (int32_t)disp;
+  l[0] = (uint8_t)(0x48 | REX_R);
+  l[1] = 0x8d;
+  if (op->mem.base == X86_REG_RIP) {
+    if (op->mem.index != X86_REG_INVALID)
+      return false;
+    l[2] = (uint8_t)(0x05 | ((r->scr & 7) << 3));
+    memcpy(l + 3, &d32, 4);
+    r->lea_len = 7;
+    r->lea_disp_at = 3;
+    r->rip_abs = next_rip + (uint64_t)disp;
+    return true;
+  }
+  int base = op->mem.base == X86_REG_INVALID ? -1 : gpr64(op->mem.base);
+  int index = op->mem.index == X86_REG_INVALID ? -1 : gpr64(op->mem.index);
+  int ss = op->mem.scale == 8 ? 3 : op->mem.scale == 4 ? 2 : op->mem.scale == 2 ? 1 : 0;
+  if ((op->mem.base != X86_REG_INVALID && base < 0) ||
+      (op->mem.index != X86_REG_INVALID && (index < 0 || index == 4)))
+    return false;
+  l[0] |= (uint8_t)((index >= 8 ? REX_X : 0) | (base >= 8 ? REX_B : 0));
+  /* SIB always, disp32 always: mod 10 with a base, mod 00 and base 101 without */
+  l[2] = (uint8_t)((base < 0 ? 0x00 : 0x80) | ((r->scr & 7) << 3) | 4);
+  l[3] = (uint8_t)((ss << 6) | ((index < 0 ? 4 : index & 7) << 3) | (base < 0 ? 5 : base & 7));
+  memcpy(l + 4, &d32, 4);
+  r->lea_len = 8;
+  return true;
+}
+
 /* An instruction writing its one explicit memory operand, re-encoded around [SCR]. */
 static bool plan_mem(const uint8_t *c, const cs_insn *insn, struct x86_redirect *r) {
   const cs_x86 *x = &insn->detail->x86;
@@ -143,7 +191,15 @@ static bool plan_mem(const uint8_t *c, const cs_insn *insn, struct x86_redirect 
   case X86_INS_STOSB:
   case X86_INS_STOSW:
   case X86_INS_STOSD:
-  case X86_INS_STOSQ: return false;
+  case X86_INS_STOSQ:
+  case X86_INS_VPSCATTERDD: /* a vector index (capstone 4 names a general register) */
+  case X86_INS_VPSCATTERDQ:
+  case X86_INS_VPSCATTERQD:
+  case X86_INS_VPSCATTERQQ:
+  case X86_INS_VSCATTERDPS:
+  case X86_INS_VSCATTERDPD:
+  case X86_INS_VSCATTERQPS:
+  case X86_INS_VSCATTERQPD: return false;
   default: break;
   }
   size_t p = 0;
@@ -158,8 +214,8 @@ static bool plan_mem(const uint8_t *c, const cs_insn *insn, struct x86_redirect 
   uint8_t rex = p < insn->size && (c[p] & 0xf0) == 0x40 ? c[p] : 0;
   size_t o = p + (rex ? 1 : 0);
   size_t mo = x->encoding.modrm_offset;
-  if (o >= insn->size || c[o] == 0xc4 || c[o] == 0xc5 || c[o] == 0x62 || c[o] == 0x8f || mo <= o ||
-      mo >= insn->size || (!rex && high_byte_reg(insn)))
+  if (o >= insn->size || c[o] == 0x8f || mo <= o || mo >= insn->size ||
+      (!rex && high_byte_reg(insn)))
     return false;
   uint8_t modrm = c[mo];
   int mod = modrm >> 6, rm = modrm & 7;
@@ -171,36 +227,49 @@ static bool plan_mem(const uint8_t *c, const cs_insn *insn, struct x86_redirect 
     dsize = 4;
   size_t after = mo + 1 + (sib ? 1 : 0) + (size_t)dsize;
   r->scr = pick_scratch(insn);
-  if (after > insn->size || r->scr < 0)
+  /* an index the decoder did not name (a vector one: scatters) */
+  bool raw_index = sib && mo + 1 < insn->size && ((c[mo + 1] >> 3) & 7) != 4;
+  if (after > insn->size || r->scr < 0 ||
+      (raw_index && x->operands[mem].mem.index == X86_REG_INVALID) ||
+      !lea_of(&x->operands[mem], r->addr + insn->size, r))
     return false;
   r->kind = X86_REDIRECT_MEM;
   r->len = insn->size;
   r->size = x->operands[mem].size;
-  /* the store: same prefixes, opcode and reg field; [SCR] for the operand */
+  /* the store: same prefixes, opcode and reg field; [SCR] for the operand (B set, X
+   * clear: inverted in VEX and EVEX, and a two-byte VEX has neither, so it becomes a
+   * three-byte one) */
   uint8_t *s = r->store;
-  size_t n = 0;
+  size_t n = p;
   memcpy(s, c, p);
-  n = p;
-  s[n++] = (uint8_t)(0x40 | (rex & (REX_W | REX_R)) | REX_B);
-  memcpy(s + n, c + o, mo - o);
-  n += mo - o;
+  size_t op = o; /* where the opcode starts */
+  if (c[o] == 0xc5) {
+    s[n++] = 0xc4;
+    s[n++] = (uint8_t)((c[o + 1] & 0x80) | 0x40 | 0x01); /* R, X clear, B set, map 0F */
+    s[n++] = (uint8_t)(c[o + 1] & 0x7f);                 /* W 0, vvvv, L, pp */
+    op = o + 2;
+  } else if (c[o] == 0xc4) {
+    s[n++] = 0xc4;
+    s[n++] = (uint8_t)((c[o + 1] & 0x80) | 0x40 | (c[o + 1] & 0x1f));
+    s[n++] = c[o + 2];
+    op = o + 3;
+  } else if (c[o] == 0x62) {
+    s[n++] = 0x62;
+    s[n++] = (uint8_t)((c[o + 1] & 0x9f) | 0x40); /* R, R' and the map kept */
+    s[n++] = c[o + 2];
+    s[n++] = c[o + 3];
+    op = o + 4;
+  } else {
+    s[n++] = (uint8_t)(0x40 | (rex & (REX_W | REX_R)) | REX_B);
+  }
+  if (mo < op)
+    return false;
+  memcpy(s + n, c + op, mo - op);
+  n += mo - op;
   s[n++] = (uint8_t)((modrm & 0x38) | (r->scr & 7));
   memcpy(s + n, c + after, insn->size - after);
   n += insn->size - after;
   r->store_len = (int)n;
-  /* the lea: the same addressing bytes, SCR as its destination */
-  uint8_t *l = r->lea;
-  l[0] = (uint8_t)(0x48 | REX_R | (rex & (REX_X | REX_B)));
-  l[1] = 0x8d;
-  l[2] = (uint8_t)((modrm & 0xc7) | ((r->scr & 7) << 3));
-  memcpy(l + 3, c + mo + 1, after - mo - 1);
-  r->lea_len = (int)(3 + after - mo - 1);
-  if (mod == 0 && rm == 5) {
-    int32_t disp;
-    memcpy(&disp, c + mo + 1, 4);
-    r->lea_disp_at = 3;
-    r->rip_abs = r->addr + (uint64_t)insn->size + (uint64_t)(int64_t)disp;
-  }
   return true;
 }
 

@@ -35,7 +35,7 @@ struct x86_redirect {
 
 /* Plans the redirect of the instruction at the start of CODE (LEN bytes at ADDR). False
  * for what it does not handle: no write to memory, a segment or address-size prefix,
- * VEX/EVEX encodings, string instructions, other implicit stack writes (indirect calls,
+ * XOP encodings, string instructions, other implicit stack writes (indirect calls,
  * push of memory, enter), and an 8-bit high register operand that a REX prefix would
  * change. */
 bool x86_redirect_plan(const uint8_t *code, size_t len, uint64_t addr, struct x86_redirect *r);

@@ -1,7 +1,7 @@
 /* gdb_watch_stack_calls: a watched local shares its stack page with the frames of
  * 40 000 calls (return addresses, pushes, locals: unoptimised code's stores). Where
  * watchpoints are by page protection the store hooks write them through an alias of the
- * page (a call, a push with the prologue's moves, rbp-relative and rip-relative stores).
+ * page (a call, a push with the prologue's moves, rbp-relative and one-byte stores).
  * The write through a pointer, from another function, must still stop, forwards and
  * backwards, with the values of the program. */
 #include <stdio.h>
@@ -10,7 +10,8 @@
 __attribute__((noinline)) static unsigned long step(unsigned long x)
 {
     volatile unsigned long y = x * 3;
-    return y + 1;
+    volatile unsigned char low = (unsigned char)x; /* a one-byte store */
+    return y + 1 + low - (unsigned char)x;
 }
 
 __attribute__((noinline)) static void corrupt(long *p, unsigned long v)

@@ -1,4 +1,4 @@
-break 31
+break 32
 continue
 watch -l target
 reverse-continue

@@ -29,7 +29,8 @@ static int teardown(void **state) {
 }
 
 /* Runs R's lea and store as a function of (buf, value): rbx = buf, rax = rcx = r11 =
- * value, rbp = value (push writes it), rcx = 2 when VALUE is 0 (an index). */
+ * rdx = value, rbp = value (push writes it), rcx = 2 when VALUE is 0 (an index); rdi is
+ * buf too. */
 static void run(const struct x86_redirect *r, void *buf, uint64_t value) {
   size_t n = 0;
   static const uint8_t pro[] = {
@@ -40,6 +41,7 @@ static void run(const struct x86_redirect *r, void *buf, uint64_t value) {
       0x48, 0x89, 0xf1, /* mov rcx, rsi */
       0x49, 0x89, 0xf3, /* mov r11, rsi */
       0x48, 0x89, 0xf5, /* mov rbp, rsi */
+      0x48, 0x89, 0xf2, /* mov rdx, rsi */
   };
   memcpy(code_page, pro, sizeof pro);
   n = sizeof pro;
@@ -153,14 +155,56 @@ static void push_and_call(void **state) {
   assert_true(buf[0] == AT + 5 && buf[1] == 0);
 }
 
+/* vmovdqu %xmm0,(%rdi): a two-byte VEX prefix becomes a three-byte one with B set. */
+static void vex_store(void **state) {
+  (void)state;
+  const uint8_t code[] = {0xc5, 0xfa, 0x7f, 0x07};
+  struct x86_redirect r;
+  assert_true(x86_redirect_plan(code, sizeof code, AT, &r));
+  assert_int_equal(r.size, 16);
+  const uint8_t want[] = {0xc4, 0xc1, 0x7a, 0x7f, (uint8_t)(r.scr & 7)};
+  assert_int_equal(r.store_len, sizeof want);
+  assert_memory_equal(r.store, want, sizeof want);
+  if (!__builtin_cpu_supports("avx"))
+    return;
+  /* xmm0 = value (vmovq %rsi,%xmm0) before the store: the prologue's end is patched */
+  struct x86_redirect w = r;
+  const uint8_t vmovq[] = {0xc4, 0xe1, 0xf9, 0x6e, 0xc6};
+  memmove(w.lea + sizeof vmovq, w.lea, (size_t)w.lea_len);
+  memcpy(w.lea, vmovq, sizeof vmovq);
+  w.lea_len += (int)sizeof vmovq;
+  uint64_t buf[3] = {0, 0, 7};
+  run(&w, buf, 0x5566778899aabbccull);
+  assert_true(buf[0] == 0x5566778899aabbccull && buf[1] == 0 && buf[2] == 7);
+}
+
+/* vmovdqu64 %zmm17,-0x40(%rdi,%rdx,1): EVEX's disp8 is scaled (by 64 here), so the lea
+ * comes from the decoded operand; it is run with a store of its result. */
+static void evex_scaled_displacement(void **state) {
+  (void)state;
+  const uint8_t code[] = {0x62, 0xe1, 0xfe, 0x48, 0x7f, 0x4c, 0x17, 0xff};
+  struct x86_redirect r;
+  assert_true(x86_redirect_plan(code, sizeof code, AT, &r));
+  assert_int_equal(r.size, 64);
+  assert_int_equal(r.store[0], 0x62);
+  assert_int_equal(r.store[1] & 0x60, 0x40);    /* X clear, B set (inverted bits) */
+  const uint8_t mov_r11[] = {0x4d, 0x89, 0x1b}; /* mov %r11,(%r11): the address, at itself */
+  memcpy(r.store, mov_r11, sizeof mov_r11);
+  r.store_len = sizeof mov_r11;
+  r.scr = 11;
+  uint64_t buf[16] = {0};
+  run(&r, buf, 0x48);
+  assert_true(buf[1] == (uint64_t)(uintptr_t)&buf[1]); /* buf + 0x48 - 0x40 */
+}
+
 /* What is left alone. */
 static void refused(void **state) {
   (void)state;
   struct x86_redirect r;
   const uint8_t fs_store[] = {0x64, 0x48, 0x89, 0x04, 0x25, 0x28, 0, 0, 0}; /* %fs:0x28 */
   assert_false(x86_redirect_plan(fs_store, sizeof fs_store, AT, &r));
-  const uint8_t vex[] = {0xc5, 0xfe, 0x7f, 0x07}; /* vmovdqu %ymm0,(%rdi) */
-  assert_false(x86_redirect_plan(vex, sizeof vex, AT, &r));
+  const uint8_t scatter[] = {0x62, 0xf2, 0x7d, 0x49, 0xa0, 0x04, 0x8f}; /* vpscatterdd */
+  assert_false(x86_redirect_plan(scatter, sizeof scatter, AT, &r));
   const uint8_t load[] = {0x48, 0x8b, 0x03}; /* mov (%rbx),%rax */
   assert_false(x86_redirect_plan(load, sizeof load, AT, &r));
   const uint8_t high[] = {0x88, 0x23}; /* mov %ah,(%rbx) */
@@ -176,6 +220,7 @@ int main(void) {
       cmocka_unit_test(mov_disp8),      cmocka_unit_test(sib_and_immediate),
       cmocka_unit_test(scratch_in_use), cmocka_unit_test(read_modify_write),
       cmocka_unit_test(rip_relative),   cmocka_unit_test(push_and_call),
+      cmocka_unit_test(vex_store),      cmocka_unit_test(evex_scaled_displacement),
       cmocka_unit_test(refused),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
