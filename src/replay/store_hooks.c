@@ -185,13 +185,13 @@ static struct store_site *site_of(struct store_hooks *s, pid_t rec_pid, uint64_t
  * redirected (the first one is), the others moved. The jump hook's page (`trusted') is
  * known: nothing branches into its moved instructions. */
 static bool plan(const struct store_hooks *s, struct rptask *x, uint64_t pc, struct store_hook *h,
-                 bool check_branches) {
+                 bool check_branches, int cover) {
   uint8_t code[64];
   size_t n = task_read_code(&x->t, pc, code, sizeof code);
   memset(h, 0, sizeof *h);
   h->addr = pc;
   size_t off = 0;
-  while (off < X86_JMP_LEN) {
+  while (off < (size_t)cover) {
     struct store_unit *u = &h->u[h->n];
     if (h->n == STORE_UNITS || off >= n ||
         (h->n && h->u[h->n - 1].store && h->u[h->n - 1].r.kind == X86_REDIRECT_CALL))
@@ -204,12 +204,14 @@ static bool plan(const struct store_hooks *s, struct rptask *x, uint64_t pc, str
       if (!h->n || !x86_displace_plan_min(code + off, n - off, pc + off, 1, &u->moved))
         return false;
       u->len = u->moved.off[1];
-      if (u->moved.branch[0] && u->moved.cond[0] < 0 && off + (size_t)u->len < X86_JMP_LEN)
+      if (u->moved.branch[0] && u->moved.cond[0] < 0 && off + (size_t)u->len < (size_t)cover)
         return false; /* a jmp before the end: what follows it is reached from elsewhere */
     }
     off += (size_t)u->len;
     h->n++;
   }
+  if (off > sizeof h->bytes)
+    return false;
   h->end = pc + off;
   h->nbytes = (int)off;
   memcpy(h->bytes, code, off);
@@ -409,10 +411,11 @@ static bool alias_for(struct store_hooks *s, struct rptask *x, uint64_t page, in
  * with other code): its branches are looked for again then. */
 static bool plan_site(const struct store_hooks *s, struct rptask *x, struct store_site *site,
                       struct store_hook *h) {
-  bool ok = plan(s, x, site->pc, h, site->fits == 0);
+  int cover = site->cover ? site->cover : X86_JMP_LEN;
+  bool ok = plan(s, x, site->pc, h, site->fits == 0, cover);
   if (site->fits &&
       (!ok || h->nbytes != site->nbytes || memcmp(h->bytes, site->bytes, (size_t)h->nbytes)))
-    ok = plan(s, x, site->pc, h, true);
+    ok = plan(s, x, site->pc, h, true, cover);
   site->fits = ok ? 1 : -1;
   memcpy(site->bytes, h->bytes, sizeof site->bytes);
   site->nbytes = h->nbytes;
@@ -434,11 +437,41 @@ static bool disabled(void) {
   return off;
 }
 
+/* The store at PC has no hook of its own (a branch lands right after it, or it is too
+ * short): the hook ending at PC, if any, is made to cover it too (kept in its site). */
+static void extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
+  for (int i = 0; i < s->nhooks; i++) {
+    struct store_hook *h = &s->hook[i];
+    if (h->end != pc)
+      continue;
+    struct store_site *o = site_of(s, x->rec_pid, h->addr);
+    int cover = o->cover;
+    o->cover = (int)(pc - h->addr) + 1;
+    o->fits = 0;
+    struct store_hook e;
+    uint64_t end = h->end;
+    h->end = h->addr; /* (not in its own way) */
+    bool ok = plan_site(s, x, o, &e) && e.u[e.n - 1].addr == pc && e.u[e.n - 1].store &&
+              !busy(s, e.addr, e.end);
+    h->end = end;
+    if (ok) {
+      *h = e;
+      write_code(s, x);
+    } else {
+      o->cover = cover;
+      o->fits = 0;
+    }
+    return;
+  }
+}
+
 void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uint64_t page,
                        int orig, int prot, uint64_t lo, uint64_t hi) {
   if (disabled())
     return;
   struct store_site *site = site_of(s, x->rec_pid, pc);
+  if (site->fits < 0 && site->faults >= STORE_HOT && s->owner == x->pid && !hooked(s, pc))
+    extend_to(s, x, pc);
   if (++site->faults < STORE_HOT || site->fits < 0 || lo >= hi || !x->gadget ||
       s->nhooks == STORE_HOOKS || (s->owner == x->pid && hooked(s, pc)))
     return; /* (hooked: this store was over watched bytes, or on a page without alias) */
