@@ -2,7 +2,9 @@
 # Reverse execution workload (bench/reverse.c): `value` written once before and once after
 # about one second of compute, single-threaded, with two threads computing past their
 # time slices, and with two threads making a system call every 15 000 iterations (about
-# 40 000 events). A gdb session stops at exit, sets `watch -l value` and does two
+# 40 000 events), and single-threaded with the compute storing beside `value` three
+# million times (`beside`: with watchpoints by page protection, the store hooks). A gdb
+# session stops at exit, sets `watch -l value` and does two
 # reverse-continues, each followed by a reverse-stepi right after its stop; prints the
 # seconds each took. Then it takes 20 checkpoints (a stepi between two) and prints the
 # resident memory of the session: deja, the replayed process and every checkpoint fork
@@ -48,7 +50,7 @@ GDB
 d() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 printf '\n%-16s %9s %9s %9s %9s %28s\n' "reverse workload" "1st bc s" "then bs s" "2nd bc s" \
     "then bs s" "processes RSS/PSS KiB (20 cp)"
-for mode in single threads calls; do
+for mode in single threads calls beside; do
     trace="$work/trace-$mode"
     arg=; [ "$mode" != single ] && arg=$mode
     "$deja" record -o "$trace" "$work/reverse" $arg >/dev/null 2>"$work/record.err" \
