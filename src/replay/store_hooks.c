@@ -223,6 +223,15 @@ static bool overlaps(uint64_t lo1, uint64_t hi1, uint64_t lo2, uint64_t hi2) {
   return lo1 < hi2 && lo2 < hi1;
 }
 
+/* Whether [LO, HI) holds another breakpoint of the resume (its int3 would be read as
+ * code: the plan would be wrong or refused, though only for this resume). */
+static bool breakpoint_in(const struct store_hooks *s, uint64_t lo, uint64_t hi) {
+  for (int i = 0; i < s->nbusy; i++)
+    if (overlaps(lo, hi, s->busy_lo[i], s->busy_hi[i]))
+      return true;
+  return false;
+}
+
 /* Whether [LO, HI) holds another breakpoint of the resume or another hook. */
 static bool busy(const struct store_hooks *s, uint64_t lo, uint64_t hi) {
   for (int i = 0; i < s->nbusy; i++)
@@ -439,13 +448,17 @@ static bool disabled(void) {
 
 /* The store at PC has no hook of its own (a branch lands right after it, or it is too
  * short): the hook ending at PC, if any, is made to cover it too (kept in its site). */
-static void extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
+static bool extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
   for (int i = 0; i < s->nhooks; i++) {
     struct store_hook *h = &s->hook[i];
     if (h->end != pc)
       continue;
+    if (breakpoint_in(s, h->addr, pc + 16))
+      return true; /* (not now: asked again at a later fault) */
     struct store_site *o = site_of(s, x->rec_pid, h->addr);
-    int cover = o->cover;
+    int cover = o->cover, fits = o->fits, nbytes = o->nbytes;
+    uint8_t bytes[sizeof o->bytes];
+    memcpy(bytes, o->bytes, sizeof bytes);
     o->cover = (int)(pc - h->addr) + 1;
     o->fits = 0;
     struct store_hook e;
@@ -457,12 +470,15 @@ static void extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
     if (ok) {
       *h = e;
       write_code(s, x);
-    } else {
+    } else { /* as it was */
       o->cover = cover;
-      o->fits = 0;
+      o->fits = fits;
+      o->nbytes = nbytes;
+      memcpy(o->bytes, bytes, sizeof bytes);
     }
-    return;
+    return ok;
   }
+  return false;
 }
 
 void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uint64_t page,
@@ -470,11 +486,14 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
   if (disabled())
     return;
   struct store_site *site = site_of(s, x->rec_pid, pc);
-  if (site->fits < 0 && site->faults >= STORE_HOT && s->owner == x->pid && !hooked(s, pc))
-    extend_to(s, x, pc);
+  if (site->fits < 0 && site->cover >= 0 && site->faults >= STORE_HOT && s->owner == x->pid &&
+      !hooked(s, pc) && !extend_to(s, x, pc))
+    site->cover = -1; /* (asked once: the branch scans cost) */
   if (++site->faults < STORE_HOT || site->fits < 0 || lo >= hi || !x->gadget ||
       s->nhooks == STORE_HOOKS || (s->owner == x->pid && hooked(s, pc)))
     return; /* (hooked: this store was over watched bytes, or on a page without alias) */
+  if (breakpoint_in(s, pc, pc + 16))
+    return; /* (not now) */
   struct store_hook h;
   if (!plan_site(s, x, site, &h) || busy(s, pc, h.end) || !region_for(s, x, pc) ||
       !alias_for(s, x, page, orig, prot, lo, hi))
@@ -484,7 +503,7 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
   for (int i = 0; i < s->nsites && s->nhooks < STORE_HOOKS; i++) {
     struct store_site *o = &s->site[i];
     if (o->pid == x->rec_pid && o->fits > 0 && o->faults >= STORE_HOT && !hooked(s, o->pc) &&
-        plan_site(s, x, o, &h) && !busy(s, o->pc, h.end))
+        !breakpoint_in(s, o->pc, o->pc + 16) && plan_site(s, x, o, &h) && !busy(s, o->pc, h.end))
       s->hook[s->nhooks++] = h;
   }
   write_code(s, x);

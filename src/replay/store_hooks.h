@@ -66,7 +66,8 @@ struct store_site {
   int fits;                            /* 0: not asked yet, 1: a hook fits there, -1: none does */
   uint8_t bytes[2 * X86_JMP_LEN + 15]; /* the code it was asked for */
   int nbytes;
-  int cover; /* bytes its hook covers at least (0: a jmp's) */
+  int cover; /* bytes its hook covers at least (0: a jmp's; -1: no hook before it covers
+               it either) */
 };
 
 struct store_hooks {
