@@ -14,7 +14,7 @@
  * again at the resume, the task put on the moved copy of an instruction they cover), a
  * stop inside the code is translated back to where the task would be without it, and
  * the page, the aliases and the jmps are gone at the run's end. Which instructions are
- * hot is kept per process across runs. */
+ * hot is kept per recorded process (its checkpoints' forks share it) across runs. */
 #ifndef DEJA_REPLAY_STORE_HOOKS_H
 #define DEJA_REPLAY_STORE_HOOKS_H
 
