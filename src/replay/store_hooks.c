@@ -87,6 +87,17 @@ static bool emit_block(struct emit *e, const struct x86_redirect *r, int k, int 
   return e->pos == next; /* (the jumps above were aimed by these lengths) */
 }
 
+/* jmp rel32 to TO (the code at BASE): false when it does not reach. */
+static bool jump_to(struct emit *e, uint64_t base, uint64_t to) {
+  int64_t rel = (int64_t)(to - (base + (uint64_t)e->pos + 5));
+  if (rel < INT32_MIN || rel > INT32_MAX)
+    return false;
+  uint8_t b = 0xe9;
+  put(e, &b, 1);
+  put32(e, rel);
+  return true;
+}
+
 static void emit_restore(struct emit *e, int data) {
   rip_op(e, 0x8b, 0, data + 16);
   static const uint8_t add_sahf[3] = {0x04, 0x7f, 0x9e}; /* add al,0x7f (OF); sahf */
@@ -122,15 +133,7 @@ static bool emit_store(struct emit *e, struct store_unit *u, uint64_t base, int 
   }
   u->at_stored = e->pos;
   rip_op(e, 0x8b, r->scr, data);
-  if (r->kind == X86_REDIRECT_CALL) {
-    int64_t rel = (int64_t)(r->target - (base + (uint64_t)e->pos + 5));
-    if (rel < INT32_MIN || rel > INT32_MAX)
-      return false;
-    uint8_t b = 0xe9;
-    put(e, &b, 1);
-    put32(e, rel);
-  }
-  return true;
+  return r->kind != X86_REDIRECT_CALL || jump_to(e, base, r->target);
 }
 
 /* Hook H's code at E (the page at BASE): its units in order, then a jmp back (a moved
@@ -152,14 +155,8 @@ static bool emit_hook(struct emit *e, struct store_hook *h, uint64_t base, int n
     }
   }
   const struct store_unit *last = &h->u[h->n - 1];
-  if (last->store && last->r.kind != X86_REDIRECT_CALL) {
-    int64_t rel = (int64_t)(h->end - (base + (uint64_t)e->pos + 5));
-    if (rel < INT32_MIN || rel > INT32_MAX)
-      return false;
-    uint8_t b = 0xe9;
-    put(e, &b, 1);
-    put32(e, rel);
-  }
+  if (last->store && last->r.kind != X86_REDIRECT_CALL && !jump_to(e, base, h->end))
+    return false;
   h->at_end = e->pos;
   return e->pos <= OFF_DATA;
 }
@@ -258,13 +255,6 @@ void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi) {
     s->busy_lo[s->nbusy] = lo;
     s->busy_hi[s->nbusy++] = hi;
   }
-}
-
-bool store_hooks_aliased(const struct store_hooks *s, pid_t pid, uint64_t page) {
-  for (int k = 0; s->owner == pid && k < STORE_ALIASES; k++)
-    if (s->alias[k].page == page)
-      return true;
-  return false;
 }
 
 /* ---- placing and taking out ---- */

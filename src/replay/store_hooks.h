@@ -106,8 +106,5 @@ void store_hooks_resume(struct store_hooks *s, struct rptask *x);
 /* The run's end (calls can be injected at this stop; AT_ENTRY: a system call's entry
  * stop): the pages given back, the region unmapped. */
 void store_hooks_end(struct store_hooks *s, struct rptask *x, bool at_entry);
-/* The program's page PAGE of process PID is aliased now (its protection is that of its
- * memfd page in the run). */
-bool store_hooks_aliased(const struct store_hooks *s, pid_t pid, uint64_t page);
 
 #endif
