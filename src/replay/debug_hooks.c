@@ -127,7 +127,11 @@ static bool guarded(struct replay_debug *d, struct rptask *x, uint64_t addr, uin
  * text. */
 static void place(struct replay_debug *d, struct rptask *x, uint64_t addr) {
   if (!guarded(d, x, addr, 1)) {
-    insert(d, &x->t, addr);
+    for (int i = 0; i < d->nwant; i++)
+      if (d->want[i] == addr)
+        return;
+    if (d->nwant < (int)(sizeof d->want / sizeof d->want[0]))
+      d->want[d->nwant++] = addr;
     return;
   }
   for (int i = 0; i < d->nhw; i++)
@@ -317,9 +321,94 @@ static bool other_bp_in(const struct replay_debug *d, const struct rptask *x, ui
   return false;
 }
 
+/* Arrivals trapped this often (or to come at least this often, for the target) are
+ * counted by a counting hook instead, where one fits: each run with one maps its page. */
+#define COUNT_HOT 8
+
+static bool wanted(const struct replay_debug *d, uint64_t addr) {
+  for (int i = 0; i < d->nwant; i++)
+    if (d->want[i] == addr)
+      return true;
+  return false;
+}
+
+/* Whether a counting hook at ADDR covering [ADDR, END) would hide nothing else of this
+ * resume: at ADDR none but the target's and the trapped ones (those it counts); after it
+ * only breakpoints placed as int3s (they go into its moved code); not the jump hook's
+ * bytes [HOOK_LO, HOOK_HI), no execution breakpoint in a debug register, no guarded text. */
+static bool count_hook_clear(struct replay_debug *d, struct rptask *x, uint64_t addr,
+                             uint64_t end, uint64_t hook_lo, uint64_t hook_hi) {
+  if ((addr < hook_hi && hook_lo < end) || is_user_bp(d, addr) || addr == d->internal_bp ||
+      probe_of(d, x, addr) || guarded(d, x, addr, end - addr))
+    return false;
+  for (int j = 0; d->target.on && j < d->target.nexec; j++)
+    if (d->target.exec[j] >= addr && d->target.exec[j] < end)
+      return false;
+  for (uint64_t a = addr + 1; a < end; a++) {
+    int tc = trap_count_of(d, x, a);
+    bool capped = tc >= 0 && d->target.trapped_count[tc] >= d->target.trap_cap;
+    if (is_bp(d, x, a) && !wanted(d, a) && !capped)
+      return false; /* (counted in the kernel: the moved copy would not be) */
+  }
+  return true;
+}
+
+/* Counting hooks for X's free run where the kernel does not count: the target's arrivals
+ * (its stop at the n-th) and the trapped addresses, each one that is hot. */
+static void place_count_hooks(struct replay_debug *d, struct rptask *x, bool target_trapped,
+                              uint64_t hook_lo, uint64_t hook_hi) {
+  uint64_t cand[DEBUG_TRAP_COUNTS + 1];
+  int n = 0;
+  if (target_trapped && d->target.n - d->target.count > COUNT_HOT)
+    cand[n++] = d->target.addr;
+  for (int i = 0; i < d->target.ntrapped && d->target.tid == x->rec_tid; i++)
+    if (d->target.trapped_count[i] >= COUNT_HOT &&
+        d->target.trapped_count[i] < d->target.trap_cap)
+      cand[n++] = d->target.trapped[i];
+  for (int i = 0; i < n; i++) {
+    uint64_t end, stop_at = 0;
+    if (count_hooks_cover(&d->counts, cand[i], cand[i] + 1) ||
+        !count_hooks_fit(&d->counts, x, cand[i], &end) ||
+        !count_hook_clear(d, x, cand[i], end, hook_lo, hook_hi))
+      continue;
+    if (target_trapped && cand[i] == d->target.addr)
+      stop_at = d->target.n - d->target.count;
+    uint64_t traps[X86_DISPLACE_MAX];
+    int ntraps = 0;
+    for (int w = 0; w < d->nwant && ntraps < X86_DISPLACE_MAX; w++)
+      if (d->want[w] > cand[i] && d->want[w] < end)
+        traps[ntraps++] = d->want[w];
+    int k = count_hooks_place(&d->counts, x, cand[i], stop_at, traps, ntraps);
+    if (k >= 0)
+      d->count_addr[k] = cand[i];
+  }
+}
+
+/* After X's run: the counting hooks' passes added to the target's and the trapped
+ * counts. The address whose hook made this stop (X is at it, arrived), or 0; *TRAP: the
+ * breakpoint whose int3 in a hook's moved code made it (count_hooks_stop). */
+static uint64_t count_hooks_done(struct replay_debug *d, struct rptask *x, const struct stop *st,
+                                 uint64_t *trap) {
+  uint64_t passes[COUNT_HOOKS];
+  int n = d->counts.n;
+  int hit = count_hooks_stop(&d->counts, x, st, passes, trap);
+  for (int k = 0; k < n; k++) {
+    uint64_t a = d->count_addr[k];
+    if (target_bp_of(d, x, a))
+      d->target.count += passes[k];
+    int tc = trap_count_of(d, x, a);
+    if (tc >= 0) {
+      uint64_t *c = &d->target.trapped_count[tc];
+      *c = *c + passes[k] < d->target.trap_cap ? *c + passes[k] : d->target.trap_cap;
+    }
+  }
+  return hit >= 0 && hit < n ? d->count_addr[hit] : 0;
+}
+
 static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t internal_bp,
                        const struct user_regs_struct *state) {
   d->nins = 0;
+  d->nwant = 0;
   d->nhw = 0;
   d->nguard = -1;
   d->stepover = false;
@@ -379,14 +468,15 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
       kernel_ok && target_bp_of(d, x, d->target.addr) && !d->target.slow &&
       !(bps_counted && is_user_bp(d, d->target.addr)) &&
       exec_counter_start(&d->counter, x->t.tid, d->target.addr, d->target.n - d->target.count) == 0;
+  bool target_trapped = target_bp_of(d, x, d->target.addr) && !in_kernel &&
+                        !(bps_counted && is_user_bp(d, d->target.addr));
   for (int i = 0; i < d->nbps; i++)
     if ((d->bps[i] != rip || fresh) && d->bp_exec[i] >= 0 && !bps_counted &&
         !(in_kernel && d->bps[i] == d->target.addr))
       place(d, x, d->bps[i]);
   if (d->internal_bp && d->internal_bp != rip && !hook)
     place(d, x, d->internal_bp);
-  if (target_bp_of(d, x, d->target.addr) && (d->target.addr != rip || fresh) && !in_kernel &&
-      !(bps_counted && is_user_bp(d, d->target.addr)))
+  if (target_trapped && (d->target.addr != rip || fresh))
     place(d, x, d->target.addr);
   if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
     place(d, x, d->target.probe);
@@ -395,6 +485,14 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
       place(d, x, d->target.trapped[i]);
   if (d->step_end)
     place(d, x, d->step_end);
+  /* the hot ones counted by hooks in a free run; the int3s in, but those a hook counts or
+   * moved */
+  if (!stepping_me && !on_bp && !at_syscall)
+    place_count_hooks(d, x, target_trapped && !is_user_bp(d, d->target.addr),
+                      hook ? internal_bp : 0, hook ? hook_end : 0);
+  for (int i = 0; i < d->nwant; i++)
+    if (!count_hooks_cover(&d->counts, d->want[i], d->want[i] + 1))
+      insert(d, &x->t, d->want[i]);
   arm_hw(d, x);
   /* A single step onto a system call would run it for real: it is reached as a stop. */
   if (at_syscall)
@@ -417,9 +515,12 @@ static int arm(void *ctx, struct rptask *x, uint64_t internal_bp,
     struct store_hooks *sh = &d->regs.pw.sh;
     store_hooks_busy_clear(sh);
     for (int i = 0; i < d->nins; i++)
-      store_hooks_busy(sh, d->ins[i].addr, d->ins[i].addr + 1);
+      store_hooks_busy(sh, d->ins[i].addr, d->ins[i].addr + 1, &d->ins[i].orig, 1);
     if (d->hook.placed)
-      store_hooks_busy(sh, d->hook.addr, d->hook.addr + X86_JMP_LEN);
+      store_hooks_busy(sh, d->hook.addr, d->hook.addr + X86_JMP_LEN, d->hook.orig, X86_JMP_LEN);
+    for (int k = 0; k < d->counts.n; k++)
+      store_hooks_busy(sh, d->counts.h[k].addr, d->counts.h[k].end, d->counts.h[k].orig,
+                       X86_JMP_LEN);
     if (d->hook.owner == x->pid)
       store_hooks_trust(sh, d->hook.page, d->hook.page + 4096);
     debug_regs_arm(&d->regs, x, d->resume_req); /* after the registers were set for X */
@@ -467,6 +568,7 @@ static bool rep_next_writes(struct replay_debug *d, struct rptask *x) {
 
 static void remove_all(struct replay_debug *d, struct task *t) {
   jump_hook_remove(&d->hook, t);
+  count_hooks_remove(&d->counts, t);
   for (int i = d->nins; i-- > 0;)
     task_write_mem(t, d->ins[i].addr, &d->ins[i].orig, 1);
   d->nins = 0;
@@ -522,6 +624,9 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   /* the jump hook out first: a stop inside its page is made the one it stands for */
   jump_hook_remove(&d->hook, &x->t);
   bool hook_hit = jump_hook_stop(&d->hook, x, st);
+  uint64_t count_trap = 0; /* a moved int3's stop: X is at its breakpoint */
+  uint64_t count_hit =
+      d->counts.n || d->counts.owner ? count_hooks_done(d, x, st, &count_trap) : 0;
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
     d->target.count += exec_counter_read(&d->counter);
     exec_counter_stop(&d->counter);
@@ -539,10 +644,24 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     return HOOK_NONE;
   d->arrived_tid = 0; /* until this stop is found to be an arrival */
   d->wps_fired = 0;
-  bool inserted_at_pc = hook_hit;
+  if (count_hit) {
+    /* a counting hook's stop: the target's n-th arrival */
+    remove_all(d, &x->t);
+    struct replay_stop ignored;
+    if (d->nbp_counters)
+      counted_bps_stop(d, x, st, &ignored);
+    d->arrived_tid = x->rec_tid;
+    d->arrived_pc = count_hit;
+    if (!target_bp_of(d, x, count_hit) || d->target.count != d->target.n)
+      return HOOK_AGAIN;
+    fill_stop(out, RSTOP_TARGET, x);
+    out->addr = count_hit;
+    return HOOK_STOP;
+  }
+  bool inserted_at_pc = hook_hit || count_trap;
   uint64_t pc = 0;
   if (st->kind == STOP_SIGNAL && st->sig == SIGTRAP && task_get_regs(&x->t) == 0) {
-    pc = hook_hit ? x->t.regs.rip : x->t.regs.rip - 1;
+    pc = hook_hit || count_trap ? x->t.regs.rip : x->t.regs.rip - 1;
     for (int i = 0; i < d->nins; i++)
       if (d->ins[i].addr == pc)
         inserted_at_pc = true;

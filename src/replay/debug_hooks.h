@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "replay/debug_regs.h"
+#include "replay/count_hooks.h"
 #include "replay/exec_counter.h"
 #include "replay/jump_hook.h"
 #include "replay/replay_engine.h"
@@ -111,8 +112,17 @@ struct replay_debug {
   uint64_t internal_bp;
   /* internal_bp's passes told apart in the task, where they can be (jump_hook.h) */
   struct jump_hook hook;
+  /* The target's arrivals and the trapped addresses' counted in the task instead, where
+   * they come often and the kernel cannot count them (count_hooks.h): the address of
+   * each hook of this run. */
+  struct count_hooks counts;
+  uint64_t count_addr[COUNT_HOOKS];
   struct debug_inserted ins[DEBUG_MAX_BPS + 1];
   int nins;
+  /* the int3s of this resume, before they go in (those inside a counting hook's bytes
+   * become int3s in its moved code) */
+  uint64_t want[DEBUG_MAX_BPS + DEBUG_TRAP_COUNTS + 4];
+  int nwant;
   /* Breakpoints in libc's text while its process has not patched it yet (libc_patch.h):
    * hardware execution breakpoints in the debug registers the others leave free, never
    * int3s in the bytes the patcher reads and rewrites; one with no register free is

@@ -178,13 +178,24 @@ static struct store_site *site_of(struct store_hooks *s, pid_t rec_pid, uint64_t
   return n;
 }
 
+/* The code at PC as it is without the other breakpoints and hooks of the resume. */
+static size_t read_code(const struct store_hooks *s, struct rptask *x, uint64_t pc, uint8_t *code,
+                        size_t max) {
+  size_t n = task_read_code(&x->t, pc, code, max);
+  for (int i = 0; i < s->nbusy; i++)
+    for (int k = 0; k < s->busy_norig[i]; k++)
+      if (s->busy_lo[i] + (uint64_t)k >= pc && s->busy_lo[i] + (uint64_t)k < pc + n)
+        code[s->busy_lo[i] + (uint64_t)k - pc] = s->busy_orig[i][k];
+  return n;
+}
+
 /* Plans a hook at PC into H: the instructions its jmp covers, each store among them
  * redirected (the first one is), the others moved. The jump hook's page (`trusted') is
  * known: nothing branches into its moved instructions. */
 static bool plan(const struct store_hooks *s, struct rptask *x, uint64_t pc, struct store_hook *h,
                  bool check_branches, int cover) {
   uint8_t code[64];
-  size_t n = task_read_code(&x->t, pc, code, sizeof code);
+  size_t n = read_code(s, x, pc, code, sizeof code);
   memset(h, 0, sizeof *h);
   h->addr = pc;
   size_t off = 0;
@@ -220,15 +231,6 @@ static bool overlaps(uint64_t lo1, uint64_t hi1, uint64_t lo2, uint64_t hi2) {
   return lo1 < hi2 && lo2 < hi1;
 }
 
-/* Whether [LO, HI) holds another breakpoint of the resume (its int3 would be read as
- * code: the plan would be wrong or refused, though only for this resume). */
-static bool breakpoint_in(const struct store_hooks *s, uint64_t lo, uint64_t hi) {
-  for (int i = 0; i < s->nbusy; i++)
-    if (overlaps(lo, hi, s->busy_lo[i], s->busy_hi[i]))
-      return true;
-  return false;
-}
-
 /* Whether [LO, HI) holds another breakpoint of the resume or another hook. */
 static bool busy(const struct store_hooks *s, uint64_t lo, uint64_t hi) {
   for (int i = 0; i < s->nbusy; i++)
@@ -250,10 +252,14 @@ void store_hooks_trust(struct store_hooks *s, uint64_t lo, uint64_t hi) {
   s->trusted_hi = hi;
 }
 
-void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi) {
+void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi, const uint8_t *orig,
+                      int norig) {
   if (s->nbusy < STORE_BUSY) {
     s->busy_lo[s->nbusy] = lo;
-    s->busy_hi[s->nbusy++] = hi;
+    s->busy_hi[s->nbusy] = hi;
+    s->busy_norig[s->nbusy] = norig < X86_JMP_LEN ? norig : X86_JMP_LEN;
+    memcpy(s->busy_orig[s->nbusy], orig, (size_t)s->busy_norig[s->nbusy]);
+    s->nbusy++;
   }
 }
 
@@ -443,8 +449,6 @@ static bool extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
     struct store_hook *h = &s->hook[i];
     if (h->end != pc)
       continue;
-    if (breakpoint_in(s, h->addr, pc + 16))
-      return true; /* (not now: asked again at a later fault) */
     struct store_site *o = site_of(s, x->rec_pid, h->addr);
     int cover = o->cover, fits = o->fits, nbytes = o->nbytes;
     uint8_t bytes[sizeof o->bytes];
@@ -482,8 +486,6 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
   if (++site->faults < STORE_HOT || site->fits < 0 || lo >= hi || !x->gadget ||
       s->nhooks == STORE_HOOKS || (s->owner == x->pid && hooked(s, pc)))
     return; /* (hooked: this store was over watched bytes, or on a page without alias) */
-  if (breakpoint_in(s, pc, pc + 16))
-    return; /* (not now) */
   struct store_hook h;
   if (!plan_site(s, x, site, &h) || busy(s, pc, h.end) || !region_for(s, x, pc) ||
       !alias_for(s, x, page, orig, prot, lo, hi))
@@ -493,7 +495,7 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
   for (int i = 0; i < s->nsites && s->nhooks < STORE_HOOKS; i++) {
     struct store_site *o = &s->site[i];
     if (o->pid == x->rec_pid && o->fits > 0 && o->faults >= STORE_HOT && !hooked(s, o->pc) &&
-        !breakpoint_in(s, o->pc, o->pc + 16) && plan_site(s, x, o, &h) && !busy(s, o->pc, h.end))
+        plan_site(s, x, o, &h) && !busy(s, o->pc, h.end))
       s->hook[s->nhooks++] = h;
   }
   write_code(s, x);

@@ -74,6 +74,8 @@ struct store_hooks {
   struct store_site site[STORE_SITES];
   int nsites;
   uint64_t busy_lo[STORE_BUSY], busy_hi[STORE_BUSY];
+  uint8_t busy_orig[STORE_BUSY][X86_JMP_LEN];
+  int busy_norig[STORE_BUSY];
   int nbusy;
   uint64_t trusted_lo, trusted_hi; /* the jump hook's page */
   /* this run's: the region (code page, then an alias and a saved page per alias) */
@@ -87,9 +89,11 @@ struct store_hooks {
 };
 
 /* The addresses the debugger hooks use for this resume ([LO, HI): an int3, a jump
- * hook's jmp): no store hook covers them. */
+ * or counting hook's jmp): no store hook covers them. The NORIG bytes at LO were ORIG
+ * before (code near them is planned as it is without them). */
 void store_hooks_busy_clear(struct store_hooks *s);
-void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi);
+void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi, const uint8_t *orig,
+                      int norig);
 /* The jump hook's page for this resume: its moved instructions may be hooked too (no
  * branch lands inside them; a stop in the store hook's code translates back into it). */
 void store_hooks_trust(struct store_hooks *s, uint64_t lo, uint64_t hi);

@@ -1098,9 +1098,11 @@ static int start_at(struct timeline *tl, const struct tl_fork *f, const struct t
  * instruction before it is found from there (go_before). 1: gone there; 0: not found
  * (the caller single-steps); -1: failed. */
 static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
-  if (!p->back_pc || p->steps || !exec_counter_usable() || tl->slow_arrivals ||
-      (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE))
+  if (!p->back_pc || p->steps || (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE))
     return 0;
+  /* where the kernel cannot count: J's executions by a counting hook (count_hooks.h),
+   * from the checkpoint before A (no closer one sought: W is not counted on the way) */
+  bool trapped = counts_trapped(tl);
   struct tl_pos a = *p;
   a.back_pc = 0;
   if (tl_go_to(tl, &a, err, errlen) < 0)
@@ -1125,7 +1127,7 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
   int rc = 0;
   int slack = prctl(PR_GET_TIMERSLACK);
   prctl(PR_SET_TIMERSLACK, 1); /* the slice's end as asked */
-  for (int i = 0; i < TL_APPROACH_TRIES && !close && rc == 0; i++) {
+  for (int i = 0; i < TL_APPROACH_TRIES && !close && !trapped && rc == 0; i++) {
     if (f)
       tl->hold = f->made;
     if (start_at(tl, f, p, err, errlen) < 0) {
@@ -1188,11 +1190,14 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
   if (start_at(tl, f, p, err, errlen) < 0)
     return -1;
   x = engine_task(&tl->s->e, p->tid);
-  struct exec_counter cj;
-  if (!x || exec_counter_start_capped(&cj, x->t.tid, p->back_pc, TL_LOOP_COUNTED) < 0)
+  struct exec_counter cj = {.fd = -1};
+  struct tl_trap_counts tc = {.count = trapped, .cap = TL_LOOP_COUNTED, .addr = {p->back_pc}};
+  if (!x || (!trapped && exec_counter_start_capped(&cj, x->t.tid, p->back_pc, TL_LOOP_COUNTED) < 0))
     return 0;
+  tl->trap_counts = trapped ? &tc : NULL;
   rc = run_to_target(tl, &target, f, NULL, 0, err, errlen);
-  uint64_t n = exec_counter_read(&cj);
+  tl->trap_counts = NULL;
+  uint64_t n = trapped ? tc.n[0] : exec_counter_read(&cj);
   exec_counter_stop(&cj);
   if (tl_debug())
     tl_say("the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, n,

@@ -230,14 +230,15 @@ deja_gdb_test(reverse_fork reverse_fork)
 deja_gdb_test(reverse_count reverse_count)
 # the write after a long loop: the instruction before it counted in the kernel (more
 # single steps than the limit would need)
-# (the counting needs perf-breakpoints; the loops' writes to `work` beside the watched
-# bytes go through the store hooks where watchpoints are by page protection)
-deja_gdb_test(reverse_far reverse_far REQUIRES debug-registers)
+# (where the kernel cannot count, the loop's branch is counted by a counting hook; the
+# loops' writes to `work` beside the watched bytes go through the store hooks where
+# watchpoints are by page protection)
+deja_gdb_test(reverse_far reverse_far)
 set_tests_properties(gdb_reverse_far PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20000)
 # reverse-stepi after reverse-continues that stopped after long loops: the instructions
 # before the writes counted from the checkpoint inside the stretch, and from a loop's
 # branch (fewer single steps allowed than the loop takes)
-deja_gdb_test(reverse_stepi reverse_stepi REQUIRES debug-registers) # (as reverse_far)
+deja_gdb_test(reverse_stepi reverse_stepi) # (as reverse_far)
 set_tests_properties(gdb_reverse_stepi PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=20000)
 # its first part on every machine: where nothing counts executions, they are trapped
 deja_gdb_test(reverse_stepi_trapped reverse_stepi REPEAT 2)
