@@ -11,8 +11,8 @@
 #include "task/task.h"
 
 #define PAGE 4096ull
-#define SLOT 160       /* each hook's code */
-#define OFF_DATA 2048  /* each hook's saved rcx and counter, 16 bytes a hook */
+#define SLOT 160           /* each hook's code */
+#define OFF_DATA 2048      /* each hook's saved rcx and counter, 16 bytes a hook */
 #define NEVER (1ull << 62) /* a counter never run down */
 /* A hook's code, no stack or flags touched: rcx saved; the counter loaded, decremented
  * by lea, stored; jrcxz to the stop; rcx back; the moved instructions and a jmp back.

@@ -336,8 +336,8 @@ static bool wanted(const struct replay_debug *d, uint64_t addr) {
  * resume: at ADDR none but the target's and the trapped ones (those it counts); after it
  * only breakpoints placed as int3s (they go into its moved code); not the jump hook's
  * bytes [HOOK_LO, HOOK_HI), no execution breakpoint in a debug register, no guarded text. */
-static bool count_hook_clear(struct replay_debug *d, struct rptask *x, uint64_t addr,
-                             uint64_t end, uint64_t hook_lo, uint64_t hook_hi) {
+static bool count_hook_clear(struct replay_debug *d, struct rptask *x, uint64_t addr, uint64_t end,
+                             uint64_t hook_lo, uint64_t hook_hi) {
   if ((addr < hook_hi && hook_lo < end) || is_user_bp(d, addr) || addr == d->internal_bp ||
       probe_of(d, x, addr) || guarded(d, x, addr, end - addr))
     return false;
@@ -362,8 +362,7 @@ static void place_count_hooks(struct replay_debug *d, struct rptask *x, bool tar
   if (target_trapped && d->target.n - d->target.count > COUNT_HOT)
     cand[n++] = d->target.addr;
   for (int i = 0; i < d->target.ntrapped && d->target.tid == x->rec_tid; i++)
-    if (d->target.trapped_count[i] >= COUNT_HOT &&
-        d->target.trapped_count[i] < d->target.trap_cap)
+    if (d->target.trapped_count[i] >= COUNT_HOT && d->target.trapped_count[i] < d->target.trap_cap)
       cand[n++] = d->target.trapped[i];
   for (int i = 0; i < n; i++) {
     uint64_t end, stop_at = 0;
@@ -625,8 +624,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   jump_hook_remove(&d->hook, &x->t);
   bool hook_hit = jump_hook_stop(&d->hook, x, st);
   uint64_t count_trap = 0; /* a moved int3's stop: X is at its breakpoint */
-  uint64_t count_hit =
-      d->counts.n || d->counts.owner ? count_hooks_done(d, x, st, &count_trap) : 0;
+  uint64_t count_hit = d->counts.n || d->counts.owner ? count_hooks_done(d, x, st, &count_trap) : 0;
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
     d->target.count += exec_counter_read(&d->counter);
     exec_counter_stop(&d->counter);
