@@ -2,6 +2,7 @@
 #include "replay/count_hooks.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -141,10 +142,18 @@ static bool emit_moved(struct count_hook *h, uint64_t slot, uint8_t *code, const
   return true;
 }
 
+/* DEJA_NO_COUNT_HOOKS set: every counted pass traps (to compare). */
+static bool disabled(void) {
+  static int off = -1;
+  if (off < 0)
+    off = getenv("DEJA_NO_COUNT_HOOKS") != NULL;
+  return off;
+}
+
 int count_hooks_place(struct count_hooks *c, struct rptask *x, uint64_t addr, uint64_t stop_at,
                       const uint64_t *traps, int ntraps) {
   uint64_t end;
-  if (c->n == COUNT_HOOKS || x->sig || x->queued_sig || task_get_regs(&x->t) < 0 ||
+  if (disabled() || c->n == COUNT_HOOKS || x->sig || x->queued_sig || task_get_regs(&x->t) < 0 ||
       !count_hooks_fit(c, x, addr, &end) || count_hooks_cover(c, addr, end) ||
       (x->t.regs.rip > addr && x->t.regs.rip < end))
     return -1;
