@@ -42,6 +42,8 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
   /* asked once, before the stretch runs (the answer compares memory with its end) */
   if (e->pos.passes == 0 && !h->observes(h->ctx, x, e->ev))
     return 0;
+  if (e->pos.passes == 0)
+    state_match_begin(e, x);
   char buf[256];
   if (e->pos.passes == NATURAL_MAX_PASSES) {
     /* Without a counter each pass through the address costs a stop: past this many,

@@ -2,6 +2,7 @@
 #include "replay/state_match.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -20,6 +21,46 @@
 struct skip {
   uint64_t lo, hi; /* [lo, hi): not compared */
 };
+
+/* The recorded pages' contents in the replay when the stretch of the state point being
+ * searched began (state_match_begin), to tell the bytes its task changed since. */
+static struct {
+  uint64_t event;
+  pid_t tid;
+  uint8_t *data; /* the event's ranges one after another */
+  size_t len;
+} before;
+
+void state_match_begin(struct replay_engine *e, struct rptask *x) {
+  if (before.event == e->pos.event && before.tid == x->rec_tid)
+    return; /* (a debugger stop in the middle of the stretch: it keeps the start's) */
+  size_t len = 0;
+  for (uint32_t i = 0; i < e->ev->nmem; i++)
+    len += e->ev->mem[i].len;
+  free(before.data);
+  before.data = malloc(len ? len : 1);
+  before.len = len;
+  before.event = e->pos.event;
+  before.tid = x->rec_tid;
+  size_t at = 0;
+  for (uint32_t i = 0; i < e->ev->nmem && before.data; i++) {
+    const struct event_mem *m = &e->ev->mem[i];
+    if (task_read_mem(&x->t, m->addr, before.data + at, m->len) < 0)
+      memcpy(before.data + at, m->data, m->len); /* (then never taken for another's) */
+    at += m->len;
+  }
+  if (!before.data)
+    before.event = 0;
+}
+
+/* Whether another task of X's process is replayed: in the recording it may have run at
+ * the same time as X's stretch, and the recorded pages hold its writes of then. */
+static bool others_ran(struct replay_engine *e, struct rptask *x) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i] && e->tasks[i] != x && e->tasks[i]->rec_pid == x->rec_pid)
+      return true;
+  return false;
+}
 
 bool state_match_inside_call(struct replay_engine *e, struct rptask *x) {
   const struct event *ev = e->ev;
@@ -102,13 +143,14 @@ static int skips_of(struct replay_engine *e, struct rptask *x, struct skip *s) {
   return n;
 }
 
-/* Whether LEN bytes at ADDR, LIVE in the process and WANT recorded, are equal outside S. */
+/* Whether LEN bytes at ADDR, LIVE in the process and WANT recorded, are equal outside S
+ * and but for the bytes still as they were at the stretch's start (OLD, when not NULL). */
 static bool same_outside(uint64_t addr, const uint8_t *live, const uint8_t *want, uint32_t len,
-                         const struct skip *s, int n) {
+                         const struct skip *s, int n, const uint8_t *old) {
   if (!memcmp(live, want, len))
     return true;
   for (uint32_t i = 0; i < len; i++) {
-    if (live[i] == want[i])
+    if (live[i] == want[i] || (old && live[i] == old[i]))
       continue;
     bool skipped = false;
     for (int k = 0; k < n && !skipped; k++)
@@ -126,10 +168,19 @@ static bool pages_match(struct replay_engine *e, struct rptask *x, uint64_t lo, 
   int n = skips_of(e, x, s);
   s[n++] = (struct skip){lo, hi};
   uint8_t page[PAGE_BYTES];
+  /* With other threads, a byte the task has not changed since its stretch began may
+   * hold another thread's write of the recording, made while it ran at the same time
+   * (replay runs the threads one after another: theirs comes at their own events; the
+   * restore after the match writes it). Only the task's own bytes must match then: its
+   * registers and the bytes it changed tell the pass. */
+  bool lenient = before.event == e->pos.event && before.tid == x->rec_tid && others_ran(e, x);
+  size_t at = 0;
   for (uint32_t i = 0; i < e->ev->nmem; i++) {
     const struct event_mem *m = &e->ev->mem[i];
+    const uint8_t *old = lenient && at + m->len <= before.len ? before.data + at : NULL;
+    at += m->len;
     if (m->len > sizeof page || task_read_mem(&x->t, m->addr, page, m->len) < 0 ||
-        !same_outside(m->addr, page, m->data, m->len, s, n))
+        !same_outside(m->addr, page, m->data, m->len, s, n, old))
       return false;
   }
   return true;

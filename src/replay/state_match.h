@@ -27,12 +27,19 @@ uint64_t state_match_divert_word(struct rptask *x);
 /* X (its registers read) stopped at the entry of the page's traced `syscall`. */
 bool state_match_traced_entry(const struct stop *st, const struct rptask *x);
 
+/* The stretch of the current state point (of task X) begins to run for real: the recorded
+ * pages' contents now are kept, for state_match_at. */
+void state_match_begin(struct replay_engine *e, struct rptask *x);
+
 /* X is at the recorded state: its registers, and the recorded pages, but for what replay
  * cannot have as the recorder saw it: the `used` word of X's buffer (the recorder emptied
  * the buffer before taking the state point; replay does it after the event), the stdout
  * and stderr the recorder wrote into each buffer's header, and the dead stack below each
  * thread's stack pointer (the replay entry's pushf writes a word there
  * the recording's `syscall` did not). The caller then writes the recorded pages. */
+/* Where another thread of the process may have run at the same time in the recording,
+ * a byte X has not changed since its stretch began is not compared (the recorded one may
+ * be the other thread's, which replay writes at its own state point). */
 bool state_match_at(struct replay_engine *e, struct rptask *x);
 
 /* The state point interrupted a rep string instruction: whether X (its registers read) is at
