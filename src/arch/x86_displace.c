@@ -196,6 +196,21 @@ static bool short_branch_bytes_into(const uint8_t *code, size_t len, uint64_t ba
   return false;
 }
 
+/* Whether the bytes at CODE[AT] where a decoding stopped may be an instruction capstone 4
+ * does not know (an EVEX, VEX or XOP encoded one, or a 0F escape's, after any legacy and
+ * REX prefixes), rather than bytes no processor decodes (a decoding out of step). */
+static bool maybe_unknown_insn(const uint8_t *code, size_t len, size_t at) {
+  static const uint8_t prefixes[] = {0x66, 0x67, 0xf0, 0xf2, 0xf3, 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65};
+  size_t i = at;
+  while (i < len && i < at + 4 && (memchr(prefixes, code[i], sizeof prefixes) != NULL))
+    i++;
+  if (i < len && code[i] >= 0x40 && code[i] <= 0x4f)
+    i++;
+  if (i >= len)
+    return true; /* (cut off: it may be) */
+  return code[i] == 0x62 || code[i] == 0xc4 || code[i] == 0xc5 || code[i] == 0x8f || code[i] == 0x0f;
+}
+
 #define NEAR_REACH 136 /* rel8 reaches 128 bytes back from the next instruction */
 #define NEAR_STARTS 16 /* earlier bytes decoded from */
 
@@ -214,7 +229,8 @@ bool x86_near_branch_may_target(const uint8_t *code, size_t len, uint64_t base, 
     /* (near the start of CODE, from its first bytes) */
     size_t start = at >= NEAR_REACH + 16 + k ? at - (NEAR_REACH + 16 + k) : k;
     bool into = decoded_branch_into(code, len, base, start, at, lo, hi, &end);
-    failed |= end < at; /* stopped at what capstone cannot decode */
+    /* stopped at what capstone cannot decode (and a processor may) */
+    failed |= end < at && maybe_unknown_insn(code, len, end);
     if (end != at)
       continue; /* out of step with LO: not how the code runs */
     if (into)
