@@ -200,7 +200,8 @@ static bool short_branch_bytes_into(const uint8_t *code, size_t len, uint64_t ba
  * does not know (an EVEX, VEX or XOP encoded one, or a 0F escape's, after any legacy and
  * REX prefixes), rather than bytes no processor decodes (a decoding out of step). */
 static bool maybe_unknown_insn(const uint8_t *code, size_t len, size_t at) {
-  static const uint8_t prefixes[] = {0x66, 0x67, 0xf0, 0xf2, 0xf3, 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65};
+  static const uint8_t prefixes[] = {0x66, 0x67, 0xf0, 0xf2, 0xf3, 0x2e,
+                                     0x36, 0x3e, 0x26, 0x64, 0x65};
   size_t i = at;
   while (i < len && i < at + 4 && (memchr(prefixes, code[i], sizeof prefixes) != NULL))
     i++;
@@ -208,7 +209,8 @@ static bool maybe_unknown_insn(const uint8_t *code, size_t len, size_t at) {
     i++;
   if (i >= len)
     return true; /* (cut off: it may be) */
-  return code[i] == 0x62 || code[i] == 0xc4 || code[i] == 0xc5 || code[i] == 0x8f || code[i] == 0x0f;
+  return code[i] == 0x62 || code[i] == 0xc4 || code[i] == 0xc5 || code[i] == 0x8f ||
+         code[i] == 0x0f;
 }
 
 #define NEAR_REACH 136 /* rel8 reaches 128 bytes back from the next instruction */
