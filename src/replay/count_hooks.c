@@ -139,7 +139,7 @@ static bool emit_moved(struct count_hook *h, uint64_t slot, uint8_t *code, const
       h->resume_off[i + 1] = (uint8_t)(pos + off[1]);
     pos += (int)keep;
   }
-  return true;
+  return h->ntraps == ntraps; /* (each one at an instruction's start) */
 }
 
 /* DEJA_NO_COUNT_HOOKS set: every counted pass traps (to compare). */
