@@ -4,8 +4,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/syscall.h>
 
 #include "arch/x86_rep.h"
 #include "replay/jump_hook.h"
@@ -241,8 +239,7 @@ int count_hooks_stop(struct count_hooks *c, struct rptask *x, const struct stop 
   c->n = 0;
   if (!c->owner || c->owner != x->pid)
     return -1;
-  if (st->kind == STOP_EXITED || (st->kind == STOP_EVENT && (st->event == PTRACE_EVENT_EXIT ||
-                                                             st->event == PTRACE_EVENT_EXEC))) {
+  if (jump_stop_gone(st)) {
     c->owner = 0; /* its address space is gone (or going) */
     return -1;
   }
@@ -266,15 +263,7 @@ int count_hooks_stop(struct count_hooks *c, struct rptask *x, const struct stop 
       task_set_regs(&x->t, &x->t.regs);
     }
   }
-  /* As jump_hook_stop: not where a call would take away a signal to deliver. */
-  if ((st->kind == STOP_SIGNAL && st->sig != SIGTRAP) ||
-      (st->kind == STOP_GROUP && task_signal_pending(x->t.tid)))
-    return hit;
-  siginfo_t si;
-  bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
-  if (jump_inject(x, st->kind == STOP_SYSCALL_ENTRY, SYS_munmap, c->page, PAGE, 0, 0, NULL))
+  if (jump_page_unmap(x, st, c->page, PAGE))
     c->owner = 0;
-  if (have_si)
-    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
   return hit;
 }

@@ -285,11 +285,28 @@ static void translate(struct jump_hook *h, struct rptask *x, uint64_t off) {
   r->rip = h->addr;
 }
 
+bool jump_stop_gone(const struct stop *st) {
+  return st->kind == STOP_EXITED || (st->kind == STOP_EVENT && (st->event == PTRACE_EVENT_EXIT ||
+                                                                st->event == PTRACE_EVENT_EXEC));
+}
+
+bool jump_page_unmap(struct rptask *x, const struct stop *st, uint64_t page, uint64_t size) {
+  /* As page_watch's unprotect: not where a call would take away a signal to deliver. */
+  if ((st->kind == STOP_SIGNAL && st->sig != SIGTRAP) ||
+      (st->kind == STOP_GROUP && task_signal_pending(x->t.tid)))
+    return false;
+  siginfo_t si;
+  bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
+  bool done = jump_inject(x, st->kind == STOP_SYSCALL_ENTRY, SYS_munmap, page, size, 0, 0, NULL);
+  if (have_si)
+    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
+  return done;
+}
+
 bool jump_hook_stop(struct jump_hook *h, struct rptask *x, const struct stop *st) {
   if (!h->owner || h->owner != x->pid)
     return false;
-  if (st->kind == STOP_EXITED || (st->kind == STOP_EVENT && (st->event == PTRACE_EVENT_EXIT ||
-                                                             st->event == PTRACE_EVENT_EXEC))) {
+  if (jump_stop_gone(st)) {
     h->owner = 0; /* its address space is gone (or going) */
     return false;
   }
@@ -300,15 +317,7 @@ bool jump_hook_stop(struct jump_hook *h, struct rptask *x, const struct stop *st
     translate(h, x, off);
     task_set_regs(&x->t, &x->t.regs);
   }
-  /* As page_watch's unprotect: not where a call would take away a signal to deliver. */
-  if ((st->kind == STOP_SIGNAL && st->sig != SIGTRAP) ||
-      (st->kind == STOP_GROUP && task_signal_pending(x->t.tid)))
-    return hit;
-  siginfo_t si;
-  bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
-  if (jump_inject(x, st->kind == STOP_SYSCALL_ENTRY, SYS_munmap, h->page, PAGE, 0, 0, NULL))
+  if (jump_page_unmap(x, st, h->page, PAGE))
     h->owner = 0;
-  if (have_si)
-    ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
   return hit;
 }

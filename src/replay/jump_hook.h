@@ -60,7 +60,12 @@ void jump_hook_remove(struct jump_hook *h, struct task *t);
  * injected at this stop. True when ST is the hook's stop: X is now at the address. */
 bool jump_hook_stop(struct jump_hook *h, struct rptask *x, const struct stop *st);
 
-/* Shared with the store hooks (store_hooks.h): */
+/* Shared with the store hooks (store_hooks.h) and the counting hooks (count_hooks.h): */
+/* Whether ST ends the task's address space (exit, exec): a page mapped there is gone. */
+bool jump_stop_gone(const struct stop *st);
+/* Unmaps [PAGE, PAGE+SIZE) in X's process at its stop ST, unless a call injected there
+ * would take away a signal to deliver; true when it is unmapped. */
+bool jump_page_unmap(struct rptask *x, const struct stop *st, uint64_t page, uint64_t size);
 /* Whether a direct branch in the mapping holding [LO, HI) may land strictly inside it. */
 bool jump_site_branched_into(struct task *t, uint64_t lo, uint64_t hi);
 /* Maps SIZE bytes (read, write, execute) at the top of the free gap nearest to ADDR, within
