@@ -234,6 +234,7 @@ static bool translate(struct count_hooks *c, int i, struct rptask *x, uint64_t o
 int count_hooks_stop(struct count_hooks *c, struct rptask *x, const struct stop *st,
                      uint64_t passes[COUNT_HOOKS], uint64_t *trap) {
   *trap = 0;
+  memset(passes, 0, COUNT_HOOKS * sizeof *passes); /* (none read where the process is gone) */
   count_hooks_remove(c, &x->t);
   int n = c->n, hit = -1;
   c->n = 0;
