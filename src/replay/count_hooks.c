@@ -74,15 +74,15 @@ static uint64_t distance(uint64_t a, uint64_t b) { return a > b ? a - b : b - a;
 bool count_hooks_fit(struct count_hooks *c, struct rptask *x, uint64_t addr, uint64_t *end) {
   struct count_fit f = {.pid = x->pid, .addr = addr};
   size_t n = task_read_code(&x->t, addr, f.code, sizeof f.code);
-  struct x86_displaced plan;
+  struct x86_displaced *plan = &c->plan;
   struct x86_string s;
-  if (!x86_displace_plan(f.code, n, addr, &plan) ||
-      (x86_string_decode(plan.code, plan.off[1], addr, &s) && s.rep))
+  if (!x86_displace_plan(f.code, n, addr, plan) ||
+      (x86_string_decode(plan->code, plan->off[1], addr, &s) && s.rep))
     return false;
-  *end = addr + plan.off[plan.n];
+  *end = addr + plan->off[plan->n];
   for (int i = 0; i < c->nfit; i++)
     if (c->fit[i].pid == f.pid && c->fit[i].addr == addr &&
-        memcmp(c->fit[i].code, f.code, plan.off[plan.n]) == 0)
+        memcmp(c->fit[i].code, f.code, plan->off[plan->n]) == 0)
       return c->fit[i].ok;
   /* scanning the mapping for branches costs a read of it: remembered */
   f.ok = !jump_site_branched_into(&x->t, addr, *end);
@@ -170,15 +170,13 @@ int count_hooks_place(struct count_hooks *c, struct rptask *x, uint64_t addr, ui
   h->addr = addr;
   h->end = end;
   h->left = stop_at ? stop_at : NEVER;
-  uint8_t bytes[X86_DISPLACE_MAX * 15];
-  size_t len = task_read_code(&x->t, addr, bytes, sizeof bytes);
+  h->plan = c->plan; /* (count_hooks_fit's, above) */
   static uint8_t buf[PAGE];
   memset(buf + i * SLOT, 0xcc, SLOT);
   emit_counter(buf, i);
   uint64_t slot = c->page + (uint64_t)(i * SLOT);
   int64_t rel = (int64_t)slot - (int64_t)(addr + X86_JMP_LEN);
-  if (!x86_displace_plan(bytes, len, addr, &h->plan) || addr + h->plan.off[h->plan.n] != end ||
-      !emit_moved(h, slot, buf + i * SLOT, traps, ntraps) || rel < INT32_MIN || rel > INT32_MAX)
+  if (!emit_moved(h, slot, buf + i * SLOT, traps, ntraps) || rel < INT32_MIN || rel > INT32_MAX)
     return -1;
   memcpy(buf + data_of(i), &(uint64_t[2]){0, h->left}, 16);
   uint8_t jmp[X86_JMP_LEN] = {0xe9};

@@ -49,6 +49,7 @@ struct count_fit {
 struct count_hooks {
   struct count_fit fit[COUNT_FIT_CACHE];
   int nfit, next_fit;
+  struct x86_displaced plan; /* count_hooks_fit's last plan (for count_hooks_place) */
   /* this run's page, in process `owner` (0: none) */
   pid_t owner;
   uint64_t page;

@@ -31,9 +31,13 @@ static struct {
   size_t len;
 } before;
 
+static bool others_ran(struct replay_engine *e, struct rptask *x);
+
 void state_match_begin(struct replay_engine *e, struct rptask *x) {
   if (before.event == e->pos.event && before.tid == x->rec_tid)
     return; /* (a debugger stop in the middle of the stretch: it keeps the start's) */
+  if (!others_ran(e, x))
+    return; /* (alone in its process: every byte is compared, nothing kept) */
   size_t len = 0;
   for (uint32_t i = 0; i < e->ev->nmem; i++)
     len += e->ev->mem[i].len;
