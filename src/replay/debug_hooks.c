@@ -224,6 +224,26 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
 
 static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const struct rptask *x);
 
+#define EFLAGS_RF 0x10000ull
+
+/* The arrivals at ADDR counter C counted in X's run, which ended with a stop other than
+ * the counter's own signal. An execution breakpoint the processor recognises together
+ * with another debug exception (Intel reports the next instruction's breakpoint with a
+ * data watchpoint's trap) is counted before the instruction runs, and the kernel sets RF
+ * so it does not fire again: that arrival is taken back and RF cleared, so it comes after
+ * the stop, as a trapped one does. Not when it reached the counter's period: its signal
+ * is on the way and makes the next stop, there. */
+static uint64_t counted_before_stop(struct rptask *x, const struct exec_counter *c, uint64_t addr) {
+  uint64_t n = exec_counter_read(c);
+  if (n && (!c->period || n < c->period) && task_get_regs(&x->t) == 0 && x->t.regs.rip == addr &&
+      (x->t.regs.eflags & EFLAGS_RF)) {
+    x->t.regs.eflags &= ~EFLAGS_RF;
+    if (task_set_regs(&x->t, &x->t.regs) == 0)
+      n--;
+  }
+  return n;
+}
+
 static void stop_bp_counters(struct replay_debug *d) {
   for (int j = 0; j < d->nbp_counters; j++)
     exec_counter_stop(&d->bp_counters[j]);
@@ -260,8 +280,10 @@ static enum hook_verdict counted_bps_stop(struct replay_debug *d, struct rptask 
   enum hook_verdict v = HOOK_NONE;
   for (int j = 0; j < d->nbp_counters; j++) {
     int i = d->bp_counter_of[j];
-    d->hits[i] += exec_counter_read(&d->bp_counters[j]);
-    if (!have_si || !exec_counter_is_signal(&d->bp_counters[j], st->sig, &si))
+    bool own = have_si && exec_counter_is_signal(&d->bp_counters[j], st->sig, &si);
+    d->hits[i] += own ? exec_counter_read(&d->bp_counters[j])
+                      : counted_before_stop(x, &d->bp_counters[j], d->bps[i]);
+    if (!own)
       continue;
     v = HOOK_AGAIN;
     d->arrived_tid = x->rec_tid;
@@ -601,7 +623,8 @@ static enum hook_verdict counted_stop(struct replay_debug *d, struct rptask *x,
   memset(&si, 0, sizeof si);
   bool ours = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 &&
               exec_counter_is_signal(&d->counter, st->sig, &si);
-  d->target.count += exec_counter_read(&d->counter);
+  d->target.count +=
+      ours ? exec_counter_read(&d->counter) : counted_before_stop(x, &d->counter, d->target.addr);
   exec_counter_stop(&d->counter);
   if (!ours)
     return HOOK_NONE;
@@ -626,7 +649,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   uint64_t count_trap = 0; /* a moved int3's stop: X is at its breakpoint */
   uint64_t count_hit = d->counts.n || d->counts.owner ? count_hooks_done(d, x, st, &count_trap) : 0;
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
-    d->target.count += exec_counter_read(&d->counter);
+    d->target.count += counted_before_stop(x, &d->counter, d->target.addr);
     exec_counter_stop(&d->counter);
     struct replay_stop ignored;
     counted_bps_stop(d, x, st, &ignored);
