@@ -93,14 +93,17 @@ int64_t x86_string_write_iteration(const struct x86_string *s, const struct user
   return d < addr + size && addr < d + s->size ? (int64_t)i : -1;
 }
 
-bool x86_string_just_wrote(const struct x86_string *s, const struct user_regs_struct *r,
-                           uint64_t addr, uint64_t size) {
-  if (!x86_string_writes(s))
+bool x86_string_wrote_lately(const struct x86_string *s, const struct user_regs_struct *r,
+                             uint64_t addr, uint64_t size, uint64_t back) {
+  if (!x86_string_writes(s) || !back)
     return false;
-  /* the registers one iteration back: rdi the other way, one more left */
+  /* the registers BACK iterations before: rdi the other way, that many more left; their
+   * iterations wrote [lo, hi) */
   struct user_regs_struct before = *r;
-  before.rdi = r->eflags & EFLAGS_DF ? r->rdi + s->size : r->rdi - s->size;
-  before.rcx = r->rcx + 1;
-  uint64_t d = x86_string_dest(s, &before, 0);
-  return d < addr + size && addr < d + s->size;
+  uint64_t span = back * s->size;
+  before.rdi = r->eflags & EFLAGS_DF ? r->rdi + span : r->rdi - span;
+  before.rcx = r->rcx + back;
+  uint64_t first = x86_string_dest(s, &before, 0), last = x86_string_dest(s, &before, back - 1);
+  uint64_t lo = first < last ? first : last, hi = (first < last ? last : first) + s->size;
+  return lo < addr + size && addr < hi;
 }

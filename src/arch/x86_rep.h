@@ -43,9 +43,11 @@ uint64_t x86_string_dest(const struct x86_string *s, const struct user_regs_stru
  * overlapping [ADDR, ADDR + SIZE); -1 when none does. */
 int64_t x86_string_write_iteration(const struct x86_string *s, const struct user_regs_struct *r,
                                    uint64_t addr, uint64_t size);
-/* R: the registers right after one iteration of S, which is not done (its pc still on
- * it): whether that iteration wrote memory overlapping [ADDR, ADDR + SIZE). */
-bool x86_string_just_wrote(const struct x86_string *s, const struct user_regs_struct *r,
-                           uint64_t addr, uint64_t size);
+/* R: the registers right after an iteration of S, which is not done (its pc still on
+ * it): whether one of the last BACK iterations (if it ran that many) wrote memory
+ * overlapping [ADDR, ADDR + SIZE). More than one: a data breakpoint's trap may come some
+ * iterations late (rep_limit.h). */
+bool x86_string_wrote_lately(const struct x86_string *s, const struct user_regs_struct *r,
+                             uint64_t addr, uint64_t size, uint64_t back);
 
 #endif

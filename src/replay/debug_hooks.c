@@ -191,13 +191,8 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
    * other executions are not seen, so its arrivals are not counted then (`early') */
   debug_regs_exec_at_fault(&d->regs, d->target.on && d->target.before && !d->target.early &&
                                          d->target.tid == x->rec_tid);
-  if (d->target.on && d->target.tid == x->rec_tid && d->target.rep_watch && n < DEBUG_MAX_WPS) {
-    /* one byte written (RW 01, LEN 00) by the iteration before the one wanted */
-    debug_regs_set(&d->regs, x->t.tid, n, d->target.rep_watch);
-    dr7 |= (1ul << (2 * n)) | (1ul << (16 + 4 * n));
-    d->dr_used = n + 1;
+  if (d->target.on && d->target.tid == x->rec_tid && d->target.rep_pending)
     exec_now = false; /* the writer is reached already */
-  }
   if (d->target.on && d->target.tid == x->rec_tid && exec_now)
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++) {
       /* an execution breakpoint: RW and LEN bits 0 */
@@ -426,6 +421,47 @@ static uint64_t count_hooks_done(struct replay_debug *d, struct rptask *x, const
   return hit >= 0 && hit < n ? d->count_addr[hit] : 0;
 }
 
+/* The first iteration of string instruction S at X's pc that writes bytes watched in the
+ * debug registers (the user's write and access watchpoints, the target's), or -1. */
+static int64_t rep_watched_iteration(const struct replay_debug *d, const struct rptask *x,
+                                     const struct x86_string *s) {
+  int64_t first = -1;
+  for (int i = 0; i <= d->nwps; i++) {
+    bool target = i == d->nwps;
+    if (target && !(d->target.on && d->target.watch && d->target.tid == x->rec_tid))
+      break;
+    struct debug_watch w =
+        target ? (struct debug_watch){d->target.addr, d->target.len, d->target.type} : d->wps[i];
+    int64_t k =
+        w.type == 3 ? -1 : x86_string_write_iteration(s, &x->t.regs, w.addr, (uint64_t)w.len);
+    if (k >= 0 && (first < 0 || k < first))
+      first = k;
+  }
+  return first;
+}
+
+/* X about to run a rep string instruction: the stop just before the target's write
+ * (target.rep_pending) is so many iterations on; a write the debug registers watch is
+ * the last iteration of its run, so that their trap comes right after it (rep_limit.h;
+ * page protection stops at the very write). The int3 after the instruction wanted. */
+static void start_rep_limit(struct replay_debug *d, struct rptask *x) {
+  bool pending = d->target.on && d->target.rep_pending && d->target.tid == x->rec_tid;
+  struct x86_string s;
+  if ((!pending && d->regs.emulated) || !rep_limit_decode(x, &s) || !x86_string_writes(&s)) {
+    d->target.rep_pending = false;
+    return;
+  }
+  int64_t k =
+      pending ? x86_string_write_iteration(&s, &x->t.regs, d->target.addr, (uint64_t)d->target.len)
+              : rep_watched_iteration(d, x, &s);
+  if (k < 0) {
+    d->target.rep_pending = false;
+    return;
+  }
+  if (rep_limit_start(&d->rep, x, &s, pending ? (uint64_t)k : (uint64_t)k + 1))
+    place(d, x, d->rep.end);
+}
+
 static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t internal_bp,
                        const struct user_regs_struct *state) {
   d->nins = 0;
@@ -435,6 +471,7 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
   d->stepover = false;
   d->step_end = 0;
   d->internal_bp = internal_bp;
+  d->rep.active = false;
   /* Another process is not observed: it runs exactly as on autopilot (PTRACE_SYSEMU,
    * one stop for a skipped call), so that its tasks stop where the autopilot's do. */
   if (x->rec_pid != d->pid)
@@ -506,9 +543,11 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
       place(d, x, d->target.trapped[i]);
   if (d->step_end)
     place(d, x, d->step_end);
+  if (!stepping_me && !on_bp && !at_syscall && !hook && !wanted(d, rip))
+    start_rep_limit(d, x);
   /* the hot ones counted by hooks in a free run; the int3s in, but those a hook counts or
    * moved */
-  if (!stepping_me && !on_bp && !at_syscall)
+  if (!stepping_me && !on_bp && !at_syscall && !d->rep.active)
     place_count_hooks(d, x, target_trapped && !is_user_bp(d, d->target.addr),
                       hook ? internal_bp : 0, hook ? hook_end : 0);
   for (int i = 0; i < d->nwant; i++)
@@ -561,18 +600,14 @@ static bool writes_target(const struct replay_debug *d, struct rptask *x) {
 }
 
 /* X is at a string instruction that writes the target's watched memory: when not its
- * next iteration does, the stop is made by a one-byte watchpoint on what the iteration
- * before writes (target.rep_watch): true then. */
+ * next iteration does, its next resume runs it up to the one that does
+ * (target.rep_pending): true then. */
 static bool rep_before(struct replay_debug *d, struct rptask *x) {
-  uint8_t code[X86_MAX_INSN_LEN];
-  size_t len = task_read_code(&x->t, x->t.regs.rip, code, sizeof code);
   struct x86_string s;
-  if (!x86_string_decode(code, len, x->t.regs.rip, &s))
+  if (!rep_limit_decode(x, &s) ||
+      x86_string_write_iteration(&s, &x->t.regs, d->target.addr, (uint64_t)d->target.len) <= 0)
     return false;
-  int64_t i = x86_string_write_iteration(&s, &x->t.regs, d->target.addr, (uint64_t)d->target.len);
-  if (i <= 0)
-    return false;
-  d->target.rep_watch = x86_string_dest(&s, &x->t.regs, (uint64_t)i - 1);
+  d->target.rep_pending = true;
   return true;
 }
 
@@ -648,6 +683,8 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   bool hook_hit = jump_hook_stop(&d->hook, x, st);
   uint64_t count_trap = 0; /* a moved int3's stop: X is at its breakpoint */
   uint64_t count_hit = d->counts.n || d->counts.owner ? count_hooks_done(d, x, st, &count_trap) : 0;
+  /* a string instruction's limited run: its registers as the instruction left them */
+  bool rep_done = d->rep.active && d->rep.tid == x->rec_tid && rep_limit_end(&d->rep, x);
   if (d->interrupt_sent && st->kind == STOP_GROUP) {
     d->target.count += counted_before_stop(x, &d->counter, d->target.addr);
     exec_counter_stop(&d->counter);
@@ -677,6 +714,24 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
       return HOOK_AGAIN;
     fill_stop(out, RSTOP_TARGET, x);
     out->addr = count_hit;
+    return HOOK_STOP;
+  }
+  if (rep_done) {
+    /* its iterations ran: just before the target's write, or on (the watched write would
+     * have trapped) */
+    remove_all(d, &x->t);
+    struct replay_stop ignored;
+    if (d->counter.fd >= 0)
+      counted_stop(d, x, st, &ignored);
+    if (d->nbp_counters)
+      counted_bps_stop(d, x, st, &ignored);
+    debug_regs_take_dr6(&d->regs, x->t.tid);
+    if (!(d->target.on && d->target.rep_pending && d->target.tid == x->rec_tid))
+      return HOOK_AGAIN;
+    d->target.rep_pending = false;
+    fill_stop(out, RSTOP_TARGET, x);
+    out->addr = x->t.regs.rip;
+    d->stepover = false;
     return HOOK_STOP;
   }
   bool inserted_at_pc = hook_hit || count_trap;
@@ -717,15 +772,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   for (int i = 0; i < d->nhw; i++)
     hw_bits |= d->hw_slot[i] >= 0 ? 1ul << d->hw_slot[i] : 0;
   unsigned long watch_bits = (1ul << n) - 1;
-  if (d->target.on && d->target.rep_watch && d->target.tid == x->rec_tid && (dr6 & (1ul << n)) &&
-      !(dr6 & watch_bits)) {
-    /* just before the iteration that makes the target's trigger */
-    d->target.rep_watch = 0;
-    fill_stop(out, RSTOP_TARGET, x);
-    out->addr = x->t.regs.rip;
-    return HOOK_STOP;
-  }
-  if (d->target.on && d->target.tid == x->rec_tid && !(dr6 & watch_bits) && !d->target.rep_watch)
+  if (d->target.on && d->target.tid == x->rec_tid && !(dr6 & watch_bits) && !d->target.rep_pending)
     for (int j = 0; j < d->target.nexec && n + j < DEBUG_MAX_WPS; j++)
       if (dr6 & ~hw_bits & (1ul << (n + j))) {
         d->target.exec_count[j]++;
@@ -747,7 +794,7 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
     return HOOK_STOP;
   }
   if (slot >= 0 && (dr6 & (1ul << slot)) && x->rec_tid == d->target.tid && d->target.before &&
-      d->target.count + 1 == d->target.n && !d->target.rep_watch) {
+      d->target.count + 1 == d->target.n && !d->target.rep_pending) {
     /* inside a string store: its own later iteration may make the n-th trigger */
     if (rep_next_writes(d, x)) {
       fill_stop(out, RSTOP_TARGET, x);

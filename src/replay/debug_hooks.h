@@ -16,6 +16,7 @@
 #include "replay/count_hooks.h"
 #include "replay/exec_counter.h"
 #include "replay/jump_hook.h"
+#include "replay/rep_limit.h"
 #include "replay/replay_engine.h"
 
 #define DEBUG_MAX_BPS 256
@@ -58,10 +59,10 @@ struct debug_target {
    * `slow`: then by a breakpoint trap each. `counted_in_kernel`: the last stop at the
    * target came from the kernel's count. */
   bool slow, counted_in_kernel;
-  /* before: the writer is a string instruction whose iteration after the first writes
-   * the watched memory: the stop is the trigger of a one-byte write watchpoint on what
-   * the iteration before writes (non-zero while it is armed, in the first free slot) */
-  uint64_t rep_watch;
+  /* before: the writer is a string instruction whose iteration after the next writes
+   * the watched memory: the task's next resume runs it up to that iteration
+   * (rep_limit.h), and that is the stop */
+  bool rep_pending;
   /* Where the kernel cannot count executions (exec_counter.h): the task's arrivals at
    * these addresses counted by a breakpoint trap each, up to `trap_cap` (then no longer
    * trapped: "that many or more"). */
@@ -139,10 +140,11 @@ struct replay_debug {
    * when none can be placed, single steps again while the pc stays on it (`step_rep`). */
   uint64_t step_end, step_rep;
   bool stepover, interrupt_sent;
-  bool slice_sent;     /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
-  int resume_req;      /* how arm resumed the task */
-  pid_t arrived_tid;   /* this task's last stop was its arrival at arrived_pc (a breakpoint */
-  uint64_t arrived_pc; /* trap, or the count's signal): resuming steps over it */
+  bool slice_sent;      /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
+  int resume_req;       /* how arm resumed the task */
+  pid_t arrived_tid;    /* this task's last stop was its arrival at arrived_pc (a breakpoint */
+  uint64_t arrived_pc;  /* trap, or the count's signal): resuming steps over it */
+  struct rep_limit rep; /* a string instruction run for so many iterations */
   struct exec_counter counter; /* counting the target's arrivals while the task runs */
   struct exec_counter bp_counters[DEBUG_MAX_WPS]; /* count_hits: the breakpoints' */
   int bp_counter_of[DEBUG_MAX_WPS];               /* ...which breakpoint each counts */

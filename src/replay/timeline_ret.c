@@ -19,12 +19,16 @@
  * (about 0.5-1 s of them): a callee that runs longer is not stepped through */
 #define TL_RET_STEPS 3000
 
+/* The bytes a rep string instruction may write after a watched one before its trap (a
+ * cache line on Intel's fast string operation; a page to be safe) */
+#define TL_REP_LATE 4096
+
 void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max) {
   uint8_t code[X86_MAX_INSN_LEN];
   size_t len = task_read_code(&x->t, p->pc, code, sizeof code);
   struct x86_string s;
   if (max <= 0 || !x86_string_decode(code, len, p->pc, &s) ||
-      !x86_string_just_wrote(&s, &p->regs, p->addr, (uint64_t)p->len))
+      !x86_string_wrote_lately(&s, &p->regs, p->addr, (uint64_t)p->len, TL_REP_LATE / s.size))
     return;
   int n = p->nwriters < max ? p->nwriters : max - 1;
   memmove(p->writers + 1, p->writers, (size_t)n * sizeof p->writers[0]);

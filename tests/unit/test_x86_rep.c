@@ -92,17 +92,26 @@ static void test_iterations_backwards(void **state) {
   assert_int_equal(x86_string_dest(&s, &r, 8), 0xff8);
 }
 
-static void test_just_wrote(void **state) {
+static void test_wrote_lately(void **state) {
   (void)state;
   struct x86_string s;
   assert_true(x86_string_decode(rep_stosb, sizeof rep_stosb, 0, &s));
   /* after the iteration that wrote 0x1010: rdi one past it */
   struct user_regs_struct r = regs(0x1011, 83, false);
-  assert_true(x86_string_just_wrote(&s, &r, 0x1010, 1));
-  assert_false(x86_string_just_wrote(&s, &r, 0x1011, 1));
+  assert_true(x86_string_wrote_lately(&s, &r, 0x1010, 1, 1));
+  assert_false(x86_string_wrote_lately(&s, &r, 0x1011, 1, 1));
   r = regs(0xff7, 7, true);
-  assert_true(x86_string_just_wrote(&s, &r, 0xff8, 1));
-  assert_false(x86_string_just_wrote(&s, &r, 0xff7, 1));
+  assert_true(x86_string_wrote_lately(&s, &r, 0xff8, 1, 1));
+  assert_false(x86_string_wrote_lately(&s, &r, 0xff7, 1, 1));
+  /* a trap 63 iterations late (rdi 0x1050): within 64 back, not within 63 */
+  r = regs(0x1050, 20, false);
+  assert_true(x86_string_wrote_lately(&s, &r, 0x1010, 1, 64));
+  assert_false(x86_string_wrote_lately(&s, &r, 0x1010, 1, 63));
+  assert_false(x86_string_wrote_lately(&s, &r, 0x1050, 1, 64));
+  /* backwards: 0xff8 written 10 iterations before rdi 0xfee */
+  r = regs(0xfee, 20, true);
+  assert_true(x86_string_wrote_lately(&s, &r, 0xff8, 1, 10));
+  assert_false(x86_string_wrote_lately(&s, &r, 0xff8, 1, 9));
 }
 
 static void test_insn_writes_string_range(void **state) {
@@ -147,7 +156,7 @@ int main(void) {
       cmocka_unit_test(test_decode),
       cmocka_unit_test(test_iterations_forwards),
       cmocka_unit_test(test_iterations_backwards),
-      cmocka_unit_test(test_just_wrote),
+      cmocka_unit_test(test_wrote_lately),
       cmocka_unit_test(test_insn_writes_string_range),
       cmocka_unit_test(test_calls),
   };
