@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include "arch/x86_rep.h"
+#include "replay/exec_counter.h"
 #include "task/proc_maps.h"
 #include "task/task.h"
 
@@ -291,12 +292,16 @@ bool jump_stop_gone(const struct stop *st) {
 }
 
 bool jump_page_unmap(struct rptask *x, const struct stop *st, uint64_t page, uint64_t size) {
-  /* As page_watch's unprotect: not where a call would take away a signal to deliver. */
-  if ((st->kind == STOP_SIGNAL && st->sig != SIGTRAP) ||
-      (st->kind == STOP_GROUP && task_signal_pending(x->t.tid)))
-    return false;
   siginfo_t si;
   bool have_si = st->kind == STOP_SIGNAL && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0;
+  /* As page_watch's unprotect: not where a call would take away a signal to deliver. An
+   * execution counter's overflow signal is the replayer's own, never delivered: a stop
+   * there may be the timeline's target, where it restores a state point (which finds
+   * the page). */
+  bool counter_signal = have_si && st->sig == EXEC_COUNTER_SIGNAL && si.si_code == POLL_IN;
+  if ((st->kind == STOP_SIGNAL && st->sig != SIGTRAP && !counter_signal) ||
+      (st->kind == STOP_GROUP && task_signal_pending(x->t.tid)))
+    return false;
   bool done = jump_inject(x, st->kind == STOP_SYSCALL_ENTRY, SYS_munmap, page, size, 0, 0, NULL);
   if (have_si)
     ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
