@@ -362,6 +362,11 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
     }
     if (stop_after(a, &res, cur, stop)) {
       timeline_note(&a->tl, &res, action == GDB_STEP);
+      char err[256];
+      if (action != GDB_STEP && timeline_watch_exact(&a->tl, &res, err, sizeof err) < 0)
+        deja_msg("the watchpoint's stop is some iterations of a string instruction after its "
+                 "write: %s",
+                 err);
       break;
     }
     timeline_passed(&a->tl, &res);

@@ -169,6 +169,11 @@ void timeline_init(struct timeline *tl, struct replay_session *s, const struct r
                    struct replay_debug *d);
 /* After a forward replay gdb saw a stop of (RES): the current position. */
 void timeline_note(struct timeline *tl, const struct replay_result *res, bool step);
+/* After timeline_note of a forward watchpoint stop in a rep string instruction whose trap
+ * came some iterations after the write (Intel's fast strings, rep_limit.h): goes back
+ * before the write and on to it, *RES that stop (noted). 1: done; 0: the stop was exact;
+ * -1: failed (message in ERR; the replay is somewhere in the stretch). */
+int timeline_watch_exact(struct timeline *tl, struct replay_result *res, char *err, size_t errlen);
 /* reverse-continue: goes to the last breakpoint or watchpoint hit before the current
  * position (a watchpoint: just before the instruction that wrote). 1: *HIT says which;
  * 0: there is none, the replay is at its start; -1: failed (message in ERR). FLOOR, when

@@ -9,6 +9,7 @@
 
 #include "arch/x86_preds.h"
 #include "arch/x86_rep.h"
+#include "common/log.h"
 #include "replay/regs_compare.h"
 #include "replay/timeline_internal.h"
 #include "task/proc_maps.h"
@@ -46,6 +47,50 @@ bool tl_rep_later_write(struct timeline *tl, const struct tl_pos *p,
   struct x86_string s;
   return x86_string_decode(code, len, before->rip, &s) &&
          x86_string_write_iteration(&s, before, p->addr, (uint64_t)p->len) > 0;
+}
+
+/* The rep string instruction at X's pc with iterations left, or just before it (its
+ * last iteration done), into *S: false when there is none. */
+static bool rep_at_or_before(struct rptask *x, const struct user_regs_struct *r,
+                             struct x86_string *s) {
+  uint8_t code[X86_MAX_INSN_LEN];
+  size_t len = task_read_code(&x->t, r->rip, code, sizeof code);
+  if (x86_string_decode(code, len, r->rip, s) && s->rep && r->rcx)
+    return true;
+  for (unsigned k = 2; k <= 4; k++) { /* rep stosb (2 bytes) to rep stosq (3) or more */
+    len = task_read_code(&x->t, r->rip - k, code, sizeof code);
+    if (len == sizeof code && x86_string_decode(code, len, r->rip - k, s) && s->rep && s->len == k)
+      return true;
+  }
+  return false;
+}
+
+int timeline_watch_exact(struct timeline *tl, struct replay_result *res, char *err, size_t errlen) {
+  struct tl_pos p = tl->cur;
+  if (res->what != REPLAY_STOP || res->stop.kind != RSTOP_WATCHPOINT || p.kind != TL_TRIGGER ||
+      p.steps || !tl->cur_exact)
+    return 0;
+  struct rptask *x = engine_task(&tl->s->e, p.tid);
+  struct x86_string s;
+  if (!x || task_get_regs(&x->t) < 0 || !rep_at_or_before(x, &x->t.regs, &s) ||
+      x86_string_wrote_lately(&s, &x->t.regs, p.addr, (uint64_t)p.len, 1) ||
+      !x86_string_wrote_lately(&s, &x->t.regs, p.addr, (uint64_t)p.len, TL_REP_LATE / s.size))
+    return 0;
+  if (tl_debug())
+    tl_say("the trap of the watchpoint at %" PRIx64 " came late in the string instruction at "
+           "%" PRIx64 ": back before its write, and on to it",
+           p.addr, (uint64_t)x->t.regs.rip);
+  if (tl_go_before(tl, &p, err, errlen) < 0)
+    return -1;
+  /* the string instruction runs up to the write, its trap right after it (debug_hooks.c) */
+  replay_step(tl->s, res);
+  if (res->what != REPLAY_STOP || res->stop.kind != RSTOP_WATCHPOINT || res->stop.rec_tid != p.tid)
+    return seterr(err, errlen,
+                  "task %d did not write the watched %#" PRIx64 " again in event %" PRIu64
+                  "'s stretch",
+                  (int)p.tid, p.addr, p.event + 1);
+  timeline_note(tl, res, false);
+  return 1;
 }
 
 int tl_call_on_stack(struct rptask *x, const struct user_regs_struct *at_p, uint64_t *cand, int n,

@@ -110,14 +110,20 @@ static bool probe_perf_breakpoints(void) {
 /* -1 unknown, else the answer */
 static int debug_registers = -1, perf_breakpoints = -1;
 
-static bool cached(int *v, bool (*probe)(void)) {
+/* OFF: the name of an environment variable that, set, makes the answer no without a
+ * probe (to test here what machines without the hardware do). */
+static bool cached(int *v, bool (*probe)(void), const char *off) {
   if (*v < 0)
-    *v = probe() ? 1 : 0;
+    *v = !getenv(off) && probe() ? 1 : 0;
   return *v == 1;
 }
 
-bool hw_debug_registers_work(void) { return cached(&debug_registers, probe_debug_registers); }
-bool hw_perf_breakpoints_count(void) { return cached(&perf_breakpoints, probe_perf_breakpoints); }
+bool hw_debug_registers_work(void) {
+  return cached(&debug_registers, probe_debug_registers, "DEJA_NO_DEBUG_REGISTERS");
+}
+bool hw_perf_breakpoints_count(void) {
+  return cached(&perf_breakpoints, probe_perf_breakpoints, "DEJA_NO_PERF_BREAKPOINTS");
+}
 bool hw_watchpoints_emulated(void) { return !hw_debug_registers_work(); }
 bool hw_watchpoints_work(void) { return true; }
 bool hw_rdtsc_traps(void) { return tsc_patch_kernel_traps(); }

@@ -268,6 +268,7 @@ set_tests_properties(gdb_reverse_error PROPERTIES ENVIRONMENT DEJA_TL_MAX_STEPS=
 # of one
 deja_gdb_test(reverse_ret reverse_ret)
 deja_gdb_test(reverse_rep_watch reverse_ret)
+deja_gdb_test(rep_watch_forward reverse_ret)
 # across a thread's thousands of system calls (DEJA_TL_DEBUG shows the windows passed
 # over); from `deja replay -g N', starting at the checkpoints taken on the way there
 deja_gdb_test(reverse_many reverse_many)
