@@ -2,7 +2,7 @@
  * decoded with capstone: where their iterations write. A rep-prefixed one runs its
  * iterations under one instruction address, one single step each; the timeline's steps
  * run it whole instead, and a stop just before one iteration (a watched write in the
- * middle of a `rep stosb') is made by a watchpoint on the iteration before. */
+ * middle of a `rep stosb') runs it for that many (src/replay/rep_limit.h). */
 #ifndef DEJA_ARCH_X86_REP_H
 #define DEJA_ARCH_X86_REP_H
 
