@@ -164,17 +164,23 @@ static bool emit_hook(struct emit *e, struct store_hook *h, uint64_t base, int n
 /* ---- the sites ---- */
 
 /* The site of PC in the recorded process REC_PID (the same in every checkpoint's fork of
- * it); when all are taken, the one with the fewest faults gives way. */
+ * it), seen now; when all are taken, the one that faulted longest ago gives way. (Not the
+ * one with the fewest faults: that is the newest, and a loop's stores, more than one new
+ * each, pushed each other out before any was hot, when the dynamic loader's stores had
+ * taken every site.) */
 static struct store_site *site_of(struct store_hooks *s, pid_t rec_pid, uint64_t pc) {
-  int coldest = 0;
+  int oldest = 0;
+  s->clock++;
   for (int i = 0; i < s->nsites; i++) {
-    if (s->site[i].pid == rec_pid && s->site[i].pc == pc)
+    if (s->site[i].pid == rec_pid && s->site[i].pc == pc) {
+      s->site[i].seen = s->clock;
       return &s->site[i];
-    if (s->site[i].faults < s->site[coldest].faults)
-      coldest = i;
+    }
+    if (s->site[i].seen < s->site[oldest].seen)
+      oldest = i;
   }
-  struct store_site *n = &s->site[s->nsites < STORE_SITES ? s->nsites++ : coldest];
-  *n = (struct store_site){.pid = rec_pid, .pc = pc};
+  struct store_site *n = &s->site[s->nsites < STORE_SITES ? s->nsites++ : oldest];
+  *n = (struct store_site){.pid = rec_pid, .pc = pc, .seen = s->clock};
   return n;
 }
 

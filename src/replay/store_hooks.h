@@ -63,6 +63,7 @@ struct store_site {
   pid_t pid; /* the recorded process */
   uint64_t pc;
   unsigned faults;
+  uint64_t seen;                       /* the store_hooks clock at its last fault */
   int fits;                            /* 0: not asked yet, 1: a hook fits there, -1: none does */
   uint8_t bytes[2 * X86_JMP_LEN + 15]; /* the code it was asked for */
   int nbytes;
@@ -73,6 +74,7 @@ struct store_site {
 struct store_hooks {
   struct store_site site[STORE_SITES];
   int nsites;
+  uint64_t clock; /* faults seen, for the sites' `seen` */
   uint64_t busy_lo[STORE_BUSY], busy_hi[STORE_BUSY];
   uint8_t busy_orig[STORE_BUSY][X86_JMP_LEN];
   int busy_norig[STORE_BUSY];
