@@ -446,8 +446,11 @@ static int64_t rep_watched_iteration(const struct replay_debug *d, const struct 
  * page protection stops at the very write). The int3 after the instruction wanted. */
 static void start_rep_limit(struct replay_debug *d, struct rptask *x) {
   bool pending = d->target.on && d->target.rep_pending && d->target.tid == x->rec_tid;
+  bool watched = d->nwps || (d->target.on && d->target.watch);
+  if (!pending && (d->regs.emulated || !watched))
+    return; /* (most resumes: no code read) */
   struct x86_string s;
-  if ((!pending && d->regs.emulated) || !rep_limit_decode(x, &s) || !x86_string_writes(&s)) {
+  if (!rep_limit_decode(x, &s) || !x86_string_writes(&s)) {
     d->target.rep_pending = false;
     return;
   }

@@ -2,7 +2,7 @@
  * forked child: some hypervisors (PVM) accept debug register writes and perf breakpoint
  * events but never fire them, and accept PR_SET_TSC without trapping rdtsc.
  * DEJA_NO_DEBUG_REGISTERS and DEJA_NO_PERF_BREAKPOINTS in the environment make deja
- * behave as on such a machine (the tests run both ways). */
+ * behave as on such a machine (to try those paths on one that has them). */
 #ifndef DEJA_TASK_HW_CAPS_H
 #define DEJA_TASK_HW_CAPS_H
 
