@@ -620,6 +620,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   ev.strings = strings;
   int rc = recorder_emit(r, x, &ev);
   x->in_syscall = false;
+  recorder_vfork_released(r, x->t.tid);
   event_free(&ev);
   free(strings);
   int sites = rc >= 0 && r->tsc_patch ? tsc_patch_image(&x->t, &x->proc->tsc) : 0;

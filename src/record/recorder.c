@@ -264,7 +264,15 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
   return x;
 }
 
+/* TID (a vfork's child) let go of its parent's memory and that is in the trace. */
+void recorder_vfork_released(struct recorder *r, pid_t tid) {
+  for (int i = 0; i < r->ntasks; i++)
+    if (r->tasks[i]->vfork_child == tid)
+      r->tasks[i]->vfork_child = 0;
+}
+
 void recorder_remove_task(struct recorder *r, struct rtask *x) {
+  recorder_vfork_released(r, x->t.tid);
   x->pt.tracer = NULL;
   free(x->effect.big);
   record_ptrace_task_gone(r, x);
@@ -558,6 +566,11 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   case PTRACE_EVENT_FORK:
   case PTRACE_EVENT_VFORK:
     rc = record_clone(r, x);
+    if (rc == 0 && event == PTRACE_EVENT_VFORK) {
+      unsigned long child = 0;
+      ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child);
+      x->vfork_child = (pid_t)child;
+    }
     if (rc == 0)
       syscallbuf_record_clone(r, x);
     if (rc == 0 && record_ptrace_clone_event(r, x, event))
@@ -653,6 +666,25 @@ int recorder_enter_syscall(struct recorder *r, struct rtask *x) {
   return 0;
 }
 
+/* The vfork parent X returns from its call: its child let go of the memory, by an exec
+ * whose event stop is due (or by its end). That stop is handled first, so the exec is in
+ * the trace before anything X (or a recorded tracer told of X's stop) does: replay runs
+ * X on only after the child's exec, and would wait for X forever. */
+static int vfork_child_first(struct recorder *r, struct rtask *x) {
+  while (x->vfork_child) {
+    struct rtask *c = find_task(r, x->vfork_child);
+    int status;
+    if (!c || waitpid(c->t.tid, &status, __WALL) != c->t.tid) {
+      x->vfork_child = 0;
+      break;
+    }
+    int rc = handle_stop(r, c->t.tid, status);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
 static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
   int rc = 0;
   if (st->kind != STOP_GROUP && st->kind != STOP_SIGNAL)
@@ -688,6 +720,8 @@ static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
     x->entry_regs_read = true; /* syscallbuf_record_entry read them */
     return recorder_enter_syscall(r, x);
   case STOP_SYSCALL_EXIT:
+    if (x->vfork_child && (rc = vfork_child_first(r, x)) != 0)
+      return rc;
     if (record_ptrace_wait_exit(r, x))
       return 0; /* a tracer's wait, made again later */
     rc = record_syscall_exit(r, x);

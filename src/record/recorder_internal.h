@@ -114,7 +114,8 @@ struct rtask {
   bool first_stop_seen, announced; /* T_NEW until both */
   /* the system call in progress */
   bool in_syscall, entry_emitted, clone_done;
-  int refused; /* the errno a call refused at its entry returns (0: it runs) */
+  pid_t vfork_child; /* a vfork's child whose exec (or end) is not in the trace yet */
+  int refused;       /* the errno a call refused at its entry returns (0: it runs) */
   uint64_t entry_seq;
   struct user_regs_struct entry;
   struct timespec entered;
@@ -194,6 +195,7 @@ int recorder_abort(struct recorder *r, const char *why);
 void recorder_write_failed(struct recorder *r);
 struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
 void recorder_remove_task(struct recorder *r, struct rtask *x);
+void recorder_vfork_released(struct recorder *r, pid_t tid);
 int64_t elapsed_ns(const struct timespec *since);
 
 /* chaos.c: chaos mode applied to the tasks (see chaos.h) */
