@@ -3,6 +3,7 @@
 #ifndef DEJA_REPLAY_REPLAY_POSITION_H
 #define DEJA_REPLAY_REPLAY_POSITION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,7 @@ struct replay_pos {
   enum replay_stage stage; /* how far the event's replay got */
   uint32_t passes;         /* STAGE_RUNNING at a state point searched naturally: passes so far */
   int reached;             /* the handler reached the event's stop by running (state points) */
+  bool observed; /* STAGE_RUNNING at a state point: its stretch runs for real (asked once) */
 };
 
 #endif

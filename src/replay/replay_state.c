@@ -39,11 +39,14 @@ static int leave_call(struct rptask *x) {
  * a debugger stop in the middle goes on with the count. */
 static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st) {
   const struct replay_hooks *h = e->hooks;
-  /* asked once, before the stretch runs (the answer compares memory with its end) */
-  if (e->pos.passes == 0 && !h->observes(h->ctx, x, e->ev))
-    return 0;
-  if (e->pos.passes == 0)
+  /* asked once, before the stretch runs (the answer compares memory with its end); a
+   * debugger stop in the middle goes on running it */
+  if (!e->pos.observed) {
+    if (!h->observes(h->ctx, x, e->ev))
+      return 0;
     state_match_begin(e, x);
+    e->pos.observed = true;
+  }
   char buf[256];
   if (e->pos.passes == NATURAL_MAX_PASSES) {
     /* Without a counter each pass through the address costs a stop: past this many,
