@@ -11,7 +11,10 @@
 
 #define PAGE 4096ull
 #define REGION_SIZE ((CODE_PAGES + 2 * STORE_ALIASES) * PAGE)
+#define CODE_SIZE (CODE_PAGES * PAGE) /* the regions after the first */
 #define CODE_PAGES 2
+#define REACH (1ull << 30) /* a jmp's reach, with room (jump_page_map_near's) */
+#define STORE_LATELY 1024  /* faults (of all sites) since a site's last one: lately */
 #define OFF_DATA (CODE_PAGES * 4096 - 1024)     /* the hooks' saves, 24 bytes each */
 #define OFF_TABLE (OFF_DATA + 24 * STORE_HOOKS) /* per alias: page number, lo, hi, delta */
 #define BLOCK_LEN 89                            /* the compares for one alias */
@@ -271,33 +274,44 @@ void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi, const uin
 
 /* ---- placing and taking out ---- */
 
-/* The code page written for the hooks and aliases now. */
+/* The code pages written for the hooks and aliases now, in each region (the hooks that
+ * do not fit left out). */
 static bool write_code(struct store_hooks *s, struct rptask *x) {
   static uint8_t page[CODE_PAGES * PAGE];
-  memset(page, 0xcc, sizeof page);
-  struct emit e = {page, 0};
-  int nalias = 0;
-  for (int k = 0; k < STORE_ALIASES; k++)
-    if (s->alias[k].page) {
-      uint64_t t[4] = {s->alias[k].page >> 12, s->watch_lo[k], s->watch_hi[k],
-                       s->alias[k].alias - s->alias[k].page};
-      memcpy(page + OFF_TABLE + 32 * k, t, sizeof t);
-      nalias = k + 1;
-    }
+  static struct store_hook kept[STORE_HOOKS];
   int n = 0;
-  for (int i = 0; i < s->nhooks; i++) {
-    struct store_hook h = s->hook[i];
-    h.data = OFF_DATA + 24 * n;
-    int at = e.pos;
-    if (emit_hook(&e, &h, s->region, nalias)) {
-      s->hook[n++] = h;
-    } else {
-      memset(page + at, 0xcc, (size_t)(e.pos - at)); /* does not reach: left out */
-      e.pos = at;
+  bool ok = true;
+  for (int r = 0; r < s->nregions; r++) {
+    memset(page, 0xcc, sizeof page);
+    struct emit e = {page, 0};
+    int nalias = 0;
+    for (int k = 0; k < STORE_ALIASES; k++)
+      if (s->alias[k].page) {
+        uint64_t t[4] = {s->alias[k].page >> 12, s->watch_lo[k], s->watch_hi[k],
+                         s->alias[k].alias - s->alias[k].page};
+        memcpy(page + OFF_TABLE + 32 * k, t, sizeof t);
+        nalias = k + 1;
+      }
+    int here = 0;
+    for (int i = 0; i < s->nhooks; i++) {
+      struct store_hook h = s->hook[i];
+      if (h.region != r)
+        continue;
+      h.data = OFF_DATA + 24 * here;
+      int at = e.pos;
+      if (emit_hook(&e, &h, s->region[r], nalias)) {
+        kept[n++] = h;
+        here++;
+      } else {
+        memset(page + at, 0xcc, (size_t)(e.pos - at)); /* does not reach: left out */
+        e.pos = at;
+      }
     }
+    ok &= task_write_mem(&x->t, s->region[r], page, sizeof page) == 0;
   }
+  memcpy(s->hook, kept, (size_t)n * sizeof kept[0]);
   s->nhooks = n;
-  return task_write_mem(&x->t, s->region, page, sizeof page) == 0;
+  return ok;
 }
 
 void store_hooks_resume(struct store_hooks *s, struct rptask *x) {
@@ -311,15 +325,15 @@ void store_hooks_resume(struct store_hooks *s, struct rptask *x) {
       uint64_t to = 0;
       for (int j = 1; j < h->n; j++)
         if (h->u[j].addr == rip)
-          to = s->region + (uint64_t)h->u[j].at;
+          to = s->region[h->region] + (uint64_t)h->u[j].at;
       if (!to)
         continue; /* (not at one of its instructions: that hook stays out) */
       x->t.regs.rip = to;
       task_set_regs(&x->t, &x->t.regs);
     }
     uint8_t jmp[X86_JMP_LEN] = {0xe9};
-    int32_t rel =
-        (int32_t)((int64_t)(s->region + (uint64_t)h->at) - (int64_t)(h->addr + X86_JMP_LEN));
+    int32_t rel = (int32_t)((int64_t)(s->region[h->region] + (uint64_t)h->at) -
+                            (int64_t)(h->addr + X86_JMP_LEN));
     memcpy(jmp + 1, &rel, 4);
     h->in = task_read_mem(&x->t, h->addr, h->orig, sizeof h->orig) == 0 &&
             task_write_mem(&x->t, h->addr, jmp, sizeof jmp) == 0;
@@ -338,7 +352,7 @@ static void translate_store(struct store_hooks *s, struct rptask *x, const struc
                             : u->r.scr == 10 ? &r->r10
                                              : &r->r11;
   saved[0] = *scr;
-  task_read_mem(&x->t, s->region + (uint64_t)h->data, saved, sizeof saved);
+  task_read_mem(&x->t, s->region[h->region] + (uint64_t)h->data, saved, sizeof saved);
   uint64_t next = u->r.kind == X86_REDIRECT_CALL ? u->r.target : u->addr + (uint64_t)u->len;
   if (off > u->at_lea)
     *scr = saved[0];
@@ -373,12 +387,17 @@ void store_hooks_stopped(struct store_hooks *s, struct rptask *x) {
   for (int i = 0; i < s->nhooks; i++)
     s->hook[i].in = false;
   s->placed = false;
-  if (task_get_regs(&x->t) < 0 || x->t.regs.rip < s->region ||
-      x->t.regs.rip >= s->region + CODE_PAGES * PAGE)
+  if (task_get_regs(&x->t) < 0)
     return;
-  int off = (int)(x->t.regs.rip - s->region);
+  int r = 0;
+  while (r < s->nregions &&
+         (x->t.regs.rip < s->region[r] || x->t.regs.rip >= s->region[r] + CODE_SIZE))
+    r++;
+  if (r == s->nregions)
+    return;
+  int off = (int)(x->t.regs.rip - s->region[r]);
   for (int i = 0; i < s->nhooks; i++)
-    if (off >= s->hook[i].at && off < s->hook[i].at_end) {
+    if (s->hook[i].region == r && off >= s->hook[i].at && off < s->hook[i].at_end) {
       translate(s, x, &s->hook[i], off);
       task_set_regs(&x->t, &x->t.regs);
     }
@@ -386,17 +405,28 @@ void store_hooks_stopped(struct store_hooks *s, struct rptask *x) {
 
 /* ---- the run ---- */
 
-/* The region for this run in X's process, near PC. */
-static bool region_for(struct store_hooks *s, struct rptask *x, uint64_t pc) {
-  if (s->owner == x->pid)
-    return true;
-  if (!jump_page_map_near(x, pc, REGION_SIZE, &s->region))
-    return false;
-  s->owner = x->pid;
-  s->nhooks = 0;
-  s->placed = false;
-  memset(s->alias, 0, sizeof s->alias);
-  return true;
+static uint64_t distance(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+/* The region for a hook at PC in this run in X's process (its index); when none is near
+ * enough, one mapped near PC if MAP, else -1 (as when no more can be). */
+static int region_for(struct store_hooks *s, struct rptask *x, uint64_t pc, bool map) {
+  if (s->owner != x->pid) {
+    if (!map || !jump_page_map_near(x, pc, REGION_SIZE, &s->region[0]))
+      return -1;
+    s->owner = x->pid;
+    s->nregions = 1;
+    s->nhooks = 0;
+    s->placed = false;
+    memset(s->alias, 0, sizeof s->alias);
+    return 0;
+  }
+  for (int r = 0; r < s->nregions; r++)
+    if (distance(s->region[r], pc) <= REACH)
+      return r;
+  if (!map || s->nregions == STORE_REGIONS ||
+      !jump_page_map_near(x, pc, CODE_SIZE, &s->region[s->nregions]))
+    return -1;
+  return s->nregions++;
 }
 
 /* An alias for PAGE in this run: false when there is no room or it cannot be made. */
@@ -409,7 +439,7 @@ static bool alias_for(struct store_hooks *s, struct rptask *x, uint64_t page, in
     if (!s->alias[k].page && free < 0)
       free = k;
   }
-  uint64_t at = s->region + (CODE_PAGES + 2 * (uint64_t)free) * PAGE;
+  uint64_t at = s->region[0] + (CODE_PAGES + 2 * (uint64_t)free) * PAGE;
   if (free < 0 || !page_alias_make(&s->alias[free], x, page, orig, prot, at, at + PAGE))
     return false;
   s->watch_lo[free] = lo;
@@ -468,6 +498,7 @@ static bool extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
               !busy(s, e.addr, e.end);
     h->end = end;
     if (ok) {
+      e.region = h->region;
       *h = e;
       write_code(s, x);
     } else { /* as it was */
@@ -493,15 +524,18 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
       s->nhooks == STORE_HOOKS || (s->owner == x->pid && hooked(s, pc)))
     return; /* (hooked: this store was over watched bytes, or on a page without alias) */
   struct store_hook h;
-  if (!plan_site(s, x, site, &h) || busy(s, pc, h.end) || !region_for(s, x, pc) ||
-      !alias_for(s, x, page, orig, prot, lo, hi))
+  if (!plan_site(s, x, site, &h) || busy(s, pc, h.end) ||
+      (h.region = region_for(s, x, pc, true)) < 0 || !alias_for(s, x, page, orig, prot, lo, hi))
     return;
   s->hook[s->nhooks++] = h;
-  /* the process's other hot stores at once: each would fault once more in this run */
+  /* the process's other hot stores at once, each would fault once more in this run: those
+   * that faulted lately (not the dynamic loader's, hot once), that a region reaches (one
+   * far from them all is mapped when it faults: it may not run) */
   for (int i = 0; i < s->nsites && s->nhooks < STORE_HOOKS; i++) {
     struct store_site *o = &s->site[i];
-    if (o->pid == x->rec_pid && o->fits > 0 && o->faults >= STORE_HOT && !hooked(s, o->pc) &&
-        plan_site(s, x, o, &h) && !busy(s, o->pc, h.end))
+    if (o->pid == x->rec_pid && o->fits > 0 && o->faults >= STORE_HOT &&
+        s->clock - o->seen < STORE_LATELY && !hooked(s, o->pc) && plan_site(s, x, o, &h) &&
+        !busy(s, o->pc, h.end) && (h.region = region_for(s, x, o->pc, false)) >= 0)
       s->hook[s->nhooks++] = h;
   }
   write_code(s, x);
@@ -512,7 +546,9 @@ void store_hooks_end(struct store_hooks *s, struct rptask *x, bool at_entry) {
     return;
   for (int k = STORE_ALIASES; k-- > 0;)
     page_alias_undo(&s->alias[k], x, at_entry);
-  jump_inject(x, at_entry, SYS_munmap, s->region, REGION_SIZE, 0, 0, NULL);
+  for (int r = 0; r < s->nregions; r++)
+    jump_inject(x, at_entry, SYS_munmap, s->region[r], r ? CODE_SIZE : REGION_SIZE, 0, 0, NULL);
+  s->nregions = 0;
   s->owner = 0;
   s->nhooks = 0;
   s->placed = false;

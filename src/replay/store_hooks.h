@@ -29,7 +29,8 @@
 
 #define STORE_HOT 8     /* faults beside watched bytes before an instruction is hooked */
 #define STORE_SITES 256 /* instructions remembered */
-#define STORE_HOOKS 8   /* hooked at once */
+#define STORE_HOOKS 24  /* hooked at once */
+#define STORE_REGIONS 3 /* code regions at once: a jmp reaches one within 1 GiB */
 #define STORE_ALIASES 2 /* watched pages given an alias at once */
 #define STORE_BUSY 64   /* other breakpoints of the resume */
 
@@ -54,6 +55,7 @@ struct store_hook {
   int at, at_end; /* its code's offsets */
   int data;       /* its saves: scratch, rax, flags */
   uint8_t orig[X86_JMP_LEN];
+  int region;                          /* the code region its code is in */
   bool in;                             /* its jmp is in place */
   uint8_t bytes[2 * X86_JMP_LEN + 15]; /* the code it covers, as planned */
   int nbytes;
@@ -80,9 +82,11 @@ struct store_hooks {
   int busy_norig[STORE_BUSY];
   int nbusy;
   uint64_t trusted_lo, trusted_hi; /* the jump hook's page */
-  /* this run's: the region (code page, then an alias and a saved page per alias) */
+  /* this run's: the regions (the first: code pages, then an alias and a saved page per
+   * alias; the others, near hooks the first is too far from: code pages) */
   pid_t owner;
-  uint64_t region;
+  uint64_t region[STORE_REGIONS];
+  int nregions;
   struct page_alias alias[STORE_ALIASES];
   uint64_t watch_lo[STORE_ALIASES], watch_hi[STORE_ALIASES];
   struct store_hook hook[STORE_HOOKS];
