@@ -318,6 +318,17 @@ void store_hooks_resume(struct store_hooks *s, struct rptask *x) {
   if (s->owner != x->pid || s->placed || !s->nhooks || task_get_regs(&x->t) < 0)
     return;
   uint64_t rip = x->t.regs.rip;
+  int n = 0;
+  for (int i = 0; i < s->nhooks; i++) {
+    /* the code is no longer what was planned (the jump hook's page rewritten for another
+     * place): this hook is gone */
+    uint8_t now[sizeof s->hook[i].bytes];
+    if (task_read_mem(&x->t, s->hook[i].addr, now, (size_t)s->hook[i].nbytes) < 0 ||
+        memcmp(now, s->hook[i].bytes, (size_t)s->hook[i].nbytes) != 0)
+      continue;
+    s->hook[n++] = s->hook[i];
+  }
+  s->nhooks = n;
   for (int i = 0; i < s->nhooks; i++) {
     struct store_hook *h = &s->hook[i];
     if (rip > h->addr && rip < h->end) {
@@ -335,8 +346,8 @@ void store_hooks_resume(struct store_hooks *s, struct rptask *x) {
     int32_t rel = (int32_t)((int64_t)(s->region[h->region] + (uint64_t)h->at) -
                             (int64_t)(h->addr + X86_JMP_LEN));
     memcpy(jmp + 1, &rel, 4);
-    h->in = task_read_mem(&x->t, h->addr, h->orig, sizeof h->orig) == 0 &&
-            task_write_mem(&x->t, h->addr, jmp, sizeof jmp) == 0;
+    memcpy(h->orig, h->bytes, sizeof h->orig); /* (what is there, as read above) */
+    h->in = task_write_mem(&x->t, h->addr, jmp, sizeof jmp) == 0;
   }
   s->placed = true;
 }
@@ -448,14 +459,19 @@ static bool alias_for(struct store_hooks *s, struct rptask *x, uint64_t page, in
 }
 
 /* Plans SITE's hook into H: false when none fits (any more). The code there may have
- * changed since it was asked (the jump hook's page is mapped anew at each run, maybe
- * with other code): its branches are looked for again then. */
+ * changed since it was asked (the jump hook's page is written anew at each run, maybe
+ * with other code): its branches are looked for again then; unless SAME, when it is not
+ * the store that faulted there any more (maybe not even an instruction's start) and no
+ * hook is planned. */
 static bool plan_site(const struct store_hooks *s, struct rptask *x, struct store_site *site,
-                      struct store_hook *h) {
+                      struct store_hook *h, bool same) {
   int cover = site->cover ? site->cover : X86_JMP_LEN;
   bool ok = plan(s, x, site->pc, h, site->fits == 0, cover);
-  if (site->fits &&
-      (!ok || h->nbytes != site->nbytes || memcmp(h->bytes, site->bytes, (size_t)h->nbytes)))
+  bool changed = site->fits && (!ok || h->nbytes != site->nbytes ||
+                                memcmp(h->bytes, site->bytes, (size_t)h->nbytes));
+  if (changed && same)
+    return false;
+  if (changed)
     ok = plan(s, x, site->pc, h, true, cover);
   site->fits = ok ? 1 : -1;
   memcpy(site->bytes, h->bytes, sizeof site->bytes);
@@ -494,7 +510,7 @@ static bool extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
     struct store_hook e;
     uint64_t end = h->end;
     h->end = h->addr; /* (not in its own way) */
-    bool ok = plan_site(s, x, o, &e) && e.u[e.n - 1].addr == pc && e.u[e.n - 1].store &&
+    bool ok = plan_site(s, x, o, &e, false) && e.u[e.n - 1].addr == pc && e.u[e.n - 1].store &&
               !busy(s, e.addr, e.end);
     h->end = end;
     if (ok) {
@@ -524,7 +540,7 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
       s->nhooks == STORE_HOOKS || (s->owner == x->pid && hooked(s, pc)))
     return; /* (hooked: this store was over watched bytes, or on a page without alias) */
   struct store_hook h;
-  if (!plan_site(s, x, site, &h) || busy(s, pc, h.end) ||
+  if (!plan_site(s, x, site, &h, false) || busy(s, pc, h.end) ||
       (h.region = region_for(s, x, pc, true)) < 0 || !alias_for(s, x, page, orig, prot, lo, hi))
     return;
   s->hook[s->nhooks++] = h;
@@ -534,7 +550,7 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
   for (int i = 0; i < s->nsites && s->nhooks < STORE_HOOKS; i++) {
     struct store_site *o = &s->site[i];
     if (o->pid == x->rec_pid && o->fits > 0 && o->faults >= STORE_HOT &&
-        s->clock - o->seen < STORE_LATELY && !hooked(s, o->pc) && plan_site(s, x, o, &h) &&
+        s->clock - o->seen < STORE_LATELY && !hooked(s, o->pc) && plan_site(s, x, o, &h, true) &&
         !busy(s, o->pc, h.end) && (h.region = region_for(s, x, o->pc, false)) >= 0)
       s->hook[s->nhooks++] = h;
   }
