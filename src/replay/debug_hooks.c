@@ -646,6 +646,14 @@ bool debug_is_breakpoint(const struct replay_debug *d, uint64_t addr) {
   return is_user_bp(d, addr);
 }
 
+void debug_hooks_settle(struct replay_debug *d, struct replay_engine *e) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->rec_pid == d->pid && e->tasks[i]->gadget) {
+      debug_regs_settle(&d->regs, e->tasks[i]);
+      return;
+    }
+}
+
 static void fill_stop(struct replay_stop *s, enum replay_stop_kind kind, const struct rptask *x) {
   memset(s, 0, sizeof *s);
   s->kind = kind;

@@ -165,4 +165,8 @@ void debug_insert_breakpoints(struct replay_debug *d, struct task *t);
 void debug_remove_breakpoints(struct replay_debug *d, struct task *t);
 bool debug_is_breakpoint(const struct replay_debug *d, uint64_t addr);
 
+/* Before a checkpoint forks the replayed processes: nothing of the hooks' own stays in
+ * them (watched pages' protections a stop left in place, debug_regs_settle). */
+void debug_hooks_settle(struct replay_debug *d, struct replay_engine *e);
+
 #endif

@@ -51,6 +51,11 @@ unsigned long debug_regs_take_dr6(struct debug_regs *r, pid_t tid) {
 
 void debug_regs_exec_at_fault(struct debug_regs *r, bool on) { r->pw.exec_at_fault = on; }
 
+void debug_regs_settle(struct debug_regs *r, struct rptask *x) {
+  if (r->emulated)
+    page_watch_settle(&r->pw, x);
+}
+
 void debug_regs_arm(struct debug_regs *r, struct rptask *x, int req) {
   r->dr6 = 0;
   if (r->emulated)

@@ -32,6 +32,8 @@ unsigned long debug_regs_take_dr6(struct debug_regs *r, pid_t tid);
  * or never (page_watch.h): enough for a stop just before a watched write, not for
  * counting arrivals. */
 void debug_regs_exec_at_fault(struct debug_regs *r, bool on);
+/* The emulation's page protections in X's process taken out now (page_watch_settle). */
+void debug_regs_settle(struct debug_regs *r, struct rptask *x);
 /* X is about to be resumed with request REQ, with the registers as last set for it. */
 void debug_regs_arm(struct debug_regs *r, struct rptask *x, int req);
 /* X stopped with ST: 1 when the stop was the emulation's own and X runs again (wait for

@@ -304,6 +304,13 @@ static void end_run(struct page_watch *w, struct rptask *x, const struct stop *s
     ptrace(PTRACE_SETSIGINFO, x->t.tid, 0, &si);
 }
 
+void page_watch_settle(struct page_watch *w, struct rptask *x) {
+  if (w->owner != x->pid)
+    return;
+  store_hooks_end(&w->sh, x, x->at_sysentry);
+  unprotect(w, x, x->at_sysentry);
+}
+
 int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, unsigned *hits) {
   *hits = 0;
   bool gone = st->kind == STOP_EXITED ||

@@ -67,5 +67,9 @@ void page_watch_arm(struct page_watch *w, struct rptask *x, int req);
  * replay's (pages unprotected; *HITS: the slots whose bytes the faulting instruction
  * touched, ST then the trap after it); -1 when X could not be controlled. */
 int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, unsigned *hits);
+/* The pages' own protections and mappings back in X's process now, if a stop left them
+ * for its next run (one a signal is to be delivered from): before a checkpoint forks it,
+ * whose copy would keep them with nothing to take them out. */
+void page_watch_settle(struct page_watch *w, struct rptask *x);
 
 #endif

@@ -337,6 +337,7 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
     return NULL;
   }
   int64_t t0 = tl_now_ns();
+  debug_hooks_settle(tl->d, &tl->s->e);
   struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, whylen);
   if (!cp) {
     if (tl_debug())
