@@ -127,6 +127,35 @@ bool x86_plain_mov(const uint8_t *code, size_t len, const struct user_regs_struc
   return ok;
 }
 
+bool x86_plain_push(const uint8_t *code, size_t len, const struct user_regs_struct *r,
+                    struct x86_push *out) {
+  cs_insn *insn = x86_decode_one(code, len, r->rip);
+  if (!insn)
+    return false;
+  const cs_x86 *x = &insn->detail->x86;
+  const cs_x86_op *op = &x->operands[0];
+  bool ok = (insn->id == X86_INS_PUSH || insn->id == X86_INS_CALL) && x->op_count == 1 &&
+            x->prefix[0] == 0 && x->prefix[1] == 0 && x->prefix[2] == 0 && x->prefix[3] == 0;
+  struct user_regs_struct copy = *r;
+  unsigned size = 0, shift = 0;
+  uint64_t v = 0;
+  if (ok && op->type == X86_OP_REG) {
+    uint64_t *p = gpr(&copy, op->reg, &size, &shift);
+    ok = p && size == 8 && shift == 0; /* (push %rsp pushes its value before the push) */
+    v = p ? *p : 0;
+  } else if (ok && op->type == X86_OP_IMM) {
+    v = (uint64_t)op->imm; /* sign-extended; a direct call's target */
+    ok = insn->id == X86_INS_CALL || op->size == 8 || op->size == 4 || op->size == 1;
+  } else {
+    ok = false;
+  }
+  uint64_t next = r->rip + insn->size;
+  *out = insn->id == X86_INS_CALL ? (struct x86_push){.value = next, .next = v}
+                                  : (struct x86_push){.value = v, .next = next};
+  x86_cs.free(insn, 1);
+  return ok;
+}
+
 void x86_mov_load(struct user_regs_struct *r, const struct x86_mov *m, uint64_t v) {
   unsigned size, shift;
   uint64_t *p = gpr(r, m->reg, &size, &shift);

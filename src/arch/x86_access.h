@@ -37,4 +37,15 @@ bool x86_plain_mov(const uint8_t *code, size_t len, const struct user_regs_struc
 /* R after M loads V (zero-extended into a 32-bit register's 64, merged into 8 and 16). */
 void x86_mov_load(struct user_regs_struct *r, const struct x86_mov *m, uint64_t v);
 
+/* A push of a general register or an immediate, or a call (direct, or through a
+ * register), which deja can make itself the same way: VALUE goes to [rsp - 8], rsp is
+ * lowered by 8, and the next instruction is at NEXT (a call's target). */
+struct x86_push {
+  uint64_t value;
+  uint64_t next;
+};
+/* Whether the instruction at R's rip (CODE, LEN bytes) is such a push or call. */
+bool x86_plain_push(const uint8_t *code, size_t len, const struct user_regs_struct *r,
+                    struct x86_push *out);
+
 #endif

@@ -93,15 +93,22 @@ static bool plan_stack(const uint8_t *c, size_t len, struct x86_redirect *r) {
     memcpy(s + 3, &imm, 4);
     r->store_len = 7;
     r->len = op[0] == 0x6a ? 2 : 5;
-  } else if (!rex && left >= 5 && op[0] == 0xe8) {
-    int32_t rel;
-    memcpy(&rel, op + 1, 4);
+  } else if ((!rex && left >= 5 && op[0] == 0xe8) ||
+             (left >= 2 && op[0] == 0xff && (op[1] & 0xf8) == 0xd0 && (op[1] & 7) != 4)) {
     r->kind = X86_REDIRECT_CALL;
-    r->len = 5;
-    r->target = r->addr + 5 + (uint64_t)(int64_t)rel;
-    uint64_t ret = r->addr + 5;
+    if (op[0] == 0xe8) {
+      int32_t rel;
+      memcpy(&rel, op + 1, 4);
+      r->len = 5;
+      r->target = r->addr + 5 + (uint64_t)(int64_t)rel;
+    } else { /* call *REG (not rsp: the jmp runs after rsp is lowered) */
+      r->indirect = true;
+      r->target_reg = (op[1] & 7) | (rex ? 8 : 0);
+      r->len = 2 + (rex ? 1 : 0);
+    }
+    uint64_t ret = r->addr + (uint64_t)r->len;
     uint32_t half[2] = {(uint32_t)ret, (uint32_t)(ret >> 32)};
-    r->scr = 11;
+    r->scr = r->indirect && r->target_reg == 11 ? 10 : 11;
     /* mov dword [SCR], low; mov dword [SCR+4], high */
     s[0] = 0x41, s[1] = 0xc7, s[2] = (uint8_t)(r->scr & 7);
     memcpy(s + 3, &half[0], 4);
@@ -186,7 +193,6 @@ static bool plan_mem(const uint8_t *c, const cs_insn *insn, struct x86_redirect 
   case X86_INS_ENTER:
   case X86_INS_MOVSB:
   case X86_INS_MOVSW:
-  case X86_INS_MOVSD:
   case X86_INS_MOVSQ:
   case X86_INS_STOSB:
   case X86_INS_STOSW:
@@ -200,6 +206,10 @@ static bool plan_mem(const uint8_t *c, const cs_insn *insn, struct x86_redirect 
   case X86_INS_VSCATTERDPD:
   case X86_INS_VSCATTERQPS:
   case X86_INS_VSCATTERQPD: return false;
+  case X86_INS_MOVSD: /* the string one; not SSE's (f2 0f 11), a store like any */
+    if (x->opcode[0] == 0xa5)
+      return false;
+    break;
   default: break;
   }
   size_t p = 0;

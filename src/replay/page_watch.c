@@ -164,6 +164,15 @@ static bool made_mov(struct rptask *x, const struct x86_mov *m) {
   return task_set_regs(&x->t, &r) == 0;
 }
 
+/* Makes X's push or call P (touching no watched byte) as it would have, likewise. */
+static bool made_push(struct rptask *x, const struct x86_push *p) {
+  struct user_regs_struct r = x->t.regs;
+  r.rsp -= 8;
+  r.rip = p->next;
+  return task_write_mem(&x->t, r.rsp, &p->value, sizeof p->value) == 0 &&
+         task_set_regs(&x->t, &r) == 0;
+}
+
 /* X runs on as it was resumed, the store hooks in. */
 static int run_on(struct page_watch *w, struct rptask *x) {
   store_hooks_resume(&w->sh, x);
@@ -250,6 +259,10 @@ static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64
   if (!*hits && w->req != PTRACE_SINGLESTEP && x86_plain_mov(code, len, &x->t.regs, &m) &&
       made_mov(x, &m))
     return run_on(w, x);
+  struct x86_push p;
+  if (!*hits && w->req != PTRACE_SINGLESTEP && x86_plain_push(code, len, &x->t.regs, &p) &&
+      made_push(x, &p))
+    return run_on(w, x);
   struct page_watch_page pages[PAGE_WATCH_PAGES];
   int npages = w->npages;
   memcpy(pages, w->pages, sizeof pages);
@@ -316,8 +329,18 @@ int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, uns
   bool gone = st->kind == STOP_EXITED ||
               (st->kind == STOP_EVENT &&
                (st->event == PTRACE_EVENT_EXIT || st->event == PTRACE_EVENT_EXEC));
-  if (!gone)
-    store_hooks_stopped(&w->sh, x); /* the jmps out, a stop inside their code translated */
+  /* A fault on a watched page outside the hooks' code leaves them in while it is passed
+   * over (most are); at any other stop, or one the fault becomes, the jmps go out and a
+   * stop inside their code is translated. */
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  bool on_watched = !gone && w->npages && w->owner == x->pid && st->kind == STOP_SIGNAL &&
+                    st->sig == SIGSEGV && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 &&
+                    si.si_code == SEGV_ACCERR && on_page(w, (uint64_t)(uintptr_t)si.si_addr);
+  bool hooks_in =
+      on_watched && task_get_regs(&x->t) == 0 && !store_hooks_in_code(&w->sh, x, x->t.regs.rip);
+  if (!gone && !hooks_in)
+    store_hooks_stopped(&w->sh, x);
   if (!w->npages || w->owner != x->pid)
     return 0;
   if (gone) {
@@ -325,16 +348,13 @@ int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, uns
     w->sh.owner = 0;
     return 0;
   }
-  if (st->kind == STOP_SIGNAL && st->sig == SIGSEGV) {
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 && si.si_code == SEGV_ACCERR &&
-        on_page(w, (uint64_t)(uintptr_t)si.si_addr)) {
-      int rc = fault(w, x, st, (uint64_t)(uintptr_t)si.si_addr, hits);
-      if (rc == 0)
-        end_run(w, x, st);
-      return rc;
-    }
+  if (on_watched) {
+    int rc = fault(w, x, st, (uint64_t)(uintptr_t)si.si_addr, hits);
+    if (hooks_in && rc != 1)
+      store_hooks_stopped(&w->sh, x);
+    if (rc == 0)
+      end_run(w, x, st);
+    return rc;
   }
   end_run(w, x, st);
   return 0;

@@ -12,15 +12,13 @@
 #define PAGE 4096ull
 #define REGION_SIZE ((CODE_PAGES + 2 * STORE_ALIASES) * PAGE)
 #define CODE_SIZE (CODE_PAGES * PAGE) /* the regions after the first */
-#define CODE_PAGES 2
-#define REACH (1ull << 30) /* a jmp's reach, with room (jump_page_map_near's) */
-#define STORE_LATELY 1024  /* faults (of all sites) since a site's last one: lately */
-#define OFF_DATA (CODE_PAGES * 4096 - 1024)     /* the hooks' saves, 24 bytes each */
-#define OFF_TABLE (OFF_DATA + 24 * STORE_HOOKS) /* per alias: page number, lo, hi, delta */
-#define BLOCK_LEN 89                            /* the compares for one alias */
+#define CODE_PAGES 4                  /* about 250 bytes of code a hook */
+#define REACH (1ull << 30)            /* a jmp's reach, with room (jump_page_map_near's) */
+#define STORE_LATELY 1024             /* faults (of all sites) since a site's last one: lately */
+#define OFF_TABLE (CODE_PAGES * 4096 - 32 * STORE_ALIASES) /* per alias: page, lo, hi, delta */
+#define OFF_DATA (OFF_TABLE - 24 * STORE_HOOKS)            /* the hooks' saves, 24 bytes each */
+#define BLOCK_LEN 89                                       /* the compares for one alias */
 #define RESTORE_LEN 17
-
-_Static_assert(OFF_TABLE + 32 * STORE_ALIASES <= CODE_PAGES * (int)PAGE, "the data fits");
 
 /* ---- the code ---- */
 
@@ -136,7 +134,16 @@ static bool emit_store(struct emit *e, struct store_unit *u, uint64_t base, int 
   }
   u->at_stored = e->pos;
   rip_op(e, 0x8b, r->scr, data);
-  return r->kind != X86_REDIRECT_CALL || jump_to(e, base, r->target);
+  if (r->kind != X86_REDIRECT_CALL)
+    return true;
+  if (!r->indirect)
+    return jump_to(e, base, r->target);
+  uint8_t jmp[3] = {0x41, 0xff, (uint8_t)(0xe0 | (r->target_reg & 7))}; /* jmp *REG */
+  if (r->target_reg >= 8)
+    put(e, jmp, 3);
+  else
+    put(e, jmp + 1, 2);
+  return true;
 }
 
 /* Hook H's code at E (the page at BASE): its units in order, then a jmp back (a moved
@@ -352,6 +359,14 @@ void store_hooks_resume(struct store_hooks *s, struct rptask *x) {
   s->placed = true;
 }
 
+/* General register NUM (as encoded: rax rcx rdx rbx rsp rbp rsi rdi r8-r15) of R. */
+static uint64_t reg_value(const struct user_regs_struct *r, int num) {
+  const unsigned long long *regs[16] = {&r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp,
+                                        &r->rsi, &r->rdi, &r->r8,  &r->r9,  &r->r10, &r->r11,
+                                        &r->r12, &r->r13, &r->r14, &r->r15};
+  return *regs[num & 15];
+}
+
 /* X stopped at offset OFF of the code page, inside store unit U of hook H: its registers
  * as they would be without it. */
 static void translate_store(struct store_hooks *s, struct rptask *x, const struct store_hook *h,
@@ -364,7 +379,9 @@ static void translate_store(struct store_hooks *s, struct rptask *x, const struc
                                              : &r->r11;
   saved[0] = *scr;
   task_read_mem(&x->t, s->region[h->region] + (uint64_t)h->data, saved, sizeof saved);
-  uint64_t next = u->r.kind == X86_REDIRECT_CALL ? u->r.target : u->addr + (uint64_t)u->len;
+  uint64_t next = u->r.kind != X86_REDIRECT_CALL ? u->addr + (uint64_t)u->len
+                  : u->r.indirect                ? reg_value(r, u->r.target_reg)
+                                                 : u->r.target;
   if (off > u->at_lea)
     *scr = saved[0];
   if (off > u->at_lahf && off < u->at_restore + RESTORE_LEN)
@@ -389,22 +406,36 @@ static void translate(struct store_hooks *s, struct rptask *x, const struct stor
     x->t.regs.rip = off == u->at ? u->addr : u->addr + (uint64_t)u->len;
 }
 
-void store_hooks_stopped(struct store_hooks *s, struct rptask *x) {
-  if (s->owner != x->pid)
-    return;
+/* The jmps out (the program's code as it is), for a stop or before the hooks change. */
+static void take_out(struct store_hooks *s, struct rptask *x) {
   for (int i = s->nhooks; i-- > 0;)
     if (s->hook[i].in)
       task_write_mem(&x->t, s->hook[i].addr, s->hook[i].orig, sizeof s->hook[i].orig);
   for (int i = 0; i < s->nhooks; i++)
     s->hook[i].in = false;
   s->placed = false;
+}
+
+/* The region PC is in, or -1. */
+static int region_of(const struct store_hooks *s, uint64_t pc) {
+  for (int r = 0; r < s->nregions; r++)
+    if (pc >= s->region[r] && pc < s->region[r] + CODE_SIZE)
+      return r;
+  return -1;
+}
+
+bool store_hooks_in_code(const struct store_hooks *s, const struct rptask *x, uint64_t pc) {
+  return s->owner == x->pid && region_of(s, pc) >= 0;
+}
+
+void store_hooks_stopped(struct store_hooks *s, struct rptask *x) {
+  if (s->owner != x->pid)
+    return;
+  take_out(s, x);
   if (task_get_regs(&x->t) < 0)
     return;
-  int r = 0;
-  while (r < s->nregions &&
-         (x->t.regs.rip < s->region[r] || x->t.regs.rip >= s->region[r] + CODE_SIZE))
-    r++;
-  if (r == s->nregions)
+  int r = region_of(s, x->t.regs.rip);
+  if (r < 0)
     return;
   int off = (int)(x->t.regs.rip - s->region[r]);
   for (int i = 0; i < s->nhooks; i++)
@@ -486,6 +517,16 @@ static bool hooked(const struct store_hooks *s, uint64_t pc) {
   return false;
 }
 
+/* All hooks taken: the one made longest ago gives way to a store that is hot now (its
+ * own still hot, it comes back after one fault). */
+static void evict_oldest(struct store_hooks *s) {
+  int old = 0;
+  for (int i = 1; i < s->nhooks; i++)
+    if (s->hook[i].since < s->hook[old].since)
+      old = i;
+  s->hook[old] = s->hook[--s->nhooks];
+}
+
 /* DEJA_NO_STORE_HOOKS set: every store beside watched bytes faults (to compare). */
 static bool disabled(void) {
   static int off = -1;
@@ -533,16 +574,25 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
   if (disabled())
     return;
   struct store_site *site = site_of(s, x->rec_pid, pc);
+  /* (the jmps may be in at a fault: out before the code is read for a plan) */
   if (site->fits < 0 && site->cover >= 0 && site->faults >= STORE_HOT && s->owner == x->pid &&
-      !hooked(s, pc) && !extend_to(s, x, pc))
-    site->cover = -1; /* (asked once: the branch scans cost) */
+      !hooked(s, pc)) {
+    take_out(s, x);
+    if (!extend_to(s, x, pc))
+      site->cover = -1; /* (asked once: the branch scans cost) */
+  }
   if (++site->faults < STORE_HOT || site->fits < 0 || lo >= hi || !x->gadget ||
-      s->nhooks == STORE_HOOKS || (s->owner == x->pid && hooked(s, pc)))
+      (s->owner == x->pid && hooked(s, pc)))
     return; /* (hooked: this store was over watched bytes, or on a page without alias) */
+  if (s->owner == x->pid)
+    take_out(s, x);
+  if (s->nhooks == STORE_HOOKS)
+    evict_oldest(s);
   struct store_hook h;
   if (!plan_site(s, x, site, &h, false) || busy(s, pc, h.end) ||
       (h.region = region_for(s, x, pc, true)) < 0 || !alias_for(s, x, page, orig, prot, lo, hi))
     return;
+  h.since = s->clock;
   s->hook[s->nhooks++] = h;
   /* the process's other hot stores at once, each would fault once more in this run: those
    * that faulted lately (not the dynamic loader's, hot once), that a region reaches (one
@@ -551,8 +601,10 @@ void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uin
     struct store_site *o = &s->site[i];
     if (o->pid == x->rec_pid && o->fits > 0 && o->faults >= STORE_HOT &&
         s->clock - o->seen < STORE_LATELY && !hooked(s, o->pc) && plan_site(s, x, o, &h, true) &&
-        !busy(s, o->pc, h.end) && (h.region = region_for(s, x, o->pc, false)) >= 0)
+        !busy(s, o->pc, h.end) && (h.region = region_for(s, x, o->pc, false)) >= 0) {
+      h.since = s->clock;
       s->hook[s->nhooks++] = h;
+    }
   }
   write_code(s, x);
 }

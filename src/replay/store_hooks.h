@@ -29,7 +29,7 @@
 
 #define STORE_HOT 8     /* faults beside watched bytes before an instruction is hooked */
 #define STORE_SITES 256 /* instructions remembered */
-#define STORE_HOOKS 24  /* hooked at once */
+#define STORE_HOOKS 48  /* hooked at once */
 #define STORE_REGIONS 3 /* code regions at once: a jmp reaches one within 1 GiB */
 #define STORE_ALIASES 2 /* watched pages given an alias at once */
 #define STORE_BUSY 64   /* other breakpoints of the resume */
@@ -56,6 +56,7 @@ struct store_hook {
   int data;       /* its saves: scratch, rax, flags */
   uint8_t orig[X86_JMP_LEN];
   int region;                          /* the code region its code is in */
+  uint64_t since;                      /* the sites' clock when it was made */
   bool in;                             /* its jmp is in place */
   uint8_t bytes[2 * X86_JMP_LEN + 15]; /* the code it covers, as planned */
   int nbytes;
@@ -106,6 +107,9 @@ void store_hooks_trust(struct store_hooks *s, uint64_t lo, uint64_t hi);
 /* At each stop of X while its process has the hooks: the jmps out, X's registers put
  * back where they would be without them when it stopped inside their code. */
 void store_hooks_stopped(struct store_hooks *s, struct rptask *x);
+/* Whether PC is in the hooks' code in X's process (a stop there must be translated:
+ * store_hooks_stopped). Elsewhere a fault the page watch passes over leaves them in. */
+bool store_hooks_in_code(const struct store_hooks *s, const struct rptask *x, uint64_t pc);
 /* X's instruction at PC faulted on watched PAGE (the program's protection ORIG, PROT
  * for the run) without touching the watched bytes [LO, HI) there (LO == HI: the page's
  * watch cannot be aliased): counted, and hooked once hot. */

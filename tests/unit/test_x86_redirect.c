@@ -153,6 +153,15 @@ static void push_and_call(void **state) {
   uint64_t buf[2] = {0};
   run(&r, buf, 1);
   assert_true(buf[0] == AT + 5 && buf[1] == 0);
+  /* through a register: the scratch one is another; not through rsp */
+  const uint8_t call_rax[] = {0xff, 0xd0}, call_r11[] = {0x41, 0xff, 0xd3},
+                call_rsp[] = {0xff, 0xd4};
+  assert_true(x86_redirect_plan(call_rax, sizeof call_rax, AT, &r));
+  assert_true(r.kind == X86_REDIRECT_CALL && r.indirect && r.target_reg == 0 && r.len == 2);
+  assert_int_equal(r.scr, 11);
+  assert_true(x86_redirect_plan(call_r11, sizeof call_r11, AT, &r));
+  assert_true(r.indirect && r.target_reg == 11 && r.len == 3 && r.scr == 10);
+  assert_false(x86_redirect_plan(call_rsp, sizeof call_rsp, AT, &r));
 }
 
 /* vmovdqu %xmm0,(%rdi): a two-byte VEX prefix becomes a three-byte one with B set. */
@@ -197,6 +206,18 @@ static void evex_scaled_displacement(void **state) {
   assert_true(buf[1] == (uint64_t)(uintptr_t)&buf[1]); /* buf + 0x48 - 0x40 */
 }
 
+/* movsd %xmm0,-0x8(%rbp): SSE's movsd is a store like any (capstone names it as the
+ * string movsd, which is refused below). */
+static void sse_movsd(void **state) {
+  (void)state;
+  const uint8_t code[] = {0xf2, 0x0f, 0x11, 0x45, 0xf8};
+  struct x86_redirect r;
+  assert_true(x86_redirect_plan(code, sizeof code, AT, &r));
+  assert_int_equal(r.kind, X86_REDIRECT_MEM);
+  assert_int_equal(r.size, 8);
+  assert_int_equal(r.len, 5);
+}
+
 /* What is left alone. */
 static void refused(void **state) {
   (void)state;
@@ -213,6 +234,8 @@ static void refused(void **state) {
   assert_false(x86_redirect_plan(stos, sizeof stos, AT, &r));
   const uint8_t push_mem[] = {0xff, 0x33}; /* push (%rbx) */
   assert_false(x86_redirect_plan(push_mem, sizeof push_mem, AT, &r));
+  const uint8_t movsl[] = {0xa5};
+  assert_false(x86_redirect_plan(movsl, sizeof movsl, AT, &r));
 }
 
 int main(void) {
@@ -221,7 +244,7 @@ int main(void) {
       cmocka_unit_test(scratch_in_use), cmocka_unit_test(read_modify_write),
       cmocka_unit_test(rip_relative),   cmocka_unit_test(push_and_call),
       cmocka_unit_test(vex_store),      cmocka_unit_test(evex_scaled_displacement),
-      cmocka_unit_test(refused),
+      cmocka_unit_test(sse_movsd),      cmocka_unit_test(refused),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

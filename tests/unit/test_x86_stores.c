@@ -91,10 +91,49 @@ static void test_reads_do_not_write(void **state) {
   }
 }
 
+/* The pushes and calls page_watch.c makes itself: what goes to [rsp - 8], and the next
+ * pc; not a push of memory, a segment register or 16 bits, nor a call through memory. */
+static void test_plain_push(void **state) {
+  (void)state;
+  struct user_regs_struct r = regs_at(0x401000);
+  r.rax = 0x1234;
+  r.r9 = 0x99;
+  r.rsp = 0x7000;
+  struct x86_push p;
+  static const uint8_t push_rax[] = {0x50}, push_r9[] = {0x41, 0x51}, push_m1[] = {0x6a, 0xff},
+                       call_rel[] = {0xe8, 0x10, 0, 0, 0}, call_rax[] = {0xff, 0xd0},
+                       push_rsp[] = {0x54};
+  assert_true(x86_plain_push(push_rax, sizeof push_rax, &r, &p));
+  assert_int_equal(p.value, 0x1234);
+  assert_int_equal(p.next, 0x401001);
+  assert_true(x86_plain_push(push_r9, sizeof push_r9, &r, &p));
+  assert_int_equal(p.value, 0x99);
+  assert_true(x86_plain_push(push_m1, sizeof push_m1, &r, &p));
+  assert_int_equal(p.value, UINT64_MAX);
+  assert_int_equal(p.next, 0x401002);
+  assert_true(x86_plain_push(call_rel, sizeof call_rel, &r, &p));
+  assert_int_equal(p.value, 0x401005);
+  assert_int_equal(p.next, 0x401015);
+  assert_true(x86_plain_push(call_rax, sizeof call_rax, &r, &p));
+  assert_int_equal(p.value, 0x401002);
+  assert_int_equal(p.next, 0x1234);
+  assert_true(x86_plain_push(push_rsp, sizeof push_rsp, &r, &p)); /* push %rsp: the old one */
+  assert_int_equal(p.value, 0x7000);
+  static const uint8_t push_mem[] = {0xff, 0x37}, call_mem[] = {0xff, 0x17},
+                       push_fs[] = {0x0f, 0xa0}, push_ax[] = {0x66, 0x50},
+                       mov[] = {0x48, 0x89, 0x07};
+  assert_false(x86_plain_push(push_mem, sizeof push_mem, &r, &p));
+  assert_false(x86_plain_push(call_mem, sizeof call_mem, &r, &p));
+  assert_false(x86_plain_push(push_fs, sizeof push_fs, &r, &p));
+  assert_false(x86_plain_push(push_ax, sizeof push_ax, &r, &p));
+  assert_false(x86_plain_push(mov, sizeof mov, &r, &p));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stores_write),
       cmocka_unit_test(test_reads_do_not_write),
+      cmocka_unit_test(test_plain_push),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
