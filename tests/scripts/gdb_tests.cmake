@@ -122,6 +122,14 @@ deja_gdb_test(watch_both watch_read)
 # page protection
 deja_gdb_program(watch_stack_calls)
 deja_gdb_test(watch_stack_calls watch_stack_calls)
+# a watched local beside qsort's and sin's frames (a call through a register, SSE
+# stores), and the same with watchpoints by page protection on any machine
+deja_gdb_program(watch_sort_local)
+target_link_libraries(gdb_program_watch_sort_local PRIVATE m)
+deja_gdb_test(watch_sort_local watch_sort_local)
+deja_gdb_test(watch_sort_local_pages watch_sort_local SCRIPT watch_sort_local)
+set_tests_properties(gdb_watch_sort_local_pages
+                     PROPERTIES ENVIRONMENT "DEJA_NO_DEBUG_REGISTERS=1;DEJA_NO_PERF_BREAKPOINTS=1")
 deja_gdb_program(watch_middle_threads)
 target_link_libraries(gdb_program_watch_middle_threads PRIVATE pthread)
 deja_gdb_test(watch_middle_threads watch_middle_threads REPEAT 2)
