@@ -152,10 +152,11 @@ static bool on_page(const struct page_watch *w, uint64_t addr) {
 
 /* Makes X's plain mov M (touching no watched byte) as it would have: one stop for a store
  * next to watched bytes, which stepping it unprotected takes several. */
-static bool made_mov(struct rptask *x, const struct x86_mov *m) {
+static bool made_mov(struct page_watch *w, struct rptask *x, const struct x86_mov *m) {
   struct user_regs_struct r = x->t.regs;
   uint64_t v = 0;
-  if (m->store ? task_write_mem(&x->t, m->addr, &m->value, m->size) < 0
+  uint64_t to = store_hooks_writable(&w->sh, x, m->addr, m->size);
+  if (m->store ? task_write_mem(&x->t, to, &m->value, m->size) < 0
                : task_read_mem(&x->t, m->addr, &v, m->size) < 0)
     return false;
   if (!m->store)
@@ -165,11 +166,12 @@ static bool made_mov(struct rptask *x, const struct x86_mov *m) {
 }
 
 /* Makes X's push or call P (touching no watched byte) as it would have, likewise. */
-static bool made_push(struct rptask *x, const struct x86_push *p) {
+static bool made_push(struct page_watch *w, struct rptask *x, const struct x86_push *p) {
   struct user_regs_struct r = x->t.regs;
   r.rsp -= 8;
   r.rip = p->next;
-  return task_write_mem(&x->t, r.rsp, &p->value, sizeof p->value) == 0 &&
+  uint64_t to = store_hooks_writable(&w->sh, x, r.rsp, sizeof p->value);
+  return task_write_mem(&x->t, to, &p->value, sizeof p->value) == 0 &&
          task_set_regs(&x->t, &r) == 0;
 }
 
@@ -257,11 +259,11 @@ static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64
     note_store(w, x, addr);
   struct x86_mov m;
   if (!*hits && w->req != PTRACE_SINGLESTEP && x86_plain_mov(code, len, &x->t.regs, &m) &&
-      made_mov(x, &m))
+      made_mov(w, x, &m))
     return run_on(w, x);
   struct x86_push p;
   if (!*hits && w->req != PTRACE_SINGLESTEP && x86_plain_push(code, len, &x->t.regs, &p) &&
-      made_push(x, &p))
+      made_push(w, x, &p))
     return run_on(w, x);
   struct page_watch_page pages[PAGE_WATCH_PAGES];
   int npages = w->npages;

@@ -424,6 +424,17 @@ static int region_of(const struct store_hooks *s, uint64_t pc) {
   return -1;
 }
 
+uint64_t store_hooks_writable(const struct store_hooks *s, const struct rptask *x, uint64_t addr,
+                              uint64_t len) {
+  uint64_t page = addr & ~(PAGE - 1);
+  if (s->owner != x->pid || addr + len > page + PAGE)
+    return addr;
+  for (int k = 0; k < STORE_ALIASES; k++)
+    if (s->alias[k].page == page)
+      return s->alias[k].alias + (addr - page);
+  return addr;
+}
+
 bool store_hooks_in_code(const struct store_hooks *s, const struct rptask *x, uint64_t pc) {
   return s->owner == x->pid && region_of(s, pc) >= 0;
 }
@@ -616,6 +627,12 @@ void store_hooks_end(struct store_hooks *s, struct rptask *x, bool at_entry) {
     page_alias_undo(&s->alias[k], x, at_entry);
   for (int r = 0; r < s->nregions; r++)
     jump_inject(x, at_entry, SYS_munmap, s->region[r], r ? CODE_SIZE : REGION_SIZE, 0, 0, NULL);
+  /* a hooked store faults no more: hot lately all the same, hooked again with the next
+   * run's first */
+  for (int i = 0; i < s->nhooks; i++)
+    for (int k = 0; k < s->nsites; k++)
+      if (s->site[k].pid == x->rec_pid && s->site[k].pc == s->hook[i].addr)
+        s->site[k].seen = s->clock;
   s->nregions = 0;
   s->owner = 0;
   s->nhooks = 0;

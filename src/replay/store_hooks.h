@@ -110,6 +110,11 @@ void store_hooks_stopped(struct store_hooks *s, struct rptask *x);
 /* Whether PC is in the hooks' code in X's process (a stop there must be translated:
  * store_hooks_stopped). Elsewhere a fault the page watch passes over leaves them in. */
 bool store_hooks_in_code(const struct store_hooks *s, const struct rptask *x, uint64_t pc);
+/* Where deja writes [ADDR, ADDR+LEN) of X's process during the run: through the alias of
+ * its page when it has one (the page in its place is a shared mapping, read-only for the
+ * run, which /proc/PID/mem cannot write), else ADDR. */
+uint64_t store_hooks_writable(const struct store_hooks *s, const struct rptask *x, uint64_t addr,
+                              uint64_t len);
 /* X's instruction at PC faulted on watched PAGE (the program's protection ORIG, PROT
  * for the run) without touching the watched bytes [LO, HI) there (LO == HI: the page's
  * watch cannot be aliased): counted, and hooked once hot. */
