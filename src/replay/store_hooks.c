@@ -12,7 +12,7 @@
 #define PAGE 4096ull
 #define REGION_SIZE ((CODE_PAGES + 2 * STORE_ALIASES) * PAGE)
 #define CODE_SIZE (CODE_PAGES * PAGE) /* the regions after the first */
-#define CODE_PAGES 4                  /* about 250 bytes of code a hook */
+#define CODE_PAGES 8                  /* about 300 bytes of code a hook */
 #define REACH (1ull << 30)            /* a jmp's reach, with room (jump_page_map_near's) */
 #define STORE_LATELY 1024             /* faults (of all sites) since a site's last one: lately */
 #define OFF_TABLE (CODE_PAGES * 4096 - 32 * STORE_ALIASES) /* per alias: page, lo, hi, delta */

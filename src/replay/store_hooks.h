@@ -29,7 +29,7 @@
 
 #define STORE_HOT 8     /* faults beside watched bytes before an instruction is hooked */
 #define STORE_SITES 256 /* instructions remembered */
-#define STORE_HOOKS 48  /* hooked at once */
+#define STORE_HOOKS 96  /* hooked at once */
 #define STORE_REGIONS 3 /* code regions at once: a jmp reaches one within 1 GiB */
 #define STORE_ALIASES 2 /* watched pages given an alias at once */
 #define STORE_BUSY 64   /* other breakpoints of the resume */
