@@ -627,12 +627,6 @@ void store_hooks_end(struct store_hooks *s, struct rptask *x, bool at_entry) {
     page_alias_undo(&s->alias[k], x, at_entry);
   for (int r = 0; r < s->nregions; r++)
     jump_inject(x, at_entry, SYS_munmap, s->region[r], r ? CODE_SIZE : REGION_SIZE, 0, 0, NULL);
-  /* a hooked store faults no more: hot lately all the same, hooked again with the next
-   * run's first */
-  for (int i = 0; i < s->nhooks; i++)
-    for (int k = 0; k < s->nsites; k++)
-      if (s->site[k].pid == x->rec_pid && s->site[k].pc == s->hook[i].addr)
-        s->site[k].seen = s->clock;
   s->nregions = 0;
   s->owner = 0;
   s->nhooks = 0;
