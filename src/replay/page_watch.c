@@ -209,11 +209,10 @@ static void note_store(struct page_watch *w, struct rptask *x, uint64_t addr) {
     }
 }
 
-/* X faulted at ADDR on a watched page: the instruction is stepped unprotected. */
+/* X faulted at ADDR on a watched page (its registers read): the instruction is stepped
+ * unprotected. */
 static int fault(struct page_watch *w, struct rptask *x, struct stop *st, uint64_t addr,
                  unsigned *hits) {
-  if (task_get_regs(&x->t) < 0)
-    return -1;
   uint8_t code[X86_MAX_INSN_LEN];
   size_t len = task_read_code(&x->t, x->t.regs.rip, code, sizeof code);
   bool passed_over = w->rf_tid == x->t.tid && w->rf_pc == x->t.regs.rip;
@@ -339,10 +338,11 @@ int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, uns
   bool on_watched = !gone && w->npages && w->owner == x->pid && st->kind == STOP_SIGNAL &&
                     st->sig == SIGSEGV && ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 &&
                     si.si_code == SEGV_ACCERR && on_page(w, (uint64_t)(uintptr_t)si.si_addr);
-  bool hooks_in =
-      on_watched && task_get_regs(&x->t) == 0 && !store_hooks_in_code(&w->sh, x, x->t.regs.rip);
+  if (on_watched && task_get_regs(&x->t) < 0)
+    return -1; /* (the one read of the registers at a fault: fault() uses them) */
+  bool hooks_in = on_watched && !store_hooks_in_code(&w->sh, x, x->t.regs.rip);
   if (!gone && !hooks_in)
-    store_hooks_stopped(&w->sh, x);
+    store_hooks_stopped(&w->sh, x); /* (translated registers set in x->t.regs too) */
   if (!w->npages || w->owner != x->pid)
     return 0;
   if (gone) {
