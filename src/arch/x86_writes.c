@@ -1,6 +1,7 @@
 /* Decoding memory writes of x86-64 instructions (see x86_writes.h). */
 #include "arch/x86_writes.h"
 
+#include "arch/x86_access.h"
 #include "arch/x86_decoder.h"
 #include "arch/x86_rep.h"
 #include <string.h>
@@ -102,4 +103,19 @@ bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_str
           x86_string_write_iteration(&s, r, addr, size) >= 0;
   x86_cs.free(insn, 1);
   return hit;
+}
+
+int x86_trap_read(const uint8_t code[X86_MAX_INSN_LEN], const struct user_regs_struct *r,
+                  uint64_t addr, uint64_t size) {
+  uint64_t starts[X86_MAX_INSN_LEN];
+  int n = x86_touchers_ending_at(code, r->rip, starts, X86_MAX_INSN_LEN), verdict = -1;
+  for (int i = 0; i < n && verdict != 1; i++) {
+    struct user_regs_struct at = *r;
+    at.rip = starts[i];
+    size_t len = (size_t)(r->rip - starts[i]);
+    const uint8_t *insn = code + X86_MAX_INSN_LEN - len;
+    if (x86_insn_touches(insn, len, &at, addr, size, X86_TOUCH_ANY) == 1)
+      verdict = x86_insn_touches(insn, len, &at, addr, size, X86_TOUCH_READ) == 1;
+  }
+  return verdict;
 }

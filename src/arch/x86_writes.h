@@ -24,5 +24,12 @@ int x86_touchers_ending_at(const uint8_t code[X86_MAX_INSN_LEN], uint64_t end, u
  * memory overlapping [ADDR, ADDR + SIZE). FS_BASE/GS_BASE come from R. */
 bool x86_insn_writes(const uint8_t *code, size_t len, const struct user_regs_struct *r,
                      uint64_t addr, uint64_t size);
+/* Whether the instruction that made a debug register's data trap on [ADDR, ADDR + SIZE)
+ * read the bytes (x86's data breakpoints trap reads and writes alike: gdb's rwatch must
+ * not stop at a write). CODE: the 15 bytes before R's rip, R: the registers after the
+ * instruction. 1: it read them; 0: it only wrote them; -1: no instruction ending at rip
+ * covers them with these registers (it moved its own address, or jumped): cannot tell. */
+int x86_trap_read(const uint8_t code[X86_MAX_INSN_LEN], const struct user_regs_struct *r,
+                  uint64_t addr, uint64_t size);
 
 #endif

@@ -179,6 +179,30 @@ static int watch_slots(const struct replay_debug *d) {
   return target_slot(d) == d->nwps ? d->nwps + 1 : d->nwps;
 }
 
+/* The watchpoint in data slot I (the user's, then the target's). */
+static struct debug_watch slot_watch(const struct replay_debug *d, int i) {
+  return i < d->nwps ? d->wps[i]
+                     : (struct debug_watch){d->target.addr, d->target.len, d->target.type};
+}
+
+/* The read watchpoints' bits of DR6 that a write made: the debug registers trap writes
+ * as reads (RW 11), so the instruction that ran is decoded to tell (page protection
+ * tells them apart itself). A trap that cannot be told is kept. */
+static unsigned long write_traps(const struct replay_debug *d, struct rptask *x,
+                                 unsigned long dr6) {
+  unsigned long drop = 0;
+  uint8_t code[X86_MAX_INSN_LEN];
+  for (int i = 0; i < watch_slots(d) && !d->regs.emulated; i++) {
+    struct debug_watch w = slot_watch(d, i);
+    if (!(dr6 >> i & 1) || w.type != 3 || task_get_regs(&x->t) < 0 ||
+        task_read_mem(&x->t, x->t.regs.rip - X86_MAX_INSN_LEN, code, sizeof code) < 0)
+      continue;
+    if (x86_trap_read(code, &x->t.regs, w.addr, (uint64_t)w.len) == 0)
+      drop |= 1ul << i;
+  }
+  return drop;
+}
+
 static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   unsigned long dr7 = 0;
   int n = watch_slots(d);
@@ -203,9 +227,7 @@ static void set_watchpoints(struct replay_debug *d, struct rptask *x) {
   unsigned reads = 0;
   for (int i = 0; i < n; i++) {
     static const unsigned len_bits[9] = {0, 0, 1, 0, 3, 0, 0, 0, 2};
-    struct debug_watch w =
-        i < d->nwps ? d->wps[i]
-                    : (struct debug_watch){d->target.addr, d->target.len, d->target.type};
+    struct debug_watch w = slot_watch(d, i);
     unsigned rw = w.type == 2 ? 1 : 3;  /* x86 has no read-only watchpoints */
     reads |= w.type == 3 ? 1u << i : 0; /* (page protection can tell reads) */
     debug_regs_set(&d->regs, x->t.tid, i, w.addr);
@@ -777,6 +799,10 @@ static enum hook_verdict disarm(void *ctx, struct rptask *x, const struct stop *
   memset(&si, 0, sizeof si);
   ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
   unsigned long dr6 = debug_regs_take_dr6(&d->regs, x->t.tid);
+  unsigned long not_read = write_traps(d, x, dr6);
+  dr6 &= ~not_read;
+  if (not_read && !(dr6 & (0xful | DR6_SINGLE_STEP)) && si.si_code != TRAP_TRACE)
+    return HOOK_AGAIN; /* an rwatch's bytes written, not read */
   int slot = target_slot(d), n = watch_slots(d);
   d->wps_fired = (unsigned)(dr6 & ((1ul << d->nwps) - 1));
   unsigned long hw_bits = 0; /* the guarded breakpoints' slots */

@@ -111,12 +111,12 @@ deja_gdb_test(watch_middle_break watch_middle)
 # a struct member written by libc's memset and memcpy (vector stores), forwards and
 # backwards
 deja_gdb_test(watch_libc watch_libc)
-# read watchpoints stop at reads only, access ones at both, forwards and backwards
-# (the debug registers trap writes as reads: only page protection tells them apart)
-deja_gdb_test(watch_read watch_read REQUIRES page-watchpoints)
+# read watchpoints stop at reads only, access ones at both, forwards and backwards (the
+# debug registers trap writes as reads: deja decodes the instruction to tell them apart)
+deja_gdb_test(watch_read watch_read)
 # an rwatch replaced by an awatch on the same bytes, and a watch and an awatch on the same
 # bytes: each counts its own hits
-deja_gdb_test(watch_switch watch_read REQUIRES page-watchpoints)
+deja_gdb_test(watch_switch watch_read)
 deja_gdb_test(watch_both watch_read)
 # a watched local beside 40 000 calls' frames: the store hooks, where watchpoints are by
 # page protection

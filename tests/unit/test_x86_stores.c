@@ -129,11 +129,42 @@ static void test_plain_push(void **state) {
   assert_false(x86_plain_push(mov, sizeof mov, &r, &p));
 }
 
+/* A debug register's trap on read-watched bytes: the instruction before the pc decoded
+ * to tell a read from a write (x86_trap_read). */
+static void test_trap_read(void **state) {
+  (void)state;
+  static const struct {
+    const char *what;
+    uint8_t code[10];
+    size_t len;
+    uint64_t rdi_after, at;
+    int read;
+  } traps[] = {
+      {"mov %eax,(%rdi)", {0x89, 0x07}, 2, RDI, RDI, 0},
+      {"mov (%rdi),%eax", {0x8b, 0x07}, 2, RDI, RDI + 2, 1},
+      {"add %eax,(%rdi)", {0x01, 0x07}, 2, RDI, RDI, 1},
+      {"movl $3,0x10(%rip)", {0xc7, 0x05, 0x10, 0, 0, 0, 3, 0, 0, 0}, 10, RDI, 0x101a, 0},
+      {"cmpl $3,0x10(%rip)", {0x83, 0x3d, 0x10, 0, 0, 0, 3}, 7, RDI, 0x1017, 1},
+      /* its address register overwritten: cannot tell */
+      {"mov (%rdi),%rdi", {0x48, 0x8b, 0x3f}, 3, 42, RDI, -1},
+  };
+  for (size_t i = 0; i < sizeof traps / sizeof *traps; i++) {
+    print_message("%s\n", traps[i].what);
+    uint8_t code[X86_MAX_INSN_LEN];
+    memset(code, 0x90, sizeof code); /* nops before it */
+    memcpy(code + X86_MAX_INSN_LEN - traps[i].len, traps[i].code, traps[i].len);
+    struct user_regs_struct r = regs_at(0x1000 + traps[i].len);
+    r.rdi = traps[i].rdi_after;
+    assert_int_equal(x86_trap_read(code, &r, traps[i].at, 4), traps[i].read);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stores_write),
       cmocka_unit_test(test_reads_do_not_write),
       cmocka_unit_test(test_plain_push),
+      cmocka_unit_test(test_trap_read),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
