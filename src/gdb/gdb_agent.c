@@ -121,7 +121,11 @@ static int binary(int op, uint64_t a, uint64_t b, uint64_t *out) {
   case OP_SUB: *out = a - b; return 0;
   case OP_MUL: *out = a * b; return 0;
   case OP_LSH: *out = b >= 64 ? 0 : a << b; return 0;
-  case OP_RSH_SIGNED: *out = (uint64_t)(sa >> (b >= 64 ? 63 : b)); return 0;
+  case OP_RSH_SIGNED: { /* the sign bit copied into the bits shifted in */
+    uint64_t n = b >= 64 ? 63 : b;
+    *out = a >> n | (sa < 0 && n ? ~(~0ull >> n) : 0);
+    return 0;
+  }
   case OP_RSH_UNSIGNED: *out = b >= 64 ? 0 : a >> b; return 0;
   case OP_BIT_AND: *out = a & b; return 0;
   case OP_BIT_OR: *out = a | b; return 0;

@@ -240,16 +240,16 @@ static void cmd_supported(struct server *s, const char *features) {
   s->filter.fork_events = s->multiprocess && strstr(features, "fork-events+") != NULL;
   s->filter.vfork_events = s->multiprocess && strstr(features, "vfork-events+") != NULL;
   s->filter_changed = true;
-  gdb_strbuf_addf(&s->out,
-                  "PacketSize=%x;qXfer:features:read+;qXfer:auxv:read+;"
-                  "qXfer:exec-file:read+;qXfer:threads:read+;qXfer:siginfo:read+;"
-                  "qXfer:siginfo:write+;swbreak+;hwbreak+;vContSupported+;ReverseStep+;"
-                  "ReverseContinue+;QStartNoAckMode+;QPassSignals+;QProgramSignals+;"
-                  "QCatchSyscalls+%s%s%s%s",
-                  GDB_PACKET_MAX, s->multiprocess ? ";multiprocess+" : "",
-                  s->filter.exec_events ? ";exec-events+" : "",
-                  s->filter.fork_events ? ";fork-events+" : "",
-                  s->filter.vfork_events ? ";vfork-events+" : "");
+  gdb_strbuf_addf(
+      &s->out,
+      "PacketSize=%x;qXfer:features:read+;qXfer:auxv:read+;"
+      "qXfer:exec-file:read+;qXfer:threads:read+;qXfer:siginfo:read+;"
+      "qXfer:siginfo:write+;swbreak+;hwbreak+;vContSupported+;ReverseStep+;"
+      "ReverseContinue+;QStartNoAckMode+;QPassSignals+;QProgramSignals+;"
+      "QCatchSyscalls+%s%s%s%s%s",
+      GDB_PACKET_MAX, s->t->break_conds ? ";ConditionalBreakpoints+" : "",
+      s->multiprocess ? ";multiprocess+" : "", s->filter.exec_events ? ";exec-events+" : "",
+      s->filter.fork_events ? ";fork-events+" : "", s->filter.vfork_events ? ";vfork-events+" : "");
 }
 
 /* QPassSignals:SIG;SIG... (gdb's numbers, hex): delivered without a stop. */
@@ -425,8 +425,17 @@ static void cmd_breakpoint(struct server *s, const char *pkt) {
   if (!gdb_parse_hex(&p, &type) || type > 4 || *p++ != ',' ||
       !parse_addr_len(p, &addr, &kind, &p) || (*p && *p != ';'))
     return reply_error(s);
-  if (!s->t->set_break || s->t->set_break(s->t->ctx, s->g_asked > 0 ? s->g_asked : general_tid(s),
-                                          (int)type, addr, (int)kind, insert) != 0) {
+  struct gdb_agent_expr conds[GDB_AGENT_MAX_CONDS];
+  int nconds = insert && type <= 1 && s->t->break_conds ? gdb_agent_parse_conds(p, conds) : 0;
+  if (nconds < 0)
+    return reply_error(s);
+  pid_t tid = s->g_asked > 0 ? s->g_asked : general_tid(s);
+  int rc =
+      s->t->set_break ? s->t->set_break(s->t->ctx, tid, (int)type, addr, (int)kind, insert) : -1;
+  if (rc == 0 && insert && type <= 1 && s->t->break_conds)
+    rc = s->t->break_conds(s->t->ctx, tid, addr, conds, nconds);
+  gdb_agent_free(conds, nconds > 0 ? nconds : 0);
+  if (rc != 0) {
     if (type <= 1)
       return; /* "" : not supported, gdb falls back or reports it */
     return reply_error(s);

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "gdb/gdb_agent.h"
+
 enum gdb_stop_kind {
   GDB_STOP_SIGNAL,         /* stopped with signal `signo` (SIGTRAP after a step or breakpoint,
                           SIGINT after an interrupt, or a signal the program received) */
@@ -82,6 +84,13 @@ struct gdb_target {
    * (write/read/access), with TID the thread gdb selected (Hg). Returns 0, or -1 when unsupported (server answers "" for 0/1
    * types it cannot do, E01 otherwise). */
   int (*set_break)(void *ctx, pid_t tid, int type, uint64_t addr, int len, bool insert);
+  /* The conditions of the breakpoint set_break just inserted at ADDR (a Z0/Z1 packet's
+   * agent expressions, gdb_agent.h; N 0: none): it is a hit only where one of them holds,
+   * or one cannot be evaluated. Each insert of the same breakpoint sends them all again.
+   * 0 or -1. NULL: conditions are not offered (ConditionalBreakpoints), gdb evaluates
+   * them itself. */
+  int (*break_conds)(void *ctx, pid_t tid, uint64_t addr, const struct gdb_agent_expr *conds,
+                     int n);
   /* Resumes TID (or all threads with tid -1) and blocks until the next stop. REVERSE runs
    * backwards. Returns 0 with *stop filled, or -1 on failure. */
   int (*resume)(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,

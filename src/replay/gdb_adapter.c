@@ -88,7 +88,34 @@ static long t_read_mem(void *ctx, pid_t tid, uint64_t addr, void *buf, size_t le
 static int t_set_break(void *ctx, pid_t tid, int type, uint64_t addr, int len, bool insert) {
   struct gdb_adapter *a = ctx;
   struct rptask *x = engine_task(&a->s->e, tid);
-  return gdb_follow_set_break(a, x ? x->rec_pid : a->dbg.pid, type, addr, len, insert);
+  pid_t pid = x ? x->rec_pid : a->dbg.pid;
+  if (!insert && type <= 1)
+    bp_conds_set(&a->conds, pid, addr, NULL, 0);
+  return gdb_follow_set_break(a, pid, type, addr, len, insert);
+}
+
+static int t_break_conds(void *ctx, pid_t tid, uint64_t addr, const struct gdb_agent_expr *conds,
+                         int n) {
+  struct gdb_adapter *a = ctx;
+  struct rptask *x = engine_task(&a->s->e, tid);
+  if (bp_conds_set(&a->conds, x ? x->rec_pid : a->dbg.pid, addr, conds, n) < 0)
+    deja_msg("out of memory for the condition of the breakpoint at 0x%" PRIx64
+             ": it stops at every arrival",
+             addr);
+  return 0;
+}
+
+bool gdb_adapter_bp_hit(struct gdb_adapter *a, const struct replay_stop *st) {
+  struct rptask *x = engine_task(&a->s->e, st->rec_tid);
+  char err[256];
+  if (st->kind != RSTOP_BREAKPOINT || !x)
+    return true;
+  int rc = bp_conds_hold(&a->conds, x->rec_pid, st->addr, &x->t, err, sizeof err);
+  if (rc < 0)
+    deja_msg("the condition of the breakpoint at 0x%" PRIx64
+             " cannot be evaluated in task %d (%s): stopped there",
+             st->addr, st->rec_tid, err);
+  return rc != 0;
 }
 
 static int t_detach(void *ctx, pid_t pid) { return gdb_follow_detach(ctx, pid); }
@@ -362,6 +389,8 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
     }
     if (stop_after(a, &res, cur, stop)) {
       timeline_note(&a->tl, &res, action == GDB_STEP);
+      if (action != GDB_STEP && res.what == REPLAY_STOP && !gdb_adapter_bp_hit(a, &res.stop))
+        continue; /* its condition does not hold: no stop for gdb */
       char err[256];
       if (action != GDB_STEP && timeline_watch_exact(&a->tl, &res, err, sizeof err) < 0)
         deja_msg("the watchpoint's stop is some iterations of a string instruction after its "
@@ -449,6 +478,7 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
   debug_hooks_init(&a->dbg, first->rec_pid);
   s->e.hooks = &a->dbg.hooks;
   timeline_init(&a->tl, s, o, &a->dbg);
+  a->tl.conds = &a->conds;
   stop_at(&a->last, GDB_STOP_SIGNAL, first, SIGTRAP);
   *t = (struct gdb_target){
       .ctx = a,
@@ -456,6 +486,7 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
       .get_regs = t_get_regs,
       .read_mem = t_read_mem,
       .set_break = t_set_break,
+      .break_conds = t_break_conds,
       .resume = t_resume,
       .exec_file = t_exec_file,
       .auxv = t_auxv,
@@ -496,5 +527,6 @@ void gdb_adapter_detach(struct gdb_adapter *a) {
   gdb_calls_end(a);
   reverse_events_free(&a->revents);
   timeline_free(&a->tl);
+  bp_conds_free(&a->conds);
   a->s->e.hooks = &replay_autopilot_hooks;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "gdb/gdb_target.h"
+#include "replay/bp_conds.h"
 #include "replay/debug_hooks.h"
 #include "replay/gdb_follow.h"
 #include "replay/replay_session.h"
@@ -22,6 +23,7 @@ struct gdb_adapter {
   struct reverse_events revents;   /* reverse-continue's stops at signals and system calls */
   pid_t vfork_parent, vfork_child; /* a vfork gdb saw: vforkdone when the child execs or ends */
   struct gdb_follow follow;        /* the forked processes gdb holds (gdb_follow.c) */
+  struct bp_conds conds;           /* the breakpoints' conditions, evaluated here */
   bool vfork_done_due;             /* a vfork gdb saw going backwards: vforkdone at once */
   bool sbuf_told;                  /* gdb's console said that catch syscall misses buffered calls */
   /* gdb's inferior calls (gdb_calls.c): gdb reads the thread's siginfo before it writes
@@ -53,6 +55,10 @@ void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x
 void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g);
 /* GDB_STOP_FORK or GDB_STOP_VFORK when system call event EV (of X) made a process, else 0. */
 enum gdb_stop_kind fork_kind(const struct event *ev, struct rptask *x);
+
+/* Whether breakpoint stop ST is a hit: its breakpoint has no condition, or one holds at
+ * the stop (one that cannot be evaluated counts, and says why on gdb's console). */
+bool gdb_adapter_bp_hit(struct gdb_adapter *a, const struct replay_stop *st);
 
 /* gdb_reverse.c: reverse-continue (ACTION GDB_CONTINUE) and reverse-stepi of thread TID
  * (0: the last stop's), through the timeline; STOP: where gdb stops. */

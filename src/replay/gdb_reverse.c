@@ -183,9 +183,13 @@ void gdb_resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, 
   struct tl_pos from = a->tl.cur;
   struct event_brief ev;
   int rc;
-  if (action == GDB_CONTINUE)
-    rc = reverse_continue(a, &hit, &ev, err, sizeof err);
-  else if (a->last.kind == GDB_STOP_SYSCALL_ENTRY && who == a->last.tid)
+  if (action == GDB_CONTINUE) {
+    /* on past the breakpoint arrivals whose condition does not hold (the search passes
+     * over most of them itself) */
+    do
+      rc = reverse_continue(a, &hit, &ev, err, sizeof err);
+    while (rc == 1 && !gdb_adapter_bp_hit(a, &hit));
+  } else if (a->last.kind == GDB_STOP_SYSCALL_ENTRY && who == a->last.tid)
     /* from a call's entry one instruction back is its `syscall`: the position noted */
     rc = timeline_go_to(&a->tl, &from, err, sizeof err) < 0 ? -1 : 1;
   else

@@ -314,7 +314,10 @@ bool tl_at_boundary(const struct timeline *tl, uint64_t event) {
 static void pass_hit(struct timeline *tl, const struct replay_result *res) {
   if (res->what == REPLAY_STOP &&
       (res->stop.kind == RSTOP_BREAKPOINT || res->stop.kind == RSTOP_WATCHPOINT)) {
-    tl->passed = tl_hit_pos(tl, res);
+    struct tl_pos pos = tl_hit_pos(tl, res);
+    if (!tl_bp_holds(tl, &res->stop))
+      return; /* an arrival counted, but no hit: its condition does not hold */
+    tl->passed = pos;
     tl->passed_stop = res->stop;
     tl->have_passed = true;
   }
@@ -516,14 +519,21 @@ int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, siz
                   "the checkpoint inside event %" PRIu64 "'s stretch that position was "
                   "counted from is gone",
                   p->event + 1);
+  if (p->kind == TL_INSIDE) { /* the checkpoint's own place */
+    tl->have_passed = false;
+    return tl_start_from(tl, b, err, errlen);
+  }
+  return tl_run_from_inside(tl, b, p, err, errlen);
+}
+
+int tl_run_from_inside(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
+                       char *err, size_t errlen) {
   struct tl_pos place = tl_place_of(p);
-  if (tl_start_from(tl, b, err, errlen) < 0)
+  if (tl_start_from(tl, f, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
   tl->have_passed = false;
-  if (p->kind == TL_INSIDE)
-    return 0; /* the checkpoint's own place */
-  return run_to_target(tl, &place, b, NULL, 0, err, errlen);
+  return run_to_target(tl, &place, f, NULL, 0, err, errlen);
 }
 
 /* After going to arrival P: whether the task is where P was seen (registers), when the
@@ -1459,6 +1469,17 @@ bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
     if (d->bps[i] == addr)
       return true;
   return false;
+}
+
+bool tl_conds_set(const struct timeline *tl) {
+  return tl->conds && bp_conds_any(tl->conds, tl->d->pid);
+}
+
+bool tl_bp_holds(struct timeline *tl, const struct replay_stop *st) {
+  struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
+  char err[256];
+  return st->kind != RSTOP_BREAKPOINT || !x || !tl->conds ||
+         bp_conds_hold(tl->conds, x->rec_pid, st->addr, &x->t, err, sizeof err) != 0;
 }
 
 /* Whether every breakpoint and watchpoint set now has all its hits in the current stretch

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/user.h>
 
+#include "replay/bp_conds.h"
 #include "replay/debug_hooks.h"
 #include "replay/replay_session.h"
 
@@ -124,8 +125,9 @@ struct timeline {
   const struct replay_options *o;
   struct replay_options quiet; /* o without the program's output (replays to a position) */
   struct replay_debug *d;
-  struct tl_pos cur; /* where the replay is (the last stop gdb saw) */
-  bool cur_exact;    /* the replay is exactly at cur (an interrupt: somewhere after it) */
+  struct bp_conds *conds; /* gdb's breakpoint conditions (NULL: none) */
+  struct tl_pos cur;      /* where the replay is (the last stop gdb saw) */
+  bool cur_exact;         /* the replay is exactly at cur (an interrupt: somewhere after it) */
   struct tl_checkpoint cps[TL_MAX_CHECKPOINTS];
   int ncps, last_id;
   struct tl_fork *forks[TL_MAX_FORKS + TL_MAX_CHECKPOINTS + 1];

@@ -205,6 +205,21 @@ struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p) {
   return best;
 }
 
+int tl_inside_forks(struct timeline *tl, const struct tl_pos *p, struct tl_fork **out, int max) {
+  int n = 0;
+  for (int i = 0; i < tl->nforks && n < max; i++) {
+    struct tl_fork *f = tl->forks[i];
+    if (f->pos.kind != TL_INSIDE || !inside_usable(tl, f, p) ||
+        !replay_checkpoint_valid(f->cp, tl->s))
+      continue;
+    int j = n++;
+    for (; j > 0 && out[j - 1]->pos.n < f->pos.n; j--)
+      out[j] = out[j - 1];
+    out[j] = f;
+  }
+  return n;
+}
+
 void tl_drop_fork(struct timeline *tl, struct tl_fork *f) {
   for (int i = 0; i < tl->nforks; i++)
     if (tl->forks[i] == f)

@@ -65,6 +65,9 @@ struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p, uint64
 void tl_mark_hit(struct timeline *tl, uint64_t event);
 /* The latest checkpoint inside P's stretch to go to P from, or NULL. */
 struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p);
+/* Every checkpoint inside P's stretch to go to P from, the latest first, into OUT (up to
+ * MAX); returns how many. */
+int tl_inside_forks(struct timeline *tl, const struct tl_pos *p, struct tl_fork **out, int max);
 /* The fork whose serial (tl_fork.made) is MADE, if it is still kept; NULL otherwise. */
 struct tl_fork *tl_fork_made(struct timeline *tl, uint64_t made);
 /* P is a watchpoint's stop (its trigger): goes just before the write that made it, with
@@ -119,6 +122,13 @@ bool tl_window_quiet(struct timeline *tl, const struct tl_fork *a, const struct 
 
 /* Shared by timeline.c and timeline_search.c (defined in timeline.c). */
 bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr);
+/* Whether a breakpoint of the debugged process has conditions (gdb's, evaluated by deja:
+ * bp_conds.h): its arrivals are hits only where one holds, so its hits cannot be counted
+ * without a stop at each. */
+bool tl_conds_set(const struct timeline *tl);
+/* Whether the stop ST the replay is at is a hit: not a breakpoint's, or its breakpoint
+ * has no condition, or one holds (or cannot be evaluated). */
+bool tl_bp_holds(struct timeline *tl, const struct replay_stop *st);
 bool tl_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p);
 /* Hits of (WATCH, TID, ADDR) counted so far in the stretch ending with event END. */
 uint64_t tl_stretch_count(const struct timeline *tl, uint64_t end, bool watch, pid_t tid,
@@ -148,6 +158,9 @@ int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errl
 /* From P's base (a checkpoint inside its stretch) to P's place (not its single steps),
  * the breakpoints and watchpoints passed on the way noted (tl->passed). 0 or -1. */
 int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
+/* The same from F, a checkpoint inside P's stretch before it (tl_inside_forks). */
+int tl_run_from_inside(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
+                       char *err, size_t errlen);
 /* The state one instruction (of P's task) before P. 0 or -1. */
 int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 

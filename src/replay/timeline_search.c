@@ -114,7 +114,10 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
         break;
       }
       if (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT) {
-        *last = (struct tl_last){.found = true, .pos = tl_hit_pos(tl, &res), .stop = res.stop};
+        struct tl_pos pos = tl_hit_pos(tl, &res); /* counted, hit or not */
+        if (!tl_bp_holds(tl, &res.stop))
+          continue; /* its condition does not hold */
+        *last = (struct tl_last){.found = true, .pos = pos, .stop = res.stop};
         tl_mark_hit(tl, res.event - 1);
         memcpy(snap, d->hits, sizeof snap);
       }
@@ -202,10 +205,11 @@ static struct tl_last counted_hit(struct timeline *tl, const struct tl_pos *p, i
  * at P (no single steps after its place) and every breakpoint and watchpoint set has all
  * its hits in the stretch counted: 1 (*LAST) when one of them has hits (its last one is
  * the last); 0 when none has; -1 when that does not tell (several have hits: their
- * order is not known; a breakpoint at P's place or at the jump P's pc is set back to). */
+ * order is not known; a breakpoint at P's place or at the jump P's pc is set back to; a
+ * conditional breakpoint, whose arrivals are not all hits). */
 static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct tl_last *last) {
   const struct replay_debug *d = tl->d;
-  if (!tl->cur_exact || !tl_same_spot(&tl->cur, p) || p->steps ||
+  if (!tl->cur_exact || !tl_same_spot(&tl->cur, p) || p->steps || tl_conds_set(tl) ||
       (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE) ||
       (p->back_pc && tl_user_breakpoint(d, p->back_pc)) ||
       (p->kind == TL_BEFORE && writer_breaks(d, p)))
@@ -230,6 +234,35 @@ static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct 
     return with ? -1 : 0;
   *last = counted_hit(tl, p, which, n);
   return 1;
+}
+
+/* With a conditional breakpoint set (every arrival trapped, bp_conds.h): the last hit
+ * before P from the checkpoints inside P's stretch that counted everything set, each
+ * window from one up to P: the latest first, then about twice as far back each time, so
+ * a hit close before P costs a short run, not the stretch's. 1 (*LAST), 0 when none of
+ * them has one (from the stretch's start then), -1. */
+static int last_hit_inside(struct timeline *tl, const struct tl_pos *p, struct tl_last *last,
+                           char *err, size_t errlen) {
+  struct tl_fork *forks[TL_MAX_FORKS + TL_MAX_CHECKPOINTS + 1];
+  int n = tl_inside_forks(tl, p, forks, (int)(sizeof forks / sizeof *forks)), rc = 0;
+  for (int i = 0; i < n; i++)
+    forks[i]->users++; /* kept while the windows' runs take checkpoints of their own */
+  for (int k = 0; k < n; k = k < n - 1 && 2 * k + 1 >= n ? n - 1 : 2 * k + 1) {
+    if (tl_run_from_inside(tl, forks[k], p, err, errlen) < 0) {
+      rc = -1;
+      break;
+    }
+    if (tl->have_passed) {
+      *last = (struct tl_last){.found = true, .pos = tl->passed, .stop = tl->passed_stop};
+      rc = 1;
+      break;
+    }
+  }
+  for (int i = 0; i < n; i++)
+    forks[i]->users--;
+  if (tl_debug() && n)
+    tl_say("the windows from %d checkpoints inside P's stretch: found %d", n, rc);
+  return rc;
 }
 
 /* Trigger P named by its count alone: goes there for its pc, registers and possible
@@ -386,7 +419,8 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   struct tl_last lh = {0};
   struct replay_debug *d = tl->d;
   struct replay_result res;
-  bool count = !tl->slow_arrivals && exec_counter_usable();
+  /* a conditional breakpoint's hits are only known by stopping at each arrival */
+  bool count = !tl->slow_arrivals && exec_counter_usable() && !tl_conds_set(tl);
   tl->tick_ns = tl_now_ns();
   if (p.kind == TL_TRIGGER && !p.steps && !p.back_pc && tl_user_watchpoint(d, &p)) {
     /* at a watchpoint's stop: going back over the write that made it is its trigger */
@@ -403,13 +437,18 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   uint64_t window_start = counted == 0 ? p.event : f ? f->pos.event : 0;
   bool order = false; /* P counted from a checkpoint: several hits before it (order_hits) */
   uint64_t before[DEBUG_MAX_BPS + DEBUG_MAX_WPS];
+  /* with a conditional breakpoint, back from the checkpoints inside P's stretch first */
+  int inside =
+      counted < 0 && !p.base && tl_conds_set(tl) ? last_hit_inside(tl, &p, &lh, err, errlen) : 0;
+  if (inside < 0)
+    return -1;
   if (counted < 0 && p.base) {
     int b = last_hit_based(tl, &p, &lh, &order, before, err, errlen);
     if (b < 0)
       return -1;
     from_fork = b == 0; /* none in P's stretch: the windows before it */
     window_start = p.event;
-  } else if (counted < 0 && search_from(tl, f, &p, &count, &lh, err, errlen) < 0) {
+  } else if (counted < 0 && !inside && search_from(tl, f, &p, &count, &lh, err, errlen) < 0) {
     return -1;
   }
   struct tl_pos last = lh.pos;

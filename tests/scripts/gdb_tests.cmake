@@ -239,6 +239,11 @@ target_link_libraries(gdb_program_rep_marks PRIVATE pthread)
 deja_gdb_test(rep_marks rep_marks REPEAT 2)
 deja_gdb_test(reverse_fork reverse_fork)
 deja_gdb_test(reverse_count reverse_count)
+# conditional breakpoints deja evaluates (gdb's agent expressions) on a function two
+# threads enter 14 000 times each, forwards and backwards (recorded twice: threads)
+deja_gdb_program(cond_breaks)
+target_link_libraries(gdb_program_cond_breaks PRIVATE pthread)
+deja_gdb_test(cond_breaks cond_breaks REPEAT 2)
 # the write after a long loop: the instruction before it counted in the kernel (more
 # single steps than the limit would need)
 # (where the kernel cannot count, the loop's branch is counted by a counting hook; the
