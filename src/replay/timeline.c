@@ -523,17 +523,22 @@ int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, siz
     tl->have_passed = false;
     return tl_start_from(tl, b, err, errlen);
   }
-  return tl_run_from_inside(tl, b, p, err, errlen);
+  return tl_run_from_inside(tl, b, p, false, err, errlen);
 }
 
 int tl_run_from_inside(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
-                       char *err, size_t errlen) {
+                       bool trap_target, char *err, size_t errlen) {
   struct tl_pos place = tl_place_of(p);
   if (tl_start_from(tl, f, err, errlen) < 0)
     return -1;
   tl->s->e.o = &tl->quiet;
   tl->have_passed = false;
-  return run_to_target(tl, &place, f, NULL, 0, err, errlen);
+  /* (tl_arm_target takes the target's `slow' from there) */
+  bool slow = tl->slow_arrivals;
+  tl->slow_arrivals |= trap_target;
+  int rc = run_to_target(tl, &place, f, NULL, 0, err, errlen);
+  tl->slow_arrivals = slow;
+  return rc;
 }
 
 /* After going to arrival P: whether the task is where P was seen (registers), when the

@@ -158,9 +158,11 @@ int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errl
 /* From P's base (a checkpoint inside its stretch) to P's place (not its single steps),
  * the breakpoints and watchpoints passed on the way noted (tl->passed). 0 or -1. */
 int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
-/* The same from F, a checkpoint inside P's stretch before it (tl_inside_forks). */
+/* The same from F, a checkpoint inside P's stretch before it (tl_inside_forks).
+ * TRAP_TARGET: P's arrivals are trapped, not counted in the kernel (a breakpoint there
+ * has hits before P: counted ones would pass them unseen). */
 int tl_run_from_inside(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
-                       char *err, size_t errlen);
+                       bool trap_target, char *err, size_t errlen);
 /* The state one instruction (of P's task) before P. 0 or -1. */
 int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 

@@ -248,7 +248,7 @@ static int last_hit_inside(struct timeline *tl, const struct tl_pos *p, struct t
   for (int i = 0; i < n; i++)
     forks[i]->users++; /* kept while the windows' runs take checkpoints of their own */
   for (int k = 0; k < n; k = k < n - 1 && 2 * k + 1 >= n ? n - 1 : 2 * k + 1) {
-    if (tl_run_from_inside(tl, forks[k], p, err, errlen) < 0) {
+    if (tl_run_from_inside(tl, forks[k], p, tl_user_breakpoint(tl->d, p->addr), err, errlen) < 0) {
       rc = -1;
       break;
     }
