@@ -11,7 +11,8 @@
 # (their number), as the sum of their RSS (pages shared by forks counted in each) and of
 # their PSS (shared pages divided among the sharers: what the forks cost). Last, a
 # reverse-continue onto a breakpoint at the worker's write from the exit of the threads
-# run (its preempted stretches may reach it). The session
+# run (its preempted stretches may reach it), and two onto a conditional breakpoint
+# (bench/cond_calls.c). The session
 # starts at the last event (-g): a breakpoint set while the compute runs would make every
 # preempted stretch run for real (`calls' continues there from the start instead, as a
 # session that ran forwards under gdb does).
@@ -91,4 +92,24 @@ if [ -n "$line" ] && [ -d "$trace" ]; then
     else
         echo "threads, breakpoint: reverse-continue $(d "${times[0]}" "${times[1]}") s (goal: under 2 s)"
     fi
+fi
+
+# A conditional breakpoint (deja evaluates gdb's condition at each arrival): from the exit
+# back onto the last two of 100 000 calls where it holds, all in one stretch
+gcc -std=gnu11 -O0 -g -o "$work/cond_calls" "$repo_dir/bench/cond_calls.c" ||
+    { echo "bench: compiling bench/cond_calls.c failed" >&2; exit 1; }
+trace="$work/trace-cond"
+if "$deja" record -o "$trace" "$work/cond_calls" >/dev/null 2>&1; then
+    timeout 900 "$deja" replay -q -g "$("$deja" dump "$trace" 2>/dev/null | wc -l)" "$trace" -- \
+        -batch -nx -iex "set remotetimeout 900" -ex 'break fib if n == 17' \
+        -ex 'shell date +%s.%N' -ex reverse-continue -ex 'shell date +%s.%N' \
+        -ex reverse-continue -ex 'shell date +%s.%N' >"$work/gdb.out" 2>&1
+    times=($(grep -E '^[0-9]{9,}\.[0-9]+$' "$work/gdb.out"))
+    if [ ${#times[@]} -lt 3 ] || [ "$(grep -c 'Breakpoint 1, fib (n=17)' "$work/gdb.out")" != 2 ]; then
+        echo "conditional breakpoint: FAILED: the gdb session did not stop at fib(17) twice"
+    else
+        echo "conditional breakpoint (100 000 calls): 1st reverse-continue $(d "${times[0]}" "${times[1]}") s, 2nd $(d "${times[1]}" "${times[2]}") s"
+    fi
+else
+    echo "conditional breakpoint: recording failed"
 fi

@@ -553,17 +553,22 @@ static int arm_request(struct replay_debug *d, struct rptask *x, uint64_t intern
       exec_counter_start(&d->counter, x->t.tid, d->target.addr, d->target.n - d->target.count) == 0;
   bool target_trapped = target_bp_of(d, x, d->target.addr) && !in_kernel &&
                         !(bps_counted && is_user_bp(d, d->target.addr));
-  for (int i = 0; i < d->nbps; i++)
+  /* A single step over the breakpoint under the task executes no int3 elsewhere (it ends
+   * before the instruction it reaches, whose arrival the next resume traps as `fresh'):
+   * none go in, and none come out after it (a trapped arrival cost 4 more accesses of
+   * the task's memory). */
+  bool step_over = on_bp && !stepping_me && !d->step_end;
+  for (int i = 0; i < d->nbps && !step_over; i++)
     if ((d->bps[i] != rip || fresh) && d->bp_exec[i] >= 0 && !bps_counted &&
         !(in_kernel && d->bps[i] == d->target.addr))
       place(d, x, d->bps[i]);
-  if (d->internal_bp && d->internal_bp != rip && !hook)
+  if (d->internal_bp && d->internal_bp != rip && !hook && !step_over)
     place(d, x, d->internal_bp);
-  if (target_trapped && (d->target.addr != rip || fresh))
+  if (target_trapped && (d->target.addr != rip || fresh) && !step_over)
     place(d, x, d->target.addr);
-  if (probe_of(d, x, d->target.probe) && d->target.probe != rip)
+  if (probe_of(d, x, d->target.probe) && d->target.probe != rip && !step_over)
     place(d, x, d->target.probe);
-  for (int i = 0; i < d->target.ntrapped && d->target.tid == x->rec_tid; i++)
+  for (int i = 0; i < d->target.ntrapped && d->target.tid == x->rec_tid && !step_over; i++)
     if (d->target.trapped_count[i] < d->target.trap_cap && (d->target.trapped[i] != rip || fresh))
       place(d, x, d->target.trapped[i]);
   if (d->step_end)
