@@ -205,11 +205,28 @@ struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p) {
   return best;
 }
 
+/* Whether F, a checkpoint inside the stretch that ends with P's event (P the end of an
+ * event), counted every breakpoint and watchpoint set. */
+static bool inside_before_end(const struct timeline *tl, const struct tl_fork *f,
+                              const struct tl_pos *p) {
+  const struct replay_debug *d = tl->d;
+  uint64_t n;
+  if (p->kind != TL_BOUNDARY || p->steps || f->pos.event + 1 != p->event)
+    return false;
+  for (int i = 0; i < d->nbps; i++)
+    if (!tl_fork_count(f, false, f->pos.tid, d->bps[i], &n))
+      return false;
+  for (int i = 0; i < d->nwps; i++)
+    if (!tl_fork_count(f, true, f->pos.tid, tl_wkey_of(&d->wps[i]), &n))
+      return false;
+  return true;
+}
+
 int tl_inside_forks(struct timeline *tl, const struct tl_pos *p, struct tl_fork **out, int max) {
   int n = 0;
   for (int i = 0; i < tl->nforks && n < max; i++) {
     struct tl_fork *f = tl->forks[i];
-    if (f->pos.kind != TL_INSIDE || !inside_usable(tl, f, p) ||
+    if (f->pos.kind != TL_INSIDE || !(inside_usable(tl, f, p) || inside_before_end(tl, f, p)) ||
         !replay_checkpoint_valid(f->cp, tl->s))
       continue;
     int j = n++;

@@ -65,8 +65,9 @@ struct tl_fork *tl_best_fork(struct timeline *tl, const struct tl_pos *p, uint64
 void tl_mark_hit(struct timeline *tl, uint64_t event);
 /* The latest checkpoint inside P's stretch to go to P from, or NULL. */
 struct tl_fork *tl_best_inside(struct timeline *tl, const struct tl_pos *p);
-/* Every checkpoint inside P's stretch to go to P from, the latest first, into OUT (up to
- * MAX); returns how many. */
+/* Every checkpoint inside P's stretch to go to P from (P the end of an event: inside the
+ * stretch that ends with it, having counted every breakpoint and watchpoint set), the
+ * latest first, into OUT (up to MAX); returns how many. */
 int tl_inside_forks(struct timeline *tl, const struct tl_pos *p, struct tl_fork **out, int max);
 /* The fork whose serial (tl_fork.made) is MADE, if it is still kept; NULL otherwise. */
 struct tl_fork *tl_fork_made(struct timeline *tl, uint64_t made);

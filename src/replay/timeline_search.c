@@ -76,8 +76,10 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
   memset(snap, 0, sizeof snap);
   d->count_hits = count;
   d->count_failed = false;
-  tl_clock_start(tl, tl->s->e.pos.event, 0);
-  tl_know_all(tl);
+  if (tl->s->e.pos.stage == STAGE_DONE) { /* (else from a checkpoint inside, which set them) */
+    tl_clock_start(tl, tl->s->e.pos.event, 0);
+    tl_know_all(tl);
+  }
   tl_slice_on(tl);
   for (;;) {
     if (tl_at_boundary(tl, p->event)) {
@@ -236,6 +238,23 @@ static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct 
   return 1;
 }
 
+/* From checkpoint F inside P's stretch up to P (trapping every breakpoint: P's own
+ * address too, as one there has hits before P), the last hit on the way into *LAST
+ * (found or not). 0 or -1. */
+static int window_search(struct timeline *tl, struct tl_fork *f, const struct tl_pos *p,
+                         struct tl_last *last, char *err, size_t errlen) {
+  *last = (struct tl_last){0};
+  if (p->kind == TL_BOUNDARY) /* the end of an event: to it */
+    return tl_start_from(tl, f, err, errlen) < 0
+               ? -1
+               : search(tl, p, UINT64_MAX, false, last, err, errlen);
+  if (tl_run_from_inside(tl, f, p, tl_user_breakpoint(tl->d, p->addr), err, errlen) < 0)
+    return -1;
+  if (tl->have_passed)
+    *last = (struct tl_last){.found = true, .pos = tl->passed, .stop = tl->passed_stop};
+  return 0;
+}
+
 /* With a conditional breakpoint set (every arrival trapped, bp_conds.h): the last hit
  * before P from the checkpoints inside P's stretch that counted everything set, each
  * window from one up to P: the latest first, then about twice as far back each time, so
@@ -248,12 +267,13 @@ static int last_hit_inside(struct timeline *tl, const struct tl_pos *p, struct t
   for (int i = 0; i < n; i++)
     forks[i]->users++; /* kept while the windows' runs take checkpoints of their own */
   for (int k = 0; k < n; k = k < n - 1 && 2 * k + 1 >= n ? n - 1 : 2 * k + 1) {
-    if (tl_run_from_inside(tl, forks[k], p, tl_user_breakpoint(tl->d, p->addr), err, errlen) < 0) {
+    struct tl_last in;
+    if (window_search(tl, forks[k], p, &in, err, errlen) < 0) {
       rc = -1;
       break;
     }
-    if (tl->have_passed) {
-      *last = (struct tl_last){.found = true, .pos = tl->passed, .stop = tl->passed_stop};
+    if (in.found) {
+      *last = in;
       rc = 1;
       break;
     }

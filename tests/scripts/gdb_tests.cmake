@@ -244,6 +244,9 @@ deja_gdb_test(reverse_count reverse_count)
 deja_gdb_program(cond_breaks)
 target_link_libraries(gdb_program_cond_breaks PRIVATE pthread)
 deja_gdb_test(cond_breaks cond_breaks REPEAT 2)
+# the same backwards from a crash (the end of an event), twice
+deja_gdb_program(cond_crash)
+deja_gdb_test(cond_crash cond_crash EXIT 139)
 # the write after a long loop: the instruction before it counted in the kernel (more
 # single steps than the limit would need)
 # (where the kernel cannot count, the loop's branch is counted by a counting hook; the
