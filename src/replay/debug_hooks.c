@@ -10,6 +10,7 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1027,11 +1028,19 @@ static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len)
 static bool syscall_entry(void *ctx, struct rptask *x, struct replay_stop *out) {
   struct replay_debug *d = ctx;
   long nr = (long)x->t.regs.orig_rax;
-  if (x->rec_pid != d->pid || d->blind || !d->catch_syscalls ||
-      !(d->catch_any_syscall || (nr >= 0 && nr < DEBUG_NSYSCALLS && d->catch_syscall[nr])))
+  if (x->rec_pid != d->pid || d->blind)
     return false;
-  fill_stop(out, RSTOP_SYSCALL, x);
-  out->addr = (uint64_t)nr;
+  if (d->catch_syscalls &&
+      (d->catch_any_syscall || (nr >= 0 && nr < DEBUG_NSYSCALLS && d->catch_syscall[nr]))) {
+    fill_stop(out, RSTOP_SYSCALL, x);
+    out->addr = (uint64_t)nr;
+    return true;
+  }
+  /* gdb's own runs stop before the process ends, as rr's do: a process that exited cannot
+   * go backwards (gdb says "The program is not being run") */
+  if (nr != SYS_exit_group || !d->gdb_run)
+    return false;
+  fill_stop(out, RSTOP_EXITING, x); /* (going on from it finds the task at the entry) */
   return true;
 }
 

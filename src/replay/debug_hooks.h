@@ -94,6 +94,9 @@ struct replay_debug {
   bool watch_pending;
   struct replay_stop watch_stop;
   bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */
+  /* gdb's own forward run (not the timeline's): it stops at the entry of exit_group of
+   * the debugged process (RSTOP_EXITING), as rr does, so that gdb can go back from there */
+  bool gdb_run;
   void *interrupt_arg;
   struct debug_target target;
   /* Observe nothing (no breakpoints, watchpoints or catches; preempted stretches are

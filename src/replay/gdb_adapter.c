@@ -241,6 +241,10 @@ void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g) {
     g->kind = GDB_STOP_SYSCALL_ENTRY;
     g->syscall_no = (int)r->addr;
     break;
+  case RSTOP_EXITING: /* gdb shows the process killed, still there to go back from */
+    g->kind = GDB_STOP_SIGNAL;
+    g->signo = SIGKILL;
+    break;
   }
 }
 
@@ -375,6 +379,7 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
   d->interrupt_arg = arg;
   d->watch_pending = false;
   timeline_resumed(&a->tl);
+  d->gdb_run = true;
   for (;;) {
     if (interrupted(arg)) {
       struct rptask *x = a->s->e.pos.stage != STAGE_DONE ? replay_current_task(a->s) : NULL;
@@ -391,6 +396,8 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
       timeline_note(&a->tl, &res, action == GDB_STEP);
       if (action != GDB_STEP && res.what == REPLAY_STOP && !gdb_adapter_bp_hit(a, &res.stop))
         continue; /* its condition does not hold: no stop for gdb */
+      if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_EXITING && a->filter.pass[SIGKILL])
+        continue; /* `handle SIGKILL nostop': the process ends as recorded */
       char err[256];
       if (action != GDB_STEP && timeline_watch_exact(&a->tl, &res, err, sizeof err) < 0)
         deja_msg("the watchpoint's stop is some iterations of a string instruction after its "
@@ -401,6 +408,7 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
     timeline_passed(&a->tl, &res);
   }
   d->stepping = false;
+  d->gdb_run = false;
   d->interrupted = NULL;
   d->slice_at = 0; /* no slices while gdb looks */
 }

@@ -189,7 +189,9 @@ void gdb_resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, 
     do
       rc = reverse_continue(a, &hit, &ev, err, sizeof err);
     while (rc == 1 && !gdb_adapter_bp_hit(a, &hit));
-  } else if (a->last.kind == GDB_STOP_SYSCALL_ENTRY && who == a->last.tid)
+  } else if ((a->last.kind == GDB_STOP_SYSCALL_ENTRY ||
+              (a->last.kind == GDB_STOP_SIGNAL && a->last.signo == SIGKILL)) &&
+             who == a->last.tid)
     /* from a call's entry one instruction back is its `syscall`: the position noted */
     rc = timeline_go_to(&a->tl, &from, err, sizeof err) < 0 ? -1 : 1;
   else

@@ -89,6 +89,7 @@ enum replay_stop_kind {
   RSTOP_TARGET,     /* the position the reverse-execution timeline asked for was reached */
   RSTOP_SYSCALL,    /* the task is at the entry of system call number `addr` (catch syscall) */
   RSTOP_SLICE,      /* the timeline's time slice ran out (somewhere in user code: a checkpoint) */
+  RSTOP_EXITING,    /* the task is at the entry of exit_group: its process ends next */
 };
 
 struct replay_stop {

@@ -279,7 +279,7 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
       /* not at every stop: a conditional breakpoint gdb resumes from at once */
       if (!step && tl_fork_due(tl, TL_STOP_FORK_NS))
         tl_fork_here(tl, c);
-    } else if (res->stop.kind == RSTOP_SYSCALL &&
+    } else if ((res->stop.kind == RSTOP_SYSCALL || res->stop.kind == RSTOP_EXITING) &&
                tl_syscall_pos(tl, res->stop.rec_tid, res->event, c)) {
       tl->cur_exact = false; /* the task is past that arrival: in the call's entry */
     } else if (res->stop.kind == RSTOP_STEP && c->event + 1 == res->event &&

@@ -187,6 +187,11 @@ else
 fi
 
 # run_with_commands COMMAND...: runs COMMAND with one "-ex LINE" per command of COMMANDS.
+# deja stops a replay under gdb before the debugged process ends (gdb shows SIGKILL, as
+# with rr), so that gdb can go back from there; the tests' gdb passes over that stop (the
+# process exits as recorded) unless their commands say `handle SIGKILL stop print`.
+PASS_EXIT_STOP="handle SIGKILL nostop noprint pass"
+
 run_with_commands() {
     while IFS= read -r line; do
         case "$line" in
@@ -217,7 +222,7 @@ replay_under_gdb() {
     output=$1
     shift
     run_with_commands timeout 120 "$DEJA" replay "$@" "$TRACE" -- -batch -nx \
-        -iex "set remotetimeout $REMOTE_TIMEOUT" >"$output" 2>&1
+        -iex "set remotetimeout $REMOTE_TIMEOUT" -iex "$PASS_EXIT_STOP" >"$output" 2>&1
     status=$?
     check_no_strays
     if [ "$status" -eq 124 ]; then
@@ -338,7 +343,8 @@ server)
         show_output "deja replay -s output" "$WORK/server.out"
         finish
     fi
-    run_with_commands timeout 120 gdb -batch -nx -iex "set remotetimeout $REMOTE_TIMEOUT" "$exe" \
+    run_with_commands timeout 120 gdb -batch -nx -iex "set remotetimeout $REMOTE_TIMEOUT" \
+        -iex "$PASS_EXIT_STOP" "$exe" \
         -ex "target extended-remote 127.0.0.1:$port" >"$WORK/gdb.out" 2>&1
     check_patterns "$WORK/gdb.out"
     exited=0

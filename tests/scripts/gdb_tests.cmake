@@ -95,6 +95,8 @@ endforeach()
 target_link_libraries(gdb_program_soak_threads_exit PRIVATE pthread)
 
 deja_gdb_test(breakpoints breakpoints EXIT 7)
+# the stop before the process ends (SIGKILL, as rr shows it) and going back from there
+deja_gdb_test(exit_stop breakpoints EXIT 7)
 deja_gdb_test(watchpoints watchpoints)
 # watch -l on a local whose stack page the calls and other locals use all the time; a
 # watched global written by the other thread next to a busy counter (page-protection
