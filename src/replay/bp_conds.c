@@ -112,6 +112,12 @@ int bp_conds_hold(struct bp_conds *c, pid_t pid, uint64_t addr, struct task *t, 
   return rc;
 }
 
+int bp_conds_stop(struct bp_conds *c, const struct replay_engine *e, const struct replay_stop *st,
+                  char *err, size_t errlen) {
+  struct rptask *x = st->kind == RSTOP_BREAKPOINT ? engine_task(e, st->rec_tid) : NULL;
+  return x ? bp_conds_hold(c, x->rec_pid, st->addr, &x->t, err, errlen) : 1;
+}
+
 void bp_conds_free(struct bp_conds *c) {
   for (int i = 0; i < c->n; i++)
     gdb_agent_free(c->v[i].e, c->v[i].n);

@@ -12,6 +12,7 @@
 
 #include "gdb/gdb_agent.h"
 #include "gdb/gdb_regs.h"
+#include "replay/replay_engine.h"
 #include "task/task.h"
 
 struct bp_cond {
@@ -39,6 +40,10 @@ bool bp_conds_any(const struct bp_conds *c, pid_t pid);
  * why; taken as a hit, as gdb would stop to tell). */
 int bp_conds_hold(struct bp_conds *c, pid_t pid, uint64_t addr, struct task *t, char *err,
                   size_t errlen);
+/* bp_conds_hold for stop ST of engine E: 1 too when it is not a breakpoint's stop or its
+ * task is gone. */
+int bp_conds_stop(struct bp_conds *c, const struct replay_engine *e, const struct replay_stop *st,
+                  char *err, size_t errlen);
 void bp_conds_free(struct bp_conds *c);
 
 #endif

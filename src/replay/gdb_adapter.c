@@ -106,11 +106,8 @@ static int t_break_conds(void *ctx, pid_t tid, uint64_t addr, const struct gdb_a
 }
 
 bool gdb_adapter_bp_hit(struct gdb_adapter *a, const struct replay_stop *st) {
-  struct rptask *x = engine_task(&a->s->e, st->rec_tid);
   char err[256];
-  if (st->kind != RSTOP_BREAKPOINT || !x)
-    return true;
-  int rc = bp_conds_hold(&a->conds, x->rec_pid, st->addr, &x->t, err, sizeof err);
+  int rc = bp_conds_stop(&a->conds, &a->s->e, st, err, sizeof err);
   if (rc < 0)
     deja_msg("the condition of the breakpoint at 0x%" PRIx64
              " cannot be evaluated in task %d (%s): stopped there",

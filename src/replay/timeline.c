@@ -1481,10 +1481,8 @@ bool tl_conds_set(const struct timeline *tl) {
 }
 
 bool tl_bp_holds(struct timeline *tl, const struct replay_stop *st) {
-  struct rptask *x = engine_task(&tl->s->e, st->rec_tid);
   char err[256];
-  return st->kind != RSTOP_BREAKPOINT || !x || !tl->conds ||
-         bp_conds_hold(tl->conds, x->rec_pid, st->addr, &x->t, err, sizeof err) != 0;
+  return !tl->conds || bp_conds_stop(tl->conds, &tl->s->e, st, err, sizeof err) != 0;
 }
 
 /* Whether every breakpoint and watchpoint set now has all its hits in the current stretch
