@@ -193,7 +193,8 @@ static unsigned long write_traps(const struct replay_debug *d, struct rptask *x,
                                  unsigned long dr6) {
   unsigned long drop = 0;
   uint8_t code[X86_MAX_INSN_LEN];
-  for (int i = 0; i < watch_slots(d) && !d->regs.emulated; i++) {
+  int n = d->regs.emulated ? 0 : watch_slots(d);
+  for (int i = 0; i < n; i++) {
     struct debug_watch w = slot_watch(d, i);
     if (!(dr6 >> i & 1) || w.type != 3 || task_get_regs(&x->t) < 0 ||
         task_read_mem(&x->t, x->t.regs.rip - X86_MAX_INSN_LEN, code, sizeof code) < 0)
