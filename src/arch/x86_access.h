@@ -1,5 +1,5 @@
 /* Which memory an x86-64 instruction reads or writes in the access it makes next
- * (decoded with capstone): page-protection watchpoints (src/replay/page_watch.c) tell
+ * (decoded with capstone): page-protection watchpoints (src/replay/stops/page_watch.c) tell
  * with it whether a fault on a watched page touched the watched bytes. */
 #ifndef DEJA_ARCH_X86_ACCESS_H
 #define DEJA_ARCH_X86_ACCESS_H

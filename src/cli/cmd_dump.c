@@ -10,7 +10,7 @@
 #include "cli/event_iter.h"
 #include "cli/trace_dir.h"
 #include "common/log.h"
-#include "replay/replay_syscallbuf.h"
+#include "replay/events/replay_syscallbuf.h"
 #include "syscalls/syscall_table.h"
 #include "task/tsc_patch.h"
 

@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
 #include "common/log.h"
-#include "replay/replay_debug.h"
-#include "replay/replayer.h"
+#include "replay/adapter/replay_debug.h"
+#include "replay/engine/replayer.h"
 
 /* A whole non-negative number, or -1. */
 static long long parse_number(const char *s, long long max) {

@@ -36,7 +36,7 @@
 #include "cli/trace_dir.h"
 #include "trace/trace_stream.h"
 #include "preload/syscallbuf_abi.h"
-#include "replay/replay_syscallbuf.h"
+#include "replay/events/replay_syscallbuf.h"
 
 static const char *prog = "trace_edit";
 

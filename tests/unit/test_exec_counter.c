@@ -1,5 +1,5 @@
 /* Unit tests for counting a task's executions of one instruction in the kernel
- * (src/replay/exec_counter.c): a forked child calls a function 1000 times; the count
+ * (src/replay/stops/exec_counter.c): a forked child calls a function 1000 times; the count
  * is exact, and the overflow signal arrives before the n-th execution. These need perf
  * hardware breakpoint events (kernel.perf_event_paranoid <= 2, debug registers): where
  * the kernel refuses them the test fails and says so, as deja then traps each arrival. */
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "replay/exec_counter.h"
+#include "replay/stops/exec_counter.h"
 #include "task/hw_caps.h"
 
 static volatile int calls, calls_at_signal = -1;

@@ -1,5 +1,5 @@
 /* Unit tests for whether a replayed process patched its libc yet
- * (src/replay/libc_patch.c): the patcher's mprotect rwx then r-x of the same address
+ * (src/replay/engine/libc_patch.c): the patcher's mprotect rwx then r-x of the same address
  * marks every task of its process done; other calls and other processes do not. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "replay/libc_patch.h"
-#include "replay/replay_engine.h"
+#include "replay/engine/libc_patch.h"
+#include "replay/engine/replay_engine.h"
 
 static struct event call(long nr, uint64_t addr, uint64_t len, uint64_t prot) {
   struct event ev;

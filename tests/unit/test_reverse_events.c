@@ -1,5 +1,5 @@
 /* Unit tests for finding the last stop at an event before a position
- * (src/replay/reverse_events.c), over an events stream written here: a call's end comes
+ * (src/replay/timeline/reverse_events.c), over an events stream written here: a call's end comes
  * after its entry; a call that blocked has its entry at its enter event, even thousands
  * of events (several blocks) back; a scan that found nothing is not read again for the
  * same filter; a thread's process comes from the event that made it. */
@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "replay/reverse_events.h"
+#include "replay/timeline/reverse_events.h"
 #include "trace/trace_buf.h"
 #include "trace/trace_event.h"
 #include "trace/trace_stream.h"

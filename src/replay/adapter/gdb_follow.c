@@ -1,0 +1,115 @@
+/* The processes gdb holds: see gdb_follow.h. */
+#include "replay/adapter/gdb_follow.h"
+
+#include <string.h>
+
+#include "common/log.h"
+#include "replay/adapter/gdb_adapter.h"
+
+/* Exchanges the breakpoints and watchpoints of the debugger hooks with H's. */
+static void swap_breaks(struct replay_debug *d, struct gdb_held *h) {
+  struct gdb_held t;
+  memcpy(t.bps, d->bps, sizeof t.bps);
+  memcpy(t.bp_exec, d->bp_exec, sizeof t.bp_exec);
+  memcpy(t.wps, d->wps, sizeof t.wps);
+  t.nbps = d->nbps;
+  t.nwps = d->nwps;
+  memcpy(d->bps, h->bps, sizeof d->bps);
+  memcpy(d->bp_exec, h->bp_exec, sizeof d->bp_exec);
+  memcpy(d->wps, h->wps, sizeof d->wps);
+  d->nbps = h->nbps;
+  d->nwps = h->nwps;
+  memcpy(h->bps, t.bps, sizeof h->bps);
+  memcpy(h->bp_exec, t.bp_exec, sizeof h->bp_exec);
+  memcpy(h->wps, t.wps, sizeof h->wps);
+  h->nbps = t.nbps;
+  h->nwps = t.nwps;
+}
+
+static int held_index(const struct gdb_follow *f, pid_t pid) {
+  for (int i = 0; i < f->nheld; i++)
+    if (f->held[i].pid == pid)
+      return i;
+  return -1;
+}
+
+void gdb_follow_forked(struct gdb_adapter *a, pid_t child) {
+  struct gdb_follow *f = &a->follow;
+  if (held_index(f, child) >= 0)
+    return;
+  if (f->nheld == GDB_FOLLOW_MAX) {
+    deja_msg("gdb holds %d forked processes already: process %d is not shown to it", GDB_FOLLOW_MAX,
+             child);
+    return;
+  }
+  struct gdb_held *h = &f->held[f->nheld++];
+  h->pid = child;
+  /* the child has what the parent had inserted (gdb removes it when it lets go) */
+  memcpy(h->bps, a->dbg.bps, sizeof h->bps);
+  memcpy(h->bp_exec, a->dbg.bp_exec, sizeof h->bp_exec);
+  memcpy(h->wps, a->dbg.wps, sizeof h->wps);
+  h->nbps = a->dbg.nbps;
+  h->nwps = a->dbg.nwps;
+}
+
+bool gdb_follow_holds(const struct gdb_adapter *a, pid_t pid) {
+  return pid == a->dbg.pid || held_index(&a->follow, pid) >= 0;
+}
+
+/* Held process I becomes the debugged one; the debugged one takes its place. */
+static void debug_held(struct gdb_adapter *a, int i) {
+  struct gdb_follow *f = &a->follow;
+  struct gdb_held *h = &f->held[i];
+  swap_breaks(&a->dbg, h);
+  pid_t pid = h->pid;
+  h->pid = a->dbg.pid;
+  a->dbg.pid = pid;
+  a->exited = false; /* a process gdb holds has not ended */
+}
+
+int gdb_follow_detach(struct gdb_adapter *a, pid_t pid) {
+  struct gdb_follow *f = &a->follow;
+  if (pid == a->dbg.pid) {
+    if (!f->nheld)
+      return 0;
+    debug_held(a, f->nheld - 1);
+  }
+  int i = held_index(f, pid);
+  if (i < 0)
+    return f->nheld || a->dbg.pid ? 1 : 0;
+  f->held[i] = f->held[--f->nheld];
+  return 1;
+}
+
+void gdb_follow_resumed(struct gdb_adapter *a, pid_t tid) {
+  struct rptask *x = tid > 0 ? engine_task(&a->s->e, tid) : NULL;
+  int i = x ? held_index(&a->follow, x->rec_pid) : -1;
+  if (i >= 0)
+    debug_held(a, i);
+}
+
+struct gdb_held *gdb_follow_held(struct gdb_adapter *a, pid_t pid) {
+  int i = held_index(&a->follow, pid);
+  return i < 0 ? NULL : &a->follow.held[i];
+}
+
+int gdb_follow_set_break(struct gdb_adapter *a, pid_t pid, int type, uint64_t addr, int len,
+                         bool insert) {
+  if (pid == a->dbg.pid)
+    return debug_set_break(&a->dbg, type, addr, len, insert);
+  struct gdb_held *h = gdb_follow_held(a, pid);
+  if (!h)
+    return 0; /* a process gdb let go of (a forked child it removes breakpoints from) */
+  swap_breaks(&a->dbg, h);
+  int rc = debug_set_break(&a->dbg, type, addr, len, insert);
+  swap_breaks(&a->dbg, h);
+  return rc;
+}
+
+void gdb_follow_restarted(struct gdb_adapter *a) {
+  struct replay_engine *e = &a->s->e;
+  a->follow.nheld = 0;
+  if (engine_process(e, a->dbg.pid) || !e->ntasks)
+    return;
+  a->dbg.pid = e->tasks[0]->rec_pid;
+}

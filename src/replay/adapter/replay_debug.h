@@ -1,0 +1,23 @@
+/* Debugging a replay with gdb: breakpoints, watchpoints and stepping inside the replay
+ * engine, and the gdb_target the protocol server drives. */
+#ifndef DEJA_REPLAY_REPLAY_DEBUG_H
+#define DEJA_REPLAY_REPLAY_DEBUG_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "replay/engine/replayer.h"
+
+struct debug_options {
+  int port;             /* -s PORT: serve there and print how to connect; -1: start gdb */
+  uint64_t goto_event;  /* -g EVENT: replay up to that event first (0: the start) */
+  pid_t onprocess;      /* -p PID: replay until that recorded process exists (0: none) */
+  const char *debugger; /* --debugger PATH */
+  char **debugger_args; /* after `--` */
+  int ndebugger_args;
+};
+
+/* Runs a replay under gdb. Returns the exit status of `deja replay`. */
+int replay_debug_session(const struct replay_options *ro, const struct debug_options *o);
+
+#endif

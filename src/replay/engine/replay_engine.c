@@ -1,0 +1,418 @@
+/* The bottom layer of the replayer: running a task to its next stop, settling it,
+ * checking it against the trace. */
+#include "replay/engine/replay_engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/kernel_abi.h"
+#include "replay/engine/regs_compare.h"
+#include "replay/events/replay_sbuf_exec.h"
+
+int diverge(struct replay_engine *e, const char *fmt, ...) {
+  char what[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  deja_msg("replay diverged at event %" PRIu64 " (task %d, %s): %s", e->pos.event, e->ev->tid,
+           event_kind_name(e->ev->kind), what);
+  deja_msg("the replay does not match the trace %s; please report this with the trace",
+           e->o->trace_dir);
+  return REPLAY_DIVERGED;
+}
+
+const char *stop_desc(const struct stop *st, char *buf, size_t len) {
+  switch (st->kind) {
+  case STOP_SYSCALL_ENTRY: return "a system call";
+  case STOP_SYSCALL_EXIT: return "a system call exit";
+  case STOP_SIGNAL: {
+    siginfo_t si;
+    struct user_regs_struct regs;
+    memset(&si, 0, sizeof si);
+    memset(&regs, 0, sizeof regs);
+    ptrace(PTRACE_GETSIGINFO, st->pid, 0, &si);
+    ptrace(PTRACE_GETREGS, st->pid, 0, &regs);
+    snprintf(buf, len, "signal %s (code %d, address %p) at 0x%llx", strsignal(st->sig), si.si_code,
+             si.si_addr, regs.rip);
+    return buf;
+  }
+  case STOP_EVENT: snprintf(buf, len, "ptrace event %d", st->event); return buf;
+  case STOP_GROUP: return "a group stop";
+  case STOP_EXITED:
+    if (WIFEXITED(st->status))
+      snprintf(buf, len, "the program exiting with status %d", WEXITSTATUS(st->status));
+    else
+      snprintf(buf, len, "the program killed by %s", strsignal(WTERMSIG(st->status)));
+    return buf;
+  }
+  return "?";
+}
+
+struct rptask *engine_add_task(struct replay_engine *e, pid_t tid, pid_t rec_tid, pid_t pid,
+                               pid_t rec_pid) {
+  struct rptask *x = xcalloc(1, sizeof *x);
+  x->t.tid = tid;
+  x->t.mem_fd = -1;
+  x->t.seccomp_traced = e->filtered;
+  x->rec_tid = rec_tid;
+  x->pid = pid;
+  x->rec_pid = rec_pid;
+  if (e->ntasks == e->cap) {
+    e->cap = e->cap ? e->cap * 2 : 16;
+    e->tasks = xrealloc(e->tasks, (size_t)e->cap * sizeof *e->tasks);
+  }
+  e->tasks[e->ntasks++] = x;
+  return x;
+}
+
+struct rptask *engine_task(const struct replay_engine *e, pid_t rec_tid) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->rec_tid == rec_tid)
+      return e->tasks[i];
+  return NULL;
+}
+
+struct rptask *engine_process(const struct replay_engine *e, pid_t rec_pid) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->rec_pid == rec_pid)
+      return e->tasks[i];
+  return NULL;
+}
+
+pid_t engine_rec_pid_of(const struct replay_engine *e, pid_t rec_tid) {
+  const struct rptask *x = engine_task(e, rec_tid);
+  if (x)
+    return x->rec_pid;
+  for (int i = 0; i < e->ngone; i++)
+    if (e->gone[i].rec_tid == rec_tid)
+      return e->gone[i].rec_pid;
+  return 0;
+}
+
+/* Notes whose task X was, for what looks back at its events once it is gone. */
+static void note_gone(struct replay_engine *e, const struct rptask *x) {
+  for (int i = 0; i < e->ngone; i++)
+    if (e->gone[i].rec_tid == x->rec_tid) {
+      e->gone[i].rec_pid = x->rec_pid;
+      return;
+    }
+  if (e->ngone == e->cap_gone) {
+    e->cap_gone = e->cap_gone ? e->cap_gone * 2 : 16;
+    e->gone = xrealloc(e->gone, (size_t)e->cap_gone * sizeof *e->gone);
+  }
+  e->gone[e->ngone++] = (struct engine_gone){x->rec_tid, x->rec_pid};
+}
+
+void engine_remove_task(struct replay_engine *e, struct rptask *x) {
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i] == x)
+      e->tasks[i] = e->tasks[--e->ntasks];
+  note_gone(e, x);
+  if (e->ndead == e->cap_dead) {
+    e->cap_dead = e->cap_dead ? e->cap_dead * 2 : 16;
+    e->dead = xrealloc(e->dead, (size_t)e->cap_dead * sizeof *e->dead);
+  }
+  e->dead[e->ndead++] = x->t.tid;
+  task_close(&x->t);
+  free(x);
+}
+
+void engine_kill_all(struct replay_engine *e) {
+  for (int i = 0; i < e->ntasks; i++)
+    kill(e->tasks[i]->t.tid, SIGKILL);
+  while (e->ntasks)
+    engine_remove_task(e, e->tasks[0]);
+  /* Reap them all, letting killed ones through their exit stops (a leader goes only
+   * after its threads, so none is waited for alone). */
+  for (int left = e->ndead; left;) {
+    bool progress = false;
+    for (int i = 0; i < e->ndead; i++) {
+      int status;
+      if (!e->dead[i])
+        continue;
+      pid_t p = waitpid(e->dead[i], &status, __WALL | WNOHANG);
+      if (p == 0) {
+        /* Still there: at a stop already reported (a PTRACE_EVENT_EXIT stop, which
+         * SIGKILL does not end), it goes on only when resumed. */
+        ptrace(PTRACE_CONT, e->dead[i], 0, 0);
+        continue;
+      }
+      progress = true;
+      if (p > 0 && WIFSTOPPED(status)) {
+        ptrace(PTRACE_CONT, p, 0, 0);
+        continue;
+      }
+      e->dead[i] = 0; /* reaped, or not ours to wait for */
+      left--;
+    }
+    if (!progress)
+      usleep(100);
+  }
+  e->ndead = 0;
+}
+
+/* A skipped call that returned -ERESTART*: when the task's next event is a signal, the
+ * kernel's delivery restarts the call or makes it fail with EINTR, as it did when it was
+ * recorded; otherwise the kernel restarted it without a signal, and so does replay. */
+static int apply_pending_restart(struct replay_engine *e, struct rptask *x) {
+  if (!x->restart_pending)
+    return 0;
+  x->restart_pending = false;
+  if (e->ev->kind == EV_SIGNAL && e->ev->tid == x->rec_tid &&
+      !signal_is_synchronous(e->ev->signo, e->ev->siginfo))
+    return 0;
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  x->t.regs.rax =
+      (int64_t)x->t.regs.rax == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : x->t.regs.orig_rax;
+  regs_back_over_syscall(&x->t.regs);
+  return task_set_regs(&x->t, &x->t.regs);
+}
+
+/* A stop that is not the program's own: a real signal (a child's SIGCHLD, ...) replay
+ * does not use (it delivers the recorded ones itself), or a group stop. */
+static bool foreign_stop(const struct rptask *x, const struct stop *st) {
+  if (st->kind == STOP_GROUP)
+    return true;
+  if (st->kind != STOP_SIGNAL)
+    return false;
+  /* A real signal of the number replay sent, pending first, absorbed replay's own (a
+   * standard signal is pending once): this stop stands for it (its siginfo is replaced
+   * by the recorded one). */
+  if (st->sig == x->queued_sig && st->sig < SIGRTMIN)
+    return false;
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si);
+  return !signal_is_synchronous(st->sig, &si) && !(si.si_code == SI_TKILL && si.si_pid == getpid());
+}
+
+int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool observe) {
+  if (apply_pending_restart(e, x) < 0)
+    return -1;
+  const struct replay_hooks *h = e->hooks;
+  for (;;) {
+    bool watched = observe && !x->at_sysentry;
+    /* Inside a call resuming runs no user code: traced to the call's exit. (arm sees
+     * the signal the task is resumed with.) */
+    int req = watched ? h->arm(h->ctx, x, e->internal_bp,
+                               e->internal_bp && e->internal_regs ? &e->ev->regs : NULL)
+                      : PTRACE_SYSCALL;
+    int sig = x->sig;
+    x->sig = 0;
+    bool skipped_exit = x->sysemu_skipped && req == PTRACE_SYSCALL;
+    x->sysemu_skipped = false;
+    if (task_resume(&x->t, req, sig) < 0 ||
+        (watched ? h->wait(h->ctx, x, st) : task_wait(&x->t, st)) < 0) {
+      deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
+      return -1;
+    }
+    if (skipped_exit && st->kind == STOP_SYSCALL_EXIT) {
+      /* The exit of the call skipped before: no user code ran. What arm put in (int3s,
+       * counters) comes out before it is put in again, or the int3s stay in memory. */
+      struct replay_stop none;
+      if (watched)
+        h->disarm(h->ctx, x, st, &none);
+      continue;
+    }
+    /* Inside a call (its entry, or a clone/exec event within it): resuming runs no
+     * user code, and must be traced to reach the call's exit. */
+    x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY ||
+                     (st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT &&
+                      st->event != PTRACE_EVENT_STOP);
+    x->sysemu_entry = st->kind == STOP_SYSCALL_ENTRY && req == PTRACE_SYSEMU;
+    if (watched) {
+      enum hook_verdict v = h->disarm(h->ctx, x, st, &e->stop);
+      if (v == HOOK_AGAIN)
+        continue;
+      if (v == HOOK_INTERNAL)
+        return 0;
+      if (v == HOOK_STOP)
+        return REPLAY_STOPPED;
+    }
+    int made = x->sbuf_exec_ahead ? replay_sbuf_exec_at_entry(e, x, st) : 0;
+    if (made < 0)
+      return -1;
+    if (made)
+      continue; /* the library's address-space call ran */
+    if (x->fix_result && st->kind == STOP_SYSCALL_EXIT) {
+      /* the return of a clone/fork/vfork: the recorded tid */
+      x->fix_result = false;
+      if (task_get_regs(&x->t) < 0)
+        return -1;
+      x->t.regs.rax = (uint64_t)x->result;
+      if (task_set_regs(&x->t, &x->t.regs) < 0)
+        return -1;
+      continue;
+    }
+    if (foreign_stop(x, st))
+      continue;
+    return 0;
+  }
+}
+
+/* A signal without a handler was delivered by a single step that entered the system call
+ * right after (a state point in front of it): that call belongs to a later event, so the
+ * task leaves the entry without making it and stands on its `syscall` instruction again.
+ * 0 or -1. */
+static int leave_entry_unmade(struct rptask *x) {
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  struct user_regs_struct back = x->t.regs, skip = x->t.regs;
+  skip.orig_rax = (uint64_t)-1;
+  if (task_set_regs(&x->t, &skip) < 0 ||
+      task_resume_until(&x->t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0)
+    return -1;
+  regs_back_over_syscall(&back);
+  back.rax = back.orig_rax;
+  back.orig_rax = (uint64_t)-1;
+  return task_set_regs(&x->t, &back);
+}
+
+int replay_settle(struct replay_engine *e, struct rptask *x) {
+  struct stop st;
+  char buf[256];
+  if (apply_pending_restart(e, x) < 0)
+    return -1;
+  if (x->fix_result) {
+    /* Finish the clone call: stop at its exit with the recorded tid as result. */
+    if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0)
+      return -1;
+    if (st.kind != STOP_SYSCALL_EXIT || task_get_regs(&x->t) < 0)
+      return diverge(e, "expected the return of a clone, found %s",
+                     stop_desc(&st, buf, sizeof buf));
+    x->fix_result = false;
+    x->at_sysentry = false;
+    x->t.regs.rax = (uint64_t)x->result;
+    if (task_set_regs(&x->t, &x->t.regs) < 0)
+      return -1;
+  }
+  if (x->sig) {
+    /* Deliver it, stopping at the handler's first instruction. */
+    int sig = x->sig;
+    x->sig = 0;
+    if (task_resume(&x->t, PTRACE_SINGLESTEP, sig) < 0 || task_wait(&x->t, &st) < 0)
+      return -1;
+    /* A real signal (a replayed child's stop sends its parent a SIGCHLD) pending behind
+     * one without a handler stops the task before its step: discarded, as replay
+     * delivers recorded signals only, and the step goes on. */
+    while (st.kind == STOP_SIGNAL && st.sig != SIGTRAP && foreign_stop(x, &st))
+      if (task_resume(&x->t, PTRACE_SINGLESTEP, 0) < 0 || task_wait(&x->t, &st) < 0)
+        return -1;
+    if (st.kind == STOP_SYSCALL_ENTRY)
+      return leave_entry_unmade(x);
+    /* A group stop instead: a stop signal without a handler stopped the task (where
+     * the recorder took its state point), or the process was stopped meanwhile (the
+     * replayed program's own job control). The signal is delivered either way (its
+     * handler's frame set up if it has one); the stop is passed over when it resumes. */
+    if (st.kind == STOP_GROUP)
+      return 0;
+    if (st.kind != STOP_SIGNAL || st.sig != SIGTRAP)
+      return diverge(e, "delivering %s found %s", strsignal(sig), stop_desc(&st, buf, sizeof buf));
+  }
+  return 0;
+}
+
+int expect_regs(struct replay_engine *e, struct rptask *x, const struct user_regs_struct *want) {
+  if (task_get_regs(&x->t) < 0)
+    return diverge(e, "cannot read registers: %s", strerror(errno));
+  char diff[1024];
+  if (regs_differ(want, &x->t.regs, diff, sizeof diff))
+    return diverge(e, "registers differ: %s", diff);
+  return 0;
+}
+
+int write_back_memory(struct replay_engine *e, struct rptask *x) {
+  const struct replay_hooks *h = e->hooks;
+  bool remote = e->ev->kind == EV_SYSCALL && (e->ev->flags & EVF_REMOTE);
+  struct rptask *y = remote ? engine_task(e, e->ev->remote_tid) : NULL;
+  if (remote && !y)
+    return diverge(e, "the task %d an emulated ptrace call changed is not there",
+                   e->ev->remote_tid);
+  for (uint32_t i = 0; i < e->ev->nmem; i++) {
+    const struct event_mem *m = &e->ev->mem[i];
+    struct rptask *to = remote && i >= e->ev->remote_from ? y : x; /* the tracee's memory */
+    h->note_write(h->ctx, to, m->addr, m->len);
+    if (task_write_mem(&to->t, m->addr, m->data, m->len) < 0)
+      return diverge(e, "cannot write %u recorded bytes at 0x%" PRIx64 ": %s", m->len, m->addr,
+                     strerror(errno));
+  }
+  if (remote && e->ev->remote_regs && task_set_regs(&y->t, &e->ev->regs_after) < 0)
+    return diverge(e, "cannot set the registers of task %d as its tracer did: %s",
+                   e->ev->remote_tid, strerror(errno));
+  return 0;
+}
+
+int next_injected_signal(struct replay_engine *e, struct rptask *x) {
+  const struct event *n = trace_cursor_peek_task(e->cur, x->rec_tid, 100000);
+  if (!n || n->kind != EV_SIGNAL)
+    return 0;
+  return signal_is_synchronous(n->signo, n->siginfo) ? 0 : n->signo;
+}
+
+void queue_signal(struct rptask *x, int signo) {
+  if (x->queued_sig == signo)
+    return;
+  syscall(SYS_tgkill, x->pid, x->t.tid, signo);
+  x->queued_sig = signo;
+}
+
+/* --- without a debugger ------------------------------------------------------------ */
+
+/* User code runs under PTRACE_SYSEMU: the next call stops once, at its entry, and is
+ * skipped unless replay re-enters it (replay_reenter); under PTRACE_SYSCALL when that
+ * call runs for real anyway. */
+static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp,
+                         const struct user_regs_struct *state) {
+  (void)ctx, (void)internal_bp, (void)state;
+  /* Under replay's filter, PTRACE_CONT: the library's address-space calls run without a
+   * stop, and the next traced call stops once at the filter (the call runs when resumed
+   * traced, or is skipped with its number set to -1: one stop more than PTRACE_SYSEMU). */
+  if (x->t.seccomp_traced && (x->execute_next || x->sbuf_exec_ahead))
+    return PTRACE_CONT;
+  return x->execute_next ? PTRACE_SYSCALL : PTRACE_SYSEMU;
+}
+
+static int autopilot_wait(void *ctx, struct rptask *x, struct stop *st) {
+  (void)ctx;
+  return task_wait(&x->t, st);
+}
+
+static enum hook_verdict autopilot_disarm(void *ctx, struct rptask *x, const struct stop *st,
+                                          struct replay_stop *out) {
+  (void)ctx, (void)x, (void)st, (void)out;
+  return HOOK_NONE;
+}
+
+static void autopilot_note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len) {
+  (void)ctx, (void)x, (void)addr, (void)len;
+}
+
+static bool autopilot_observes(void *ctx, struct rptask *x, const struct event *ev) {
+  (void)ctx, (void)x, (void)ev;
+  return false;
+}
+
+const struct replay_hooks replay_autopilot_hooks = {
+    .arm = autopilot_arm,
+    .wait = autopilot_wait,
+    .disarm = autopilot_disarm,
+    .note_write = autopilot_note_write,
+    .observes = autopilot_observes,
+};
