@@ -1,8 +1,9 @@
 /* The reverse-execution timeline's public moves (see timeline.h): going to a position, to
- * the start, to a user's checkpoint, and reverse-stepi. Every move backwards goes back to
- * the latest checkpoint at or before the position wanted (or restarts the replay) and runs
- * forwards to it; replaying is deterministic, so the state there is the state the replay
- * had when it passed it. Going there: timeline_goto.c; the instruction before a position:
+ * the start, to a user's checkpoint, reverse-stepi, a watchpoint's late trap made exact,
+ * and the start of gdb's forward runs. Every move backwards goes back to the latest
+ * checkpoint at or before the position wanted (or restarts the replay) and runs forwards
+ * to it; replaying is deterministic, so the state there is the state the replay had when
+ * it passed it. Going there: timeline_goto.c; the instruction before a position:
  * timeline_before.c; which checkpoints are taken and kept: timeline_forks.c. */
 #include "replay/timeline/timeline.h"
 
@@ -159,4 +160,59 @@ bool timeline_delete_checkpoint(struct timeline *tl, int id) {
     tl_drop_fork(tl, c->fork);
   *c = tl->cps[--tl->ncps];
   return true;
+}
+
+int timeline_watch_exact(struct timeline *tl, struct replay_result *res, char *err, size_t errlen) {
+  struct tl_pos p = tl->cur;
+  if (res->what != REPLAY_STOP || res->stop.kind != RSTOP_WATCHPOINT || p.kind != TL_TRIGGER ||
+      p.steps || !tl->cur_exact)
+    return 0;
+  struct rptask *x = engine_task(&tl->s->e, p.tid);
+  if (!tl_rep_trap_late(x, &p))
+    return 0;
+  if (tl_debug())
+    tl_say("the trap of the watchpoint at %" PRIx64 " came late in the string instruction at "
+           "%" PRIx64 ": back before its write, and on to it",
+           p.addr, (uint64_t)x->t.regs.rip);
+  if (tl_go_before(tl, &p, err, errlen) < 0)
+    return -1;
+  /* the string instruction runs up to the write, its trap right after it (debug_hooks.c) */
+  replay_step(tl->s, res);
+  if (res->what != REPLAY_STOP || res->stop.kind != RSTOP_WATCHPOINT || res->stop.rec_tid != p.tid)
+    return seterr(err, errlen,
+                  "task %d did not write the watched %#" PRIx64 " again in event %" PRIu64
+                  "'s stretch",
+                  (int)p.tid, p.addr, p.event + 1);
+  timeline_note(tl, res, false);
+  return 1;
+}
+
+/* tl_know_only_set before a run of gdb's, except for the breakpoint gdb took out only to
+ * step the task off it (a single step from a stop there: its arrival was counted, and
+ * the step executes that instruction, no new arrival), which it puts back after the
+ * step: otherwise each `continue` from a breakpoint in the middle of a stretch would
+ * leave it uncounted there (and tl_count_set would replay the stretch again). Returns
+ * its address, or 0. */
+static uint64_t know_stepped_over(struct timeline *tl) {
+  const struct replay_debug *d = tl->d;
+  struct rptask *x = d->stepping ? engine_task(&tl->s->e, d->step_tid) : NULL;
+  uint64_t pc = x && task_get_regs(&x->t) == 0 ? x->t.regs.rip : 0;
+  bool keep = pc && tl_knows(tl, false, pc) && !tl_user_breakpoint(d, pc);
+  tl_know_only_set(tl);
+  if (!keep || tl->nknown == (int)(sizeof tl->known / sizeof *tl->known))
+    return 0;
+  tl->known[tl->nknown++] = (struct tl_key){false, pc};
+  return pc;
+}
+
+void timeline_resumed(struct timeline *tl) {
+  tl->tick_ns = tl_now_ns();
+  /* the stretch the run starts in: where the replay is (its clock goes on when it is
+   * the one the clock runs for) */
+  const struct replay_pos *p = &tl->s->e.pos;
+  uint64_t start = p->stage == STAGE_DONE ? p->event : p->event - 1;
+  if (tl->clock_event != start)
+    tl_clock_start(tl, start, 0);
+  tl_count_set(tl, know_stepped_over(tl));
+  tl_slice_on(tl);
 }

@@ -454,36 +454,6 @@ bool tl_inside_wanted(struct timeline *tl) {
   return true;
 }
 
-/* tl_know_only_set before a run of gdb's, except for the breakpoint gdb took out only to
- * step the task off it (a single step from a stop there: its arrival was counted, and
- * the step executes that instruction, no new arrival), which it puts back after the
- * step: otherwise each `continue` from a breakpoint in the middle of a stretch would
- * leave it uncounted there (and tl_count_set would replay the stretch again). Returns
- * its address, or 0. */
-static uint64_t know_stepped_over(struct timeline *tl) {
-  const struct replay_debug *d = tl->d;
-  struct rptask *x = d->stepping ? engine_task(&tl->s->e, d->step_tid) : NULL;
-  uint64_t pc = x && task_get_regs(&x->t) == 0 ? x->t.regs.rip : 0;
-  bool keep = pc && tl_knows(tl, false, pc) && !tl_user_breakpoint(d, pc);
-  tl_know_only_set(tl);
-  if (!keep || tl->nknown == (int)(sizeof tl->known / sizeof *tl->known))
-    return 0;
-  tl->known[tl->nknown++] = (struct tl_key){false, pc};
-  return pc;
-}
-
-void timeline_resumed(struct timeline *tl) {
-  tl->tick_ns = tl_now_ns();
-  /* the stretch the run starts in: where the replay is (its clock goes on when it is
-   * the one the clock runs for) */
-  const struct replay_pos *p = &tl->s->e.pos;
-  uint64_t start = p->stage == STAGE_DONE ? p->event : p->event - 1;
-  if (tl->clock_event != start)
-    tl_clock_start(tl, start, 0);
-  tl_count_set(tl, know_stepped_over(tl));
-  tl_slice_on(tl);
-}
-
 void timeline_passed(struct timeline *tl, const struct replay_result *res) {
   if (res->what == REPLAY_EVENT_DONE) {
     tl_tick(tl, true);

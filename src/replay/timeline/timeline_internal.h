@@ -201,7 +201,7 @@ int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
 int tl_go_before_inside(struct timeline *tl, const struct tl_pos *p,
                         const struct user_regs_struct *known, char *err, size_t errlen);
 
-/* timeline_ret.c. A watchpoint's trigger P in the middle of a string instruction (its pc
+/* timeline_rep.c. A watchpoint's trigger P in the middle of a string instruction (its pc
  * still on it) that made the write: that instruction first among P's writers (X: P's
  * task; at most MAX). */
 void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max);
@@ -210,17 +210,8 @@ void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max);
  * inside it, after its arrival). */
 bool tl_rep_later_write(struct timeline *tl, const struct tl_pos *p,
                         const struct user_regs_struct *before);
-/* The call whose return address is on top of the stack at P (AT_P: P's registers: P is
- * its callee's first instruction, reached through a pointer or a PLT) added to the N
- * candidates CAND (at most MAX) when new; their number. */
-int tl_call_on_stack(struct rptask *x, const struct user_regs_struct *at_p, uint64_t *cand, int n,
-                     int max);
-/* AT, an arrival at a call, is the call's last execution before P (registers AT_P), but
- * one single step from it is not P: P is the instruction after the call (its callee
- * returned) or the callee's first (through a PLT's jump). Single steps from AT up to P's
- * state: the state one step before is gone to. 1: gone there; 0: not found (a callee
- * that runs longer); -1: failed. */
-int tl_before_via_call(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *at,
-                       const struct user_regs_struct *at_p, char *err, size_t errlen);
+/* X (the task of trigger P, the replay there) is at a rep string instruction, or right
+ * after one, whose trap came some iterations after its write into P's bytes. */
+bool tl_rep_trap_late(struct rptask *x, const struct tl_pos *p);
 
 #endif

@@ -1,7 +1,9 @@
 /* The instruction before a position found by counting its possible predecessors'
  * executions (timeline_internal.h): from the stretch's start or from a checkpoint inside
  * it, in the kernel (perf hardware breakpoints) or by traps; each candidate tried by a
- * single step from its last execution. */
+ * single step from its last execution, or, for a call, by single steps through the callee
+ * (its `ret' when the position is the instruction after the call; a PLT's jump or the call
+ * itself when it is the callee's first; a rep instruction whole, debug_hooks.c). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,10 @@
 #include "task/proc_maps.h"
 
 #include <sys/mman.h>
+
+/* Single steps from a call's last execution looking for the position it returns to
+ * (about 0.5-1 s of them): a callee that runs longer is not stepped through */
+#define TL_RET_STEPS 3000
 
 /* Executions of a possible predecessor counted at most (a debug exception each: about
  * 1 s of them); one executed more often is not tried (but see go_before_jump) */
@@ -67,6 +73,71 @@ static int predecessors_of(struct rptask *x, uint64_t addr, uint64_t *out, int m
     n = x86_predecessors(code, hi - lo, lo, addr, out, max);
   free(code);
   return n;
+}
+
+/* The call whose return address is on top of the stack at P (AT_P: P's registers: P is
+ * its callee's first instruction, reached through a pointer or a PLT) added to the N
+ * candidates CAND (at most MAX) when new; their number. */
+static int call_on_stack(struct rptask *x, const struct user_regs_struct *at_p, uint64_t *cand,
+                         int n, int max) {
+  uint64_t ret;
+  uint8_t code[15];
+  struct proc_mapping m; /* a return address is in code (not a pointer to data) */
+  if (n >= max || task_read_mem(&x->t, at_p->rsp, &ret, sizeof ret) < 0 || ret < sizeof code ||
+      proc_mapping_find(x->t.tid, ret - 1, &m) < 0 || !(m.prot & PROT_EXEC) ||
+      task_read_mem(&x->t, ret - sizeof code, code, sizeof code) < 0)
+    return n;
+  uint64_t call = x86_call_ending_at(code, ret);
+  for (int i = 0; i < n && call; i++)
+    if (cand[i] == call)
+      return n;
+  if (call)
+    cand[n++] = call;
+  return n;
+}
+
+/* AT, an arrival at a call, is the call's last execution before P (registers AT_P), but
+ * one single step from it is not P: P is the instruction after the call (its callee
+ * returned) or the callee's first (through a PLT's jump). Single steps from AT up to P's
+ * state: the state one step before is gone to. 1: gone there; 0: not found (a callee
+ * that runs longer); -1: failed. */
+static int before_via_call(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *at,
+                           const struct user_regs_struct *at_p, char *err, size_t errlen) {
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  uint8_t code[15];
+  if (!x || task_read_mem(&x->t, at->addr, code, sizeof code) < 0 ||
+      !x86_is_call(code, sizeof code, at->addr))
+    return 0;
+  if (tl_go_to(tl, at, err, errlen) < 0)
+    return -1;
+  tl->s->e.o = &tl->quiet;
+  struct replay_result res;
+  uint64_t steps = 0;
+  bool found = false;
+  while (!found && steps < TL_RET_STEPS) {
+    if (tl_step_once(tl, p->tid, &res) < 0)
+      break;
+    steps++;
+    x = engine_task(&tl->s->e, p->tid);
+    if (!x || tl->s->e.pos.event != p->event + 1 || tl->s->e.pos.stage != STAGE_RUNNING ||
+        task_get_regs(&x->t) < 0)
+      break;
+    found = x->t.regs.rip == at_p->rip && !regs_differ(at_p, &x->t.regs, NULL, 0);
+  }
+  if (tl_debug())
+    tl_say("from the call at %" PRIx64 " (execution %" PRIu64 "): %s after %" PRIu64
+           " single steps",
+           at->addr, at->n, found ? "the position" : "not the position", steps);
+  if (!found)
+    return 0;
+  if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+    tl->undone = res.stop; /* going back over that instruction is that watchpoint's trigger */
+    tl->have_undone = true;
+  }
+  struct tl_pos before = *at;
+  before.steps = steps - 1;
+  before.step_tid = p->tid;
+  return tl_go_to(tl, &before, err, errlen) < 0 ? -1 : 1;
 }
 
 /* A candidate's single step landed on the position (RES: that step): the replay goes
@@ -145,7 +216,7 @@ int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
   struct user_regs_struct at_p = known ? *known : x->t.regs;
   uint64_t cand[8];
   int ncand = predecessors_of(x, at_p.rip, cand, 8);
-  ncand = tl_call_on_stack(x, &at_p, cand, ncand, 8);
+  ncand = call_on_stack(x, &at_p, cand, ncand, 8);
   /* the run to P again with W as the only writer, W's executions counted too: the
    * debug registers left are the candidates' */
   at.writers[0] = at_p.rip;
@@ -206,7 +277,7 @@ int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
       struct tl_pos call = {
           .event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = cand[first + i], .n = n[i]};
       if (found == 0) /* a call: its callee's ret, or a PLT's jump */
-        found = tl_before_via_call(tl, p, &call, &at_p, err, errlen);
+        found = before_via_call(tl, p, &call, &at_p, err, errlen);
       if (found != 0)
         return found;
     }
@@ -285,7 +356,7 @@ int tl_go_before_inside(struct timeline *tl, const struct tl_pos *p,
   }
   uint64_t cand[8], n[8];
   int ncand = predecessors_of(x, at_p.rip, cand, 8);
-  ncand = tl_call_on_stack(x, &at_p, cand, ncand, 8);
+  ncand = call_on_stack(x, &at_p, cand, ncand, 8);
   if (room <= 0 || ncand == 0)
     return 0;
   if (watch) {
@@ -341,7 +412,7 @@ int tl_go_before_inside(struct timeline *tl, const struct tl_pos *p,
                           .n = n[i],
                           .base = base};
     if (rc == 0 && n[i] && n[i] < TL_NEAR_COUNTED) /* a call: its callee's ret, a PLT's jump */
-      rc = tl_before_via_call(tl, p, &call, &at_p, err, errlen);
+      rc = before_via_call(tl, p, &call, &at_p, err, errlen);
     if (rc != 0)
       return rc;
   }
