@@ -171,7 +171,8 @@ int timeline_watch_exact(struct timeline *tl, struct replay_result *res, char *e
   if (!tl_rep_trap_late(x, &p))
     return 0;
   if (tl_debug())
-    tl_say("the trap of the watchpoint at %" PRIx64 " came late in the string instruction at "
+    tl_say(tl,
+           "the trap of the watchpoint at %" PRIx64 " came late in the string instruction at "
            "%" PRIx64 ": back before its write, and on to it",
            p.addr, (uint64_t)x->t.regs.rip);
   if (tl_go_before(tl, &p, err, errlen) < 0)

@@ -207,7 +207,7 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
       break;
     struct tl_fork *nf = ap.fork ? tl_fork_made(tl, ap.fork) : NULL;
     if (tl_debug())
-      tl_say("close to the loop's branch %" PRIx64 ": %s %.3f ms%s", p->back_pc,
+      tl_say(tl, "close to the loop's branch %" PRIx64 ": %s %.3f ms%s", p->back_pc,
              timing ? "the run took"
              : nf   ? "a checkpoint, then"
                     : "no checkpoint before it in",
@@ -253,7 +253,7 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
   uint64_t n = trapped ? tc.n[0] : exec_counter_read(&cj);
   exec_counter_stop(&cj);
   if (tl_debug())
-    tl_say("the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, n,
+    tl_say(tl, "the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, n,
            f ? "the checkpoint before the position" : "the stretch's start");
   if (rc < 0)
     return -1;
@@ -282,7 +282,7 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
             (x = engine_task(&tl->s->e, p->tid)) && task_get_regs(&x->t) == 0 &&
             !regs_differ(&at_a, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
-    tl_say("the instruction before the loop's branch %" PRIx64 ": %s %s", p->back_pc,
+    tl_say(tl, "the instruction before the loop's branch %" PRIx64 ": %s %s", p->back_pc,
            ok ? "it" : "not it", diff);
   if (!ok)
     return 0;

@@ -250,8 +250,8 @@ int tl_run_from_inside(struct timeline *tl, const struct tl_fork *f, const struc
 static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   bool debug = getenv("DEJA_TL_DEBUG");
   if (!exec_counter_usable() && !tl->said_slow && debug) {
-    tl_say("the kernel cannot count executions (perf hardware breakpoints); arrivals "
-           "are trapped one by one");
+    tl_say(tl, "the kernel cannot count executions (perf hardware breakpoints); arrivals "
+               "are trapped one by one");
     tl->said_slow = true;
   }
   if (!tl->d->target.counted_in_kernel || !p->have_regs)
@@ -260,7 +260,8 @@ static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
   char diff[256];
   if (!x || task_get_regs(&x->t) < 0 || regs_differ(&p->regs, &x->t.regs, diff, sizeof diff)) {
     if (debug)
-      tl_say("the kernel's count of arrivals at %" PRIx64 " landed elsewhere (%s); "
+      tl_say(tl,
+             "the kernel's count of arrivals at %" PRIx64 " landed elsewhere (%s); "
              "trapping them one by one",
              p->addr, x ? diff : "no task");
     tl->slow_arrivals = true;
@@ -276,7 +277,8 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
  * the way (the next move backwards from P starts there). */
 int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
   if (tl_debug())
-    tl_say("go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64,
+    tl_say(tl,
+           "go to event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64,
            p->event, p->kind, p->tid, p->addr, p->n, p->steps);
   tl->cur_exact = false; /* until P is reached: a failure leaves the replay elsewhere */
   if (p->back_pc)
@@ -397,7 +399,8 @@ void tl_count_set(struct timeline *tl, uint64_t stepped_over) {
     p.n += before;
   }
   if (tl_debug())
-    tl_say("a breakpoint or watchpoint set in the middle of event %" PRIu64
+    tl_say(tl,
+           "a breakpoint or watchpoint set in the middle of event %" PRIu64
            "'s stretch: its hits before the current position are counted",
            p.event + 1);
   bool stepping = d->stepping;

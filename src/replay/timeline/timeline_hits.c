@@ -213,7 +213,8 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
       /* its hits before the run were not counted (tl_count_set could not): a count
        * would name another hit; the start of the stretch is the closest position known */
       if (tl_debug())
-        tl_say("a stop of a breakpoint or watchpoint whose hits in event %" PRIu64
+        tl_say(tl,
+               "a stop of a breakpoint or watchpoint whose hits in event %" PRIu64
                "'s stretch are not all counted: the position is not known exactly",
                res->event);
       *c = (struct tl_pos){.event = res->event - 1, .kind = TL_BOUNDARY};

@@ -49,7 +49,7 @@ static inline uint64_t tl_pos_key(const struct tl_pos *p) {
 bool tl_debug(void);
 /* A line of DEJA_TL_DEBUG's: straight to deja's stderr (not to gdb's console, which
  * shows only the end of what a command said), with the seconds since the first. */
-void tl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tl_say(struct timeline *tl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t tl_now_ns(void);
 /* Starts the replay again (without the program's output); the debugger's hooks stay. */

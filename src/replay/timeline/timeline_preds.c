@@ -53,7 +53,7 @@ static int go_before_jump(struct timeline *tl, const struct tl_pos *p, uint64_t 
             tl->s->e.pos.event == p->event + 1 && tl->s->e.pos.stage == STAGE_RUNNING &&
             !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
-    tl_say("the jump at %" PRIx64 " before %" PRIx64 ": %s %s", cand, (uint64_t)at_p->rip,
+    tl_say(tl, "the jump at %" PRIx64 " before %" PRIx64 ": %s %s", cand, (uint64_t)at_p->rip,
            ok ? "it" : "not it", diff);
   if (!ok)
     return 0;
@@ -125,7 +125,8 @@ static int before_via_call(struct timeline *tl, const struct tl_pos *p, const st
     found = x->t.regs.rip == at_p->rip && !regs_differ(at_p, &x->t.regs, NULL, 0);
   }
   if (tl_debug())
-    tl_say("from the call at %" PRIx64 " (execution %" PRIu64 "): %s after %" PRIu64
+    tl_say(tl,
+           "from the call at %" PRIx64 " (execution %" PRIu64 "): %s after %" PRIu64
            " single steps",
            at->addr, at->n, found ? "the position" : "not the position", steps);
   if (!found)
@@ -186,7 +187,8 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   if (rc < 0)
     return -1;
   if (tl_debug())
-    tl_say("predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64
+    tl_say(tl,
+           "predecessor %" PRIx64 " (execution %" PRIu64 ") of %" PRIx64 ": %s %s %" PRIu64
            "/%" PRIu64 " pc %" PRIx64,
            c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff, w_then, w_before,
            rc == 0 && x ? (uint64_t)x->t.regs.rip : 0);
@@ -232,7 +234,8 @@ int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
   int room = trapped ? DEBUG_TRAP_COUNTS - 1
                      : DEBUG_MAX_WPS - d->nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
-    tl_say("%d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip, room);
+    tl_say(tl, "%d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
+           room);
   for (int first = 0; room > 0 && first < ncand; first += room) {
     int k = ncand - first < room ? ncand - first : room;
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
@@ -305,7 +308,8 @@ static int try_counted(struct timeline *tl, const struct tl_pos *p, uint64_t bas
             tl->s->e.pos.stage == STAGE_RUNNING &&
             !regs_differ(at_p, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
-    tl_say("predecessor %" PRIx64 " (execution %" PRIu64 " since the checkpoint) of %" PRIx64
+    tl_say(tl,
+           "predecessor %" PRIx64 " (execution %" PRIu64 " since the checkpoint) of %" PRIx64
            ": %s %s",
            c, k, (uint64_t)at_p->rip, ok ? "it" : "not it", diff);
   return ok ? predecessor_found(tl, &res, &at, err, errlen) : 0;
@@ -397,7 +401,8 @@ int tl_go_before_inside(struct timeline *tl, const struct tl_pos *p,
   }
   if (tl_debug())
     for (int i = 0; i < ncand; i++)
-      tl_say("predecessor %" PRIx64 " of %" PRIx64 " ran %" PRIu64
+      tl_say(tl,
+             "predecessor %" PRIx64 " of %" PRIx64 " ran %" PRIu64
              "%s times since the checkpoint inside the stretch",
              cand[i], (uint64_t)at_p.rip, n[i], n[i] >= TL_NEAR_COUNTED ? " or more" : "");
   /* the candidates counted exactly, then a loop's branch (the state after it) */
