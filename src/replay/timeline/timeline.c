@@ -50,7 +50,7 @@ int timeline_restart(struct timeline *tl, char *err, size_t errlen) {
 
 int timeline_run_to(struct timeline *tl, uint64_t event, char *err, size_t errlen) {
   tl->tick_ns = tl_now_ns();
-  if (tl_run_to_boundary(tl, event, err, errlen) < 0)
+  if (tl_run_to_boundary(tl, event, false, err, errlen) < 0)
     return -1;
   tl->cur = (struct tl_pos){.event = event, .kind = TL_BOUNDARY};
   tl->cur_exact = true;
@@ -86,7 +86,6 @@ int timeline_reverse_step(struct timeline *tl, pid_t tid, struct replay_stop *hi
   struct tl_pos anchor = {.event = p.event - 1, .kind = TL_BOUNDARY};
   if (tl_go_to(tl, &anchor, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   struct replay_result res;
   uint64_t steps = 0;
   while (!tl_at_boundary(tl, p.event) && tl->s->e.pos.event <= p.event && steps < tl->max_steps) {

@@ -123,7 +123,7 @@ struct tl_checkpoint {
 struct timeline {
   struct replay_session *s;
   const struct replay_options *o;
-  struct replay_options quiet; /* o without the program's output (replays to a position) */
+  struct replay_options quiet; /* o without the program's output (tl_quiet_step) */
   struct replay_debug *d;
   struct bp_conds *conds; /* gdb's breakpoint conditions (NULL: none) */
   struct tl_pos cur;      /* where the replay is (the last stop gdb saw) */

@@ -61,7 +61,6 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
       exec[n] = p->pc - (uint64_t)(back + n);
     if (tl_go_to(tl, &start, err, errlen) < 0)
       return -1;
-    tl->s->e.o = &tl->quiet;
     struct tl_pos at = *p;
     at.steps = 0;
     if (tl_run_to_target(tl, &at, NULL, exec, n, err, errlen) < 0)
@@ -76,7 +75,6 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
                            .n = d->target.exec_count[last]};
     if (tl_go_to(tl, out, err, errlen) < 0)
       return -1;
-    tl->s->e.o = &tl->quiet;
     if (steps_into(tl, p))
       return 1;
   }
@@ -97,7 +95,6 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
                           uint64_t limit, uint64_t *steps, char *err, size_t errlen) {
   if (tl_go_to(tl, anchor, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   arm_trigger(tl->d, p);
   bool found = false;
   struct replay_result res;
@@ -136,7 +133,6 @@ static int start_at(struct timeline *tl, const struct tl_fork *f, const struct t
   struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
   if (f ? tl_start_from(tl, f, err, errlen) < 0 : tl_go_to(tl, &start, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   return 0;
 }
 
@@ -399,7 +395,6 @@ int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
     if (tl_go_to(tl, &start, err, errlen) < 0)
       return -1;
-    tl->s->e.o = &tl->quiet;
     struct tl_pos probe = *p;
     probe.steps = 0;
     if (tl_run_to_target(tl, &probe, NULL, NULL, 0, err, errlen) < 0)
@@ -469,7 +464,6 @@ static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl
     return -1;
   if (anchor.kind != TL_BOUNDARY)
     tl_fork_here(tl, &anchor); /* the steps found are made from here again */
-  tl->s->e.o = &tl->quiet;
   struct replay_debug *d = tl->d;
   if (p->kind == TL_TRIGGER)
     arm_trigger(d, p);

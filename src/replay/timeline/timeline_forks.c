@@ -18,12 +18,12 @@ int64_t tl_now_ns(void) {
   return t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
-/* Starts the replay again (without the program's output); the debugger's hooks stay. */
+/* Starts the replay again; the debugger's hooks stay. */
 int tl_restart(struct timeline *tl, char *err, size_t errlen) {
   if (tl_debug())
     tl_say(tl, "from the start of the replay");
   replay_close(tl->s);
-  if (replay_open(tl->s, &tl->quiet, &tl->d->hooks) != 0)
+  if (replay_open(tl->s, tl->o, &tl->d->hooks) != 0)
     return seterr(err, errlen, "cannot start the replay again");
   tl->counted_event = 0;
   tl->ncounts = 0;
@@ -469,7 +469,6 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   if (tl_debug())
     tl_say(tl, "from the checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64,
            f->pos.event, f->pos.kind, f->pos.n, f->pos.steps);
-  tl->s->e.o = &tl->quiet;
   if (replay_checkpoint_restore(tl->s, f->cp, err, errlen) < 0) {
     deja_msg("going back to a checkpoint failed (%s); replaying from the start", err);
     return tl_restart(tl, err, errlen);

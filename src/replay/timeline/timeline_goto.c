@@ -9,6 +9,13 @@
 #include "replay/engine/regs_compare.h"
 #include "replay/timeline/timeline_internal.h"
 
+void tl_quiet_step(struct timeline *tl, struct replay_result *res) {
+  const struct replay_options *o = tl->s->e.o;
+  tl->s->e.o = &tl->quiet;
+  replay_step(tl->s, res);
+  tl->s->e.o = o;
+}
+
 bool tl_at_boundary(const struct timeline *tl, uint64_t event) {
   const struct replay_pos *p = &tl->s->e.pos;
   return p->stage == STAGE_DONE && p->event == event;
@@ -43,7 +50,7 @@ int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
   tl->step_wrote = false;
   int rc = -1;
   for (;;) {
-    replay_step(tl->s, res);
+    tl_quiet_step(tl, res);
     if (res->what == REPLAY_STOP) {
       pass_hit(tl, res);
       if (res->stop.kind == RSTOP_WATCHPOINT && in_rep(tl, tid))
@@ -69,8 +76,8 @@ int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res) {
 
 /* Replays to the end of event EVENT (the current position must be before it), blind:
  * the state there does not depend on what is observed on the way, and hit counts start
- * again after it. */
-int tl_run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_t errlen) {
+ * again after it. QUIET: without the program's output. */
+int tl_run_to_boundary(struct timeline *tl, uint64_t event, bool quiet, char *err, size_t errlen) {
   struct replay_result res;
   int rc = 0;
   tl->d->blind = true;
@@ -79,7 +86,10 @@ int tl_run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_t er
       rc = seterr(err, errlen, "event %" PRIu64 " was passed", event);
       break;
     }
-    replay_step(tl->s, &res);
+    if (quiet)
+      tl_quiet_step(tl, &res);
+    else
+      replay_step(tl->s, &res);
     if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
       rc = seterr(err, errlen, "the replay ended before event %" PRIu64, event);
     tl->d->watch_pending = false;
@@ -155,7 +165,7 @@ int tl_run_to_target(struct timeline *tl, const struct tl_pos *p, const struct t
   struct replay_result res;
   int rc = 0;
   for (;;) {
-    replay_step(tl->s, &res);
+    tl_quiet_step(tl, &res);
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_TARGET) {
       tl_mark_hit(tl, p->event);
       if (p->kind == TL_TRIGGER) /* (P's own count is set below) */
@@ -235,7 +245,6 @@ int tl_run_from_inside(struct timeline *tl, const struct tl_fork *f, const struc
   struct tl_pos place = tl_place_of(p);
   if (tl_start_from(tl, f, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   tl->have_passed = false;
   /* (tl_arm_target takes the target's `slow' from there) */
   bool slow = tl->slow_arrivals;
@@ -296,7 +305,7 @@ int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errl
     done = f->pos.steps;
   } else {
     bool inside = f && f->pos.kind == TL_INSIDE; /* then in P's stretch already */
-    if (!inside && tl_run_to_boundary(tl, p->event, err, errlen) < 0)
+    if (!inside && tl_run_to_boundary(tl, p->event, true, err, errlen) < 0)
       return -1;
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
     if (!inside && (p->kind != TL_BOUNDARY || p->steps))
@@ -328,7 +337,6 @@ int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errl
   }
   tl->cur = *p;
   tl->cur_exact = true;
-  tl->s->e.o = tl->o; /* from here on the program's output shows again */
   return 0;
 }
 
@@ -352,7 +360,6 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
       return seterr(err, errlen, "the replay ended stepping to the position");
   tl->cur = *p;
   tl->cur_exact = true;
-  tl->s->e.o = tl->o;
   return 0;
 }
 

@@ -52,7 +52,7 @@ bool tl_debug(void);
 void tl_say(struct timeline *tl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t tl_now_ns(void);
-/* Starts the replay again (without the program's output); the debugger's hooks stay. */
+/* Starts the replay again; the debugger's hooks stay. */
 int tl_restart(struct timeline *tl, char *err, size_t errlen);
 /* After the replay was started again or put back at a fork: no one-shot target, no single
  * stepping, and the replay time since the last checkpoint starts from zero. */
@@ -165,15 +165,19 @@ struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res);
  * the stretch (the stretch ends with that call). False when TID's pc does not follow a
  * `syscall` (or its registers cannot be read). */
 bool tl_syscall_pos(struct timeline *tl, pid_t tid, uint64_t event, struct tl_pos *c);
-/* timeline_goto.c. Whether the replay is right after event EVENT. */
+/* timeline_goto.c. One replay_step of a run the timeline makes to go to a position or to
+ * search: without the program's output (only gdb's forward runs and timeline_run_to
+ * reproduce it; the options are the session's again after it). */
+void tl_quiet_step(struct timeline *tl, struct replay_result *res);
+/* Whether the replay is right after event EVENT. */
 bool tl_at_boundary(const struct timeline *tl, uint64_t event);
 /* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
 int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res);
 /* Arms the one-shot debugger target at P. */
 void tl_arm_target(struct timeline *tl, const struct tl_pos *p);
 /* Replays to the end of event EVENT (the current position must be before it), blind;
- * hit counts start again after it. 0 or -1. */
-int tl_run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_t errlen);
+ * hit counts start again after it; QUIET: without the program's output. 0 or -1. */
+int tl_run_to_boundary(struct timeline *tl, uint64_t event, bool quiet, char *err, size_t errlen);
 /* Replays from the boundary before P's stretch (or from FROM, a checkpoint inside it) to
  * P's arrival or trigger (EXEC: NEXEC execution breakpoints counted on the way), with
  * checkpoints inside the stretch on the way. 0 or -1. */

@@ -45,7 +45,6 @@ static int go_before_jump(struct timeline *tl, const struct tl_pos *p, uint64_t 
   back.back_pc = cand;
   if (tl_go_to(tl, &back, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   struct replay_result res;
   char diff[256] = "";
   x = engine_task(&tl->s->e, p->tid);
@@ -110,7 +109,6 @@ static int before_via_call(struct timeline *tl, const struct tl_pos *p, const st
     return 0;
   if (tl_go_to(tl, at, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   struct replay_result res;
   uint64_t steps = 0;
   bool found = false;
@@ -163,7 +161,6 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   struct tl_pos at = {.event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = c, .n = k};
   if (tl_go_to(tl, &start, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   struct exec_counter wc = {.fd = -1};
   bool trapped = counts_trapped(tl);
@@ -241,7 +238,6 @@ int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
     struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
     if (tl_go_to(tl, &start, err, errlen) < 0)
       return -1;
-    tl->s->e.o = &tl->quiet;
     x = engine_task(&tl->s->e, p->tid);
     if (!x)
       return 0;
@@ -298,7 +294,6 @@ static int try_counted(struct timeline *tl, const struct tl_pos *p, uint64_t bas
       .event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = c, .n = k, .base = base};
   if (tl_go_to(tl, &at, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   tl_fork_here(tl, &at); /* for the way back after the check */
   struct replay_result res;
   struct rptask *x = NULL;
@@ -375,7 +370,6 @@ int tl_go_before_inside(struct timeline *tl, const struct tl_pos *p,
       return 0;
     base = f->made;
     tl->hold = base; /* the positions tried count from it */
-    tl->s->e.o = &tl->quiet;
     x = engine_task(&tl->s->e, p->tid);
     int k = ncand - first < room ? ncand - first : room;
     struct exec_counter cc[DEBUG_MAX_WPS];

@@ -102,7 +102,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     if (tl_at_boundary(tl, stop_after))
       break;
     d->watch_pending = false;
-    replay_step(tl->s, &res);
+    tl_quiet_step(tl, &res);
     if (count && d->count_failed)
       break; /* the caller searches again, trapping */
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
@@ -290,7 +290,6 @@ static int last_hit_inside(struct timeline *tl, const struct tl_pos *p, struct t
 static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t errlen) {
   if (tl_go_to(tl, p, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   uint8_t code[X86_MAX_INSN_LEN];
   if (!x || task_get_regs(&x->t) < 0)
@@ -309,12 +308,11 @@ static int hits_to_end(struct timeline *tl, pid_t tid, uint64_t end, uint64_t *n
                        size_t errlen) {
   struct replay_debug *d = tl->d;
   struct replay_result res;
-  tl->s->e.o = &tl->quiet;
   while (!tl_at_boundary(tl, end)) {
     if (tl->s->e.pos.event > end)
       return seterr(err, errlen, "event %" PRIu64 " was passed", end);
     d->watch_pending = false;
-    replay_step(tl->s, &res);
+    tl_quiet_step(tl, &res);
     if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
       return seterr(err, errlen, "the replay ended before event %" PRIu64, end);
     if (res.what != REPLAY_STOP || res.stop.rec_tid != tid)
@@ -356,7 +354,6 @@ static int hits_before_base(struct timeline *tl, const struct tl_pos *p, const s
   struct tl_pos place = tl_place_of(p);
   if (tl_go_to(tl, &place, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   return 0;
 }
 
@@ -407,7 +404,6 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, const uint64_
   struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
   if (tl_go_to(tl, &start, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   struct replay_result res;
   *last = (struct tl_last){0};
   for (;;) {
@@ -420,7 +416,7 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, const uint64_
     if (all)
       return 0;
     d->watch_pending = false;
-    replay_step(tl->s, &res);
+    tl_quiet_step(tl, &res);
     if (res.what == REPLAY_STOP &&
         (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT)) {
       *last = (struct tl_last){.found = true, .pos = tl_hit_pos(tl, &res), .stop = res.stop};
@@ -496,7 +492,6 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
     base = tl_place_of(&base);
     if (tl_go_to(tl, &base, err, errlen) < 0)
       return -1;
-    tl->s->e.o = &tl->quiet;
     base = p;
     lh = keep;
   }
@@ -570,7 +565,6 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
     struct tl_pos from = {.event = lh.amb_event - 1, .kind = TL_BOUNDARY};
     if (tl_go_to(tl, &from, err, errlen) < 0)
       return -1;
-    tl->s->e.o = &tl->quiet;
     if (search(tl, &p, lh.amb_event, false, &in, err, errlen) < 0)
       return -1;
     if (!in.found)
