@@ -121,7 +121,6 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
 /* Replay time before a position a checkpoint close enough to it is (go_before_loop: a
  * loop's branch executed in it is counted, a debug exception each); runs to get one */
 #define TL_APPROACH_NS 100000
-
 #define TL_APPROACH_TRIES 8
 
 /* Executions of a loop's branch counted at most (go_before_loop: about 2-4 s of them) */
@@ -136,47 +135,22 @@ static int start_at(struct timeline *tl, const struct tl_fork *f, const struct t
   return 0;
 }
 
-/* The instruction before P whose pc is set back to a jump (back_pc: a loop's branch J,
- * executed too often since the checkpoint before P to be counted there): J's executions
- * up to P's place A are counted from the latest checkpoint before A (up to
- * TL_LOOP_COUNTED; from the stretch's start when there is none), after trying to get one
- * closer: a run to A with a time slice ending a little before it takes a checkpoint
- * there, and again from that one, until A is less than TL_APPROACH_NS of replay after it
- * (the slices' timing varies with the machine's load: it may not get there). P is then
- * J's last arrival counted from that checkpoint (or the stretch's start), and the
- * instruction before it is found from there (go_before). 1: gone there; 0: not found
- * (the caller single-steps); -1: failed. */
-static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
-  if (!p->back_pc || p->steps || (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE))
-    return 0;
-  /* where the kernel cannot count: J's executions by a counting hook (count_hooks.h),
-   * from the checkpoint before A (no closer one sought: W is not counted on the way) */
-  bool trapped = counts_trapped(tl);
-  struct tl_pos a = *p;
-  a.back_pc = 0;
-  if (tl_go_to(tl, &a, err, errlen) < 0)
-    return -1;
-  struct rptask *x = engine_task(&tl->s->e, p->tid);
-  if (!x || task_get_regs(&x->t) < 0)
-    return 0;
-  struct user_regs_struct at_a = x->t.regs;
-  uint64_t w = at_a.rip;
-  struct tl_fork *f = a.base ? tl_fork_made(tl, a.base) : tl_best_inside(tl, &a);
-  if (a.base && !f)
-    return 0;
-  struct tl_pos target = a;
-  if (a.kind == TL_BEFORE) {
-    /* to the trigger, right after W (W's executions then count the write's) */
-    target.kind = TL_TRIGGER;
-    target.nwriters = 0;
-  }
+/* go_before_loop's way close to A (P's place; TARGET: A, or its trigger, W its task's pc):
+ * a run from *F (or the stretch's start) to TARGET with a time slice ending a little
+ * before it takes a checkpoint there, W counted from it to name A, and again from that
+ * one, until A is less than TL_APPROACH_NS of replay after it (the slices' timing varies
+ * with the machine's load: it may not get there). *F and *TARGET: the closest checkpoint
+ * got and A counted from it. 0 or -1. */
+static int approach(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *a, uint64_t w,
+                    struct tl_fork **fp, struct tl_pos *target, char *err, size_t errlen) {
+  struct tl_fork *f = *fp;
   struct tl_approach ap = {.addr = w, .jump = p->back_pc, .cap = TL_NEAR_COUNTED};
   int64_t t_f = -1, lead = 0; /* replay time from F to A; the slice ends LEAD before A */
   bool close = false;
   int rc = 0;
   int slack = prctl(PR_GET_TIMERSLACK);
   prctl(PR_SET_TIMERSLACK, 1); /* the slice's end as asked */
-  for (int i = 0; i < TL_APPROACH_TRIES && !close && !trapped && rc == 0; i++) {
+  for (int i = 0; i < TL_APPROACH_TRIES && !close && rc == 0; i++) {
     if (f)
       tl->hold = f->made;
     if (start_at(tl, f, p, err, errlen) < 0) {
@@ -193,7 +167,7 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
     tl->approach = timing ? NULL : &ap;
     tl->slice_in = timing ? -1 : t_f > lead ? t_f - lead : 1;
     int64_t t0 = tl_now_ns();
-    rc = tl_run_to_target(tl, &target, f, NULL, 0, err, errlen);
+    rc = tl_run_to_target(tl, target, f, NULL, 0, err, errlen);
     int64_t t1 = tl_now_ns();
     tl->approach = NULL;
     tl->slice_in = 0;
@@ -224,43 +198,57 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
     if (cw == 0 || cw >= ap.cap)
       break; /* W runs too often: A cannot be named from there */
     f = nf;
-    target = (struct tl_pos){
-        .event = a.event, .kind = TL_ARRIVAL, .tid = a.tid, .addr = w, .n = cw, .base = f->made};
+    *target = (struct tl_pos){
+        .event = a->event, .kind = TL_ARRIVAL, .tid = a->tid, .addr = w, .n = cw, .base = f->made};
     t_f = t1 - ap.at;
     close = t_f < TL_APPROACH_NS;
     lead = 0;
   }
   prctl(PR_SET_TIMERSLACK, slack);
-  if (rc < 0)
-    return -1;
-  /* J's executions from F (or the stretch's start) up to A */
+  *fp = f;
+  return rc < 0 ? -1 : 0;
+}
+
+/* J's (P's back_pc) executions from F (or the stretch's start) up to TARGET (P's place),
+ * by the kernel or (TRAPPED) a counting hook, into *N. 0 or -1 (too many to count: ERR);
+ * 1: they cannot be counted. */
+static int count_branch(struct timeline *tl, const struct tl_pos *p, const struct tl_fork *f,
+                        const struct tl_pos *target, bool trapped, uint64_t *n, char *err,
+                        size_t errlen) {
   if (f)
     tl->hold = f->made;
   if (start_at(tl, f, p, err, errlen) < 0)
     return -1;
-  x = engine_task(&tl->s->e, p->tid);
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
   struct exec_counter cj = {.fd = -1};
   struct tl_trap_counts tc = {.count = trapped, .cap = TL_LOOP_COUNTED, .addr = {p->back_pc}};
   if (!x || (!trapped && exec_counter_start_capped(&cj, x->t.tid, p->back_pc, TL_LOOP_COUNTED) < 0))
-    return 0;
+    return 1;
   tl->trap_counts = trapped ? &tc : NULL;
-  rc = tl_run_to_target(tl, &target, f, NULL, 0, err, errlen);
+  int rc = tl_run_to_target(tl, target, f, NULL, 0, err, errlen);
   tl->trap_counts = NULL;
-  uint64_t n = trapped ? tc.n[0] : exec_counter_read(&cj);
+  *n = trapped ? tc.n[0] : exec_counter_read(&cj);
   exec_counter_stop(&cj);
   if (tl_debug())
-    tl_say(tl, "the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, n,
+    tl_say(tl, "the loop's branch %" PRIx64 " ran %" PRIu64 " times from %s", p->back_pc, *n,
            f ? "the checkpoint before the position" : "the stretch's start");
   if (rc < 0)
     return -1;
-  if (n >= TL_LOOP_COUNTED)
+  if (*n >= TL_LOOP_COUNTED)
     return seterr(err, errlen,
                   "the loop's branch at %#" PRIx64 " before it ran %d times or more since the "
                   "%s (event %" PRIu64 "): too many to count",
                   p->back_pc, TL_LOOP_COUNTED,
                   f ? "nearest checkpoint inside its stretch" : "stretch began", p->event + 1);
-  if (!n)
-    return 0;
+  return 0;
+}
+
+/* The instruction before P: the one before J's (P's back_pc) N-th arrival counted from F
+ * (or the stretch's start), when two single steps from there are J and P's place A (A's
+ * registers AT_A). 1: gone there; 0: not it; -1: failed. */
+static int before_branch(struct timeline *tl, const struct tl_pos *p, const struct tl_fork *f,
+                         uint64_t n, const struct user_regs_struct *at_a, char *err,
+                         size_t errlen) {
   /* P: J's last arrival before A (J ran right before A), counted from F */
   struct tl_pos jp = {.event = p->event,
                       .kind = TL_ARRIVAL,
@@ -273,16 +261,59 @@ static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err
   /* checked: two single steps from there are J and A (A's registers) */
   struct tl_pos got = tl->cur;
   struct replay_result res;
+  struct rptask *x;
   char diff[256] = "";
   bool ok = tl_step_once(tl, p->tid, &res) > 0 && tl_step_once(tl, p->tid, &res) > 0 &&
             (x = engine_task(&tl->s->e, p->tid)) && task_get_regs(&x->t) == 0 &&
-            !regs_differ(&at_a, &x->t.regs, diff, sizeof diff);
+            !regs_differ(at_a, &x->t.regs, diff, sizeof diff);
   if (tl_debug())
     tl_say(tl, "the instruction before the loop's branch %" PRIx64 ": %s %s", p->back_pc,
            ok ? "it" : "not it", diff);
   if (!ok)
     return 0;
   return tl_go_to(tl, &got, err, errlen) < 0 ? -1 : 1;
+}
+
+/* The instruction before P whose pc is set back to a jump (back_pc: a loop's branch J,
+ * executed too often since the checkpoint before P to be counted there): J's executions
+ * up to P's place A are counted from the latest checkpoint before A (up to
+ * TL_LOOP_COUNTED; from the stretch's start when there is none), after trying to get one
+ * closer (approach). P is then J's last arrival counted from that checkpoint (or the
+ * stretch's start), and the instruction before it is found from there (go_before). 1:
+ * gone there; 0: not found (the caller single-steps); -1: failed. */
+static int go_before_loop(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
+  if (!p->back_pc || p->steps || (p->kind != TL_ARRIVAL && p->kind != TL_BEFORE))
+    return 0;
+  /* where the kernel cannot count: J's executions by a counting hook (count_hooks.h),
+   * from the checkpoint before A (no closer one sought: W is not counted on the way) */
+  bool trapped = counts_trapped(tl);
+  struct tl_pos a = *p;
+  a.back_pc = 0;
+  if (tl_go_to(tl, &a, err, errlen) < 0)
+    return -1;
+  struct rptask *x = engine_task(&tl->s->e, p->tid);
+  if (!x || task_get_regs(&x->t) < 0)
+    return 0;
+  struct user_regs_struct at_a = x->t.regs;
+  uint64_t w = at_a.rip;
+  struct tl_fork *f = a.base ? tl_fork_made(tl, a.base) : tl_best_inside(tl, &a);
+  if (a.base && !f)
+    return 0;
+  struct tl_pos target = a;
+  if (a.kind == TL_BEFORE) {
+    /* to the trigger, right after W (W's executions then count the write's) */
+    target.kind = TL_TRIGGER;
+    target.nwriters = 0;
+  }
+  if (!trapped && approach(tl, p, &a, w, &f, &target, err, errlen) < 0)
+    return -1;
+  uint64_t n = 0;
+  int counted = count_branch(tl, p, f, &target, trapped, &n, err, errlen);
+  if (counted != 0)
+    return counted < 0 ? -1 : 0;
+  if (!n)
+    return 0;
+  return before_branch(tl, p, f, n, &at_a, err, errlen);
 }
 
 static int go_before_write(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen) {
