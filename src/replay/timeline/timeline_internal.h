@@ -1,9 +1,11 @@
-/* What the timeline's files share. timeline.c: the public moves and reverse-stepi.
- * timeline_search.c: the reverse-continue search. timeline_before.c and timeline_preds.c:
- * going one instruction before a position. timeline_goto.c: going to a position.
- * timeline_hits.c: the positions of stops and the hits counted in a stretch.
- * timeline_forks.c: where the replay starts from (the beginning or a checkpoint) and
- * which checkpoints are taken and kept. */
+/* What the timeline's files share, top to bottom (calls go down only). timeline.c: the
+ * public moves and reverse-stepi; timeline_search.c: the reverse-continue search.
+ * timeline_before.c and timeline_preds.c: going one instruction before a position.
+ * timeline_goto.c: going to a position; timeline_hits.c: the positions of stops and the
+ * hits counted in a stretch. timeline_forks.c: where the replay starts from (the
+ * beginning or a checkpoint) and which checkpoints are taken and kept;
+ * timeline_quiet.c: windows between two checkpoints without hits; timeline_rep.c: rep
+ * string instructions' writes. */
 #ifndef DEJA_REPLAY_TIMELINE_INTERNAL_H
 #define DEJA_REPLAY_TIMELINE_INTERNAL_H
 
