@@ -123,7 +123,7 @@ struct tl_checkpoint {
 struct timeline {
   struct replay_session *s;
   const struct replay_options *o;
-  struct replay_options quiet; /* o without the program's output (replays to a position) */
+  struct replay_options quiet; /* o without the program's output (tl_quiet_step) */
   struct replay_debug *d;
   struct bp_conds *conds; /* gdb's breakpoint conditions (NULL: none) */
   struct tl_pos cur;      /* where the replay is (the last stop gdb saw) */
@@ -165,6 +165,7 @@ struct timeline {
   bool have_passed;     /* a breakpoint or watchpoint stop was passed on the way: */
   struct tl_pos passed; /* ...the last one's position */
   struct replay_stop passed_stop;
+  int64_t say_t0; /* when DEJA_TL_DEBUG's first line was said */
 };
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,

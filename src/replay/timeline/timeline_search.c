@@ -102,7 +102,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     if (tl_at_boundary(tl, stop_after))
       break;
     d->watch_pending = false;
-    replay_step(tl->s, &res);
+    tl_quiet_step(tl, &res);
     if (count && d->count_failed)
       break; /* the caller searches again, trapping */
     if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_SLICE) {
@@ -166,8 +166,8 @@ static int search_from(struct timeline *tl, struct tl_fork *f, const struct tl_p
   if (rc == 0)
     rc = search(tl, p, UINT64_MAX, *count, last, err, errlen);
   if (rc == 0 && tl_debug())
-    tl_say("searched events %" PRIu64 " to %" PRIu64 ": found %d", f ? f->pos.event : 0, p->event,
-           last->found);
+    tl_say(tl, "searched events %" PRIu64 " to %" PRIu64 ": found %d", f ? f->pos.event : 0,
+           p->event, last->found);
   if (rc == 0 && *count && tl->d->count_failed) {
     *count = false;
     *last = (struct tl_last){0};
@@ -281,7 +281,7 @@ static int last_hit_inside(struct timeline *tl, const struct tl_pos *p, struct t
   for (int i = 0; i < n; i++)
     forks[i]->users--;
   if (tl_debug() && n)
-    tl_say("the windows from %d checkpoints inside P's stretch: found %d", n, rc);
+    tl_say(tl, "the windows from %d checkpoints inside P's stretch: found %d", n, rc);
   return rc;
 }
 
@@ -290,7 +290,6 @@ static int last_hit_inside(struct timeline *tl, const struct tl_pos *p, struct t
 static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t errlen) {
   if (tl_go_to(tl, p, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   uint8_t code[X86_MAX_INSN_LEN];
   if (!x || task_get_regs(&x->t) < 0)
@@ -309,12 +308,11 @@ static int hits_to_end(struct timeline *tl, pid_t tid, uint64_t end, uint64_t *n
                        size_t errlen) {
   struct replay_debug *d = tl->d;
   struct replay_result res;
-  tl->s->e.o = &tl->quiet;
   while (!tl_at_boundary(tl, end)) {
     if (tl->s->e.pos.event > end)
       return seterr(err, errlen, "event %" PRIu64 " was passed", end);
     d->watch_pending = false;
-    replay_step(tl->s, &res);
+    tl_quiet_step(tl, &res);
     if (res.what == REPLAY_ENDED || res.what == REPLAY_FAILED)
       return seterr(err, errlen, "the replay ended before event %" PRIu64, end);
     if (res.what != REPLAY_STOP || res.stop.rec_tid != tid)
@@ -350,13 +348,12 @@ static int hits_before_base(struct timeline *tl, const struct tl_pos *p, const s
   for (int i = 0; i < keys; i++)
     before[i] = before[i] > after[i] ? before[i] - after[i] : 0;
   if (tl_debug())
-    tl_say("the checkpoint P counts from has not counted every breakpoint set now: their "
-           "hits in the stretch less those after it");
+    tl_say(tl, "the checkpoint P counts from has not counted every breakpoint set now: their "
+               "hits in the stretch less those after it");
   /* back at P's place, where the caller goes on from */
   struct tl_pos place = tl_place_of(p);
   if (tl_go_to(tl, &place, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   return 0;
 }
 
@@ -407,7 +404,6 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, const uint64_
   struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
   if (tl_go_to(tl, &start, err, errlen) < 0)
     return -1;
-  tl->s->e.o = &tl->quiet;
   struct replay_result res;
   *last = (struct tl_last){0};
   for (;;) {
@@ -420,7 +416,7 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, const uint64_
     if (all)
       return 0;
     d->watch_pending = false;
-    replay_step(tl->s, &res);
+    tl_quiet_step(tl, &res);
     if (res.what == REPLAY_STOP &&
         (res.stop.kind == RSTOP_BREAKPOINT || res.stop.kind == RSTOP_WATCHPOINT)) {
       *last = (struct tl_last){.found = true, .pos = tl_hit_pos(tl, &res), .stop = res.stop};
@@ -431,18 +427,140 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, const uint64_
   }
 }
 
+/* After the search up to P's place: P's single steps (after P's pc is set back to the
+ * jump before, if it is), from P's place (AT_TRIGGER: the search left the replay at P's
+ * trigger, one instruction after it: back there first). A step onto a breakpoint or one
+ * that triggers a watchpoint is a later hit: *LAST, *STEPPED_HIT. 0 or -1. */
+static int steps_hits(struct timeline *tl, const struct tl_pos *p, bool at_trigger,
+                      struct tl_last *last, bool *stepped_hit, char *err, size_t errlen) {
+  struct replay_result res;
+  struct tl_pos base = *p;
+  base.steps = 0;
+  if (at_trigger && (p->steps || p->back_pc)) {
+    struct tl_pos place = tl_place_of(p);
+    if (tl_go_to(tl, &place, err, errlen) < 0)
+      return -1;
+  }
+  struct rptask *bx = engine_task(&tl->s->e, p->tid);
+  if (p->back_pc && bx && task_get_regs(&bx->t) == 0) {
+    struct user_regs_struct r = bx->t.regs;
+    r.rip = p->back_pc;
+    if (task_set_regs(&bx->t, &r) < 0)
+      return seterr(err, errlen, "cannot set the pc of task %d", p->tid);
+  }
+  for (uint64_t i = 1; i <= p->steps; i++) {
+    if (tl_step_once(tl, p->step_tid, &res) < 0)
+      return seterr(err, errlen, "the replay ended stepping to the current position");
+    struct rptask *x = engine_task(&tl->s->e, p->step_tid);
+    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
+      *last = (struct tl_last){.found = true, .pos = base, .stop = res.stop};
+      last->pos.steps = i - 1;
+      last->pos.step_tid = p->step_tid;
+      *stepped_hit = true;
+    } else if (i < p->steps && x && task_get_regs(&x->t) == 0 &&
+               tl_user_breakpoint(tl->d, x->t.regs.rip)) {
+      *last = (struct tl_last){.found = true,
+                               .pos = base,
+                               .stop = {.kind = RSTOP_BREAKPOINT,
+                                        .rec_pid = x->rec_pid,
+                                        .rec_tid = x->rec_tid,
+                                        .addr = x->t.regs.rip}};
+      last->pos.steps = i;
+      last->pos.step_tid = p->step_tid;
+      *stepped_hit = true;
+    }
+  }
+  return 0;
+}
+
+/* The windows before the one searched, from the checkpoint at the boundary before
+ * WINDOW_START up to it, and so on back (the last window starts at the start), while
+ * they start after FLOOR (a hit before it is not wanted), until one has a hit: *LAST,
+ * *LH the search's. A window whose pages show no hit is passed over (LATER: the
+ * checkpoint at the end of the next window, when it is one). 0 or -1. */
+static int search_windows(struct timeline *tl, uint64_t floor, uint64_t window_start,
+                          uint64_t later, bool *count, struct tl_last *lh, struct tl_last *last,
+                          char *err, size_t errlen) {
+  bool from_fork = true;
+  while (!last->found && from_fork && window_start > floor) {
+    struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
+    struct tl_fork *f = tl_best_fork(tl, &end, window_start);
+    from_fork = f != NULL;
+    window_start = f ? f->pos.event : 0;
+    *lh = (struct tl_last){0};
+    if (tl_window_quiet(tl, f, tl_fork_made(tl, later))) {
+      if (tl_debug())
+        tl_say(tl, "no hit can be in events %" PRIu64 " to %" PRIu64 " (their pages)", f->pos.event,
+               end.event);
+      later = f->made;
+      continue;
+    }
+    later = f ? f->made : 0;
+    if (search_from(tl, f, &end, count, lh, err, errlen) < 0)
+      return -1;
+    *last = *lh;
+  }
+  return 0;
+}
+
+/* The last of the hits before P when the search did not tell their order: ORDER (P
+ * counted from a checkpoint inside its stretch, several hits before it, BEFORE: each
+ * one's), or LH ambiguous (the kernel counted several in the stretch it names): that
+ * stretch runs again, trapping them. *LAST's place and stop. 0 or -1. */
+static int order_last(struct timeline *tl, const struct tl_pos *p, bool order,
+                      const uint64_t *before, const struct tl_last *lh, struct tl_last *last,
+                      char *err, size_t errlen) {
+  struct tl_last in = {0};
+  if (order) {
+    if (order_hits(tl, p, before, &in, err, errlen) < 0)
+      return -1;
+  } else if (lh->ambiguous) {
+    /* The order of the counted hits in that stretch: it runs again, trapping them. */
+    struct tl_pos from = {.event = lh->amb_event - 1, .kind = TL_BOUNDARY};
+    if (tl_go_to(tl, &from, err, errlen) < 0)
+      return -1;
+    if (search(tl, p, lh->amb_event, false, &in, err, errlen) < 0)
+      return -1;
+    if (!in.found)
+      return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
+                    lh->amb_event);
+  } else {
+    return 0;
+  }
+  last->pos = in.pos;
+  last->stop = in.stop;
+  return 0;
+}
+
+/* Goes to LAST, the last hit before the current position (a watchpoint's: just before
+ * the write), with a checkpoint at that stop. 0 or -1. */
+static int go_to_hit(struct timeline *tl, struct tl_last *last, char *err, size_t errlen) {
+  if (last->pos.steps)
+    return tl_go_to(tl, &last->pos, err, errlen);
+  if (last->pos.kind == TL_TRIGGER && !last->pos.pc &&
+      fill_trigger(tl, &last->pos, err, errlen) < 0)
+    return -1;
+  int rc = last->pos.kind == TL_TRIGGER ? tl_go_before(tl, &last->pos, err, errlen)
+                                        : tl_go_to(tl, &last->pos, err, errlen);
+  if (rc < 0)
+    return -1;
+  /* a checkpoint at gdb's stop: a reverse-stepi from it (it counts from the checkpoint
+   * inside the stretch before it to its trigger) comes back at once */
+  if (tl->cur_exact && tl->cur.kind != TL_BOUNDARY && !tl->cur.back_pc && !tl->cur.steps)
+    tl_fork_here(tl, &tl->cur);
+  return 0;
+}
+
 int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay_stop *hit,
                               char *err, size_t errlen) {
   tl->hold = 0;
   tl_know_only_set(tl); /* the breakpoints gdb set for this run */
   struct tl_pos p = tl->cur;
   struct tl_last lh = {0};
-  struct replay_debug *d = tl->d;
-  struct replay_result res;
   /* a conditional breakpoint's hits are only known by stopping at each arrival */
   bool count = !tl->slow_arrivals && exec_counter_usable() && !tl_conds_set(tl);
   tl->tick_ns = tl_now_ns();
-  if (p.kind == TL_TRIGGER && !p.steps && !p.back_pc && tl_user_watchpoint(d, &p)) {
+  if (p.kind == TL_TRIGGER && !p.steps && !p.back_pc && tl_user_watchpoint(tl->d, &p)) {
     /* at a watchpoint's stop: going back over the write that made it is its trigger */
     return tl_undo_watch_stop(tl, &p, hit, err, errlen) < 0 ? -1 : 1;
   }
@@ -471,127 +589,40 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   } else if (counted < 0 && !inside && search_from(tl, f, &p, &count, &lh, err, errlen) < 0) {
     return -1;
   }
-  struct tl_pos last = lh.pos;
-  struct replay_stop last_stop = lh.stop;
-  bool found = lh.found, stepped_hit = false;
+  struct tl_last last = lh;
+  bool stepped_hit = false;
   if (tl_debug() && counted >= 0)
-    tl_say("the hits counted in P's stretch name the last one: found %d", counted);
+    tl_say(tl, "the hits counted in P's stretch name the last one: found %d", counted);
   if (tl_debug())
-    tl_say("from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64
+    tl_say(tl,
+           "from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64
            "; last hit: found %d%s event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
            " pc %" PRIx64,
-           p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
-           lh.ambiguous ? " (in a counted stretch)" : "", last.event, last.kind, last.tid,
-           last.addr, last.n, last.pc);
-  /* Then P's single steps: a step onto a breakpoint or one that triggers a watchpoint
-   * (after P's pc is set back to the jump before, if it is), from P's place. */
-  struct tl_pos base = p;
+           p.event, p.kind, p.tid, p.addr, p.n, p.steps, last.found,
+           lh.ambiguous ? " (in a counted stretch)" : "", last.pos.event, last.pos.kind,
+           last.pos.tid, last.pos.addr, last.pos.n, last.pos.pc);
   if (counted >= 0) {
     p.steps = 0; /* none (counted_last_hit), and no hit at the jump P's pc is set back to */
     p.back_pc = 0;
   }
-  if (lh.at_trigger && (p.steps || p.back_pc)) {
-    struct tl_last keep = lh;
-    base = tl_place_of(&base);
-    if (tl_go_to(tl, &base, err, errlen) < 0)
-      return -1;
-    tl->s->e.o = &tl->quiet;
-    base = p;
-    lh = keep;
-  }
-  struct rptask *bx = engine_task(&tl->s->e, p.tid);
-  if (p.back_pc && bx && task_get_regs(&bx->t) == 0) {
-    struct user_regs_struct r = bx->t.regs;
-    r.rip = p.back_pc;
-    if (task_set_regs(&bx->t, &r) < 0)
-      return seterr(err, errlen, "cannot set the pc of task %d", p.tid);
-  }
-  for (uint64_t i = 1; i <= p.steps; i++) {
-    base.steps = 0;
-    if (tl_step_once(tl, p.step_tid, &res) < 0)
-      return seterr(err, errlen, "the replay ended stepping to the current position");
-    struct rptask *x = engine_task(&tl->s->e, p.step_tid);
-    if (res.what == REPLAY_STOP && res.stop.kind == RSTOP_WATCHPOINT) {
-      last = base;
-      last.steps = i - 1;
-      last.step_tid = p.step_tid;
-      last_stop = res.stop;
-      found = stepped_hit = true;
-    } else if (i < p.steps && x && task_get_regs(&x->t) == 0 &&
-               tl_user_breakpoint(d, x->t.regs.rip)) {
-      last = base;
-      last.steps = i;
-      last.step_tid = p.step_tid;
-      last_stop = (struct replay_stop){.kind = RSTOP_BREAKPOINT,
-                                       .rec_pid = x->rec_pid,
-                                       .rec_tid = x->rec_tid,
-                                       .addr = x->t.regs.rip};
-      found = stepped_hit = true;
-    }
-  }
+  if (steps_hits(tl, &p, lh.at_trigger, &last, &stepped_hit, err, errlen) < 0)
+    return -1;
   /* the checkpoint at the end of the next window (when it is one): a window whose
    * pages show no hit is passed over */
   uint64_t later = f && f->pos.event == window_start ? f->made : 0;
-  /* windows that start after FLOOR: a hit before it is not wanted */
-  while (!found && from_fork && window_start > floor) {
-    struct tl_pos end = {.event = window_start, .kind = TL_BOUNDARY};
-    f = tl_best_fork(tl, &end, window_start);
-    from_fork = f != NULL;
-    window_start = f ? f->pos.event : 0;
-    lh = (struct tl_last){0};
-    if (tl_window_quiet(tl, f, tl_fork_made(tl, later))) {
-      if (tl_debug())
-        tl_say("no hit can be in events %" PRIu64 " to %" PRIu64 " (their pages)", f->pos.event,
-               end.event);
-      later = f->made;
-      continue;
-    }
-    later = f ? f->made : 0;
-    if (search_from(tl, f, &end, &count, &lh, err, errlen) < 0)
-      return -1;
-    last = lh.pos;
-    last_stop = lh.stop;
-    found = lh.found;
-  }
+  if (from_fork &&
+      search_windows(tl, floor, window_start, later, &count, &lh, &last, err, errlen) < 0)
+    return -1;
   /* the end of event FLOOR comes after a hit in the stretch that ends with a later event */
-  uint64_t hit_event = lh.ambiguous && !stepped_hit ? lh.amb_event - 1 : last.event;
-  if (floor && (!found || hit_event < floor))
+  uint64_t hit_event = lh.ambiguous && !stepped_hit ? lh.amb_event - 1 : last.pos.event;
+  if (floor && (!last.found || hit_event < floor))
     return 0;
-  if (order && !stepped_hit) {
-    struct tl_last in = {0};
-    if (order_hits(tl, &p, before, &in, err, errlen) < 0)
-      return -1;
-    last = in.pos;
-    last_stop = in.stop;
-  } else if (lh.ambiguous && !stepped_hit) {
-    /* The order of the counted hits in that stretch: it runs again, trapping them. */
-    struct tl_last in = {0};
-    struct tl_pos from = {.event = lh.amb_event - 1, .kind = TL_BOUNDARY};
-    if (tl_go_to(tl, &from, err, errlen) < 0)
-      return -1;
-    tl->s->e.o = &tl->quiet;
-    if (search(tl, &p, lh.amb_event, false, &in, err, errlen) < 0)
-      return -1;
-    if (!in.found)
-      return seterr(err, errlen, "the hits counted in event %" PRIu64 " were not found again",
-                    lh.amb_event);
-    last = in.pos;
-    last_stop = in.stop;
-  }
-  if (!found)
+  if (!stepped_hit && order_last(tl, &p, order, before, &lh, &last, err, errlen) < 0)
+    return -1;
+  if (!last.found)
     return timeline_restart(tl, err, errlen) < 0 ? -1 : 0;
-  if (last.steps)
-    return tl_go_to(tl, &last, err, errlen) < 0 ? -1 : (*hit = last_stop, 1);
-  if (last.kind == TL_TRIGGER && !last.pc && fill_trigger(tl, &last, err, errlen) < 0)
+  if (go_to_hit(tl, &last, err, errlen) < 0)
     return -1;
-  int rc = last.kind == TL_TRIGGER ? tl_go_before(tl, &last, err, errlen)
-                                   : tl_go_to(tl, &last, err, errlen);
-  if (rc < 0)
-    return -1;
-  /* a checkpoint at gdb's stop: a reverse-stepi from it (it counts from the checkpoint
-   * inside the stretch before it to its trigger) comes back at once */
-  if (tl->cur_exact && tl->cur.kind != TL_BOUNDARY && !tl->cur.back_pc && !tl->cur.steps)
-    tl_fork_here(tl, &tl->cur);
-  *hit = last_stop;
+  *hit = last.stop;
   return 1;
 }
