@@ -19,10 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/log.h"
 #include "common/kernel_abi.h"
+#include "common/log.h"
+#include "preload/syscallbuf_abi.h"
 #include "replay/engine/regs_compare.h"
-#include "replay/events/replay_sbuf_exec.h"
+#include "syscalls/syscall_table.h"
 
 int diverge(struct replay_engine *e, const char *fmt, ...) {
   char what[2048];
@@ -203,6 +204,39 @@ static bool foreign_stop(const struct rptask *x, const struct stop *st) {
   return !signal_is_synchronous(st->sig, &si) && !(si.si_code == SI_TKILL && si.si_pid == getpid());
 }
 
+/* Resumes X with PTRACE_SYSCALL to its next system call stop, which must be of kind WANT. */
+static int syscall_stop(struct replay_engine *e, struct rptask *x, enum stop_kind want) {
+  struct stop st;
+  char buf[256];
+  if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0)
+    return -1;
+  if (st.kind != want)
+    return diverge(e, "making a buffered %s of task %d found %s",
+                   syscall_name((long)x->t.regs.orig_rax), x->rec_tid,
+                   stop_desc(&st, buf, sizeof buf));
+  return 0;
+}
+
+/* At an entry stop of X (ST) while its refilled buffer holds address-space calls the
+ * library makes for real (replay_sbuf_exec.h): when it is one of them, runs it (re-entered
+ * first when PTRACE_SYSEMU skipped it) and returns 1; 0 for any other stop; -1 on failure. */
+static int library_call_at_entry(struct replay_engine *e, struct rptask *x, const struct stop *st) {
+  if (st->kind != STOP_SYSCALL_ENTRY || task_get_regs(&x->t) < 0 || x->t.regs.rip != SBUF_EXEC_IP)
+    return 0;
+  if (x->sysemu_entry) { /* skipped: entered again, traced (its skipped exit first) */
+    struct user_regs_struct r = x->t.regs;
+    regs_back_over_syscall(&r);
+    r.rax = r.orig_rax;
+    if (task_set_regs(&x->t, &r) < 0 || syscall_stop(e, x, STOP_SYSCALL_EXIT) ||
+        syscall_stop(e, x, STOP_SYSCALL_ENTRY))
+      return -1;
+  }
+  x->sysemu_entry = x->at_sysentry = false;
+  if (syscall_stop(e, x, STOP_SYSCALL_EXIT))
+    return -1;
+  return 1;
+}
+
 int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool observe) {
   if (apply_pending_restart(e, x) < 0)
     return -1;
@@ -246,7 +280,7 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
       if (v == HOOK_STOP)
         return REPLAY_STOPPED;
     }
-    int made = x->sbuf_exec_ahead ? replay_sbuf_exec_at_entry(e, x, st) : 0;
+    int made = x->sbuf_exec_ahead ? library_call_at_entry(e, x, st) : 0;
     if (made < 0)
       return -1;
     if (made)

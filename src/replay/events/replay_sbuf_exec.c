@@ -50,36 +50,6 @@ bool replay_filter_active(pid_t pid) {
   return proc_status_number(pid, "Seccomp", &mode) == 0 && mode == SECCOMP_MODE_FILTER;
 }
 
-/* Resumes X with PTRACE_SYSCALL to its next system call stop, which must be of kind WANT. */
-static int syscall_stop(struct replay_engine *e, struct rptask *x, enum stop_kind want) {
-  struct stop st;
-  char buf[256];
-  if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0)
-    return -1;
-  if (st.kind != want)
-    return diverge(e, "making a buffered %s of task %d found %s",
-                   syscall_name((long)x->t.regs.orig_rax), x->rec_tid,
-                   stop_desc(&st, buf, sizeof buf));
-  return 0;
-}
-
-int replay_sbuf_exec_at_entry(struct replay_engine *e, struct rptask *x, const struct stop *st) {
-  if (st->kind != STOP_SYSCALL_ENTRY || task_get_regs(&x->t) < 0 || x->t.regs.rip != SBUF_EXEC_IP)
-    return 0;
-  if (x->sysemu_entry) { /* skipped: entered again, traced (its skipped exit first) */
-    struct user_regs_struct r = x->t.regs;
-    regs_back_over_syscall(&r);
-    r.rax = r.orig_rax;
-    if (task_set_regs(&x->t, &r) < 0 || syscall_stop(e, x, STOP_SYSCALL_EXIT) ||
-        syscall_stop(e, x, STOP_SYSCALL_ENTRY))
-      return -1;
-  }
-  x->sysemu_entry = x->at_sysentry = false;
-  if (syscall_stop(e, x, STOP_SYSCALL_EXIT))
-    return -1;
-  return 1;
-}
-
 /* A buffered file mapping (record REC, its data DATA, arguments A): anonymous memory at
  * the recorded address holding the recorded bytes, with the mapping's protection. */
 static int restore_file_map(struct replay_engine *e, struct rptask *x, const struct sbuf_rec *rec,
