@@ -125,7 +125,7 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
       return buf;
     }
     /* a parent at its clone event stop is settled first (replay_checkpoint_take) */
-    if ((x->at_sysentry && info.op != PTRACE_SYSCALL_INFO_ENTRY && !x->fix_result) ||
+    if ((rptask_in_call(x) && info.op != PTRACE_SYSCALL_INFO_ENTRY && !x->fix_result) ||
         info.op == PTRACE_SYSCALL_INFO_SECCOMP) {
       snprintf(buf, len, "task %d is inside an exec or clone", x->rec_tid);
       return buf;

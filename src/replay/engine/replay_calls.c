@@ -15,9 +15,9 @@
 #include "trace/trace_files.h"
 
 int replay_reenter(struct replay_engine *e, struct rptask *x) {
-  if (!x->sysemu_entry)
+  if (x->where != RPT_SYSEMU_ENTRY)
     return 0;
-  x->sysemu_entry = false;
+  x->where = RPT_IN_CALL;
   if (task_get_regs(&x->t) < 0)
     return -1;
   struct user_regs_struct regs = x->t.regs;
@@ -35,19 +35,13 @@ int replay_reenter(struct replay_engine *e, struct rptask *x) {
     if (st.kind != STOP_SYSCALL_EXIT)
       return diverge(e, "re-entering a system call found %s", stop_desc(&st, buf, sizeof buf));
   }
-  x->at_sysentry = true;
   return task_get_regs(&x->t);
 }
 
 /* A skipped call: its recorded result and memory. */
 int replay_emulate(struct replay_engine *e, struct rptask *x) {
   long nr = (long)x->t.regs.orig_rax;
-  if (x->sysemu_entry) {
-    /* Reached with PTRACE_SYSEMU: the kernel skips the call by itself. */
-    x->sysemu_entry = false;
-    x->at_sysentry = false;
-    x->sysemu_skipped = true;
-  } else {
+  if (!engine_sysemu_skips(x)) {       /* (under PTRACE_SYSEMU the kernel skips it by itself) */
     x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
     if (task_set_regs(&x->t, &x->t.regs) < 0)
       return -1;

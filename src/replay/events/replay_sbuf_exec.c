@@ -64,11 +64,10 @@ static int restore_file_map(struct replay_engine *e, struct rptask *x, const str
                    (uint64_t)-1,           0};
   uint64_t p[6] = {(uint64_t)rec->ret, a[1], a[2], 0, 0, 0};
   bool ok = false;
-  int64_t got = task_inject_syscall(&x->t, false, x->gadget, SYS_mmap, m, &ok);
-  x->sysemu_skipped = false;
+  int64_t got = engine_inject_call(x, SYS_mmap, m, &ok);
   if (ok && got == rec->ret)
     ok = task_write_mem(&x->t, (uint64_t)got, data + SBUF_FILE_MAP_HEAD, n) == 0 &&
-         task_inject_syscall(&x->t, false, x->gadget, SYS_mprotect, p, &ok) == 0 && ok;
+         engine_inject_call(x, SYS_mprotect, p, &ok) == 0 && ok;
   if (!ok || got != rec->ret)
     return diverge(e,
                    "buffered file mapping %u (event %" PRIu64
@@ -110,8 +109,7 @@ int replay_sbuf_exec_restored(struct replay_engine *e, struct rptask *x) {
         a[3] |= MAP_FIXED_NOREPLACE;
       }
       bool ok = false;
-      int64_t got = task_inject_syscall(&x->t, false, x->gadget, rec.nr, a, &ok);
-      x->sysemu_skipped = false; /* a skipped call's exit stop came first, if pending */
+      int64_t got = engine_inject_call(x, rec.nr, a, &ok);
       if (!ok || got != rec.ret)
         return diverge(e,
                        "buffered system call %u (event %" PRIu64

@@ -112,7 +112,7 @@ static int start_program(struct replay_session *s) {
     task_resume(&x->t, PTRACE_CONT, 0);
   }
   s->e.filtered = x->t.seccomp_traced = replay_filter_active(pid);
-  x->at_sysentry = true; /* inside execve */
+  engine_at_exec(x); /* inside execve */
   return replay_apply_exec(&s->e, x);
 }
 

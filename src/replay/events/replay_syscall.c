@@ -331,9 +331,8 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
   if (x->at_entry)
     return task_get_regs(&x->t) < 0 ? -1 : 0; /* an enter event got there */
   const struct syscall_desc *d = syscall_table_lookup((long)e->ev->regs.orig_rax);
-  x->execute_next = d && !(e->ev->flags & EVF_NOT_RUN) && runs_for_real(d, e->ev);
-  int rc = run_task(e, x, st, true);
-  x->execute_next = false;
+  bool runs = d && !(e->ev->flags & EVF_NOT_RUN) && runs_for_real(d, e->ev);
+  int rc = run_task_to_call(e, x, st, runs);
   if (rc)
     return rc;
   if (st->kind != STOP_SYSCALL_ENTRY)

@@ -146,11 +146,7 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   if (!(e->ev->flags & EVF_SBUF_INIT))
     return 0;
   x->at_entry = false;
-  if (x->sysemu_entry) {
-    x->sysemu_entry = false; /* PTRACE_SYSEMU: the kernel skips it by itself */
-    x->at_sysentry = false;
-    x->sysemu_skipped = true;
-  } else {
+  if (!engine_sysemu_skips(x)) { /* (under PTRACE_SYSEMU the kernel skips it by itself) */
     struct stop st;
     char buf[256];
     if (task_get_regs(&x->t) < 0)
