@@ -14,6 +14,12 @@
 #include "trace/trace_event.h"
 
 struct tsc_table;
+/* The per-event handlers' state the engine holds for them (events/): a checkpoint copies
+ * each, but for what all of a replay's sessions share. */
+struct state_pages;        /* replay_state_pages.c */
+struct syscallbuf_pending; /* replay_syscallbuf.c */
+struct state_match_start;  /* state_match.c */
+struct replay_shared;      /* replay_shared.h */
 
 /* What the engine's calls return: 0, or one of these (a negative value is a failure to
  * control a task, treated as a divergence). */
@@ -53,7 +59,6 @@ enum rptask_where {
 };
 
 /* A replayed thread. Events name tasks by their recorded tids; the replayed ones differ. */
-struct state_pages;
 
 struct rptask {
   struct task t;
@@ -170,8 +175,11 @@ struct replay_engine {
   int ndead, cap_dead;
   struct engine_gone *gone; /* tasks that exited in any run: whose they were */
   int ngone, cap_gone;
-  struct state_pages *state_pages; /* replay_state_pages.c */
-  bool tsc_patched;                /* the recording patched rdtsc (replay_tsc.h) */
+  struct state_pages *state_pages;         /* replay_state_pages.c */
+  bool tsc_patched;                        /* the recording patched rdtsc (replay_tsc.h) */
+  struct syscallbuf_pending *sbuf_pending; /* records refilled, not yet checked */
+  struct state_match_start *match_start;   /* a state point's stretch run for real */
+  struct replay_shared *shared;            /* what the replay's sessions share */
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */

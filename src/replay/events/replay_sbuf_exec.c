@@ -80,7 +80,7 @@ static int restore_file_map(struct replay_engine *e, struct rptask *x, const str
 int replay_sbuf_exec_restored(struct replay_engine *e, struct rptask *x) {
   uint32_t len = 0, off = 0;
   uint64_t evno = 0, buf = 0;
-  const uint8_t *data = replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off);
+  const uint8_t *data = replay_syscallbuf_pending(e, x->rec_tid, &len, &evno, &buf, &off);
   /* Records the library wrote already (a debugger's natural search ran part of the
    * stretch before giving up) were made by it. */
   uint32_t used = 0;

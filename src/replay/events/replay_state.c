@@ -50,7 +50,7 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
   /* Inside a buffered call the run ends where that call starts (diverted to the traced
    * `syscall`, or at each entry when its record's place is unknown); its end is restored. */
   bool in_call = state_match_inside_call(e, x);
-  uint64_t divert = in_call ? state_match_divert_word(x) : 0, none = 0;
+  uint64_t divert = in_call ? state_match_divert_word(e, x) : 0, none = 0;
   uint64_t stop_at = !in_call ? e->ev->regs.rip : divert ? 0 : SBUF_ENTRY_ADDR;
   if (divert && task_write_mem(&x->t, SBUF_DIVERT_ADDR, &divert, sizeof divert) < 0)
     return diverge(e,
