@@ -32,6 +32,18 @@ def objects(build):
     return found
 
 
+def relro(path):
+    """Symbols in .data.rel.ro sections: const data holding addresses (tables of handlers),
+    which the loader makes read-only once it relocated them; nm calls them data."""
+    out = subprocess.run(["objdump", "-t", path], capture_output=True, text=True, check=True).stdout
+    names = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 5 and parts[-3].startswith(".data.rel.ro"):
+            names.add(parts[-1])
+    return names
+
+
 def symbols(path):
     """(defined globals, undefined, mutable data) of one object, read with nm."""
     out = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
@@ -45,6 +57,9 @@ def symbols(path):
             defined.add(name)
         if kind in "dDbB" and not name.startswith("."):
             data.append(name)
+    if data:
+        const = relro(path)
+        data = [name for name in data if name not in const]
     return defined, used, data
 
 

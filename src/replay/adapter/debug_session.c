@@ -14,7 +14,6 @@
 
 #include "common/log.h"
 #include "replay/adapter/gdb_adapter.h"
-#include "replay/events/replay_tsc.h"
 #include "task/hw_caps.h"
 
 /* gdb commands deja replay gives gdb: checkpoints as rr has them, through monitor
@@ -149,7 +148,6 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     if (first)
       gdb_adapter_detach(a);
     replay_close(&s);
-    replay_tsc_end();
     free(a);
     return rc;
   }
@@ -184,8 +182,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   if (rc == 0 && a->failed)
     rc = a->failed; /* a divergence under gdb fails `deja replay` too */
   gdb_adapter_detach(a);
-  replay_close(&s);
-  replay_tsc_end(); /* after the timeline's restarts and checkpoints, which share them */
+  replay_close(&s); /* after the timeline's restarts and checkpoints, which share its tables */
   free(a);
   return rc;
 }

@@ -111,13 +111,13 @@ int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k
 
 int cp_into_saved_stop(struct task *t, const struct rptask *x, const struct user_regs_struct *regs,
                        uint64_t gadget, bool at_call_exit) {
-  if (x->at_sysentry) {
+  if (rptask_in_call(x)) {
     /* back onto the syscall instruction, and into the call's entry again */
     struct user_regs_struct r = *regs;
     regs_back_over_syscall(&r);
     r.rax = regs->orig_rax;
     r.orig_rax = (uint64_t)-1;
-    int req = x->sysemu_entry ? PTRACE_SYSEMU : PTRACE_SYSCALL;
+    int req = x->where == RPT_SYSEMU_ENTRY ? PTRACE_SYSEMU : PTRACE_SYSCALL;
     if (task_set_regs(t, &r) < 0 || task_resume_until(t, req, STOP_SYSCALL_ENTRY, NULL) < 0)
       return -1;
   } else if (!at_call_exit && call_ok(t, gadget, SYS_getpid, 0, 0) < 0) {

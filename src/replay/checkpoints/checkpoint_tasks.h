@@ -24,7 +24,7 @@ pid_t cp_clone_thread(struct task *t, uint64_t gadget, uint64_t tls);
 int cp_set_kstate(struct task *t, uint64_t gadget, const struct thread_kstate *k, uint64_t sigmask,
                   uint64_t rsp);
 /* Brings T (at a stop as for cp_fork) into the stop the saved task X was in, with
- * registers REGS: inside a system call's entry (X->at_sysentry) the call is entered
+ * registers REGS: inside a system call's entry (rptask_in_call) the call is entered
  * again, under PTRACE_SYSEMU when it was; otherwise T is left at an injected call's exit
  * (AT_CALL_EXIT: it is at one already) with REGS, which resumes into user code as X
  * would. 0 or -1. */

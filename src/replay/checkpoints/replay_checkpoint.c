@@ -30,6 +30,7 @@
 #include "replay/checkpoints/checkpoint_tasks.h"
 #include "replay/events/replay_state_pages.h"
 #include "replay/events/replay_syscallbuf.h"
+#include "replay/events/state_match.h"
 
 #ifndef KCMP_VM
 #define KCMP_VM 1
@@ -56,8 +57,10 @@ struct replay_checkpoint {
   uint64_t internal_bp;
   bool internal_regs;
   uint64_t evno; /* the trace cursor's event */
-  struct syscallbuf_saved *sbuf;
-  struct state_pages *pages; /* the page hashes state points are checked with */
+  /* the handlers' state (copies of the engine's) */
+  struct syscallbuf_pending *sbuf; /* the records refilled and not yet checked */
+  struct state_pages *pages;       /* the page hashes state points are checked with */
+  struct state_match_start *match; /* a stretch run for real: its memory at its start */
   /* Files mapped MAP_SHARED map the session's copies of them (in shared_dir), which hold
    * the content as of the latest recorded change replay applied, whatever the position:
    * going back is right only while no change was applied since. */
@@ -125,7 +128,7 @@ static const char *not_forkable(struct replay_session *s, char *buf, size_t len)
       return buf;
     }
     /* a parent at its clone event stop is settled first (replay_checkpoint_take) */
-    if ((x->at_sysentry && info.op != PTRACE_SYSCALL_INFO_ENTRY && !x->fix_result) ||
+    if ((rptask_in_call(x) && info.op != PTRACE_SYSCALL_INFO_ENTRY && !x->fix_result) ||
         info.op == PTRACE_SYSCALL_INFO_SECCOMP) {
       snprintf(buf, len, "task %d is inside an exec or clone", x->rec_tid);
       return buf;
@@ -158,12 +161,13 @@ static int save_task(struct rptask *x, struct cp_task *c) {
       ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof c->sigmask, &c->sigmask) < 0)
     return -1;
   c->regs = t->regs;
-  static uint8_t xsave[XSTATE_MAX];
-  long xlen = task_get_xstate(t, xsave, sizeof xsave);
+  uint8_t *xsave = xmalloc(XSTATE_MAX); /* the whole area, whatever the CPU has */
+  long xlen = task_get_xstate(t, xsave, XSTATE_MAX);
   if (xlen > 0) {
-    c->xstate = xmalloc((size_t)xlen);
-    memcpy(c->xstate, xsave, (size_t)xlen);
+    c->xstate = xrealloc(xsave, (size_t)xlen);
     c->xlen = (size_t)xlen;
+  } else {
+    free(xsave);
   }
   return 0;
 }
@@ -221,8 +225,9 @@ struct replay_checkpoint *replay_checkpoint_take(struct replay_session *s, char 
   c->internal_bp = e->internal_bp;
   c->internal_regs = e->internal_regs;
   c->evno = trace_cursor_tell(e->cur);
-  c->sbuf = replay_syscallbuf_save();
+  c->sbuf = syscallbuf_pending_copy(e->sbuf_pending);
   c->pages = state_pages_copy(e->state_pages);
+  c->match = state_match_start_copy(e->match_start);
   c->shared_dir = e->shared_dir ? xstrdup(e->shared_dir) : NULL;
   c->file_changes = e->file_changes;
   return c;
@@ -326,9 +331,12 @@ int replay_checkpoint_restore(struct replay_session *s, const struct replay_chec
   e->internal_bp = c->internal_bp;
   e->internal_regs = c->internal_regs;
   s->ended = false;
-  replay_syscallbuf_restore(c->sbuf);
+  syscallbuf_pending_free(e->sbuf_pending);
+  e->sbuf_pending = syscallbuf_pending_copy(c->sbuf);
   state_pages_free(e->state_pages);
   e->state_pages = state_pages_copy(c->pages);
+  state_match_start_free(e->match_start);
+  e->match_start = state_match_start_copy(c->match);
   return 0;
 }
 
@@ -347,8 +355,9 @@ void replay_checkpoint_free(struct replay_checkpoint *c) {
     free(c->tasks[i].advice);
   }
   free(c->tasks);
-  replay_syscallbuf_saved_free(c->sbuf);
+  syscallbuf_pending_free(c->sbuf);
   state_pages_free(c->pages);
+  state_match_start_free(c->match);
   free(c->shared_dir);
   free(c);
 }

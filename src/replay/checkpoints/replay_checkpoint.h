@@ -1,6 +1,7 @@
 /* Checkpoints of a replay: a fork of every replayed process, kept stopped under ptrace,
  * with a copy of the session's bookkeeping (trace position, task table, pending buffered
- * calls, the page hashes state points are checked with) and what a fork does not copy of
+ * calls, the page hashes state points are checked with, the memory a stretch run for real
+ * started with; not what all of a replay's sessions share) and what a fork does not copy of
  * the other threads of a process (registers, FPU state, signal mask; their kernel state is
  * in the bookkeeping). Going back to one forks the stopped copies again (so it can be
  * used again), recreates their other threads, and puts them in place of the replayed

@@ -25,6 +25,7 @@
 #define CLONE_PARENT 0x00008000
 #endif
 #define MAX_HELD 8
+#define XSTATE_MAX (1 << 16)
 
 /* Signals that arrived while the injected call ran: sent again afterwards, so they are
  * pending as before. */
@@ -116,27 +117,13 @@ static pid_t inject_fork(struct rptask *x) {
   return child;
 }
 
-struct diversion *diversion_start(struct replay_engine *e, struct rptask *x) {
-  (void)e;
-  static uint8_t xsave[1 << 16]; /* the whole area, whatever the CPU has */
-  long xlen = task_get_xstate(&x->t, xsave, sizeof xsave);
-  pid_t child = inject_fork(x);
-  if (child <= 0) {
-    deja_msg("cannot fork a copy of replayed process %d to run gdb's call in: %s", x->rec_pid,
-             strerror(errno));
-    return NULL;
-  }
-  struct diversion *dv = xcalloc(1, sizeof *dv);
-  dv->t.tid = child;
-  dv->t.mem_fd = -1;
-  dv->rec_tid = x->rec_tid;
-  dv->rec_pid = x->rec_pid;
+/* The copy of X started (DV), set up to run gdb's call as X would: 0, or -1 (reported). */
+static int set_up(struct diversion *dv, struct rptask *x, const uint8_t *xsave, long xlen) {
   struct stop st;
   if (task_wait(&dv->t, &st) < 0 || st.kind == STOP_EXITED || task_open_mem(&dv->t) < 0) {
     deja_msg("the copy of replayed process %d for gdb's call did not start: %s", x->rec_pid,
              strerror(errno));
-    diversion_end(dv);
-    return NULL;
+    return -1;
   }
   /* The copy's buffered calls are made for real: the page's recording entry. */
   static const uint8_t replay_entry[] = SBUF_ENTRY_REPLAY, record_entry[] = SBUF_ENTRY_RECORD;
@@ -145,14 +132,37 @@ struct diversion *diversion_start(struct replay_engine *e, struct rptask *x) {
       !memcmp(have, replay_entry, sizeof have) &&
       task_write_mem(&dv->t, SBUF_ENTRY_ADDR, record_entry, sizeof record_entry) < 0) {
     deja_msg("cannot set up the copy of replayed process %d: %s", x->rec_pid, strerror(errno));
-    diversion_end(dv);
-    return NULL;
+    return -1;
   }
   struct user_regs_struct regs = x->t.regs;
   regs.orig_rax = (uint64_t)-1; /* not inside a system call: no restart on return */
   if (task_set_regs(&dv->t, &regs) < 0 ||
       (xlen > 0 && task_set_xstate(&dv->t, xsave, (size_t)xlen) < 0)) {
     deja_msg("cannot set up the copy of replayed process %d: %s", x->rec_pid, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+struct diversion *diversion_start(struct replay_engine *e, struct rptask *x) {
+  (void)e;
+  uint8_t *xsave = xmalloc(XSTATE_MAX); /* the whole area, whatever the CPU has */
+  long xlen = task_get_xstate(&x->t, xsave, XSTATE_MAX);
+  pid_t child = inject_fork(x);
+  if (child <= 0) {
+    deja_msg("cannot fork a copy of replayed process %d to run gdb's call in: %s", x->rec_pid,
+             strerror(errno));
+    free(xsave);
+    return NULL;
+  }
+  struct diversion *dv = xcalloc(1, sizeof *dv);
+  dv->t.tid = child;
+  dv->t.mem_fd = -1;
+  dv->rec_tid = x->rec_tid;
+  dv->rec_pid = x->rec_pid;
+  int rc = set_up(dv, x, xsave, xlen);
+  free(xsave);
+  if (rc < 0) {
     diversion_end(dv);
     return NULL;
   }

@@ -9,13 +9,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/kernel_abi.h"
 #include "common/log.h"
+#include "replay/engine/replay_output.h"
 #include "trace/trace_files.h"
 
 int replay_reenter(struct replay_engine *e, struct rptask *x) {
-  if (!x->sysemu_entry)
+  if (x->where != RPT_SYSEMU_ENTRY)
     return 0;
-  x->sysemu_entry = false;
+  x->where = RPT_IN_CALL;
   if (task_get_regs(&x->t) < 0)
     return -1;
   struct user_regs_struct regs = x->t.regs;
@@ -33,8 +35,35 @@ int replay_reenter(struct replay_engine *e, struct rptask *x) {
     if (st.kind != STOP_SYSCALL_EXIT)
       return diverge(e, "re-entering a system call found %s", stop_desc(&st, buf, sizeof buf));
   }
-  x->at_sysentry = true;
   return task_get_regs(&x->t);
+}
+
+/* A skipped call: its recorded result and memory. */
+int replay_emulate(struct replay_engine *e, struct rptask *x) {
+  long nr = (long)x->t.regs.orig_rax;
+  if (!engine_sysemu_skips(x)) {       /* (under PTRACE_SYSEMU the kernel skips it by itself) */
+    x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
+    if (task_set_regs(&x->t, &x->t.regs) < 0)
+      return -1;
+    struct stop st;
+    char buf[256];
+    if (run_task(e, x, &st, false) < 0)
+      return -1;
+    if (st.kind != STOP_SYSCALL_EXIT)
+      return diverge(e, "skipped system call did not return; found %s",
+                     stop_desc(&st, buf, sizeof buf));
+    if (task_get_regs(&x->t) < 0)
+      return -1;
+  }
+  /* With the call's number in orig_rax, the kernel's signal delivery restarts it or
+   * turns -ERESTART* into -EINTR exactly as it did during recording. */
+  x->t.regs.rax = (uint64_t)e->ev->result;
+  x->t.regs.orig_rax = (uint64_t)nr;
+  x->restart_pending = IS_ERESTART(e->ev->result);
+  if (task_set_regs(&x->t, &x->t.regs) < 0)
+    return -1;
+  int rc = write_back_memory(e, x);
+  return rc ? rc : replay_output(e, x);
 }
 
 int64_t inject_with_string(struct rptask *x, bool at_entry, uint64_t insn, long nr,

@@ -1,6 +1,7 @@
 /* Making system calls in the replayed program: re-entering a call PTRACE_SYSEMU skipped,
- * injecting one with a string argument, running one to its exit, and the preserved files
- * such calls open. Used by the per-event handlers. */
+ * skipping one with its recorded results, injecting one with a string argument, running
+ * one to its exit, and the preserved files such calls open. Used by the per-event
+ * handlers. */
 #ifndef DEJA_REPLAY_REPLAY_CALLS_H
 #define DEJA_REPLAY_REPLAY_CALLS_H
 

@@ -19,10 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/log.h"
 #include "common/kernel_abi.h"
+#include "common/log.h"
+#include "preload/syscallbuf_abi.h"
 #include "replay/engine/regs_compare.h"
-#include "replay/events/replay_sbuf_exec.h"
+#include "syscalls/syscall_table.h"
 
 int diverge(struct replay_engine *e, const char *fmt, ...) {
   char what[2048];
@@ -203,12 +204,61 @@ static bool foreign_stop(const struct rptask *x, const struct stop *st) {
   return !signal_is_synchronous(st->sig, &si) && !(si.si_code == SI_TKILL && si.si_pid == getpid());
 }
 
-int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool observe) {
+/* Resumes X with PTRACE_SYSCALL to its next system call stop, which must be of kind WANT. */
+static int syscall_stop(struct replay_engine *e, struct rptask *x, enum stop_kind want) {
+  struct stop st;
+  char buf[256];
+  if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0)
+    return -1;
+  if (st.kind != want)
+    return diverge(e, "making a buffered %s of task %d found %s",
+                   syscall_name((long)x->t.regs.orig_rax), x->rec_tid,
+                   stop_desc(&st, buf, sizeof buf));
+  return 0;
+}
+
+/* At an entry stop of X (ST) while its refilled buffer holds address-space calls the
+ * library makes for real (replay_sbuf_exec.h): when it is one of them, runs it (re-entered
+ * first when PTRACE_SYSEMU skipped it) and returns 1; 0 for any other stop; -1 on failure. */
+static int library_call_at_entry(struct replay_engine *e, struct rptask *x, const struct stop *st,
+                                 enum rptask_where user) {
+  if (st->kind != STOP_SYSCALL_ENTRY || task_get_regs(&x->t) < 0 || x->t.regs.rip != SBUF_EXEC_IP)
+    return 0;
+  if (x->where == RPT_SYSEMU_ENTRY) { /* skipped: entered again, traced (its skipped exit first) */
+    struct user_regs_struct r = x->t.regs;
+    regs_back_over_syscall(&r);
+    r.rax = r.orig_rax;
+    if (task_set_regs(&x->t, &r) < 0 || syscall_stop(e, x, STOP_SYSCALL_EXIT) ||
+        syscall_stop(e, x, STOP_SYSCALL_ENTRY))
+      return -1;
+  }
+  x->where = user;
+  if (syscall_stop(e, x, STOP_SYSCALL_EXIT))
+    return -1;
+  return 1;
+}
+
+/* Where X is after stop ST, reached by resuming it with REQ (USER: in user code). */
+static enum rptask_where where_after(const struct stop *st, int req, enum rptask_where user) {
+  if (st->kind == STOP_SYSCALL_ENTRY)
+    return req == PTRACE_SYSEMU ? RPT_SYSEMU_ENTRY : RPT_IN_CALL;
+  /* a clone or exec event within a call */
+  bool in_call =
+      st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT && st->event != PTRACE_EVENT_STOP;
+  return in_call ? RPT_IN_CALL : user;
+}
+
+/* run_task, where USER says what a stop in user code is (RPT_USER, RPT_USER_CALL_RUNS). */
+static int run(struct replay_engine *e, struct rptask *x, struct stop *st, bool observe,
+               enum rptask_where user) {
   if (apply_pending_restart(e, x) < 0)
     return -1;
   const struct replay_hooks *h = e->hooks;
+  bool skipped = x->where == RPT_SKIPPED_EXIT;
+  if (!rptask_in_call(x))
+    x->where = user;
   for (;;) {
-    bool watched = observe && !x->at_sysentry;
+    bool watched = observe && !rptask_in_call(x);
     /* Inside a call resuming runs no user code: traced to the call's exit. (arm sees
      * the signal the task is resumed with.) */
     int req = watched ? h->arm(h->ctx, x, e->internal_bp,
@@ -216,8 +266,8 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
                       : PTRACE_SYSCALL;
     int sig = x->sig;
     x->sig = 0;
-    bool skipped_exit = x->sysemu_skipped && req == PTRACE_SYSCALL;
-    x->sysemu_skipped = false;
+    bool skipped_exit = skipped && req == PTRACE_SYSCALL;
+    skipped = false;
     if (task_resume(&x->t, req, sig) < 0 ||
         (watched ? h->wait(h->ctx, x, st) : task_wait(&x->t, st)) < 0) {
       deja_msg("lost control of the replayed task %d: %s", x->t.tid, strerror(errno));
@@ -233,10 +283,7 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
     }
     /* Inside a call (its entry, or a clone/exec event within it): resuming runs no
      * user code, and must be traced to reach the call's exit. */
-    x->at_sysentry = st->kind == STOP_SYSCALL_ENTRY ||
-                     (st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT &&
-                      st->event != PTRACE_EVENT_STOP);
-    x->sysemu_entry = st->kind == STOP_SYSCALL_ENTRY && req == PTRACE_SYSEMU;
+    x->where = where_after(st, req, user);
     if (watched) {
       enum hook_verdict v = h->disarm(h->ctx, x, st, &e->stop);
       if (v == HOOK_AGAIN)
@@ -246,7 +293,7 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
       if (v == HOOK_STOP)
         return REPLAY_STOPPED;
     }
-    int made = x->sbuf_exec_ahead ? replay_sbuf_exec_at_entry(e, x, st) : 0;
+    int made = x->sbuf_exec_ahead ? library_call_at_entry(e, x, st, user) : 0;
     if (made < 0)
       return -1;
     if (made)
@@ -266,6 +313,50 @@ int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool ob
     return 0;
   }
 }
+
+int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool observe) {
+  return run(e, x, st, observe, RPT_USER);
+}
+
+int run_task_to_call(struct replay_engine *e, struct rptask *x, struct stop *st, bool runs) {
+  int rc = run(e, x, st, true, runs ? RPT_USER_CALL_RUNS : RPT_USER);
+  if (x->where == RPT_USER_CALL_RUNS)
+    x->where = RPT_USER; /* a debugger stop on the way: going on asks again */
+  return rc;
+}
+
+bool engine_sysemu_skips(struct rptask *x) {
+  if (x->where != RPT_SYSEMU_ENTRY)
+    return false;
+  x->where = RPT_SKIPPED_EXIT;
+  return true;
+}
+
+int engine_leave_entry(struct rptask *x) {
+  struct user_regs_struct skip = x->t.regs;
+  skip.orig_rax = (uint64_t)-1;
+  if (task_set_regs(&x->t, &skip) < 0 ||
+      task_resume_until(&x->t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0)
+    return -1;
+  x->where = RPT_USER;
+  return 0;
+}
+
+int64_t engine_inject_call(struct rptask *x, long nr, const uint64_t args[6], bool *ok) {
+  int64_t got = task_inject_syscall(&x->t, false, x->gadget, nr, args, ok);
+  if (x->where == RPT_SKIPPED_EXIT)
+    x->where = RPT_USER; /* its exit stop came first */
+  return got;
+}
+
+int engine_resume_into_call(struct rptask *x) {
+  if (task_resume_into_call(&x->t, PTRACE_SYSCALL) < 0)
+    return -1;
+  x->where = RPT_USER; /* running: the caller waits for its stop */
+  return 0;
+}
+
+void engine_at_exec(struct rptask *x) { x->where = RPT_IN_CALL; }
 
 /* A signal without a handler was delivered by a single step that entered the system call
  * right after (a state point in front of it): that call belongs to a later event, so the
@@ -298,7 +389,7 @@ int replay_settle(struct replay_engine *e, struct rptask *x) {
       return diverge(e, "expected the return of a clone, found %s",
                      stop_desc(&st, buf, sizeof buf));
     x->fix_result = false;
-    x->at_sysentry = false;
+    x->where = RPT_USER;
     x->t.regs.rax = (uint64_t)x->result;
     if (task_set_regs(&x->t, &x->t.regs) < 0)
       return -1;
@@ -384,9 +475,10 @@ static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp,
   /* Under replay's filter, PTRACE_CONT: the library's address-space calls run without a
    * stop, and the next traced call stops once at the filter (the call runs when resumed
    * traced, or is skipped with its number set to -1: one stop more than PTRACE_SYSEMU). */
-  if (x->t.seccomp_traced && (x->execute_next || x->sbuf_exec_ahead))
+  bool call_runs = x->where == RPT_USER_CALL_RUNS;
+  if (x->t.seccomp_traced && (call_runs || x->sbuf_exec_ahead))
     return PTRACE_CONT;
-  return x->execute_next ? PTRACE_SYSCALL : PTRACE_SYSEMU;
+  return call_runs ? PTRACE_SYSCALL : PTRACE_SYSEMU;
 }
 
 static int autopilot_wait(void *ctx, struct rptask *x, struct stop *st) {

@@ -14,6 +14,12 @@
 #include "trace/trace_event.h"
 
 struct tsc_table;
+/* The per-event handlers' state the engine holds for them (events/): a checkpoint copies
+ * each, but for what all of a replay's sessions share. */
+struct state_pages;        /* replay_state_pages.c */
+struct syscallbuf_pending; /* replay_syscallbuf.c */
+struct state_match_start;  /* state_match.c */
+struct replay_shared;      /* replay_shared.h */
 
 /* What the engine's calls return: 0, or one of these (a negative value is a failure to
  * control a task, treated as a divergence). */
@@ -36,8 +42,23 @@ struct thread_kstate {
   int ss_flags;                     /* its flags (SS_AUTODISARM) */
 };
 
+/* Where a replayed task is stopped, which decides how resuming it goes on. Only the
+ * engine changes it (run_task and the engine_ functions below); others read it, the
+ * common question through rptask_in_call. */
+enum rptask_where {
+  RPT_USER,           /* resuming runs user code */
+  RPT_SKIPPED_EXIT,   /* ...from an entry PTRACE_SYSEMU skipped: resumed with PTRACE_SYSCALL,
+                         the kernel reports that call's exit first */
+  RPT_USER_CALL_RUNS, /* ...while run_task_to_call runs it to a call that runs for real:
+                         reached with PTRACE_SYSCALL, which saves re-entering a call
+                         PTRACE_SYSEMU skipped (2 stops) */
+  RPT_IN_CALL,        /* inside a system call (its entry, a clone or exec event): resuming
+                         runs no user code */
+  RPT_SYSEMU_ENTRY,   /* ...at an entry reached with PTRACE_SYSEMU: the call will not run
+                         (replay skips most calls with a single stop) */
+};
+
 /* A replayed thread. Events name tasks by their recorded tids; the replayed ones differ. */
-struct state_pages;
 
 struct rptask {
   struct task t;
@@ -55,21 +76,14 @@ struct rptask {
   bool restart_pending;   /* a skipped call returned -ERESTART*: restarted unless a signal
                              is delivered first */
   int64_t result;
-  uint64_t gadget;      /* a syscall instruction in the vDSO, for injecting calls */
-  bool at_sysentry;     /* stopped inside a system call (its entry, a clone or exec event):
-                        resuming runs no user code */
-  bool sysemu_entry;    /* ...reached with PTRACE_SYSEMU: the call will not run (replay skips
-                        most calls with a single stop) */
-  bool sysemu_skipped;  /* left at an entry PTRACE_SYSEMU skipped: resumed with
-                          PTRACE_SYSCALL, the kernel reports that call's exit first */
-  bool execute_next;    /* the call it is run to runs for real: reached with PTRACE_SYSCALL,
-                        which saves re-entering a call PTRACE_SYSEMU skipped (2 stops) */
-  bool sbuf_exec_ahead; /* its refilled buffer holds calls the library makes for real
+  uint64_t gadget;         /* a syscall instruction in the vDSO, for injecting calls */
+  enum rptask_where where; /* where it is stopped (the engine's) */
+  bool sbuf_exec_ahead;    /* its refilled buffer holds calls the library makes for real
                           (replay_sbuf_exec.h): it runs under PTRACE_CONT */
-  uint64_t sbuf;        /* its system call buffer, once announced (0: none known) */
-  int bus_prot;         /* protection of the page a reproduced bus error made inaccessible */
-  char exe[512];        /* the preserved executable of its process (for gdb) */
-  uint8_t auxv[512];    /* its process's recorded auxiliary vector (for gdb) */
+  uint64_t sbuf;           /* its system call buffer, once announced (0: none known) */
+  int bus_prot;            /* protection of the page a reproduced bus error made inaccessible */
+  char exe[512];           /* the preserved executable of its process (for gdb) */
+  uint8_t auxv[512];       /* its process's recorded auxiliary vector (for gdb) */
   size_t auxv_len;
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
@@ -134,6 +148,9 @@ struct replay_hooks {
 
 extern const struct replay_hooks replay_autopilot_hooks;
 
+/* Whether X is stopped inside a system call: resuming it runs no user code. */
+static inline bool rptask_in_call(const struct rptask *x) { return x->where >= RPT_IN_CALL; }
+
 /* A task no longer replayed: its recorded tid and process. */
 struct engine_gone {
   pid_t rec_tid, rec_pid;
@@ -158,8 +175,11 @@ struct replay_engine {
   int ndead, cap_dead;
   struct engine_gone *gone; /* tasks that exited in any run: whose they were */
   int ngone, cap_gone;
-  struct state_pages *state_pages; /* replay_state_pages.c */
-  bool tsc_patched;                /* the recording patched rdtsc (replay_tsc.h) */
+  struct state_pages *state_pages;         /* replay_state_pages.c */
+  bool tsc_patched;                        /* the recording patched rdtsc (replay_tsc.h) */
+  struct syscallbuf_pending *sbuf_pending; /* records refilled, not yet checked */
+  struct state_match_start *match_start;   /* a state point's stretch run for real */
+  struct replay_shared *shared;            /* what the replay's sessions share */
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */
@@ -171,6 +191,26 @@ const char *stop_desc(const struct stop *st, char *buf, size_t len);
  * hooks watch the user code it runs, and may end the run with REPLAY_STOPPED (a stop the
  * debugger must see; X stays there, resumable). 0, REPLAY_STOPPED or -1. */
 int run_task(struct replay_engine *e, struct rptask *x, struct stop *st, bool observe);
+/* run_task observed, to the entry of a system call: one that runs for real when RUNS (it
+ * is reached with PTRACE_SYSCALL then), else one replay skips. */
+int run_task_to_call(struct replay_engine *e, struct rptask *x, struct stop *st, bool runs);
+/* X, at a system call's entry, leaves it as replay skips the call: when PTRACE_SYSEMU
+ * reached it the kernel skips the call by itself (true: X leaves the entry, the call's
+ * exit still to be reported); false elsewhere (the caller skips it). */
+bool engine_sysemu_skips(struct rptask *x);
+/* X (its registers read) at a system call's entry leaves it without making the call: X
+ * stops at its exit, from where resuming runs user code. 0 or -1. */
+int engine_leave_entry(struct rptask *x);
+/* Makes system call NR with ARGS in X (stopped in user code) through its vDSO's syscall
+ * instruction, its registers kept (task_inject_syscall); the exit of a call PTRACE_SYSEMU
+ * skipped comes first on the way. The result; *OK whether the call was made. */
+int64_t engine_inject_call(struct rptask *x, long nr, const uint64_t args[6], bool *ok);
+/* Resumes X at a system call's entry into the call, traced (task_resume_into_call): its
+ * next stop is waited for by the caller, who then tells where it is. 0 or -1. */
+int engine_resume_into_call(struct rptask *x);
+/* X stopped at its exec event, waited for outside run_task (the first program's exec, an
+ * exec in a thread): it is inside execve. */
+void engine_at_exec(struct rptask *x);
 /* Brings X to a plain stop: finishes a pending clone return and delivers a pending
  * signal (stopping at the handler's first instruction). 0 or non-zero. */
 int replay_settle(struct replay_engine *e, struct rptask *x);

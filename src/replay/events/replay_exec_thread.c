@@ -35,9 +35,8 @@ bool replay_exec_kills_threads(struct replay_engine *e, struct rptask *x) {
 }
 
 int replay_exec_in_thread(struct replay_engine *e, struct rptask *x, struct stop *exec) {
-  if (task_resume_into_call(&x->t, PTRACE_SYSCALL) < 0)
+  if (engine_resume_into_call(x) < 0)
     return -1;
-  x->at_sysentry = false;
   for (int i = 0; i < e->ntasks;) {
     struct rptask *y = e->tasks[i];
     if (y == x || y->pid != x->pid || y->t.tid == x->pid) {
@@ -62,6 +61,6 @@ int replay_exec_in_thread(struct replay_engine *e, struct rptask *x, struct stop
   task_close(&x->t);
   x->t.tid = x->pid;
   x->rec_tid = x->rec_pid;
-  x->at_sysentry = true; /* inside execve */
+  engine_at_exec(x); /* inside execve */
   return 0;
 }

@@ -50,36 +50,6 @@ bool replay_filter_active(pid_t pid) {
   return proc_status_number(pid, "Seccomp", &mode) == 0 && mode == SECCOMP_MODE_FILTER;
 }
 
-/* Resumes X with PTRACE_SYSCALL to its next system call stop, which must be of kind WANT. */
-static int syscall_stop(struct replay_engine *e, struct rptask *x, enum stop_kind want) {
-  struct stop st;
-  char buf[256];
-  if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0)
-    return -1;
-  if (st.kind != want)
-    return diverge(e, "making a buffered %s of task %d found %s",
-                   syscall_name((long)x->t.regs.orig_rax), x->rec_tid,
-                   stop_desc(&st, buf, sizeof buf));
-  return 0;
-}
-
-int replay_sbuf_exec_at_entry(struct replay_engine *e, struct rptask *x, const struct stop *st) {
-  if (st->kind != STOP_SYSCALL_ENTRY || task_get_regs(&x->t) < 0 || x->t.regs.rip != SBUF_EXEC_IP)
-    return 0;
-  if (x->sysemu_entry) { /* skipped: entered again, traced (its skipped exit first) */
-    struct user_regs_struct r = x->t.regs;
-    regs_back_over_syscall(&r);
-    r.rax = r.orig_rax;
-    if (task_set_regs(&x->t, &r) < 0 || syscall_stop(e, x, STOP_SYSCALL_EXIT) ||
-        syscall_stop(e, x, STOP_SYSCALL_ENTRY))
-      return -1;
-  }
-  x->sysemu_entry = x->at_sysentry = false;
-  if (syscall_stop(e, x, STOP_SYSCALL_EXIT))
-    return -1;
-  return 1;
-}
-
 /* A buffered file mapping (record REC, its data DATA, arguments A): anonymous memory at
  * the recorded address holding the recorded bytes, with the mapping's protection. */
 static int restore_file_map(struct replay_engine *e, struct rptask *x, const struct sbuf_rec *rec,
@@ -94,11 +64,10 @@ static int restore_file_map(struct replay_engine *e, struct rptask *x, const str
                    (uint64_t)-1,           0};
   uint64_t p[6] = {(uint64_t)rec->ret, a[1], a[2], 0, 0, 0};
   bool ok = false;
-  int64_t got = task_inject_syscall(&x->t, false, x->gadget, SYS_mmap, m, &ok);
-  x->sysemu_skipped = false;
+  int64_t got = engine_inject_call(x, SYS_mmap, m, &ok);
   if (ok && got == rec->ret)
     ok = task_write_mem(&x->t, (uint64_t)got, data + SBUF_FILE_MAP_HEAD, n) == 0 &&
-         task_inject_syscall(&x->t, false, x->gadget, SYS_mprotect, p, &ok) == 0 && ok;
+         engine_inject_call(x, SYS_mprotect, p, &ok) == 0 && ok;
   if (!ok || got != rec->ret)
     return diverge(e,
                    "buffered file mapping %u (event %" PRIu64
@@ -111,7 +80,7 @@ static int restore_file_map(struct replay_engine *e, struct rptask *x, const str
 int replay_sbuf_exec_restored(struct replay_engine *e, struct rptask *x) {
   uint32_t len = 0, off = 0;
   uint64_t evno = 0, buf = 0;
-  const uint8_t *data = replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off);
+  const uint8_t *data = replay_syscallbuf_pending(e, x->rec_tid, &len, &evno, &buf, &off);
   /* Records the library wrote already (a debugger's natural search ran part of the
    * stretch before giving up) were made by it. */
   uint32_t used = 0;
@@ -140,8 +109,7 @@ int replay_sbuf_exec_restored(struct replay_engine *e, struct rptask *x) {
         a[3] |= MAP_FIXED_NOREPLACE;
       }
       bool ok = false;
-      int64_t got = task_inject_syscall(&x->t, false, x->gadget, rec.nr, a, &ok);
-      x->sysemu_skipped = false; /* a skipped call's exit stop came first, if pending */
+      int64_t got = engine_inject_call(x, rec.nr, a, &ok);
       if (!ok || got != rec.ret)
         return diverge(e,
                        "buffered system call %u (event %" PRIu64

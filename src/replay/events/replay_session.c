@@ -23,7 +23,9 @@
 #include "replay/events/replay_mapfds.h"
 #include "replay/events/replay_state_pages.h"
 #include "replay/events/replay_sbuf_exec.h"
+#include "replay/events/replay_shared.h"
 #include "replay/events/replay_syscallbuf.h"
+#include "replay/events/state_match.h"
 #include "replay/events/replay_tsc.h"
 #include "task/cpu_pin.h"
 #include "task/tsc_patch.h"
@@ -112,7 +114,7 @@ static int start_program(struct replay_session *s) {
     task_resume(&x->t, PTRACE_CONT, 0);
   }
   s->e.filtered = x->t.seccomp_traced = replay_filter_active(pid);
-  x->at_sysentry = true; /* inside execve */
+  engine_at_exec(x); /* inside execve */
   return replay_apply_exec(&s->e, x);
 }
 
@@ -123,12 +125,14 @@ static const struct event_handler *const handlers[] = {
     [EV_EXIT] = &replay_exit_handler,       [EV_SBUF] = &replay_syscallbuf_handler,
 };
 
-int replay_open(struct replay_session *s, const struct replay_options *o,
-                const struct replay_hooks *hooks) {
+/* replay_open, with what the replay's sessions share so far. */
+static int open_session(struct replay_session *s, const struct replay_options *o,
+                        const struct replay_hooks *hooks, struct replay_shared *shared) {
   memset(s, 0, sizeof *s);
   s->e.o = o;
   s->e.hooks = hooks ? hooks : &replay_autopilot_hooks;
-  replay_syscallbuf_reset();
+  s->e.shared = shared;
+  s->e.sbuf_pending = syscallbuf_pending_new();
   s->events_path = xasprintf("%s/events", o->trace_dir);
   cpu_bind_replay(o->trace_dir, &s->cpus); /* the replayed program inherits it */
   s->e.tsc_patched = tsc_patch_recorded(o->trace_dir);
@@ -149,6 +153,19 @@ int replay_open(struct replay_session *s, const struct replay_options *o,
   s->e.pos = (struct replay_pos){.event = 1, .rec_tid = s->e.ev->tid, .stage = STAGE_DONE};
   int rc = start_program(s);
   return rc < 0 ? REPLAY_DIVERGED : rc;
+}
+
+int replay_open(struct replay_session *s, const struct replay_options *o,
+                const struct replay_hooks *hooks) {
+  return open_session(s, o, hooks, xcalloc(1, sizeof(struct replay_shared)));
+}
+
+int replay_reopen(struct replay_session *s, const struct replay_options *o,
+                  const struct replay_hooks *hooks) {
+  struct replay_shared *shared = s->e.shared;
+  s->e.shared = NULL; /* kept */
+  replay_close(s);
+  return open_session(s, o, hooks, shared);
 }
 
 /* Reads the next event. 1: there is one (the position is at its start); 0: the end of
@@ -270,6 +287,13 @@ void replay_close(struct replay_session *s) {
   free(e->dead);
   free(e->gone);
   state_pages_free(e->state_pages);
+  syscallbuf_pending_free(e->sbuf_pending);
+  state_match_start_free(e->match_start);
+  if (e->shared) {
+    replay_tsc_free(e->shared);
+    replay_shm_free(e->shared);
+    free(e->shared);
+  }
   replay_mapfds_free(e);
   if (e->shared_dir) {
     char err[512];
@@ -298,6 +322,5 @@ int replay_run(const struct replay_options *o) {
     }
   }
   replay_close(&s);
-  replay_tsc_end();
   return rc;
 }

@@ -44,8 +44,14 @@ struct replay_result {
  * watching it (NULL: none). 0 or an exit status (reported); replay_close either way. */
 int replay_open(struct replay_session *s, const struct replay_options *o,
                 const struct replay_hooks *hooks);
+/* Closes S and opens it again from the start (with O and HOOKS), keeping what all the
+ * sessions of one replay share (struct replay_shared). As replay_open. */
+int replay_reopen(struct replay_session *s, const struct replay_options *o,
+                  const struct replay_hooks *hooks);
 /* Replays the next event, or goes on with the one a debugger stop interrupted. */
 void replay_step(struct replay_session *s, struct replay_result *res);
+/* Kills S's tasks and frees it, with what its sessions share (after the timeline's
+ * checkpoints, whose tasks name the rdtsc tables of their time). */
 void replay_close(struct replay_session *s);
 
 /* The task of the event a stop interrupted, or of the next event; NULL when none. */

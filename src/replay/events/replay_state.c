@@ -23,17 +23,6 @@
 
 static int state_begin(struct replay_engine *e, struct rptask *x) { return replay_settle(e, x); }
 
-/* X is at the entry of the call in progress at the state point: leaves it unmade. */
-static int leave_call(struct rptask *x) {
-  struct user_regs_struct skip = x->t.regs;
-  skip.orig_rax = (uint64_t)-1;
-  if (task_set_regs(&x->t, &skip) < 0 ||
-      task_resume_until(&x->t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0)
-    return -1;
-  x->at_sysentry = false;
-  return 0;
-}
-
 /* One pass of the natural search: runs to the recorded address (REPLAY_AGAIN when the
  * state there is not the recorded one yet). The passes are counted in the position, so
  * a debugger stop in the middle goes on with the count. */
@@ -61,7 +50,7 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
   /* Inside a buffered call the run ends where that call starts (diverted to the traced
    * `syscall`, or at each entry when its record's place is unknown); its end is restored. */
   bool in_call = state_match_inside_call(e, x);
-  uint64_t divert = in_call ? state_match_divert_word(x) : 0, none = 0;
+  uint64_t divert = in_call ? state_match_divert_word(e, x) : 0, none = 0;
   uint64_t stop_at = !in_call ? e->ev->regs.rip : divert ? 0 : SBUF_ENTRY_ADDR;
   if (divert && task_write_mem(&x->t, SBUF_DIVERT_ADDR, &divert, sizeof divert) < 0)
     return diverge(e,
@@ -79,7 +68,7 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
   if (task_get_regs(&x->t) < 0)
     return -1;
   if (divert && state_match_traced_entry(st, x))
-    return leave_call(x); /* not made: the end state is restored over it */
+    return engine_leave_entry(x); /* not made: the end state is restored over it */
   if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP || !stop_at || x->t.regs.rip != stop_at)
     return diverge(e, "running to the state point at 0x%llx found %s", e->ev->regs.rip,
                    stop_desc(st, buf, sizeof buf));

@@ -14,7 +14,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "common/kernel_abi.h"
 #include "common/log.h"
 #include "replay/engine/libc_patch.h"
 #include "replay/engine/replay_calls.h"
@@ -22,7 +21,6 @@
 #include "replay/events/replay_handlers.h"
 #include "replay/events/replay_mapfds.h"
 #include "replay/events/replay_state_pages.h"
-#include "replay/engine/replay_output.h"
 #include "replay/events/replay_special.h"
 #include "replay/events/replay_syscallbuf.h"
 #include "replay/events/replay_tsc.h"
@@ -39,39 +37,6 @@
 #define CLONE_CHILD_CLEARTID_FLAG 0x200000
 #define CLONE_VM_FLAG 0x100
 #define CLONE_VFORK_FLAG 0x4000
-
-/* A skipped call: its recorded result and memory. */
-int replay_emulate(struct replay_engine *e, struct rptask *x) {
-  long nr = (long)x->t.regs.orig_rax;
-  if (x->sysemu_entry) {
-    /* Reached with PTRACE_SYSEMU: the kernel skips the call by itself. */
-    x->sysemu_entry = false;
-    x->at_sysentry = false;
-    x->sysemu_skipped = true;
-  } else {
-    x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
-    if (task_set_regs(&x->t, &x->t.regs) < 0)
-      return -1;
-    struct stop st;
-    char buf[256];
-    if (run_task(e, x, &st, false) < 0)
-      return -1;
-    if (st.kind != STOP_SYSCALL_EXIT)
-      return diverge(e, "skipped system call did not return; found %s",
-                     stop_desc(&st, buf, sizeof buf));
-    if (task_get_regs(&x->t) < 0)
-      return -1;
-  }
-  /* With the call's number in orig_rax, the kernel's signal delivery restarts it or
-   * turns -ERESTART* into -EINTR exactly as it did during recording. */
-  x->t.regs.rax = (uint64_t)e->ev->result;
-  x->t.regs.orig_rax = (uint64_t)nr;
-  x->restart_pending = IS_ERESTART(e->ev->result);
-  if (task_set_regs(&x->t, &x->t.regs) < 0)
-    return -1;
-  int rc = write_back_memory(e, x);
-  return rc ? rc : replay_output(e, x);
-}
 
 /* An mmap recorded EVF_FILE_AS_ANON, made anonymous: its memory gets the preserved
  * file's bytes (the pages past them stay zero, as in the last page of a file mapping). */
@@ -366,9 +331,8 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
   if (x->at_entry)
     return task_get_regs(&x->t) < 0 ? -1 : 0; /* an enter event got there */
   const struct syscall_desc *d = syscall_table_lookup((long)e->ev->regs.orig_rax);
-  x->execute_next = d && !(e->ev->flags & EVF_NOT_RUN) && runs_for_real(d, e->ev);
-  int rc = run_task(e, x, st, true);
-  x->execute_next = false;
+  bool runs = d && !(e->ev->flags & EVF_NOT_RUN) && runs_for_real(d, e->ev);
+  int rc = run_task_to_call(e, x, st, runs);
   if (rc)
     return rc;
   if (st->kind != STOP_SYSCALL_ENTRY)

@@ -17,6 +17,7 @@
 #include "preload/syscallbuf_abi.h"
 #include "replay/events/replay_handlers.h"
 #include "replay/engine/replay_output.h"
+#include "replay/events/replay_shared.h"
 #include "syscalls/syscall_table.h"
 
 /* Records written into a task's buffer and not yet checked. */
@@ -28,71 +29,50 @@ struct pending {
   bool divert; /* the call after these is diverted to the traced entry (EVF_SBUF_DIVERT) */
 };
 
-static struct {
+/* The records of every task (one set each): the engine's e->sbuf_pending. */
+struct syscallbuf_pending {
   struct pending *p;
   int n, cap;
-} S;
-
-/* The last EV_SBUF event whose output was printed: going back (to a checkpoint, or by
- * replaying again from the start) does not print it twice. Not part of the checkpointed
- * state, nor reset with it. */
-static uint64_t printed_through;
-
-void replay_syscallbuf_reset(void) {
-  for (int i = 0; i < S.n; i++)
-    free(S.p[i].data);
-  free(S.p);
-  memset(&S, 0, sizeof S);
-}
-
-struct syscallbuf_saved {
-  struct pending *p;
-  int n;
 };
 
-static struct pending *copy_pending(const struct pending *from, int n) {
-  struct pending *p = xcalloc((size_t)(n ? n : 1), sizeof *p);
+struct syscallbuf_pending *syscallbuf_pending_new(void) {
+  return xcalloc(1, sizeof(struct syscallbuf_pending));
+}
+
+struct syscallbuf_pending *syscallbuf_pending_copy(const struct syscallbuf_pending *from) {
+  struct syscallbuf_pending *set = syscallbuf_pending_new();
+  int n = from->n;
+  set->p = xcalloc((size_t)(n ? n : 1), sizeof *set->p);
+  set->cap = n ? n : 1;
+  set->n = n;
   for (int i = 0; i < n; i++) {
-    p[i] = from[i];
-    p[i].data = xmalloc(from[i].len ? from[i].len : 1);
-    memcpy(p[i].data, from[i].data, from[i].len);
+    set->p[i] = from->p[i];
+    set->p[i].data = xmalloc(from->p[i].len ? from->p[i].len : 1);
+    memcpy(set->p[i].data, from->p[i].data, from->p[i].len);
   }
-  return p;
+  return set;
 }
 
-struct syscallbuf_saved *replay_syscallbuf_save(void) {
-  struct syscallbuf_saved *saved = xcalloc(1, sizeof *saved);
-  saved->p = copy_pending(S.p, S.n);
-  saved->n = S.n;
-  return saved;
-}
-
-void replay_syscallbuf_restore(const struct syscallbuf_saved *saved) {
-  replay_syscallbuf_reset();
-  S.p = copy_pending(saved->p, saved->n);
-  S.cap = saved->n ? saved->n : 1;
-  S.n = saved->n;
-}
-
-void replay_syscallbuf_saved_free(struct syscallbuf_saved *saved) {
-  if (!saved)
+void syscallbuf_pending_free(struct syscallbuf_pending *set) {
+  if (!set)
     return;
-  for (int i = 0; i < saved->n; i++)
-    free(saved->p[i].data);
-  free(saved->p);
-  free(saved);
+  for (int i = 0; i < set->n; i++)
+    free(set->p[i].data);
+  free(set->p);
+  free(set);
 }
 
-static struct pending *find(pid_t rec_tid) {
-  for (int i = 0; i < S.n; i++)
-    if (S.p[i].rec_tid == rec_tid)
-      return &S.p[i];
+static struct pending *find(const struct syscallbuf_pending *set, pid_t rec_tid) {
+  for (int i = 0; i < set->n; i++)
+    if (set->p[i].rec_tid == rec_tid)
+      return &set->p[i];
   return NULL;
 }
 
-const uint8_t *replay_syscallbuf_pending(pid_t rec_tid, uint32_t *len, uint64_t *evno,
-                                         uint64_t *buf, uint32_t *off) {
-  const struct pending *p = find(rec_tid);
+const uint8_t *replay_syscallbuf_pending(const struct replay_engine *e, pid_t rec_tid,
+                                         uint32_t *len, uint64_t *evno, uint64_t *buf,
+                                         uint32_t *off) {
+  const struct pending *p = find(e->sbuf_pending, rec_tid);
   if (!p)
     return NULL;
   *len = p->len;
@@ -102,9 +82,9 @@ const uint8_t *replay_syscallbuf_pending(pid_t rec_tid, uint32_t *len, uint64_t 
   return p->data;
 }
 
-static void drop(struct pending *p) {
+static void drop(struct syscallbuf_pending *set, struct pending *p) {
   free(p->data);
-  *p = S.p[--S.n];
+  *p = set->p[--set->n];
 }
 
 /* Whether LEN bytes at DATA are whole records; their number in *COUNT. */
@@ -146,11 +126,7 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   if (!(e->ev->flags & EVF_SBUF_INIT))
     return 0;
   x->at_entry = false;
-  if (x->sysemu_entry) {
-    x->sysemu_entry = false; /* PTRACE_SYSEMU: the kernel skips it by itself */
-    x->at_sysentry = false;
-    x->sysemu_skipped = true;
-  } else {
+  if (!engine_sysemu_skips(x)) { /* (under PTRACE_SYSEMU the kernel skips it by itself) */
     struct stop st;
     char buf[256];
     if (task_get_regs(&x->t) < 0)
@@ -226,9 +202,9 @@ static void print_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
  * records, once the task made them (at its next event's entry: in order with its traced
  * writes). */
 static void print_output(struct replay_engine *e, const struct pending *p) {
-  if (p->evno <= printed_through || e->o->quiet)
+  if (p->evno <= e->shared->printed_through || e->o->quiet)
     return; /* (a quiet run, to a position, prints nothing: the output is still to come) */
-  printed_through = p->evno;
+  e->shared->printed_through = p->evno;
   struct print_ctx c = {e, p->data};
   syscallbuf_output(p->data, p->len, 0, print_one, &c);
 }
@@ -254,7 +230,8 @@ static int refill(struct replay_engine *e, struct rptask *x) {
              e->o->trace_dir, e->pos.event, e->ev->tid);
     return REPLAY_BAD_TRACE;
   }
-  struct pending *p = find(x->rec_tid);
+  struct syscallbuf_pending *set = e->sbuf_pending;
+  struct pending *p = find(set, x->rec_tid);
   if (p) {
     int rc = replay_syscallbuf_check(e);
     if (rc)
@@ -266,11 +243,11 @@ static int refill(struct replay_engine *e, struct rptask *x) {
       task_write_mem(&x->t, e->ev->sbuf, &used, sizeof used) < 0)
     return diverge(e, "cannot refill the system call buffer at 0x%" PRIx64 ": %s", e->ev->sbuf,
                    strerror(errno));
-  if (S.n == S.cap) {
-    S.cap = S.cap ? S.cap * 2 : 16;
-    S.p = xrealloc(S.p, (size_t)S.cap * sizeof *S.p);
+  if (set->n == set->cap) {
+    set->cap = set->cap ? set->cap * 2 : 16;
+    set->p = xrealloc(set->p, (size_t)set->cap * sizeof *set->p);
   }
-  p = &S.p[S.n++];
+  p = &set->p[set->n++];
   *p = (struct pending){
       x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len, xmalloc(len ? len : 1), divert};
   memcpy(p->data, e->ev->sbuf_data, len);
@@ -401,12 +378,12 @@ static int settle(struct replay_engine *e, struct rptask *x, struct pending *p, 
   uint64_t none = 0;
   if (p->divert && !gone)
     task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);
-  drop(p);
+  drop(e->sbuf_pending, p);
   return rc;
 }
 
 int replay_syscallbuf_check(struct replay_engine *e) {
-  struct pending *p = find(e->ev->tid);
+  struct pending *p = find(e->sbuf_pending, e->ev->tid);
   if (!p || (e->ev->kind == EV_SBUF && p->evno == e->pos.event))
     return 0;
   struct rptask *x = engine_task(e, e->ev->tid);
@@ -416,14 +393,15 @@ int replay_syscallbuf_check(struct replay_engine *e) {
 }
 
 void replay_syscallbuf_finish(struct replay_engine *e) {
-  while (S.n) {
-    print_output(e, &S.p[0]);
-    drop(&S.p[0]);
+  struct syscallbuf_pending *set = e->sbuf_pending;
+  while (set->n) {
+    print_output(e, &set->p[0]);
+    drop(set, &set->p[0]);
   }
 }
 
 int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x) {
-  struct pending *p = find(x->rec_tid);
+  struct pending *p = find(e->sbuf_pending, x->rec_tid);
   if (!p || p->evno == e->pos.event)
     return 0;
   return settle(e, x, p, true, false);

@@ -22,13 +22,18 @@ int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x);
 /* At the end of the trace: the output of the buffered calls no later event checked
  * (the recording ended before their task's next event) is printed as recorded. */
 void replay_syscallbuf_finish(struct replay_engine *e);
-/* Forgets what a previous replay in this process left. */
-void replay_syscallbuf_reset(void);
+/* The records refilled into the tasks' buffers and not yet checked: the engine's
+ * (e->sbuf_pending), which a checkpoint copies. */
+struct syscallbuf_pending;
+struct syscallbuf_pending *syscallbuf_pending_new(void);
+struct syscallbuf_pending *syscallbuf_pending_copy(const struct syscallbuf_pending *from);
+void syscallbuf_pending_free(struct syscallbuf_pending *set);
 /* The records written into task REC_TID's buffer and not yet checked (NULL: none), with
  * their length, the EV_SBUF event's number, the buffer's address and the records' offset
  * in its data. */
-const uint8_t *replay_syscallbuf_pending(pid_t rec_tid, uint32_t *len, uint64_t *evno,
-                                         uint64_t *buf, uint32_t *off);
+const uint8_t *replay_syscallbuf_pending(const struct replay_engine *e, pid_t rec_tid,
+                                         uint32_t *len, uint64_t *evno, uint64_t *buf,
+                                         uint32_t *off);
 /* The bytes of an EV_SBUF event's records (its data but a diverted call's header). */
 uint32_t syscallbuf_records_len(const struct event *ev);
 /* The output to the recording's STREAM (OUT_TO_STDOUT, OUT_TO_STDERR, 0: both) among LEN
@@ -37,12 +42,6 @@ uint32_t syscallbuf_records_len(const struct event *ev);
 uint64_t syscallbuf_output(const uint8_t *data, uint32_t len, unsigned stream,
                            void (*fn)(void *ctx, unsigned stream, uint32_t off, uint32_t n),
                            void *ctx);
-/* A copy of the records written and not yet checked (for a checkpoint of the replay);
- * putting one back replaces the current ones. */
-struct syscallbuf_saved;
-struct syscallbuf_saved *replay_syscallbuf_save(void);
-void replay_syscallbuf_restore(const struct syscallbuf_saved *saved);
-void replay_syscallbuf_saved_free(struct syscallbuf_saved *saved);
 /* One line's worth for `deja dump`: the buffered calls and their results. */
 void syscallbuf_describe(const struct event *ev, FILE *f);
 

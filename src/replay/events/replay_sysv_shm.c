@@ -5,26 +5,28 @@
  * one (it is marked for removal at once and goes away with deja). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 
 #include "common/log.h"
+#include "replay/events/replay_shared.h"
 #include "replay/events/replay_special.h"
 
-struct shm_map {
+/* A segment of the replay: the replay's (e->shared). */
+struct shm_segment {
   int rec_id, id;
   uint8_t *mine; /* deja's attachment */
   uint64_t len;
 };
 
-static struct shm_map *maps;
-static int nmaps;
-
-static struct shm_map *segment_for(struct replay_engine *e, int rec_id, const struct event_mem *m) {
-  for (int i = 0; i < nmaps; i++)
-    if (maps[i].rec_id == rec_id)
-      return &maps[i];
+static struct shm_segment *segment_for(struct replay_engine *e, int rec_id,
+                                       const struct event_mem *m) {
+  struct replay_shared *sh = e->shared;
+  for (int i = 0; i < sh->nshm; i++)
+    if (sh->shm[i].rec_id == rec_id)
+      return &sh->shm[i];
   int id = shmget(IPC_PRIVATE, m->len, IPC_CREAT | 0600);
   void *mine = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
   if (mine == (void *)-1) {
@@ -33,9 +35,17 @@ static struct shm_map *segment_for(struct replay_engine *e, int rec_id, const st
     return NULL;
   }
   shmctl(id, IPC_RMID, NULL);
-  maps = xrealloc(maps, (size_t)(nmaps + 1) * sizeof *maps);
-  maps[nmaps] = (struct shm_map){rec_id, id, mine, m->len};
-  return &maps[nmaps++];
+  sh->shm = xrealloc(sh->shm, (size_t)(sh->nshm + 1) * sizeof *sh->shm);
+  sh->shm[sh->nshm] = (struct shm_segment){rec_id, id, mine, m->len};
+  return &sh->shm[sh->nshm++];
+}
+
+void replay_shm_free(struct replay_shared *sh) {
+  for (int i = 0; i < sh->nshm; i++)
+    shmdt(sh->shm[i].mine); /* marked for removal: it goes with the last attachment */
+  free(sh->shm);
+  sh->shm = NULL;
+  sh->nshm = 0;
 }
 
 int replay_shmat(struct replay_engine *e, struct rptask *x, const struct syscall_desc *d) {
@@ -46,7 +56,7 @@ int replay_shmat(struct replay_engine *e, struct rptask *x, const struct syscall
       m = &e->ev->mem[i];
   if (!m)
     return diverge(e, "the trace lacks the content of the attached shared memory segment");
-  struct shm_map *s = segment_for(e, (int)e->ev->regs.rdi, m);
+  struct shm_segment *s = segment_for(e, (int)e->ev->regs.rdi, m);
   if (!s)
     return REPLAY_DIVERGED;
   if (s->len < m->len)

@@ -2,7 +2,7 @@
  * patches at the same events. Each process's site table lives in its tasks (struct
  * rptask's tsc) as a version that never changes: a change makes a new version, so the
  * copies of tasks that checkpoints keep go on naming the table of their time. Versions
- * last until replay_tsc_end. */
+ * last as long as the replay (struct replay_shared: across the timeline's restarts). */
 #ifndef DEJA_REPLAY_REPLAY_TSC_H
 #define DEJA_REPLAY_REPLAY_TSC_H
 
@@ -19,8 +19,5 @@ int replay_tsc_call(struct replay_engine *e, struct rptask *x);
 /* The original bytes of patched sites put back into BUF, LEN bytes of X's process read
  * at ADDR (for the debugger). */
 void replay_tsc_original(const struct rptask *x, uint64_t addr, void *buf, size_t len);
-/* Frees every table version: at the end of the whole replay or debugging session, as the
- * timeline's restarts and checkpoints go on using the versions of their time. */
-void replay_tsc_end(void);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "arch/x86_rep.h"
 #include "common/kernel_abi.h"
+#include "common/log.h"
 #include "preload/syscallbuf_abi.h"
 #include "replay/engine/regs_compare.h"
 #include "replay/events/replay_syscallbuf.h"
@@ -23,38 +24,60 @@ struct skip {
 };
 
 /* The recorded pages' contents in the replay when the stretch of the state point being
- * searched began (state_match_begin), to tell the bytes its task changed since. */
-static struct {
+ * searched began (state_match_begin), to tell the bytes its task changed since: the
+ * engine's e->match_start. */
+struct state_match_start {
   uint64_t event;
   pid_t tid;
   uint8_t *data; /* the event's ranges one after another */
   size_t len;
-} before;
+};
+
+struct state_match_start *state_match_start_copy(const struct state_match_start *from) {
+  if (!from)
+    return NULL;
+  struct state_match_start *b = xcalloc(1, sizeof *b);
+  *b = *from;
+  if (from->data) {
+    b->data = xmalloc(from->len ? from->len : 1);
+    memcpy(b->data, from->data, from->len);
+  }
+  return b;
+}
+
+void state_match_start_free(struct state_match_start *b) {
+  if (b)
+    free(b->data);
+  free(b);
+}
 
 static bool others_ran(struct replay_engine *e, struct rptask *x);
 
 void state_match_begin(struct replay_engine *e, struct rptask *x) {
-  if (before.event == e->pos.event && before.tid == x->rec_tid)
+  struct state_match_start *b = e->match_start;
+  if (b && b->event == e->pos.event && b->tid == x->rec_tid)
     return; /* (a debugger stop in the middle of the stretch: it keeps the start's) */
   if (!others_ran(e, x))
     return; /* (alone in its process: every byte is compared, nothing kept) */
+  if (!b)
+    b = e->match_start = xcalloc(1, sizeof *b);
   size_t len = 0;
   for (uint32_t i = 0; i < e->ev->nmem; i++)
     len += e->ev->mem[i].len;
-  free(before.data);
-  before.data = malloc(len ? len : 1);
-  before.len = len;
-  before.event = e->pos.event;
-  before.tid = x->rec_tid;
+  free(b->data);
+  b->data = malloc(len ? len : 1);
+  b->len = len;
+  b->event = e->pos.event;
+  b->tid = x->rec_tid;
   size_t at = 0;
-  for (uint32_t i = 0; i < e->ev->nmem && before.data; i++) {
+  for (uint32_t i = 0; i < e->ev->nmem && b->data; i++) {
     const struct event_mem *m = &e->ev->mem[i];
-    if (task_read_mem(&x->t, m->addr, before.data + at, m->len) < 0)
-      memcpy(before.data + at, m->data, m->len); /* (then never taken for another's) */
+    if (task_read_mem(&x->t, m->addr, b->data + at, m->len) < 0)
+      memcpy(b->data + at, m->data, m->len); /* (then never taken for another's) */
     at += m->len;
   }
-  if (!before.data)
-    before.event = 0;
+  if (!b->data)
+    b->event = 0;
 }
 
 /* Whether another task of X's process is replayed: in the recording it may have run at
@@ -75,7 +98,7 @@ bool state_match_inside_call(struct replay_engine *e, struct rptask *x) {
    * previous state point). */
   uint32_t len, off;
   uint64_t evno, buf;
-  if (!replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off))
+  if (!replay_syscallbuf_pending(e, x->rec_tid, &len, &evno, &buf, &off))
     return false;
   for (uint32_t i = 0; i < ev->nmem; i++) {
     const struct event_mem *m = &ev->mem[i];
@@ -94,7 +117,7 @@ bool state_match_call_started(struct replay_engine *e, struct rptask *x) {
   uint64_t evno, buf;
   /* No records refilled: the stretch completed no buffered call, so the first entry it
    * reaches belongs to the call in progress. */
-  if (!replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off))
+  if (!replay_syscallbuf_pending(e, x->rec_tid, &len, &evno, &buf, &off))
     return true;
   struct sbuf_hdr h;
   if (task_read_mem(&x->t, buf, &h, sizeof h) < 0)
@@ -102,10 +125,10 @@ bool state_match_call_started(struct replay_engine *e, struct rptask *x) {
   return h.in_call && h.used == off + len;
 }
 
-uint64_t state_match_divert_word(struct rptask *x) {
+uint64_t state_match_divert_word(struct replay_engine *e, struct rptask *x) {
   uint32_t len, off;
   uint64_t evno, buf;
-  const uint8_t *data = replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off);
+  const uint8_t *data = replay_syscallbuf_pending(e, x->rec_tid, &len, &evno, &buf, &off);
   uint64_t now = 0;
   if (!data || task_read_mem(&x->t, SBUF_DIVERT_ADDR, &now, sizeof now) < 0 || now)
     return 0; /* no buffer known, or a restarted call is diverted already */
@@ -121,7 +144,7 @@ static int skips_of(struct replay_engine *e, struct rptask *x, struct skip *s) {
   int n = 0;
   uint32_t len, off;
   uint64_t evno, buf;
-  if (replay_syscallbuf_pending(x->rec_tid, &len, &evno, &buf, &off)) {
+  if (replay_syscallbuf_pending(e, x->rec_tid, &len, &evno, &buf, &off)) {
     uint64_t at = buf + offsetof(struct sbuf_hdr, used);
     s[n++] = (struct skip){at, at + sizeof(uint32_t)};
   }
@@ -177,11 +200,12 @@ static bool pages_match(struct replay_engine *e, struct rptask *x, uint64_t lo, 
    * (replay runs the threads one after another: theirs comes at their own events; the
    * restore after the match writes it). Only the task's own bytes must match then: its
    * registers and the bytes it changed tell the pass. */
-  bool lenient = before.event == e->pos.event && before.tid == x->rec_tid && others_ran(e, x);
+  const struct state_match_start *b = e->match_start;
+  bool lenient = b && b->event == e->pos.event && b->tid == x->rec_tid && others_ran(e, x);
   size_t at = 0;
   for (uint32_t i = 0; i < e->ev->nmem; i++) {
     const struct event_mem *m = &e->ev->mem[i];
-    const uint8_t *old = lenient && at + m->len <= before.len ? before.data + at : NULL;
+    const uint8_t *old = lenient && at + m->len <= b->len ? b->data + at : NULL;
     at += m->len;
     if (m->len > sizeof page || task_read_mem(&x->t, m->addr, page, m->len) < 0 ||
         !same_outside(m->addr, page, m->data, m->len, s, n, old))

@@ -23,13 +23,17 @@ bool state_match_call_started(struct replay_engine *e, struct rptask *x);
  * traced `syscall` (a stop there, rather than a breakpoint stop at every buffered call
  * before it): the address of its record's result, or 0 when unknown (then the run
  * stops at each entry). */
-uint64_t state_match_divert_word(struct rptask *x);
+uint64_t state_match_divert_word(struct replay_engine *e, struct rptask *x);
 /* X (its registers read) stopped at the entry of the page's traced `syscall`. */
 bool state_match_traced_entry(const struct stop *st, const struct rptask *x);
 
 /* The stretch of the current state point (of task X) begins to run for real: the recorded
- * pages' contents now are kept, for state_match_at. */
+ * pages' contents now are kept, for state_match_at (in e->match_start, which a
+ * checkpoint copies). */
 void state_match_begin(struct replay_engine *e, struct rptask *x);
+struct state_match_start;
+struct state_match_start *state_match_start_copy(const struct state_match_start *from);
+void state_match_start_free(struct state_match_start *b);
 
 /* X is at the recorded state: its registers, and the recorded pages, but for what replay
  * cannot have as the recorder saw it: the `used` word of X's buffer (the recorder emptied

@@ -321,8 +321,8 @@ static void end_run(struct page_watch *w, struct rptask *x, const struct stop *s
 void page_watch_settle(struct page_watch *w, struct rptask *x) {
   if (w->owner != x->pid)
     return;
-  store_hooks_end(&w->sh, x, x->at_sysentry);
-  unprotect(w, x, x->at_sysentry);
+  store_hooks_end(&w->sh, x, rptask_in_call(x));
+  unprotect(w, x, rptask_in_call(x));
 }
 
 int page_watch_stop(struct page_watch *w, struct rptask *x, struct stop *st, unsigned *hits) {

@@ -65,7 +65,7 @@ int stretch_probe(struct rptask *x, const uint64_t *addrs, int n,
                   const struct user_regs_struct *state, uint64_t max_passes) {
   uint64_t state_pc = state->rip;
   if (n > STRETCH_PROBE_MAX || !x->gadget || x->sig || x->queued_sig || x->restart_pending ||
-      x->exiting || x->at_sysentry || x->fix_result || replay_maps_changing_shared(x->t.tid) ||
+      x->exiting || rptask_in_call(x) || x->fix_result || replay_maps_changing_shared(x->t.tid) ||
       task_get_regs(&x->t) < 0)
     return -1;
   struct user_regs_struct saved = x->t.regs;

@@ -22,8 +22,7 @@ int64_t tl_now_ns(void) {
 int tl_restart(struct timeline *tl, char *err, size_t errlen) {
   if (tl_debug())
     tl_say(tl, "from the start of the replay");
-  replay_close(tl->s);
-  if (replay_open(tl->s, tl->o, &tl->d->hooks) != 0)
+  if (replay_reopen(tl->s, tl->o, &tl->d->hooks) != 0)
     return seterr(err, errlen, "cannot start the replay again");
   tl->counted_event = 0;
   tl->ncounts = 0;
