@@ -194,7 +194,12 @@ static long announce(long b) {
   return rc;
 }
 
-static struct sbuf_hdr *thread_buffer(void) {
+/* Not inlined into preload_buffered (nor was it before that function was cut into
+ * parts): the registers a buffered call leaves to the program must be the same in a
+ * recording and in its replay, whose paths through the library differ (replaying_entry,
+ * output_to). With it inlined, the compiler popped a pushed argument into r11 after the
+ * page's call on the recording's path only, and rr_rdtsc_code diverged. */
+__attribute__((noinline)) static struct sbuf_hdr *thread_buffer(void) {
   if (__builtin_expect(t_state == T_READY, 1))
     return t_buf;
   if (t_state != T_NONE || !g_on)
@@ -268,7 +273,10 @@ static void gather(uint8_t *dst, const struct iovec *iov, long cnt) {
 }
 
 /* The helpers of preload_buffered, the hottest code deja has (a loop of buffered calls
- * runs at its speed): inlined into it, so a call costs what it did as one function. */
+ * runs at its speed): inlined into it, so a call costs what it did as one function. The
+ * registers it leaves behind must not depend on whether it is replayed (thread_buffer):
+ * after changing this code, record and replay -a programs that run rdtsc right after
+ * buffered calls (rr_rdtsc_code, tsc_patch). */
 #define HOT static inline __attribute__((always_inline))
 
 /* The record REC at USED (complete now) counts, and the call is over. */
