@@ -24,6 +24,10 @@
 #define TIMESPEC_SIZE 16
 #define KERNEL_SIGACTION_SIZE 32 /* handler, flags, restorer, 8-byte mask */
 
+/* The policy's cases too long for its switch: inlined into it (a buffered call's path
+ * gets no extra call). */
+#define HOT static inline __attribute__((always_inline))
+
 /* Set once the process maps a file open for writing MAP_SHARED: the recorder tracks
  * changes to such files (replay's shared copy gets them) at traced writes, so its writes
  * of files stay traced. (A file mapped shared from a read-only descriptor and written
@@ -61,6 +65,88 @@ static long iov_total(const struct iovec *iov, long cnt) {
   return (long)total;
 }
 
+/* write and writev. Those to descriptors 0-2 keep their bytes in the record (gathered
+ * from a writev's buffers), for replay. With a file mapped MAP_SHARED, only writes of
+ * pipes and sockets (which cannot change the file) are buffered. */
+HOT long write_call(long nr, const long a[6]) {
+  if (a[0] >= 0 && a[0] <= 2) {
+    long len = nr == SYS_write ? a[2] : iov_total((const struct iovec *)a[1], a[2]);
+    if (len < 0)
+      return preload_traced(nr, a); /* a count the kernel refuses (EINVAL) */
+    return preload_buffered(nr, a, 1, (size_t)len, OUT_INPUT,
+                            shared_file_mapped ? PROBE_WRITE_NOFILE : PROBE_WRITE);
+  }
+  if (a[0] < 0 || (shared_file_mapped && nr == SYS_writev))
+    return preload_traced(nr, a);
+  return preload_buffered(nr, a, -1, 0, OUT_NONE,
+                          nr == SYS_writev     ? PROBE_SEEKABLE
+                          : shared_file_mapped ? PROBE_WRITE_NOFILE
+                                               : PROBE_WRITE);
+}
+
+/* fcntl: the requests that never block (locks may). */
+HOT long fcntl_call(long nr, const long a[6]) {
+  switch (a[1]) {
+  case F_GETFD:
+  case F_SETFD:
+  case F_GETFL:
+  case F_SETFL:
+  case F_DUPFD:
+  case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  }
+  return preload_traced(nr, a);
+}
+
+/* mmap: anonymous private memory, and small files read whole. */
+HOT long mmap_call(long nr, const long a[6]) {
+  if ((a[3] & MAP_SHARED) && (int)a[4] >= 0 && !shared_file_mapped) {
+    /* Only a file open for writing: glibc maps gconv's cache shared, read-only. */
+    long getfl[6] = {a[4], F_GETFL, 0, 0, 0, 0};
+    long fl = preload_syscall(SYS_fcntl, getfl);
+    shared_file_mapped = fl < 0 || (fl & O_ACCMODE) != O_RDONLY;
+  }
+  /* Anonymous private memory (malloc's large blocks, thread stacks): buffered, replay
+   * makes it at the recorded address. File mappings stay traced (replay maps the
+   * preserved file). */
+  if ((a[3] & (MAP_SHARED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_GROWSDOWN)) ==
+      (MAP_PRIVATE | MAP_ANONYMOUS))
+    return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
+  /* A small file read whole (git maps each object it reads): its bytes are recorded.
+   * Not while a file is mapped shared and writable (a private mapping of it would see
+   * its changes). */
+  if (!shared_file_mapped && a[0] == 0 && a[2] == PROT_READ && a[3] == MAP_PRIVATE &&
+      (int)a[4] >= 0 && a[5] == 0 && a[1] > 0 && (unsigned long)a[1] <= SBUF_FILE_MAP_MAX)
+    return preload_buffered(nr, a, -1, 0, OUT_FILE_MAP, PROBE_NONE);
+  return preload_traced(nr, a);
+}
+
+/* futex: wakes, and waits deja learns blocked (the context-switch event). */
+HOT long futex_call(long nr, const long a[6]) {
+  switch (a[1] & FUTEX_CMD_MASK) {
+  case FUTEX_WAKE:
+  case FUTEX_WAKE_BITSET: /* never block, write no memory */
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case FUTEX_WAIT:
+    if (a[3])
+      break; /* a relative timeout: made again after it blocked, it would wait longer */
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
+  case FUTEX_WAIT_BITSET: /* an absolute deadline, or none */
+    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
+  }
+  /* requeues, priority inheritance, WAKE_OP: the kernel writes the futex word */
+  return preload_traced(nr, a);
+}
+
+/* ioctl: the terminal queries. */
+HOT long ioctl_call(long nr, const long a[6]) {
+  switch ((unsigned long)a[1]) {
+  case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, PROBE_NONE);
+  case TCGETS: return preload_buffered(nr, a, 2, sizeof(struct termios), OUT_FIXED, PROBE_NONE);
+  case TIOCGWINSZ: return preload_buffered(nr, a, 2, sizeof(struct winsize), OUT_FIXED, PROBE_NONE);
+  }
+  return preload_traced(nr, a);
+}
+
 /* getpid and getppid stay traced: cheap enough, and what debuggers catch (`catch
  * syscall getpid`) and tests alter in traces. */
 long preload_syscall(long nr, const long a[6]) {
@@ -68,23 +154,7 @@ long preload_syscall(long nr, const long a[6]) {
   case SYS_read: /* of a file, or of a pipe, socket or terminal that has data */
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_READ);
   case SYS_write:
-  case SYS_writev:
-    if (a[0] >= 0 && a[0] <= 2) {
-      /* The record keeps the bytes (gathered from a writev's buffers), for replay. */
-      long len = nr == SYS_write ? a[2] : iov_total((const struct iovec *)a[1], a[2]);
-      if (len < 0)
-        break; /* a count the kernel refuses (EINVAL): traced */
-      return preload_buffered(nr, a, 1, (size_t)len, OUT_INPUT,
-                              shared_file_mapped ? PROBE_WRITE_NOFILE : PROBE_WRITE);
-    }
-    if (a[0] < 0 || (shared_file_mapped && nr == SYS_writev))
-      break;
-    /* With a file mapped MAP_SHARED, only writes of pipes and sockets (which cannot
-     * change the file) are buffered. */
-    return preload_buffered(nr, a, -1, 0, OUT_NONE,
-                            nr == SYS_writev     ? PROBE_SEEKABLE
-                            : shared_file_mapped ? PROBE_WRITE_NOFILE
-                                                 : PROBE_WRITE);
+  case SYS_writev: return write_call(nr, a);
   case SYS_pread64: /* of a pipe it fails at once (ESPIPE) */
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
   case SYS_pwrite64:
@@ -124,36 +194,8 @@ long preload_syscall(long nr, const long a[6]) {
       break;
     return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
   case SYS_getrandom: return preload_buffered(nr, a, 0, (size_t)a[1], OUT_RESULT, PROBE_NONE);
-  case SYS_fcntl:
-    switch (a[1]) {
-    case F_GETFD:
-    case F_SETFD:
-    case F_GETFL:
-    case F_SETFL:
-    case F_DUPFD:
-    case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
-    }
-    break; /* locks may block */
-  case SYS_mmap:
-    if ((a[3] & MAP_SHARED) && (int)a[4] >= 0 && !shared_file_mapped) {
-      /* Only a file open for writing: glibc maps gconv's cache shared, read-only. */
-      long getfl[6] = {a[4], F_GETFL, 0, 0, 0, 0};
-      long fl = preload_syscall(SYS_fcntl, getfl);
-      shared_file_mapped = fl < 0 || (fl & O_ACCMODE) != O_RDONLY;
-    }
-    /* Anonymous private memory (malloc's large blocks, thread stacks): buffered, replay
-     * makes it at the recorded address. File mappings stay traced (replay maps the
-     * preserved file). */
-    if ((a[3] & (MAP_SHARED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_GROWSDOWN)) ==
-        (MAP_PRIVATE | MAP_ANONYMOUS))
-      return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
-    /* A small file read whole (git maps each object it reads): its bytes are recorded.
-     * Not while a file is mapped shared and writable (a private mapping of it would see
-     * its changes). */
-    if (!shared_file_mapped && a[0] == 0 && a[2] == PROT_READ && a[3] == MAP_PRIVATE &&
-        (int)a[4] >= 0 && a[5] == 0 && a[1] > 0 && (unsigned long)a[1] <= SBUF_FILE_MAP_MAX)
-      return preload_buffered(nr, a, -1, 0, OUT_FILE_MAP, PROBE_NONE);
-    break;
+  case SYS_fcntl: return fcntl_call(nr, a);
+  case SYS_mmap: return mmap_call(nr, a);
   case SYS_mprotect:
     /* Making memory executable stays traced: where the kernel does not trap rdtsc the
      * recorder patches the code it finds there (task/tsc_patch.h). */
@@ -173,27 +215,8 @@ long preload_syscall(long nr, const long a[6]) {
     if (nr == SYS_seccomp || a[0] == PR_SET_SECCOMP)
       preload_off(); /* see preload_off */
     break;
-  case SYS_futex:
-    switch (a[1] & FUTEX_CMD_MASK) {
-    case FUTEX_WAKE:
-    case FUTEX_WAKE_BITSET: /* never block, write no memory */
-      return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
-    case FUTEX_WAIT:
-      if (a[3])
-        break; /* a relative timeout: made again after it blocked, it would wait longer */
-      return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
-    case FUTEX_WAIT_BITSET: /* an absolute deadline, or none */
-      return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
-    }
-    break; /* requeues, priority inheritance, WAKE_OP: the kernel writes the futex word */
-  case SYS_ioctl:
-    switch ((unsigned long)a[1]) {
-    case FIONREAD: return preload_buffered(nr, a, 2, sizeof(int), OUT_FIXED, PROBE_NONE);
-    case TCGETS: return preload_buffered(nr, a, 2, sizeof(struct termios), OUT_FIXED, PROBE_NONE);
-    case TIOCGWINSZ:
-      return preload_buffered(nr, a, 2, sizeof(struct winsize), OUT_FIXED, PROBE_NONE);
-    }
-    break;
+  case SYS_futex: return futex_call(nr, a);
+  case SYS_ioctl: return ioctl_call(nr, a);
   }
   return preload_traced(nr, a);
 }

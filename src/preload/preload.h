@@ -1,4 +1,6 @@
-/* The preload library's internal interface: the buffered call and the traced fallback. */
+/* The preload library's internal interface, its files bottom to top: the buffered call
+ * and the traced fallback (preload.c), the policy (policy.c), libc's replaced functions
+ * (wrappers.c) and redirected call sites (patch.c), the start (init.c). */
 #ifndef DEJA_PRELOAD_PRELOAD_H
 #define DEJA_PRELOAD_PRELOAD_H
 
@@ -51,6 +53,11 @@ long preload_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, l
 void preload_copy(void *dst, const void *src, size_t n);
 /* Redirects libc's own system call instructions to the buffer (patch.c). */
 void preload_patch_libc(void);
+/* Once the fixed page is mapped (init.c): buffers may be taken, starting with the calling
+ * thread's. False when deja did not take it: the library stays off. */
+bool preload_start_buffers(void);
+/* In the child of fork(): its thread's buffer announced again, with an event of its own. */
+void preload_forked_child(void);
 /* From now on every call of this process is made traced: it installs a seccomp filter
  * of its own, whose errno results the recorder sees only at traced calls' entries. */
 void preload_off(void);

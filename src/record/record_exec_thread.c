@@ -28,7 +28,7 @@ bool record_killed_by_exec(struct recorder *r, struct rtask *x, int status) {
   return false;
 }
 
-struct rtask *record_exec_takeover(struct recorder *r, struct rtask *x) {
+struct rtask *record_exec_caller(struct recorder *r, struct rtask *x) {
   unsigned long former = 0;
   if (ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &former) < 0 || (pid_t)former == x->t.tid)
     return x;
@@ -38,12 +38,14 @@ struct rtask *record_exec_takeover(struct recorder *r, struct rtask *x) {
       t = r->tasks[i];
   if (!t)
     return x;
-  pid_t tid = x->t.tid;
   x->exit_emitted = true; /* killed by the exec: no event of its own */
-  recorder_remove_task(r, x);
+  return t;
+}
+
+void record_exec_take_tid(struct rtask *t, pid_t tid) {
+  pid_t former = t->t.tid;
   task_close(&t->t);
   t->t.tid = tid;
-  t->exec_former_tid = (pid_t)former;
+  t->exec_former_tid = former;
   task_open_mem(&t->t);
-  return t;
 }

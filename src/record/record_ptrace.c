@@ -11,7 +11,10 @@
  * memory it poked, registers it set) and done again by replay; a signal it let through
  * is an ordinary signal event of the tracee.
  *
- * The tracer's waits: record_ptrace_wait.c. A tracer of a process outside the recording
+ * The tracer's waits, and the tracee stops they report: record_ptrace_wait.c. What a
+ * request leaves to the run loop above (a tracee let go into the call it stopped at the
+ * entry of; another stop of a single-stepped tracee) goes back to it as a struct
+ * ptrace_action in the tracer's ptrace_next. A tracer of a process outside the recording
  * (not traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
  * of a tracee is traced too and starts with a stop; a tracee that ends is reported to a
  * tracer that is not its parent from a list of such ends. Not emulated: group stops (a
@@ -69,34 +72,14 @@ enum {
   RQ_GET_SYSCALL_INFO = 0x420e,
 };
 
-bool record_ptrace_traced(const struct rtask *x) { return x->pt.tracer != NULL; }
-
-struct rtask *ptrace_task_by_tid(struct recorder *r, pid_t tid) {
-  for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i]->t.tid == tid)
-      return r->tasks[i];
-  return NULL;
-}
-
 /* The parent of process PID (its PPid), or 0. */
-pid_t ptrace_parent_of(pid_t pid) {
+static pid_t parent_of(pid_t pid) {
   long ppid;
   return proc_status_number(pid, "PPid", &ppid) == 0 ? (pid_t)ppid : 0;
 }
 
 static int64_t put_word(struct rtask *x, uint64_t addr, uint64_t v) {
   return task_write_mem(&x->t, addr, &v, sizeof v) < 0 ? -EFAULT : 0;
-}
-
-/* Holds Y in a stop its tracer's wait reports with STATUS. */
-void ptrace_post_stop(struct recorder *r, struct rtask *y, enum emu_stop kind, int status) {
-  y->pt.stop = kind;
-  y->pt.status = status;
-  y->pt.unreported = true;
-  y->state = T_PTRACED;
-  if (r->cur == y)
-    r->cur = NULL;
-  ptrace_wake_tracer(r, y->pt.tracer, y);
 }
 
 static int syscall_stop_status(const struct rtask *y) {
@@ -167,7 +150,7 @@ bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event) {
   if (!x->pt.tracer || !(x->pt.options & opt) ||
       ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child) < 0)
     return false;
-  struct rtask *c = ptrace_task_by_tid(r, (pid_t)child);
+  struct rtask *c = recorder_find_task(r, (pid_t)child);
   if (c) {
     memset(&c->pt, 0, sizeof c->pt);
     c->pt.tracer = x->pt.tracer;
@@ -219,8 +202,9 @@ static int deliver_at_stop(struct recorder *r, struct rtask *y, int sig) {
   return 0;
 }
 
-/* The tracer resumes Y from its stop, with signal SIG. */
-static int release(struct recorder *r, struct rtask *y, int sig) {
+/* The tracer resumes Y from its stop, with signal SIG; what is left to the run loop goes
+ * into *NEXT. 0, or -1 when the signal's event cannot be written. */
+static int release(struct recorder *r, struct rtask *y, int sig, struct ptrace_action *next) {
   enum emu_stop kind = y->pt.stop;
   y->pt.stop = EMU_NONE;
   y->pt.unreported = false;
@@ -235,12 +219,9 @@ static int release(struct recorder *r, struct rtask *y, int sig) {
       syscall(SYS_tgkill, y->proc->pid, y->t.tid, sig);
     }
     return 0;
-  case EMU_SYSCALL_ENTRY: {
-    bool emitted = y->entry_emitted;
-    int rc = recorder_enter_syscall(r, y);
-    y->entry_emitted = emitted || y->entry_emitted;
-    return rc;
-  }
+  case EMU_SYSCALL_ENTRY: /* into its call: recorder_enter_syscall, in the run loop */
+    *next = (struct ptrace_action){.what = PTRACE_NEXT_ENTER, .tracee = y};
+    return 0;
   case EMU_EXIT_EVENT: return recorder_exit_stop(r, y);
   case EMU_CLONE_EVENT: /* on to the call's exit */
     if (task_resume(&y->t, PTRACE_SYSCALL, 0) == 0) {
@@ -258,10 +239,7 @@ static int release(struct recorder *r, struct rtask *y, int sig) {
   }
 }
 
-static void detach(struct recorder *r, struct rtask *y) {
-  memset(&y->pt, 0, sizeof y->pt);
-  (void)r;
-}
+void record_ptrace_detach(struct rtask *y) { memset(&y->pt, 0, sizeof y->pt); }
 
 /* struct ptrace_syscall_info for Y's stop, as the kernel fills it; returns its size. */
 static size_t syscall_info(struct rtask *y, uint8_t out[88]) {
@@ -294,8 +272,8 @@ static size_t syscall_info(struct rtask *y, uint8_t out[88]) {
 /* PTRACE_SINGLESTEP from a signal stop: Y runs one instruction now (the tracer is in
  * its call, nothing else runs). The trap's point is recorded as a state point, which
  * replay restores; Y then stops for its tracer again. Another stop (the instruction was
- * a system call, or faulted) is handled as usual and Y goes on. */
-static int single_step(struct recorder *r, struct rtask *y) {
+ * a system call, or faulted) is left to the run loop in *NEXT, and Y goes on. */
+static int single_step(struct recorder *r, struct rtask *y, struct ptrace_action *next) {
   y->pt.stop = EMU_NONE;
   y->pt.unreported = false;
   y->state = T_RUNNING;
@@ -313,7 +291,8 @@ static int single_step(struct recorder *r, struct rtask *y) {
     ptrace_post_stop(r, y, EMU_SIGNAL, 0x7f | SIGTRAP << 8);
     return 0;
   }
-  return recorder_handle_stop(r, y->t.tid, status) ? -1 : 0;
+  *next = (struct ptrace_action){.what = PTRACE_NEXT_STOP, .tracee = y, .status = status};
+  return 0;
 }
 
 /* Y's calls from its system call buffer become traced (ON) or buffered again: its
@@ -330,133 +309,174 @@ static void set_traced_calls(struct rtask *x, struct rtask *y, uint32_t on) {
   memcpy(x->effect.data, &on, sizeof on);
 }
 
-/* A request about tracee Y (traced by X, in a stop): the call's result. */
+/* The requests about a tracee Y traced by X, in a stop: each returns the call's result. */
+
+static int64_t peek_mem(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  uint64_t v;
+  if (task_read_mem(&y->t, addr, &v, sizeof v) < 0)
+    return -EIO;
+  return put_word(x, data, v);
+}
+
+static int64_t poke_mem(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  if (task_write_mem(&y->t, addr, &data, sizeof data) < 0)
+    return -EIO;
+  page_hashes_forget(y->proc->pages, addr, sizeof data);
+  x->effect = (struct emu_effect){.tid = y->t.tid, .addr = addr, .len = 8};
+  memcpy(x->effect.data, &data, 8);
+  return 0;
+}
+
+static int64_t peek_user(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  if (addr % 8 || addr >= sizeof(struct user))
+    return -EIO;
+  if (addr < sizeof(struct user_regs_struct)) {
+    uint64_t v;
+    memcpy(&v, (const uint8_t *)&y->t.regs + addr, 8);
+    return put_word(x, data, v);
+  }
+  return put_word(x, data, 0);
+}
+
+/* Y's registers become REGS, an effect of X's call. */
+static int64_t set_tracee_regs(struct rtask *x, struct rtask *y,
+                               const struct user_regs_struct *regs) {
+  if (task_set_regs(&y->t, regs) < 0)
+    return -EIO;
+  y->t.regs = *regs;
+  x->effect = (struct emu_effect){.tid = y->t.tid, .regs = true, .r = *regs};
+  return 0;
+}
+
+static int64_t poke_user(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  if (addr % 8 || addr >= sizeof(struct user))
+    return -EIO;
+  if (addr < sizeof(struct user_regs_struct)) {
+    struct user_regs_struct regs = y->t.regs;
+    memcpy((uint8_t *)&regs + addr, &data, 8);
+    return set_tracee_regs(x, y, &regs);
+  }
+  /* Debug registers: clearing them is what a debugger does at the start; setting them
+   * (hardware watchpoints) is not emulated. */
+  return data == 0 ? 0 : -EIO;
+}
+
+static int64_t step(struct recorder *r, struct rtask *x, struct rtask *y, uint64_t data) {
+  if (data || (y->pt.stop != EMU_SIGNAL && y->pt.stop != EMU_SIGNAL_LATER))
+    return -EIO;
+  y->pt.syscalls = false;
+  return single_step(r, y, &x->ptrace_next) < 0 ? -EIO : 0;
+}
+
+static int64_t get_regs(struct rtask *x, struct rtask *y, uint64_t data) {
+  return task_write_mem(&x->t, data, &y->t.regs, sizeof y->t.regs) < 0 ? -EFAULT : 0;
+}
+
+/* PTRACE_SETREGS (and SETREGSET): Y's registers from X's memory at FROM. */
+static int64_t set_regs(struct rtask *x, struct rtask *y, uint64_t from) {
+  struct user_regs_struct regs;
+  if (task_read_mem(&x->t, from, &regs, sizeof regs) < 0)
+    return -EFAULT;
+  int64_t res = set_tracee_regs(x, y, &regs);
+  if (res == 0 && y->pt.stop == EMU_SYSCALL_ENTRY)
+    y->entry = regs;
+  return res;
+}
+
+static int64_t set_regset(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  struct iovec iov;
+  if (addr != NT_PRSTATUS || task_read_mem(&x->t, data, &iov, sizeof iov) < 0 ||
+      iov.iov_len < sizeof(struct user_regs_struct))
+    return -EIO;
+  return set_regs(x, y, (uint64_t)(uintptr_t)iov.iov_base);
+}
+
+static int64_t get_fpregs(struct rtask *x, struct rtask *y, uint64_t data) {
+  struct user_fpregs_struct fp;
+  if (ptrace(PTRACE_GETFPREGS, y->t.tid, 0, &fp) < 0)
+    return -EIO;
+  return task_write_mem(&x->t, data, &fp, sizeof fp) < 0 ? -EFAULT : 0;
+}
+
+static int64_t get_regset(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  struct iovec iov;
+  static uint8_t buf[16384];
+  if (task_read_mem(&x->t, data, &iov, sizeof iov) < 0)
+    return -EFAULT;
+  struct iovec mine = {buf, iov.iov_len < sizeof buf ? iov.iov_len : sizeof buf};
+  if (ptrace(PTRACE_GETREGSET, y->t.tid, (void *)(uintptr_t)addr, &mine) < 0)
+    return -errno;
+  if (task_write_mem(&x->t, (uint64_t)(uintptr_t)iov.iov_base, buf, mine.iov_len) < 0)
+    return -EFAULT;
+  iov.iov_len = mine.iov_len;
+  return task_write_mem(&x->t, data, &iov, sizeof iov) < 0 ? -EFAULT : 0;
+}
+
+static int64_t get_siginfo(struct rtask *x, struct rtask *y, uint64_t data) {
+  if (y->pt.stop != EMU_SIGNAL && y->pt.stop != EMU_SIGNAL_LATER)
+    return -EINVAL;
+  return task_write_mem(&x->t, data, &y->pt.si, sizeof y->pt.si) < 0 ? -EFAULT : 0;
+}
+
+static int64_t set_siginfo(struct rtask *x, struct rtask *y, uint64_t data) {
+  if (task_read_mem(&x->t, data, &y->pt.si, sizeof y->pt.si) < 0)
+    return -EFAULT;
+  return 0;
+}
+
+static int64_t get_syscall_info(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  uint8_t info[88];
+  size_t size = syscall_info(y, info);
+  size_t n = addr < size ? addr : size;
+  if (n && task_write_mem(&x->t, data, info, n) < 0)
+    return -EFAULT;
+  return (int64_t)size;
+}
+
+/* PTRACE_CONT, SYSCALL, DETACH and LISTEN: Y goes on (with signal DATA). */
+static int64_t resume(struct recorder *r, struct rtask *x, struct rtask *y, long req,
+                      uint64_t data) {
+  if (data >= 65)
+    return -EIO;
+  if (req == RQ_DETACH)
+    y->pt.tracer = NULL;
+  else
+    y->pt.syscalls = req == RQ_SYSCALL;
+  int rc = release(r, y, req == RQ_LISTEN ? 0 : (int)data, &x->ptrace_next);
+  if (req == RQ_DETACH) {
+    record_ptrace_detach(y);
+    set_traced_calls(x, y, 0);
+  }
+  return rc < 0 ? -EIO : 0;
+}
+
+/* A request about tracee Y (traced by X, in a stop), to the function that answers it. */
 static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, long req,
                          uint64_t addr, uint64_t data) {
   if (task_get_regs(&y->t) < 0)
     return -ESRCH;
   switch (req) {
   case RQ_PEEKTEXT:
-  case RQ_PEEKDATA: {
-    uint64_t v;
-    if (task_read_mem(&y->t, addr, &v, sizeof v) < 0)
-      return -EIO;
-    return put_word(x, data, v);
-  }
-  case RQ_PEEKUSER:
-    if (addr % 8 || addr >= sizeof(struct user))
-      return -EIO;
-    if (addr < sizeof(struct user_regs_struct)) {
-      uint64_t v;
-      memcpy(&v, (const uint8_t *)&y->t.regs + addr, 8);
-      return put_word(x, data, v);
-    }
-    return put_word(x, data, 0);
-  case RQ_POKEUSER:
-    if (addr % 8 || addr >= sizeof(struct user))
-      return -EIO;
-    if (addr < sizeof(struct user_regs_struct)) {
-      struct user_regs_struct regs = y->t.regs;
-      memcpy((uint8_t *)&regs + addr, &data, 8);
-      if (task_set_regs(&y->t, &regs) < 0)
-        return -EIO;
-      y->t.regs = regs;
-      x->effect = (struct emu_effect){.tid = y->t.tid, .regs = true, .r = regs};
-      return 0;
-    }
-    /* Debug registers: clearing them is what a debugger does at the start; setting them
-     * (hardware watchpoints) is not emulated. */
-    return data == 0 ? 0 : -EIO;
-  case RQ_SINGLESTEP:
-    if (data || (y->pt.stop != EMU_SIGNAL && y->pt.stop != EMU_SIGNAL_LATER))
-      return -EIO;
-    y->pt.syscalls = false;
-    return single_step(r, y) < 0 ? -EIO : 0;
+  case RQ_PEEKDATA: return peek_mem(x, y, addr, data);
+  case RQ_PEEKUSER: return peek_user(x, y, addr, data);
+  case RQ_POKEUSER: return poke_user(x, y, addr, data);
+  case RQ_SINGLESTEP: return step(r, x, y, data);
   case RQ_POKETEXT:
-  case RQ_POKEDATA:
-    if (task_write_mem(&y->t, addr, &data, sizeof data) < 0)
-      return -EIO;
-    page_hashes_forget(y->proc->pages, addr, sizeof data);
-    x->effect = (struct emu_effect){.tid = y->t.tid, .addr = addr, .len = 8};
-    memcpy(x->effect.data, &data, 8);
-    return 0;
-  case RQ_GETREGS:
-    return task_write_mem(&x->t, data, &y->t.regs, sizeof y->t.regs) < 0 ? -EFAULT : 0;
-  case RQ_SETREGS:
-  case RQ_SETREGSET: {
-    struct user_regs_struct regs;
-    uint64_t from = data;
-    if (req == RQ_SETREGSET) {
-      struct iovec iov;
-      if (addr != NT_PRSTATUS || task_read_mem(&x->t, data, &iov, sizeof iov) < 0 ||
-          iov.iov_len < sizeof regs)
-        return -EIO;
-      from = (uint64_t)(uintptr_t)iov.iov_base;
-    }
-    if (task_read_mem(&x->t, from, &regs, sizeof regs) < 0)
-      return -EFAULT;
-    if (task_set_regs(&y->t, &regs) < 0)
-      return -EIO;
-    y->t.regs = regs;
-    if (y->pt.stop == EMU_SYSCALL_ENTRY)
-      y->entry = regs;
-    x->effect = (struct emu_effect){.tid = y->t.tid, .regs = true, .r = regs};
-    return 0;
-  }
-  case RQ_GETFPREGS: {
-    struct user_fpregs_struct fp;
-    if (ptrace(PTRACE_GETFPREGS, y->t.tid, 0, &fp) < 0)
-      return -EIO;
-    return task_write_mem(&x->t, data, &fp, sizeof fp) < 0 ? -EFAULT : 0;
-  }
-  case RQ_GETREGSET: {
-    struct iovec iov;
-    static uint8_t buf[16384];
-    if (task_read_mem(&x->t, data, &iov, sizeof iov) < 0)
-      return -EFAULT;
-    struct iovec mine = {buf, iov.iov_len < sizeof buf ? iov.iov_len : sizeof buf};
-    if (ptrace(PTRACE_GETREGSET, y->t.tid, (void *)(uintptr_t)addr, &mine) < 0)
-      return -errno;
-    if (task_write_mem(&x->t, (uint64_t)(uintptr_t)iov.iov_base, buf, mine.iov_len) < 0)
-      return -EFAULT;
-    iov.iov_len = mine.iov_len;
-    return task_write_mem(&x->t, data, &iov, sizeof iov) < 0 ? -EFAULT : 0;
-  }
-  case RQ_GETSIGINFO:
-    if (y->pt.stop != EMU_SIGNAL && y->pt.stop != EMU_SIGNAL_LATER)
-      return -EINVAL;
-    return task_write_mem(&x->t, data, &y->pt.si, sizeof y->pt.si) < 0 ? -EFAULT : 0;
-  case RQ_SETSIGINFO:
-    if (task_read_mem(&x->t, data, &y->pt.si, sizeof y->pt.si) < 0)
-      return -EFAULT;
-    return 0;
+  case RQ_POKEDATA: return poke_mem(x, y, addr, data);
+  case RQ_GETREGS: return get_regs(x, y, data);
+  case RQ_SETREGS: return set_regs(x, y, data);
+  case RQ_SETREGSET: return set_regset(x, y, addr, data);
+  case RQ_GETFPREGS: return get_fpregs(x, y, data);
+  case RQ_GETREGSET: return get_regset(x, y, addr, data);
+  case RQ_GETSIGINFO: return get_siginfo(x, y, data);
+  case RQ_SETSIGINFO: return set_siginfo(x, y, data);
   case RQ_GETEVENTMSG: return put_word(x, data, y->pt.msg);
   case RQ_SETOPTIONS: y->pt.options = data; return 0;
-  case RQ_GET_SYSCALL_INFO: {
-    uint8_t info[88];
-    size_t size = syscall_info(y, info);
-    size_t n = addr < size ? addr : size;
-    if (n && task_write_mem(&x->t, data, info, n) < 0)
-      return -EFAULT;
-    return (int64_t)size;
-  }
+  case RQ_GET_SYSCALL_INFO: return get_syscall_info(x, y, addr, data);
   case RQ_CONT:
   case RQ_SYSCALL:
   case RQ_DETACH:
-  case RQ_LISTEN: {
-    if (data >= 65)
-      return -EIO;
-    if (req == RQ_DETACH)
-      y->pt.tracer = NULL;
-    else
-      y->pt.syscalls = req == RQ_SYSCALL;
-    int rc = release(r, y, req == RQ_LISTEN ? 0 : (int)data);
-    if (req == RQ_DETACH) {
-      detach(r, y);
-      set_traced_calls(x, y, 0);
-    }
-    return rc < 0 ? -EIO : 0;
-  }
+  case RQ_LISTEN: return resume(r, x, y, req, data);
   default: return -EIO;
   }
 }
@@ -468,7 +488,7 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
     return -EPERM;
   memset(&y->pt, 0, sizeof y->pt);
   y->pt.tracer = tracer;
-  y->pt.tracer_is_parent = ptrace_parent_of(y->proc->pid) == tracer->proc->pid;
+  y->pt.tracer_is_parent = parent_of(y->proc->pid) == tracer->proc->pid;
   y->pt.seized = req == RQ_SEIZE;
   if (req == RQ_SEIZE)
     y->pt.options = data;
@@ -485,12 +505,12 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
   pid_t pid = (pid_t)a->rsi;
   int64_t res;
   if (req == RQ_TRACEME) {
-    struct rtask *parent = ptrace_task_by_tid(r, ptrace_parent_of(x->proc->pid));
+    struct rtask *parent = recorder_find_task(r, parent_of(x->proc->pid));
     if (!parent)
       return 0; /* a parent outside the recording: the kernel answers */
     res = attach(r, x, parent, x, req, 0);
   } else {
-    struct rtask *y = ptrace_task_by_tid(r, pid);
+    struct rtask *y = recorder_find_task(r, pid);
     if (!y)
       return 0; /* outside the recording: the real ptrace works */
     if (req == RQ_ATTACH || req == RQ_SEIZE)
@@ -524,7 +544,7 @@ void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result
   char rest[8];
   if (result <= 0 || result > (1 << 20) || sscanf(target, "/proc/%d/mem%7s", &pid, rest) != 1)
     return;
-  struct rtask *y = ptrace_task_by_tid(r, pid);
+  struct rtask *y = recorder_find_task(r, pid);
   if (!y)
     return;
   uint8_t *buf = xmalloc((size_t)result);
@@ -552,13 +572,8 @@ void record_ptrace_effects(struct rtask *x, struct event *ev) {
     ev->regs_after = f->r;
 }
 
-void record_ptrace_task_gone(struct recorder *r, struct rtask *x) {
-  for (int i = 0; i < r->ntasks; i++) {
-    struct rtask *y = r->tasks[i];
-    if (y->pt.tracer == x) { /* a tracer's end detaches its tracees */
-      release(r, y, 0);
-      detach(r, y);
-    }
-  }
-  ptrace_wake_tracer(r, NULL, NULL); /* its parent may be waiting for it */
+struct ptrace_action record_ptrace_let_go(struct recorder *r, struct rtask *y) {
+  struct ptrace_action next = {.what = PTRACE_NEXT_NONE};
+  release(r, y, 0, &next);
+  return next;
 }

@@ -1,4 +1,5 @@
-/* The waits of a recorded tracer for its emulated tracees (see record_ptrace.c).
+/* The waits of a recorded tracer for its emulated tracees (see record_ptrace.c), and the
+ * tracee stops they report (record_ptrace_internal.h, recorder_internal.h).
  * A tracer's wait reports a pending tracee stop at its entry (the call is not run).
  * Otherwise it runs in the kernel (a tracee is usually the tracer's child); when a
  * tracee stops, the tracer gets a SIGCHLD as from the kernel, which ends a blocked wait
@@ -27,7 +28,7 @@
  * kernel does, the tracer's process gets a SIGCHLD (CLD_TRAPPED) for the stop, which
  * also ends a wait blocked in the kernel (it returns -ERESTARTSYS, recorded so, and is
  * made again). TRACER NULL: waits of every process, no signal. */
-void ptrace_wake_tracer(struct recorder *r, struct rtask *tracer, struct rtask *y) {
+static void ptrace_wake_tracer(struct recorder *r, struct rtask *tracer, struct rtask *y) {
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *w = r->tasks[i];
     if (w->state == T_EMU_WAIT && (!tracer || w->proc == tracer->proc))
@@ -44,6 +45,17 @@ void ptrace_wake_tracer(struct recorder *r, struct rtask *tracer, struct rtask *
   kill(tracer->proc->pid, SIGCHLD);
 }
 
+/* Holds Y in a stop its tracer's wait reports with STATUS. */
+void ptrace_post_stop(struct recorder *r, struct rtask *y, enum emu_stop kind, int status) {
+  y->pt.stop = kind;
+  y->pt.status = status;
+  y->pt.unreported = true;
+  y->state = T_PTRACED;
+  if (r->cur == y)
+    r->cur = NULL;
+  ptrace_wake_tracer(r, y->pt.tracer, y);
+}
+
 bool record_ptrace_chld_info(struct rtask *x, siginfo_t *si) {
   if (si->si_signo != SIGCHLD || si->si_code != SI_USER || si->si_pid != getpid())
     return false;
@@ -52,6 +64,8 @@ bool record_ptrace_chld_info(struct rtask *x, siginfo_t *si) {
   *si = x->chld_si;
   return true;
 }
+
+void record_ptrace_wake_waits(struct recorder *r) { ptrace_wake_tracer(r, NULL, NULL); }
 
 void record_ptrace_exited(struct recorder *r, struct rtask *x, int status) {
   struct rtask *tracer = x->pt.tracer;

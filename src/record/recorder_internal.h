@@ -102,6 +102,14 @@ struct emu_effect {
   struct user_regs_struct r;
 };
 
+/* What an emulated ptrace call leaves to the run loop for the tracee it let go: the stops
+ * of recorded tasks are handled there, above record_ptrace.c. */
+struct ptrace_action {
+  enum { PTRACE_NEXT_NONE, PTRACE_NEXT_ENTER, PTRACE_NEXT_STOP } what;
+  struct rtask *tracee; /* ENTER: resumed from its entry stop, it goes into its call */
+  int status;           /* STOP: the wait status of a stop of the tracee, to handle */
+};
+
 struct held_signal {
   siginfo_t si;
   bool resent;
@@ -140,8 +148,9 @@ struct rtask {
   bool emulated; /* the call in progress was emulated at its entry: its result */
   int64_t emu_result;
   struct emu_effect effect;
-  bool wait_tracer;  /* the wait call in progress may report tracees */
-  bool wait_again;   /* ...and is made again after its exit (T_EMU_WAIT) */
+  struct ptrace_action ptrace_next; /* what its emulated ptrace call left to the loop */
+  bool wait_tracer;                 /* the wait call in progress may report tracees */
+  bool wait_again;                  /* ...and is made again after its exit (T_EMU_WAIT) */
   siginfo_t chld_si; /* the SIGCHLD deja sent for a tracee's stop, as the kernel makes it */
   struct timespec wait_since;
 };
@@ -182,21 +191,20 @@ struct recorder {
   struct chaos chaos;
   int64_t settle_ns;    /* chaos: waiting for woken tasks' stops */
   struct cpu_view cpus; /* what the program is told about the CPUs */
+  sigset_t chld;        /* what the loop waits for: SIGCHLD, the context-switch signal */
 };
 
-/* recorder.c */
-int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev);
-/* recorder_emit in parts, for an event streamed into the trace: the EV_ENTER events due
- * before X's event, then (once the event is written) the count and periodic flush. */
-int recorder_emit_enters(struct recorder *r, struct rtask *x);
-int recorder_event_written(struct recorder *r);
-int recorder_abort(struct recorder *r, const char *why);
-/* Says that writing the trace failed (and what to do when the disk is full). */
-void recorder_write_failed(struct recorder *r);
-struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
-void recorder_remove_task(struct recorder *r, struct rtask *x);
-void recorder_vfork_released(struct recorder *r, pid_t tid);
-int64_t elapsed_ns(const struct timespec *since);
+static inline int64_t elapsed_ns(const struct timespec *since) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (now.tv_sec - since->tv_sec) * 1000000000L + (now.tv_nsec - since->tv_nsec);
+}
+
+/* X is traced by another recorded task (its ptrace emulated: record_ptrace.c). */
+static inline bool record_ptrace_traced(const struct rtask *x) { return x->pt.tracer != NULL; }
+
+/* The files below are listed bottom to top: each calls only files listed before it
+ * (syscallbuf_record.c and syscallbuf_announce.c: syscallbuf_record.h). */
 
 /* chaos.c: chaos mode applied to the tasks (see chaos.h) */
 void chaos_task_init(struct recorder *r, struct rtask *x);
@@ -215,22 +223,9 @@ void record_cpus_free(struct recorder *r);
 void record_rewrite_entry(struct recorder *r, struct rtask *x);
 void record_rewrite_exit(struct recorder *r, struct rtask *x);
 
-/* record_syscall.c: each returns 0, or RECORD_DEJA_FAILED after aborting. */
-int record_syscall_entry(struct recorder *r, struct rtask *x);
-int record_syscall_exit(struct recorder *r, struct rtask *x);
-int record_clone(struct recorder *r, struct rtask *x);
-int record_exec(struct recorder *r, struct rtask *x);
-
 /* record_sysv_shm.c: the region shmat mapped at RESULT, whose content the event carries
  * (the segment may hold data from before); 1, or 0 when it cannot be found. */
 int record_shmat_contents(struct rtask *x, int64_t result, struct mem_region *out);
-
-/* record_exec_thread.c: execve from a thread other than the main one. */
-/* At PTRACE_EVENT_EXIT: whether X was killed by a sibling's execve (no exit event). */
-bool record_killed_by_exec(struct recorder *r, struct rtask *x, int status);
-/* At PTRACE_EVENT_EXEC on X: the task that called execve, now with X's tid (X, the old
- * main thread, is removed); X itself when it exec'd. */
-struct rtask *record_exec_takeover(struct recorder *r, struct rtask *x);
 
 /* record_stop.c: at a group stop of X with SIG: true when X stays stopped (SIGSTOP,
  * SIGTSTP, SIGTTIN, SIGTTOU), false when it goes on (the end of a stop: SIGCONT came). */
@@ -246,40 +241,6 @@ bool record_stuck(struct recorder *r);
 /* record_ns_pid.c: the pid under which task VIEWER sees task TID (PID namespaces), or
  * -1 when it cannot be told. */
 pid_t record_pid_seen_by(pid_t viewer, pid_t tid);
-
-/* record_ptrace.c: ptrace between recorded tasks, emulated (see there). Each returns
- * true when the task is now held in a stop for its tracer (or swallowed). */
-int record_ptrace_call(struct recorder *r, struct rtask *x);
-int record_ptrace_wait_entry(struct recorder *r, struct rtask *x);
-bool record_ptrace_wait_exit(struct recorder *r, struct rtask *x);
-bool record_ptrace_entry_stop(struct recorder *r, struct rtask *x);
-bool record_ptrace_exit_stop(struct recorder *r, struct rtask *x);
-bool record_ptrace_exec_stop(struct recorder *r, struct rtask *x);
-/* At the point a signal is delivered to X (its delivery stop, at a boundary). */
-bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, const siginfo_t *si);
-void record_ptrace_task_gone(struct recorder *r, struct rtask *x);
-/* Waiting tracers whose wait is due again become ready; the time until the next. */
-int64_t record_ptrace_tick(struct recorder *r);
-bool record_ptrace_traced(const struct rtask *x);
-/* A SIGCHLD deja sent X for a tracee's stop: SI gets what the kernel's would hold. */
-bool record_ptrace_chld_info(struct rtask *x, siginfo_t *si);
-/* The syscall event of X's emulated call: its effects on the tracee. */
-void record_ptrace_effects(struct rtask *x, struct event *ev);
-/* After a pwrite64 of X that wrote RESULT bytes: a write into a recorded process's
- * memory through /proc/PID/mem (debuggers do this) is such an effect too. */
-void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result);
-bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
-/* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the
- * event, and the new task is traced by it too. */
-bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event);
-/* X ended with wait STATUS: a tracer that is not its parent is told by its wait. */
-void record_ptrace_exited(struct recorder *r, struct rtask *x, int status);
-/* recorder.c: X's entry stop recorded and X resumed into the call (after a ptrace stop). */
-int recorder_enter_syscall(struct recorder *r, struct rtask *x);
-/* recorder.c: a stop of task TID (wait STATUS) handled as the event loop does. */
-int recorder_handle_stop(struct recorder *r, pid_t tid, int status);
-/* recorder.c: X at its PTRACE_EVENT_EXIT stop: its exit recorded, X let die. */
-int recorder_exit_stop(struct recorder *r, struct rtask *x);
 
 /* record_anon_files.c: private read-only mappings of data files replay maps as
  * anonymous memory holding the file's bytes. */
@@ -302,14 +263,6 @@ int record_anon_files_discarded(const struct rtask *x, struct mem_region *out, i
 /* A forked process inherits its parent's mappings. */
 void record_anon_files_copy(struct rproc *to, const struct rproc *from);
 
-/* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
-int record_refusal(struct recorder *r, struct rtask *x, long nr);
-
-/* Appends to r->data the RESULT bytes a write-family call of X wrote, read back from the
- * program: one buffer (write, pwrite64) or, with IOV, iovecs (writev, pwritev, pwritev2).
- * Returns 0 or -1. */
-int record_gather_written(struct recorder *r, struct rtask *x, bool iov, int64_t result);
-
 /* record_files.c: each fills FILE (the preserved file's name) when the call needs one. */
 /* After an mmap of a file; returns 0, or -1 with a message in WHY. */
 int record_mmap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
@@ -324,19 +277,158 @@ void record_file_change(struct recorder *r, struct rtask *x, struct event *ev, c
 int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, char *file,
                        size_t filelen, char *why, size_t whylen);
 
-/* record_signal.c */
-/* Returns the signal to deliver on resume (0: none or held back), -2 when X is now held
- * in a stop for its tracer, or -1 after a failure. */
-int record_signal(struct recorder *r, struct rtask *x, int sig);
-void record_resend_held(struct rtask *x);
+/* record_program.c (recorder.h): the program's path, and programs deja cannot record. */
+
+/* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
+int record_refusal(struct recorder *r, struct rtask *x, long nr);
+
+/* record_tasks.c: the task table. */
+struct rtask *recorder_find_task(struct recorder *r, pid_t tid);
+struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *proc);
+/* Takes X out of the table and frees it (and its process with its last task); what its
+ * end means to others is record_task_gone's. */
+void recorder_remove_task(struct recorder *r, struct rtask *x);
+void recorder_vfork_released(struct recorder *r, pid_t tid);
+
+/* record_write.c: the trace being written. */
+/* EV encoded and appended to the trace; 0, or -1 after saying why. */
+int recorder_write_event(struct recorder *r, const struct event *ev);
+/* The EV_ENTER events due before an event of X (see there). 0 or -1. */
+int recorder_write_enters(struct recorder *r, struct rtask *x);
+/* After an event was written: the count, and the periodic flush. 0 or -1. */
+int recorder_event_written(struct recorder *r);
+int recorder_abort(struct recorder *r, const char *why);
+/* Says that writing the trace failed (and what to do when the disk is full). */
+void recorder_write_failed(struct recorder *r);
+
+/* syscallbuf_record.c: the buffers (syscallbuf_record.h). */
+
+/* record_emit.c: X's event into the trace, after X's buffered calls (syscallbuf_record.c)
+ * and the EV_ENTER events due. 0 or -1. */
+int recorder_emit(struct recorder *r, struct rtask *x, const struct event *ev);
+/* recorder_emit in parts, for an event streamed into the trace: the EV_ENTER events due
+ * before X's event, then (once the event is written) recorder_event_written. */
+int recorder_emit_enters(struct recorder *r, struct rtask *x);
+
+/* record_state_point.c: state points and boundaries. */
 /* At a PTRACE_INTERRUPT stop: records a state point unless nothing ran since the last
  * boundary. Returns 0 or RECORD_DEJA_FAILED. */
 int record_state_point(struct recorder *r, struct rtask *x);
-bool same_regs(const struct user_regs_struct *a, const struct user_regs_struct *b);
 /* X (its registers in x->t.regs) is at a boundary now: nothing it does before it runs user
  * code again needs a state point. */
 void record_set_boundary(struct rtask *x);
 /* X ran no user code since its last boundary, as far as the recorder can tell. */
 bool record_at_boundary(struct rtask *x);
+/* X's registers and buffer are as at its last boundary (whether or not it is at one). */
+bool record_unmoved(struct rtask *x);
+
+/* syscallbuf_announce.c: a traced call's entry as the buffer sees it (syscallbuf_record.h). */
+
+/* record_exec_thread.c: execve from a thread other than the main one. */
+/* At PTRACE_EVENT_EXIT: whether X was killed by a sibling's execve (no exit event). */
+bool record_killed_by_exec(struct recorder *r, struct rtask *x, int status);
+/* At PTRACE_EVENT_EXEC on X: the task that called execve; X itself when it exec'd. When
+ * another thread did, X (the old main thread) gets no exit event, and once X is gone the
+ * thread takes its tid (record_exec_take_tid). */
+struct rtask *record_exec_caller(struct recorder *r, struct rtask *x);
+void record_exec_take_tid(struct rtask *t, pid_t tid);
+
+/* record_exit.c: a task's end. */
+/* X's exit event, with wait STATUS (once). 0 or RECORD_DEJA_FAILED. */
+int record_emit_exit(struct recorder *r, struct rtask *x, int status);
+/* X at its PTRACE_EVENT_EXIT stop: its exit recorded, X let die. */
+int recorder_exit_stop(struct recorder *r, struct rtask *x);
+
+/* record_ptrace_wait.c: the waits of recorded tracers (see there). */
+int record_ptrace_wait_entry(struct recorder *r, struct rtask *x);
+bool record_ptrace_wait_exit(struct recorder *r, struct rtask *x);
+/* Waiting tracers whose wait is due again become ready; the time until the next. */
+int64_t record_ptrace_tick(struct recorder *r);
+/* A SIGCHLD deja sent X for a tracee's stop: SI gets what the kernel's would hold. */
+bool record_ptrace_chld_info(struct rtask *x, siginfo_t *si);
+/* X ended with wait STATUS: a tracer that is not its parent is told by its wait. */
+void record_ptrace_exited(struct recorder *r, struct rtask *x, int status);
+/* A task left the recording: the waits of every tracer look again. */
+void record_ptrace_wake_waits(struct recorder *r);
+
+/* record_ptrace.c: ptrace between recorded tasks, emulated (see there). Each of the
+ * stops returns true when the task is now held in a stop for its tracer (or swallowed). */
+/* At the entry of X's ptrace call: answered here (0, or RECORD_DEJA_FAILED). A tracee it
+ * lets go may leave work to the run loop in x->ptrace_next. */
+int record_ptrace_call(struct recorder *r, struct rtask *x);
+bool record_ptrace_entry_stop(struct recorder *r, struct rtask *x);
+bool record_ptrace_exit_stop(struct recorder *r, struct rtask *x);
+bool record_ptrace_exec_stop(struct recorder *r, struct rtask *x);
+/* At the point a signal is delivered to X (its delivery stop, at a boundary). */
+bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, const siginfo_t *si);
+/* The syscall event of X's emulated call: its effects on the tracee. */
+void record_ptrace_effects(struct rtask *x, struct event *ev);
+/* After a pwrite64 of X that wrote RESULT bytes: a write into a recorded process's
+ * memory through /proc/PID/mem (debuggers do this) is such an effect too. */
+void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result);
+bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
+/* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the
+ * event, and the new task is traced by it too. */
+bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event);
+/* Y's tracer ended: Y is let go from its stop (as by PTRACE_DETACH without a signal); what
+ * is left to the run loop, which then detaches Y (record_ptrace_detach). */
+struct ptrace_action record_ptrace_let_go(struct recorder *r, struct rtask *y);
+void record_ptrace_detach(struct rtask *y);
+
+/* record_signal.c */
+/* Returns the signal to deliver on resume (0: none or held back), -2 when X is now held
+ * in a stop for its tracer, or -1 after a failure. */
+int record_signal(struct recorder *r, struct rtask *x, int sig);
+void record_resend_held(struct rtask *x);
+
+/* record_syscall.c: each returns 0, or RECORD_DEJA_FAILED after aborting. */
+int record_syscall_entry(struct recorder *r, struct rtask *x);
+int record_syscall_exit(struct recorder *r, struct rtask *x);
+int record_clone(struct recorder *r, struct rtask *x);
+int record_exec(struct recorder *r, struct rtask *x);
+/* Appends to r->data the RESULT bytes a write-family call of X wrote, read back from the
+ * program: one buffer (write, pwrite64) or, with IOV, iovecs (writev, pwritev, pwritev2).
+ * Returns 0 or -1. */
+int record_gather_written(struct recorder *r, struct rtask *x, bool iov, int64_t result);
+
+/* record_schedule.c: which task runs user code. */
+/* Whether X may not run now: chaos mode's high-priority-only intervals. */
+bool record_held(struct recorder *r, struct rtask *x);
+/* A task other than EXCEPT is ready and may run. */
+bool record_any_ready(struct recorder *r, struct rtask *except);
+/* X runs user code now (with the signal it is to get), as the running task. */
+void record_resume_running(struct recorder *r, struct rtask *x);
+/* Picks the next task to run user code: round robin; under --chaos the highest priority
+ * first, at random among equals, none that an interval holds. */
+void record_schedule(struct recorder *r);
+/* The running task C should stop running user code now. */
+bool record_should_preempt(struct recorder *r, struct rtask *c);
+/* A task inside the kernel (or new) that the kernel made runnable: it is about to stop. */
+bool record_task_runnable(pid_t tid);
+/* How long to wait for the next stop before acting (-1: no limit). */
+int64_t record_wait_budget(struct recorder *r);
+/* That wait ran out: a running task blocked in a call gives up its turn. */
+void record_on_timeout(struct recorder *r);
+
+/* record_stops.c: a stop of a recorded task handled. */
+/* A stop of task TID (wait STATUS): 0, or RECORD_DEJA_FAILED. */
+int recorder_handle_stop(struct recorder *r, pid_t tid, int status);
+/* X's entry stop recorded and X resumed into the call (also after a ptrace stop). */
+int recorder_enter_syscall(struct recorder *r, struct rtask *x);
+/* X leaves the recording (it ended, or an exec'ing thread took its tid): a tracer's end
+ * lets its tracees go, waits look again, and X leaves the table. */
+void record_task_gone(struct recorder *r, struct rtask *x);
+
+/* record_loop.c: the run loop, until no task is left: 0, or RECORD_DEJA_FAILED. */
+int record_loop(struct recorder *r);
+
+/* record_start.c: starting the program. */
+/* Forks the program PATH (with signal mask MASK), stopped before its execve. */
+pid_t record_spawn(const struct record_options *o, const char *path, const sigset_t *mask);
+/* Seizes the stopped child and lets it run to its execve. Returns 0, or the exit status
+ * when it never got there. */
+int record_start_tracing(struct recorder *r, pid_t pid);
+/* The exit status of `deja record' for a wait status of the program (recorder.h). */
+int record_exit_status(int wstatus);
 
 #endif

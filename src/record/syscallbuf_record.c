@@ -39,7 +39,6 @@ struct sbuf_task {
 
 static struct {
   bool on;
-  bool flushing;
   struct sbuf_task *tasks;
   int n, cap;
   struct tbuf data;
@@ -202,8 +201,6 @@ static int take_desched(struct rtask *x, int fd) {
   return mine;
 }
 
-/* Writes X's records not yet in the trace as an EV_SBUF event, and empties the buffer
- * unless the library is inside a call (then it goes on where it is). 0 or -1. */
 /* What the recorder notes at a traced mmap, munmap or brk, for the buffered ones among LEN
  * bytes of records: the pages' next content is saved at the next state point whatever
  * its hash (replay makes the calls), and unmapped files no longer count as mapped. */
@@ -257,6 +254,8 @@ void syscallbuf_record_finish_exec(struct rtask *x) {
   }
 }
 
+/* Writes X's records not yet in the trace as an EV_SBUF event, and empties the buffer
+ * unless the library is inside a call (then it goes on where it is). 0 or -1. */
 static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s, bool divert) {
   struct sbuf_hdr h;
   if (task_read_mem(&x->t, s->buf, &h, sizeof h) < 0)
@@ -302,66 +301,23 @@ static int flush(struct recorder *r, struct rtask *x, struct sbuf_task *s, bool 
   ev.sbuf_off = off;
   ev.sbuf_data = S.data.data;
   ev.sbuf_len = read;
-  S.flushing = true;
-  int rc = recorder_emit(r, x, &ev);
-  S.flushing = false;
-  return rc;
+  /* Written as recorder_emit would, without flushing X's buffer again. */
+  if (recorder_write_enters(r, x) < 0)
+    return -1;
+  return recorder_write_event(r, &ev);
 }
 
-int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
-  /* A process with its own filter runs with entry stops: the seccomp stop of the same
-   * call follows its entry stop, and is passed over. */
-  struct __ptrace_syscall_info info;
-  if (S.on && x->proc->seccomp &&
-      ptrace(PTRACE_GET_SYSCALL_INFO, x->t.tid, (void *)sizeof info, &info) > 0 &&
-      info.op == PTRACE_SYSCALL_INFO_SECCOMP)
-    return 1;
+int syscallbuf_record_flush(struct recorder *r, struct rtask *x, bool divert) {
   struct sbuf_task *s = find(x->t.tid);
-  /* A buffered call restarted as this traced one: replay diverts it here. */
-  bool divert = x->sbuf_restarted;
-  x->sbuf_restarted = false;
-  if (s && flush(r, x, s, divert) < 0)
-    return 70;
-  if (task_get_regs(&x->t) < 0)
-    return recorder_abort(r, "cannot read registers at a system call");
-  struct user_regs_struct regs = x->t.regs;
-  if (regs.orig_rax != SBUF_ANNOUNCE_NR)
-    return 0;
-  /* The library announces a thread's buffer: taken when the buffer is on. */
-  /* Refused in a process with a seccomp filter of its own (inherited across exec), and in a
-   * thread ptraced by another recorded task: their calls are all made traced. */
-  bool ok =
-      S.on && !x->proc->seccomp && regs.rdi && regs.rsi == SBUF_SIZE && !record_ptrace_traced(x);
-  if (ok) {
-    set_buffer(x->t.tid, regs.rdi, 0)->desched = take_desched(x, (int)regs.rdx);
-    /* Which files are deja's stdout and stderr: the library marks writes to them. */
-    uint64_t out[4] = {0, 0, 0, 0};
-    for (int i = 1; i <= 2; i++)
-      if (r->out_ok[i]) {
-        out[i - 1] = (uint64_t)r->out_st[i].st_dev;
-        out[i + 1] = (uint64_t)r->out_st[i].st_ino;
-      }
-    task_write_mem(&x->t, regs.rdi + offsetof(struct sbuf_hdr, out_dev), out, sizeof out);
-  }
-  struct event ev;
-  event_init(&ev);
-  ev.kind = EV_SBUF;
-  ev.tid = x->t.tid;
-  ev.regs = regs;
-  ev.flags = EVF_SBUF_INIT | (ok ? 0 : EVF_SBUF_REFUSED);
-  ev.sbuf = regs.rdi;
-  if (recorder_emit(r, x, &ev) < 0)
-    return 70;
-  /* Skipped; its result is set now (the kernel leaves rax alone for call -1). */
-  regs.orig_rax = (uint64_t)-1;
-  regs.rax = ok ? 0 : (uint64_t)-ENOSYS;
-  if (task_set_regs(&x->t, &regs) < 0)
-    return recorder_abort(r, "cannot answer the system call buffer's announcement");
-  return 1;
+  return s ? flush(r, x, s, divert) : 0;
+}
+
+void syscallbuf_record_adopt(struct rtask *x, uint64_t buf, int desched_fd) {
+  set_buffer(x->t.tid, buf, 0)->desched = take_desched(x, desched_fd);
 }
 
 int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
-  if (S.flushing || !x || !S.n)
+  if (!x || !S.n)
     return 0;
   struct sbuf_task *s = find(x->t.tid);
   if (!s)

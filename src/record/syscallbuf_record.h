@@ -1,6 +1,7 @@
 /* The record side of the in-process system call buffer (src/preload/): the preload
  * library and the seccomp filter that lets its calls through without a stop, each
- * thread's buffer, and flushing the buffers into the trace as EV_SBUF events. */
+ * thread's buffer, and flushing the buffers into the trace as EV_SBUF events
+ * (syscallbuf_record.c); the buffers' announcement (syscallbuf_announce.c). */
 #ifndef DEJA_RECORD_SYSCALLBUF_RECORD_H
 #define DEJA_RECORD_SYSCALLBUF_RECORD_H
 
@@ -27,10 +28,16 @@ int syscallbuf_resume_request(const struct rtask *x);
 /* ptrace options the buffer needs (PTRACE_O_TRACESECCOMP). */
 long syscallbuf_ptrace_options(void);
 
-/* At a traced system call's entry: flushes the task's buffer; handles the library's
- * announcing call. 0: an ordinary call; 1: the announcing call, handled (the task goes
- * on to its exit stop); 70: the recording was aborted. */
+/* syscallbuf_announce.c: at a traced system call's entry: flushes the task's buffer;
+ * handles the library's announcing call. 0: an ordinary call; 1: the announcing call,
+ * handled (the task goes on to its exit stop); 70: the recording was aborted. */
 int syscallbuf_record_entry(struct recorder *r, struct rtask *x);
+/* Writes X's buffered calls not yet in the trace (DIVERT: the call it is inside was
+ * restarted as a traced one, which replay diverts). 0, or -1 (the recording was aborted,
+ * or the trace cannot be written). */
+int syscallbuf_record_flush(struct recorder *r, struct rtask *x, bool divert);
+/* X announced its buffer at BUF; DESCHED_FD is its context-switch event (in X), or -1. */
+void syscallbuf_record_adopt(struct rtask *x, uint64_t buf, int desched_fd);
 /* Before an event of task X is written (EV, or NULL when streamed): flushes X's buffer
  * when X is in user code. 0 or -1 (the trace cannot be written). */
 int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const struct event *ev);

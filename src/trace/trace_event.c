@@ -208,6 +208,128 @@ static const char *get_file_name(struct tcur *c) {
   return name;
 }
 
+/* The fields of a syscall event after its registers. 0, or -1 with a message in ERR. */
+static int decode_syscall(struct tcur *c, struct event *ev, char *err, size_t errlen) {
+  ev->result = (int64_t)tcur_u64(c);
+  if (!get_mem(c, ev))
+    return seterr(err, errlen, "syscall event has malformed memory regions");
+  ev->out_to = tcur_u8(c);
+  ev->out_data = NULL;
+  ev->out_len = 0;
+  if (ev->out_to > OUT_TO_STDERR)
+    return seterr(err, errlen, "bad output stream %u", ev->out_to);
+  if (ev->out_to)
+    ev->out_data = tcur_blob(c, &ev->out_len);
+  ev->file = get_file_name(c);
+  ev->flags = tcur_u32(c);
+  ev->fdata = NULL;
+  ev->fdata_len = 0;
+  ev->file_size = ev->file_off = 0;
+  if (ev->flags & (EVF_FILE_CHANGE | EVF_FILE_REMAP)) {
+    ev->file_size = tcur_u64(c);
+    ev->file_off = tcur_u64(c);
+    ev->fdata = tcur_blob(c, &ev->fdata_len);
+    if (!ev->file[0])
+      c->ok = false;
+  }
+  ev->remote_tid = 0;
+  ev->remote_from = ev->nmem;
+  ev->remote_regs = false;
+  if (ev->flags & EVF_REMOTE) {
+    ev->remote_tid = (int32_t)tcur_u32(c);
+    ev->remote_from = tcur_u32(c);
+    ev->remote_regs = tcur_u8(c) != 0;
+    if (ev->remote_regs)
+      tcur_bytes(c, &ev->regs_after, sizeof ev->regs_after);
+    if (ev->remote_from > ev->nmem)
+      c->ok = false;
+  }
+  return 0;
+}
+
+static void decode_signal(struct tcur *c, struct event *ev) {
+  ev->signo = (int32_t)tcur_u32(c);
+  if (tcur_left(c) < 128) {
+    c->ok = false;
+  } else {
+    ev->siginfo = c->p;
+    c->p += 128;
+  }
+}
+
+/* The fields of an exec event after its registers. 0, or -1 with a message in ERR. */
+static int decode_exec(struct tcur *c, struct event *ev, char *err, size_t errlen) {
+  ev->file = get_file_name(c);
+  ev->stack_addr = tcur_u64(c);
+  ev->stack = tcur_blob(c, &ev->stack_len);
+  ev->argc = tcur_u32(c);
+  ev->envc = tcur_u32(c);
+  ev->strings = (const char *)tcur_blob(c, &ev->strings_len);
+  ev->interp = get_file_name(c);
+  uint32_t maps_len;
+  ev->interp_maps = tcur_blob(c, &maps_len);
+  ev->interp_count = maps_len / 32;
+  if (maps_len % 32)
+    c->ok = false;
+  if (c->ok && !get_mem(c, ev))
+    c->ok = false;
+  ev->stack_rlim_cur = tcur_u64(c);
+  ev->stack_rlim_max = tcur_u64(c);
+  if (c->ok) {
+    /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < ev->strings_len; i++)
+      count += ev->strings[i] == 0;
+    if (count != ev->argc + ev->envc || (ev->strings_len && ev->strings[ev->strings_len - 1]))
+      return seterr(err, errlen, "exec event: argument strings do not match their counts");
+  }
+  return 0;
+}
+
+/* The fields of a state point after its registers. 0, or -1 with a message in ERR. */
+static int decode_state(struct tcur *c, struct event *ev, char *err, size_t errlen) {
+  ev->xsave = tcur_blob(c, &ev->xsave_len);
+  for (;;) {
+    uint64_t addr = tcur_u64(c);
+    if (!c->ok || addr == STATE_PAGES_END)
+      break;
+    uint32_t l;
+    const uint8_t *d = tcur_blob(c, &l);
+    if (!d)
+      return seterr(err, errlen, "state event has malformed memory pages");
+    event_add_mem(ev, addr, d, l);
+  }
+  ev->has_digest = tcur_left(c) >= sizeof ev->digest;
+  ev->digest = ev->has_digest ? tcur_u64(c) : 0;
+  return 0;
+}
+
+/* The fields of EV's kind after its registers. 0, or -1 with a message in ERR. */
+static int decode_fields(struct tcur *c, struct event *ev, char *err, size_t errlen) {
+  switch (ev->kind) {
+  case EV_SYSCALL: return decode_syscall(c, ev, err, errlen);
+  case EV_INSN:
+    tcur_bytes(c, &ev->regs_after, sizeof ev->regs_after);
+    ev->insn_len = tcur_u32(c);
+    if (ev->insn_len > 15)
+      c->ok = false;
+    return 0;
+  case EV_SIGNAL: decode_signal(c, ev); return 0;
+  case EV_EXIT: ev->status = (int32_t)tcur_u32(c); return 0;
+  case EV_EXEC: return decode_exec(c, ev, err, errlen);
+  case EV_ABORT: ev->message = get_cstr(c); return 0;
+  case EV_ENTER: return 0;
+  case EV_STATE: return decode_state(c, ev, err, errlen);
+  case EV_SBUF:
+    ev->flags = tcur_u32(c);
+    ev->sbuf = tcur_u64(c);
+    ev->sbuf_off = tcur_u32(c);
+    ev->sbuf_data = tcur_blob(c, &ev->sbuf_len);
+    return 0;
+  default: return seterr(err, errlen, "unknown event kind %u", ev->kind);
+  }
+}
+
 int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen) {
   struct tcur c;
   tcur_init(&c, rec, len);
@@ -216,112 +338,9 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   ev->tid = (int32_t)tcur_u32(&c);
   tcur_bytes(&c, &ev->regs, sizeof ev->regs);
   ev->file = "";
-  switch (ev->kind) {
-  case EV_SYSCALL: {
-    ev->result = (int64_t)tcur_u64(&c);
-    if (!get_mem(&c, ev))
-      return seterr(err, errlen, "syscall event has malformed memory regions");
-    ev->out_to = tcur_u8(&c);
-    ev->out_data = NULL;
-    ev->out_len = 0;
-    if (ev->out_to > OUT_TO_STDERR)
-      return seterr(err, errlen, "bad output stream %u", ev->out_to);
-    if (ev->out_to)
-      ev->out_data = tcur_blob(&c, &ev->out_len);
-    ev->file = get_file_name(&c);
-    ev->flags = tcur_u32(&c);
-    ev->fdata = NULL;
-    ev->fdata_len = 0;
-    ev->file_size = ev->file_off = 0;
-    if (ev->flags & (EVF_FILE_CHANGE | EVF_FILE_REMAP)) {
-      ev->file_size = tcur_u64(&c);
-      ev->file_off = tcur_u64(&c);
-      ev->fdata = tcur_blob(&c, &ev->fdata_len);
-      if (!ev->file[0])
-        c.ok = false;
-    }
-    ev->remote_tid = 0;
-    ev->remote_from = ev->nmem;
-    ev->remote_regs = false;
-    if (ev->flags & EVF_REMOTE) {
-      ev->remote_tid = (int32_t)tcur_u32(&c);
-      ev->remote_from = tcur_u32(&c);
-      ev->remote_regs = tcur_u8(&c) != 0;
-      if (ev->remote_regs)
-        tcur_bytes(&c, &ev->regs_after, sizeof ev->regs_after);
-      if (ev->remote_from > ev->nmem)
-        c.ok = false;
-    }
-    break;
-  }
-  case EV_INSN:
-    tcur_bytes(&c, &ev->regs_after, sizeof ev->regs_after);
-    ev->insn_len = tcur_u32(&c);
-    if (ev->insn_len > 15)
-      c.ok = false;
-    break;
-  case EV_SIGNAL:
-    ev->signo = (int32_t)tcur_u32(&c);
-    if (tcur_left(&c) < 128) {
-      c.ok = false;
-    } else {
-      ev->siginfo = c.p;
-      c.p += 128;
-    }
-    break;
-  case EV_EXIT: ev->status = (int32_t)tcur_u32(&c); break;
-  case EV_EXEC: {
-    ev->file = get_file_name(&c);
-    ev->stack_addr = tcur_u64(&c);
-    ev->stack = tcur_blob(&c, &ev->stack_len);
-    ev->argc = tcur_u32(&c);
-    ev->envc = tcur_u32(&c);
-    ev->strings = (const char *)tcur_blob(&c, &ev->strings_len);
-    ev->interp = get_file_name(&c);
-    uint32_t maps_len;
-    ev->interp_maps = tcur_blob(&c, &maps_len);
-    ev->interp_count = maps_len / 32;
-    if (maps_len % 32)
-      c.ok = false;
-    if (c.ok && !get_mem(&c, ev))
-      c.ok = false;
-    ev->stack_rlim_cur = tcur_u64(&c);
-    ev->stack_rlim_max = tcur_u64(&c);
-    if (c.ok) {
-      /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
-      uint32_t count = 0;
-      for (uint32_t i = 0; i < ev->strings_len; i++)
-        count += ev->strings[i] == 0;
-      if (count != ev->argc + ev->envc || (ev->strings_len && ev->strings[ev->strings_len - 1]))
-        return seterr(err, errlen, "exec event: argument strings do not match their counts");
-    }
-    break;
-  }
-  case EV_ABORT: ev->message = get_cstr(&c); break;
-  case EV_ENTER: break;
-  case EV_STATE:
-    ev->xsave = tcur_blob(&c, &ev->xsave_len);
-    for (;;) {
-      uint64_t addr = tcur_u64(&c);
-      if (!c.ok || addr == STATE_PAGES_END)
-        break;
-      uint32_t l;
-      const uint8_t *d = tcur_blob(&c, &l);
-      if (!d)
-        return seterr(err, errlen, "state event has malformed memory pages");
-      event_add_mem(ev, addr, d, l);
-    }
-    ev->has_digest = tcur_left(&c) >= sizeof ev->digest;
-    ev->digest = ev->has_digest ? tcur_u64(&c) : 0;
-    break;
-  case EV_SBUF:
-    ev->flags = tcur_u32(&c);
-    ev->sbuf = tcur_u64(&c);
-    ev->sbuf_off = tcur_u32(&c);
-    ev->sbuf_data = tcur_blob(&c, &ev->sbuf_len);
-    break;
-  default: return seterr(err, errlen, "unknown event kind %u", ev->kind);
-  }
+  int rc = decode_fields(&c, ev, err, errlen);
+  if (rc)
+    return rc;
   if (!c.ok)
     return seterr(err, errlen, "%s event record is cut short or malformed",
                   event_kind_name(ev->kind));

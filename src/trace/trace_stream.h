@@ -1,4 +1,5 @@
-/* Framed, compressed, checksummed record streams: the on-disk unit of a trace.
+/* Framed, compressed, checksummed record streams: the on-disk unit of a trace (written by
+ * trace_stream_writer.c, read by trace_stream_reader.c).
  *
  * File layout:
  *   file header  : magic "DEJATRC1" (8 bytes), u32 format version, u32 stream kind,

@@ -1,4 +1,4 @@
-/* Unit tests for framed, compressed, checksummed trace streams (src/trace/trace_stream.c). */
+/* Unit tests for framed, compressed, checksummed trace streams (src/trace/trace_stream_*.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,0 +1,36 @@
+/* A task's end (recorder_internal.h): its exit event, written once, and its stop at
+ * PTRACE_EVENT_EXIT, from which it is let die. */
+#include <sys/ptrace.h>
+
+#include "record/recorder_internal.h"
+
+int record_emit_exit(struct recorder *r, struct rtask *x, int status) {
+  if (x->exit_emitted)
+    return 0;
+  x->exit_emitted = true;
+  if (x->t.tid == r->root)
+    r->root_status = status;
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_EXIT;
+  ev.tid = x->t.tid;
+  ev.status = status;
+  int rc = recorder_emit(r, x, &ev) < 0 ? RECORD_DEJA_FAILED : 0;
+  x->in_syscall = false;
+  return rc;
+}
+
+int recorder_exit_stop(struct recorder *r, struct rtask *x) {
+  unsigned long status = 0;
+  ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &status);
+  bool by_exec = record_killed_by_exec(r, x, (int)status);
+  x->exit_emitted |= by_exec;
+  int rc = record_emit_exit(r, x, (int)status);
+  x->state = T_EXITING;
+  if (r->cur == x)
+    r->cur = NULL;
+  task_resume(&x->t, PTRACE_CONT, 0);
+  if (!by_exec) /* the main thread killed by an exec lives on as the exec'ing one */
+    task_wait_dead(x->t.tid);
+  return rc;
+}
