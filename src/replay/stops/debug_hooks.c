@@ -1050,6 +1050,7 @@ void debug_hooks_init(struct replay_debug *d, pid_t pid) {
   d->pid = pid;
   d->counter.fd = -1;
   debug_regs_init(&d->regs);
+  count_hooks_init(&d->counts);
   d->hooks = (struct replay_hooks){
       .ctx = d,
       .arm = arm,
