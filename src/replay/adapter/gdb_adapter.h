@@ -4,6 +4,7 @@
 #define DEJA_REPLAY_GDB_ADAPTER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "gdb/gdb_target.h"
 #include "replay/stops/bp_conds.h"
@@ -36,6 +37,7 @@ struct gdb_adapter {
   /* deja's messages while gdb's resume runs, shown on gdb's console with the stop */
   char note[sizeof(((struct gdb_stop *)0)->note)];
   size_t note_len;
+  uint8_t xsave[1 << 16]; /* gdb_calls_set_regs: the thread's whole xsave state */
 };
 
 /* Attaches to S (replaying the trace of O), which is stopped with FIRST the task gdb sees
@@ -49,7 +51,7 @@ int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event);
 /* Detaches the hooks from the session (ending a diversion). */
 void gdb_adapter_detach(struct gdb_adapter *a);
 
-/* gdb_adapter.c, for the files below: the stop of task X (NULL: none), and the stop gdb
+/* gdb_stop.c, for the adapter's files: the stop of task X (NULL: none), and the stop gdb
  * sees for a replay stop R. */
 void stop_at(struct gdb_stop *s, enum gdb_stop_kind kind, const struct rptask *x, int signo);
 void gdb_stop_of(const struct replay_stop *r, struct gdb_stop *g);

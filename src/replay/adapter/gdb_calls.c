@@ -79,8 +79,9 @@ int gdb_calls_set_regs(void *ctx, pid_t tid, const struct gdb_thread_regs *regs)
   if (!regs->xsave_len)
     return 0;
   /* gdb's copy may be cut short (a large AMX state): the rest stays as it is */
-  static uint8_t full[1 << 16];
-  long n = task_get_xstate(&dv->t, full, sizeof full);
+  struct gdb_adapter *a = ctx;
+  uint8_t *full = a->xsave;
+  long n = task_get_xstate(&dv->t, full, sizeof a->xsave);
   if (n < (long)regs->xsave_len)
     return -1;
   memcpy(full, regs->xsave, regs->xsave_len);

@@ -130,7 +130,7 @@ static void libs_free(struct lib *libs, int n) {
 
 /* The preserved copy mapped where the link map says NAME was loaded. */
 static bool link_map_file(struct rptask *x, const char *name, char *out, size_t outlen) {
-  static struct lib libs[MAX_LIBS];
+  struct lib libs[MAX_LIBS];
   int n = link_map_read(x, libs, MAX_LIBS);
   bool found = false;
   for (int i = 0; i < n && !found; i++)
@@ -196,7 +196,7 @@ static int maps_file(struct rptask *x) {
   char *maps = slurp(path, &len);
   if (!maps)
     return -errno;
-  static struct lib libs[MAX_LIBS];
+  struct lib libs[MAX_LIBS];
   int nlibs = link_map_read(x, libs, MAX_LIBS);
   struct rename {
     char *file; /* points into maps (a path, up to its line's end) */

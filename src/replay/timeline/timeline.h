@@ -165,6 +165,7 @@ struct timeline {
   bool have_passed;     /* a breakpoint or watchpoint stop was passed on the way: */
   struct tl_pos passed; /* ...the last one's position */
   struct replay_stop passed_stop;
+  int64_t say_t0; /* when DEJA_TL_DEBUG's first line was said */
 };
 
 void timeline_init(struct timeline *tl, struct replay_session *s, const struct replay_options *o,

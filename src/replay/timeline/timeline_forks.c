@@ -21,7 +21,7 @@ int64_t tl_now_ns(void) {
 /* Starts the replay again (without the program's output); the debugger's hooks stay. */
 int tl_restart(struct timeline *tl, char *err, size_t errlen) {
   if (tl_debug())
-    tl_say("from the start of the replay");
+    tl_say(tl, "from the start of the replay");
   replay_close(tl->s);
   if (replay_open(tl->s, &tl->quiet, &tl->d->hooks) != 0)
     return seterr(err, errlen, "cannot start the replay again");
@@ -45,17 +45,16 @@ void tl_replay_moved(struct timeline *tl) {
 
 bool tl_debug(void) { return getenv("DEJA_TL_DEBUG") != NULL; }
 
-void tl_say(const char *fmt, ...) {
-  static int64_t t0;
+void tl_say(struct timeline *tl, const char *fmt, ...) {
   int64_t now = tl_now_ns();
-  if (!t0)
-    t0 = now;
+  if (!tl->say_t0)
+    tl->say_t0 = now;
   char line[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "deja: tl: %.3f %s\n", (double)(now - t0) / 1e9, line);
+  fprintf(stderr, "deja: tl: %.3f %s\n", (double)(now - tl->say_t0) / 1e9, line);
 }
 
 /* Whether A and B name the same place inside a stretch (or the same boundary), whatever
@@ -373,7 +372,7 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
   struct replay_checkpoint *cp = replay_checkpoint_take(tl->s, why, whylen);
   if (!cp) {
     if (tl_debug())
-      tl_say("no checkpoint at event %" PRIu64 ": %s", pos->event, why);
+      tl_say(tl, "no checkpoint at event %" PRIu64 ": %s", pos->event, why);
     return NULL;
   }
   struct tl_fork *f = xcalloc(1, sizeof *f);
@@ -398,7 +397,8 @@ struct tl_fork *tl_fork_counts(struct timeline *tl, const struct tl_pos *pos,
     took = 4 * tl->fork_ns;
   tl->fork_ns = (tl->fork_ns * 3 + took) / 4;
   if (tl_debug())
-    tl_say("checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64
+    tl_say(tl,
+           "checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64
            " (%d kept; %.1f ms, %.1f ms evicting)",
            pos->event, pos->kind, pos->n, pos->steps, tl->nforks, (t1 - t0) / 1e6,
            (tl_now_ns() - t1) / 1e6);
@@ -454,36 +454,6 @@ bool tl_inside_wanted(struct timeline *tl) {
   return true;
 }
 
-/* tl_know_only_set before a run of gdb's, except for the breakpoint gdb took out only to
- * step the task off it (a single step from a stop there: its arrival was counted, and
- * the step executes that instruction, no new arrival), which it puts back after the
- * step: otherwise each `continue` from a breakpoint in the middle of a stretch would
- * leave it uncounted there (and tl_count_set would replay the stretch again). Returns
- * its address, or 0. */
-static uint64_t know_stepped_over(struct timeline *tl) {
-  const struct replay_debug *d = tl->d;
-  struct rptask *x = d->stepping ? engine_task(&tl->s->e, d->step_tid) : NULL;
-  uint64_t pc = x && task_get_regs(&x->t) == 0 ? x->t.regs.rip : 0;
-  bool keep = pc && tl_knows(tl, false, pc) && !tl_user_breakpoint(d, pc);
-  tl_know_only_set(tl);
-  if (!keep || tl->nknown == (int)(sizeof tl->known / sizeof *tl->known))
-    return 0;
-  tl->known[tl->nknown++] = (struct tl_key){false, pc};
-  return pc;
-}
-
-void timeline_resumed(struct timeline *tl) {
-  tl->tick_ns = tl_now_ns();
-  /* the stretch the run starts in: where the replay is (its clock goes on when it is
-   * the one the clock runs for) */
-  const struct replay_pos *p = &tl->s->e.pos;
-  uint64_t start = p->stage == STAGE_DONE ? p->event : p->event - 1;
-  if (tl->clock_event != start)
-    tl_clock_start(tl, start, 0);
-  tl_count_set(tl, know_stepped_over(tl));
-  tl_slice_on(tl);
-}
-
 void timeline_passed(struct timeline *tl, const struct replay_result *res) {
   if (res->what == REPLAY_EVENT_DONE) {
     tl_tick(tl, true);
@@ -497,7 +467,7 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
   if (!f)
     return tl_restart(tl, err, errlen);
   if (tl_debug())
-    tl_say("from the checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64,
+    tl_say(tl, "from the checkpoint at event %" PRIu64 " kind %d n %" PRIu64 " steps %" PRIu64,
            f->pos.event, f->pos.kind, f->pos.n, f->pos.steps);
   tl->s->e.o = &tl->quiet;
   if (replay_checkpoint_restore(tl->s, f->cp, err, errlen) < 0) {

@@ -1,6 +1,9 @@
-/* What the timeline's files share. timeline.c: positions, going to them and reverse-stepi.
- * timeline_search.c: the reverse-continue search. timeline_forks.c: where the replay starts from (the beginning or a checkpoint)
- * and which checkpoints are taken and kept. */
+/* What the timeline's files share. timeline.c: the public moves and reverse-stepi.
+ * timeline_search.c: the reverse-continue search. timeline_before.c and timeline_preds.c:
+ * going one instruction before a position. timeline_goto.c: going to a position.
+ * timeline_hits.c: the positions of stops and the hits counted in a stretch.
+ * timeline_forks.c: where the replay starts from (the beginning or a checkpoint) and
+ * which checkpoints are taken and kept. */
 #ifndef DEJA_REPLAY_TIMELINE_INTERNAL_H
 #define DEJA_REPLAY_TIMELINE_INTERNAL_H
 
@@ -17,6 +20,14 @@
  * (at least ten times what one costs) */
 #define TL_SLICE_NS 5000000
 #define TL_MAX_INSIDE 10 /* checkpoints inside stretches kept (besides TL_MAX_FORKS) */
+/* Executions of the jump before a write since a checkpoint inside the stretch that make
+ * it taken for a loop's (tl_go_before_inside) */
+#define TL_NEAR_COUNTED 1000
+
+/* Whether executions are counted by a breakpoint trap each (tl_trap_counts) */
+static inline bool counts_trapped(const struct timeline *tl) {
+  return !exec_counter_usable() || tl->slow_arrivals;
+}
 
 /* What a watchpoint's hits are counted and known under (struct tl_count, tl_key): its
  * address with its type and length in the top byte (above any user address), so that an
@@ -38,7 +49,7 @@ static inline uint64_t tl_pos_key(const struct tl_pos *p) {
 bool tl_debug(void);
 /* A line of DEJA_TL_DEBUG's: straight to deja's stderr (not to gdb's console, which
  * shows only the end of what a command said), with the seconds since the first. */
-void tl_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tl_say(struct timeline *tl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t tl_now_ns(void);
 /* Starts the replay again (without the program's output); the debugger's hooks stay. */
@@ -121,7 +132,7 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
  * when that cannot be told. */
 bool tl_window_quiet(struct timeline *tl, const struct tl_fork *a, const struct tl_fork *b);
 
-/* Shared by timeline.c and timeline_search.c (defined in timeline.c). */
+/* timeline_hits.c. */
 bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr);
 /* Whether a breakpoint of the debugged process has conditions (gdb's, evaluated by deja:
  * bp_conds.h): its arrivals are hits only where one holds, so its hits cannot be counted
@@ -141,6 +152,12 @@ void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool p
 /* The instructions ending at trigger P's pc that write memory (CODE: the bytes before it):
  * P's writers; their number (at most MAX). */
 int tl_likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, int max);
+/* Sets the count of (WATCH, TID, ADDR) hits in the stretch ending with event EVENT to N. */
+void tl_set_count(struct timeline *tl, uint64_t event, bool watch, pid_t tid, uint64_t addr,
+                  uint64_t n);
+/* The user's watchpoints the trap of stop RES triggered besides the one it names (KEY;
+ * 0: the target's): their hits are counted too. */
+void tl_count_also_fired(struct timeline *tl, const struct replay_result *res, uint64_t key);
 /* The position of a breakpoint or watchpoint stop in a run (counted). */
 struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res);
 /* The traced call that ends event EVENT, made by task TID (at its entry or just after
@@ -148,12 +165,20 @@ struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res);
  * the stretch (the stretch ends with that call). False when TID's pc does not follow a
  * `syscall` (or its registers cannot be read). */
 bool tl_syscall_pos(struct timeline *tl, pid_t tid, uint64_t event, struct tl_pos *c);
-/* Whether the replay is right after event EVENT. */
+/* timeline_goto.c. Whether the replay is right after event EVENT. */
 bool tl_at_boundary(const struct timeline *tl, uint64_t event);
 /* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
 int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res);
 /* Arms the one-shot debugger target at P. */
 void tl_arm_target(struct timeline *tl, const struct tl_pos *p);
+/* Replays to the end of event EVENT (the current position must be before it), blind;
+ * hit counts start again after it. 0 or -1. */
+int tl_run_to_boundary(struct timeline *tl, uint64_t event, char *err, size_t errlen);
+/* Replays from the boundary before P's stretch (or from FROM, a checkpoint inside it) to
+ * P's arrival or trigger (EXEC: NEXEC execution breakpoints counted on the way), with
+ * checkpoints inside the stretch on the way. 0 or -1. */
+int tl_run_to_target(struct timeline *tl, const struct tl_pos *p, const struct tl_fork *from,
+                     const uint64_t *exec, int nexec, char *err, size_t errlen);
 /* Goes to P: from the latest checkpoint at or before it, or from the start. 0 or -1. */
 int tl_go_to(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 /* From P's base (a checkpoint inside its stretch) to P's place (not its single steps),
@@ -164,10 +189,19 @@ int tl_run_from_base(struct timeline *tl, const struct tl_pos *p, char *err, siz
  * has hits before P: counted ones would pass them unseen). */
 int tl_run_from_inside(struct timeline *tl, const struct tl_fork *f, const struct tl_pos *p,
                        bool trap_target, char *err, size_t errlen);
-/* The state one instruction (of P's task) before P. 0 or -1. */
+/* timeline_before.c. The state one instruction (of P's task) before P. 0 or -1. */
 int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t errlen);
 
-/* timeline_ret.c. A watchpoint's trigger P in the middle of a string instruction (its pc
+/* timeline_preds.c. The instruction before P (an arrival, or TL_BEFORE) by counting its
+ * possible predecessors from the stretch's start (KNOWN: P's registers, when known).
+ * 1: found and gone there; 0: not found; -1: failed. */
+int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
+                         const struct user_regs_struct *known, char *err, size_t errlen);
+/* The same counted from the latest checkpoint inside P's stretch before it. */
+int tl_go_before_inside(struct timeline *tl, const struct tl_pos *p,
+                        const struct user_regs_struct *known, char *err, size_t errlen);
+
+/* timeline_rep.c. A watchpoint's trigger P in the middle of a string instruction (its pc
  * still on it) that made the write: that instruction first among P's writers (X: P's
  * task; at most MAX). */
 void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max);
@@ -176,17 +210,8 @@ void tl_rep_writer(struct rptask *x, struct tl_pos *p, int max);
  * inside it, after its arrival). */
 bool tl_rep_later_write(struct timeline *tl, const struct tl_pos *p,
                         const struct user_regs_struct *before);
-/* The call whose return address is on top of the stack at P (AT_P: P's registers: P is
- * its callee's first instruction, reached through a pointer or a PLT) added to the N
- * candidates CAND (at most MAX) when new; their number. */
-int tl_call_on_stack(struct rptask *x, const struct user_regs_struct *at_p, uint64_t *cand, int n,
-                     int max);
-/* AT, an arrival at a call, is the call's last execution before P (registers AT_P), but
- * one single step from it is not P: P is the instruction after the call (its callee
- * returned) or the callee's first (through a PLT's jump). Single steps from AT up to P's
- * state: the state one step before is gone to. 1: gone there; 0: not found (a callee
- * that runs longer); -1: failed. */
-int tl_before_via_call(struct timeline *tl, const struct tl_pos *p, const struct tl_pos *at,
-                       const struct user_regs_struct *at_p, char *err, size_t errlen);
+/* X (the task of trigger P, the replay there) is at a rep string instruction, or right
+ * after one, whose trap came some iterations after its write into P's bytes. */
+bool tl_rep_trap_late(struct rptask *x, const struct tl_pos *p);
 
 #endif

@@ -166,8 +166,8 @@ static int search_from(struct timeline *tl, struct tl_fork *f, const struct tl_p
   if (rc == 0)
     rc = search(tl, p, UINT64_MAX, *count, last, err, errlen);
   if (rc == 0 && tl_debug())
-    tl_say("searched events %" PRIu64 " to %" PRIu64 ": found %d", f ? f->pos.event : 0, p->event,
-           last->found);
+    tl_say(tl, "searched events %" PRIu64 " to %" PRIu64 ": found %d", f ? f->pos.event : 0,
+           p->event, last->found);
   if (rc == 0 && *count && tl->d->count_failed) {
     *count = false;
     *last = (struct tl_last){0};
@@ -281,7 +281,7 @@ static int last_hit_inside(struct timeline *tl, const struct tl_pos *p, struct t
   for (int i = 0; i < n; i++)
     forks[i]->users--;
   if (tl_debug() && n)
-    tl_say("the windows from %d checkpoints inside P's stretch: found %d", n, rc);
+    tl_say(tl, "the windows from %d checkpoints inside P's stretch: found %d", n, rc);
   return rc;
 }
 
@@ -350,8 +350,8 @@ static int hits_before_base(struct timeline *tl, const struct tl_pos *p, const s
   for (int i = 0; i < keys; i++)
     before[i] = before[i] > after[i] ? before[i] - after[i] : 0;
   if (tl_debug())
-    tl_say("the checkpoint P counts from has not counted every breakpoint set now: their "
-           "hits in the stretch less those after it");
+    tl_say(tl, "the checkpoint P counts from has not counted every breakpoint set now: their "
+               "hits in the stretch less those after it");
   /* back at P's place, where the caller goes on from */
   struct tl_pos place = tl_place_of(p);
   if (tl_go_to(tl, &place, err, errlen) < 0)
@@ -475,9 +475,10 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
   struct replay_stop last_stop = lh.stop;
   bool found = lh.found, stepped_hit = false;
   if (tl_debug() && counted >= 0)
-    tl_say("the hits counted in P's stretch name the last one: found %d", counted);
+    tl_say(tl, "the hits counted in P's stretch name the last one: found %d", counted);
   if (tl_debug())
-    tl_say("from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64
+    tl_say(tl,
+           "from event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64 " steps %" PRIu64
            "; last hit: found %d%s event %" PRIu64 " kind %d tid %d addr %" PRIx64 " n %" PRIu64
            " pc %" PRIx64,
            p.event, p.kind, p.tid, p.addr, p.n, p.steps, found,
@@ -541,7 +542,7 @@ int timeline_reverse_continue(struct timeline *tl, uint64_t floor, struct replay
     lh = (struct tl_last){0};
     if (tl_window_quiet(tl, f, tl_fork_made(tl, later))) {
       if (tl_debug())
-        tl_say("no hit can be in events %" PRIu64 " to %" PRIu64 " (their pages)", f->pos.event,
+        tl_say(tl, "no hit can be in events %" PRIu64 " to %" PRIu64 " (their pages)", f->pos.event,
                end.event);
       later = f->made;
       continue;
