@@ -72,6 +72,53 @@ struct debug_target {
   uint64_t trap_cap;
 };
 
+/* The stop machinery's own state (debug_arm.c, debug_disarm.c, debug_wait.c and the
+ * files under them): what this resume put into the task and how it resumed it, how its
+ * stop is told, and what is kept from one run to the next (the hooks' plans and pages,
+ * the debug registers). Only the files of src/replay/stops/ touch it. */
+struct debug_run {
+  uint64_t internal_bp;
+  /* internal_bp's passes told apart in the task, where they can be (jump_hook.h) */
+  struct jump_hook hook;
+  /* The target's arrivals and the trapped addresses' counted in the task instead, where
+   * they come often and the kernel cannot count them (count_hooks.h): the address of
+   * each hook of this run. */
+  struct count_hooks counts;
+  uint64_t count_addr[COUNT_HOOKS];
+  struct debug_inserted ins[DEBUG_MAX_BPS + 1];
+  int nins;
+  /* the int3s of this resume, before they go in (those inside a counting hook's bytes
+   * become int3s in its moved code) */
+  uint64_t want[DEBUG_MAX_BPS + DEBUG_TRAP_COUNTS + 4];
+  int nwant;
+  /* Breakpoints in libc's text while its process has not patched it yet (libc_patch.h):
+   * hardware execution breakpoints in the debug registers the others leave free, never
+   * int3s in the bytes the patcher reads and rewrites; one with no register free is
+   * deferred (inserted once the patching is done). */
+  uint64_t guard[4][2]; /* the text ranges; nguard -1: not read yet this resume */
+  int nguard;
+  uint64_t hw[DEBUG_MAX_WPS];
+  int hw_slot[DEBUG_MAX_WPS], nhw;
+  unsigned long dr7; /* what the resume put into DR7, and the slots it uses */
+  int dr_used;
+  bool deferred_said;
+  /* A single step onto a rep-prefixed string instruction runs it whole (the timeline's
+   * positions count instructions): to a breakpoint at the next one (`step_end`), or,
+   * when none can be placed, single steps again while the pc stays on it (`step_rep`). */
+  uint64_t step_end, step_rep;
+  bool stepover, interrupt_sent;
+  bool slice_sent;      /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
+  int resume_req;       /* how arm resumed the task */
+  pid_t arrived_tid;    /* this task's last stop was its arrival at arrived_pc (a breakpoint */
+  uint64_t arrived_pc;  /* trap, or the count's signal): resuming steps over it */
+  struct rep_limit rep; /* a string instruction run for so many iterations */
+  struct exec_counter counter; /* counting the target's arrivals while the task runs */
+  struct exec_counter bp_counters[DEBUG_MAX_WPS]; /* count_hits: the breakpoints' */
+  int bp_counter_of[DEBUG_MAX_WPS];               /* ...which breakpoint each counts */
+  int nbp_counters;
+  struct debug_regs regs; /* DR0-DR7, or their data breakpoints emulated */
+};
+
 struct replay_debug {
   pid_t pid; /* the debugged process (recorded pid): only its tasks are observed */
   uint64_t bps[DEBUG_MAX_BPS];
@@ -112,47 +159,7 @@ struct replay_debug {
    * Only while it runs freely (not single-stepping) and has no signal pending (a fork
    * would lose it): else it goes on and the slice comes a little later. */
   int64_t slice_at;
-  /* internal state of a resume */
-  uint64_t internal_bp;
-  /* internal_bp's passes told apart in the task, where they can be (jump_hook.h) */
-  struct jump_hook hook;
-  /* The target's arrivals and the trapped addresses' counted in the task instead, where
-   * they come often and the kernel cannot count them (count_hooks.h): the address of
-   * each hook of this run. */
-  struct count_hooks counts;
-  uint64_t count_addr[COUNT_HOOKS];
-  struct debug_inserted ins[DEBUG_MAX_BPS + 1];
-  int nins;
-  /* the int3s of this resume, before they go in (those inside a counting hook's bytes
-   * become int3s in its moved code) */
-  uint64_t want[DEBUG_MAX_BPS + DEBUG_TRAP_COUNTS + 4];
-  int nwant;
-  /* Breakpoints in libc's text while its process has not patched it yet (libc_patch.h):
-   * hardware execution breakpoints in the debug registers the others leave free, never
-   * int3s in the bytes the patcher reads and rewrites; one with no register free is
-   * deferred (inserted once the patching is done). */
-  uint64_t guard[4][2]; /* the text ranges; nguard -1: not read yet this resume */
-  int nguard;
-  uint64_t hw[DEBUG_MAX_WPS];
-  int hw_slot[DEBUG_MAX_WPS], nhw;
-  unsigned long dr7; /* what the resume put into DR7, and the slots it uses */
-  int dr_used;
-  bool deferred_said;
-  /* A single step onto a rep-prefixed string instruction runs it whole (the timeline's
-   * positions count instructions): to a breakpoint at the next one (`step_end`), or,
-   * when none can be placed, single steps again while the pc stays on it (`step_rep`). */
-  uint64_t step_end, step_rep;
-  bool stepover, interrupt_sent;
-  bool slice_sent;      /* PTRACE_INTERRUPT sent for the slice, its stop not seen yet */
-  int resume_req;       /* how arm resumed the task */
-  pid_t arrived_tid;    /* this task's last stop was its arrival at arrived_pc (a breakpoint */
-  uint64_t arrived_pc;  /* trap, or the count's signal): resuming steps over it */
-  struct rep_limit rep; /* a string instruction run for so many iterations */
-  struct exec_counter counter; /* counting the target's arrivals while the task runs */
-  struct exec_counter bp_counters[DEBUG_MAX_WPS]; /* count_hits: the breakpoints' */
-  int bp_counter_of[DEBUG_MAX_WPS];               /* ...which breakpoint each counts */
-  int nbp_counters;
-  struct debug_regs regs;    /* DR0-DR7, or their data breakpoints emulated */
+  struct debug_run run;      /* the stop machinery's own */
   struct replay_hooks hooks; /* what the engine calls, with ctx = this */
 };
 
@@ -167,6 +174,13 @@ int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bo
 void debug_insert_breakpoints(struct replay_debug *d, struct task *t);
 void debug_remove_breakpoints(struct replay_debug *d, struct task *t);
 bool debug_is_breakpoint(const struct replay_debug *d, uint64_t addr);
+
+/* The replay moved elsewhere (started again, a checkpoint's fork resumed): no slice, step,
+ * target or watchpoint stop is pending (the task a slice's interrupt went to is gone). */
+void debug_replay_moved(struct replay_debug *d);
+/* The rep-prefixed string instruction the last single step ran whole (its address: a
+ * stop there is inside it), or 0. */
+uint64_t debug_step_rep(const struct replay_debug *d);
 
 /* Before a checkpoint forks the replayed processes: nothing of the hooks' own stays in
  * them (watched pages' protections a stop left in place, debug_regs_settle). */

@@ -33,11 +33,7 @@ int tl_restart(struct timeline *tl, char *err, size_t errlen) {
 }
 
 void tl_replay_moved(struct timeline *tl) {
-  tl->d->slice_at = 0;
-  tl->d->slice_sent = false; /* the task it was sent to is gone */
-  tl->d->target.on = false;
-  tl->d->stepping = false;
-  tl->d->watch_pending = false;
+  debug_replay_moved(tl->d);
   tl->run_ns = 0;
   tl->tick_ns = tl_now_ns();
   tl->boundary_wanted = false;

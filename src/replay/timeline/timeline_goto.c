@@ -30,7 +30,8 @@ static void pass_hit(struct timeline *tl, const struct replay_result *res) {
 /* Whether task TID stopped inside the rep-prefixed instruction its step runs whole. */
 static bool in_rep(struct timeline *tl, pid_t tid) {
   struct rptask *x = engine_task(&tl->s->e, tid);
-  return tl->d->step_rep && x && task_get_regs(&x->t) == 0 && x->t.regs.rip == tl->d->step_rep;
+  uint64_t rep = debug_step_rep(tl->d);
+  return rep && x && task_get_regs(&x->t) == 0 && x->t.regs.rip == rep;
 }
 
 /* One single step of TID as gdb's stepi makes it (a rep-prefixed string instruction
