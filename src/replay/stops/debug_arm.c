@@ -69,11 +69,11 @@ static enum resume_kind classify_resume(struct replay_debug *d, struct rptask *x
 static void prepare(struct replay_debug *d, struct rptask *x) {
   /* Not executable is asked again: ld.so maps a library read-only whole, then its text
    * over it (a reverse search from the start meets gdb's breakpoints in between). */
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bp_exec[i] <= 0) {
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (d->breaks.bp_exec[i] <= 0) {
       struct proc_mapping m;
-      if (proc_mapping_find(x->t.tid, d->bps[i], &m) == 0)
-        d->bp_exec[i] = m.prot & PROT_EXEC ? 1 : -1;
+      if (proc_mapping_find(x->t.tid, d->breaks.bps[i], &m) == 0)
+        d->breaks.bp_exec[i] = m.prot & PROT_EXEC ? 1 : -1;
     }
   dbg_set_watchpoints(d, x);
 }
@@ -82,10 +82,10 @@ static void prepare(struct replay_debug *d, struct rptask *x) {
  * fresh), but those counted in the kernel (C). */
 static void place_breakpoints(struct replay_debug *d, struct rptask *x, const struct resume *r,
                               const struct counting *c) {
-  for (int i = 0; i < d->nbps; i++)
-    if ((d->bps[i] != r->rip || r->fresh) && d->bp_exec[i] >= 0 && !c->bps_counted &&
-        !(c->in_kernel && d->bps[i] == d->target.addr))
-      dbg_place(d, x, d->bps[i]);
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if ((d->breaks.bps[i] != r->rip || r->fresh) && d->breaks.bp_exec[i] >= 0 && !c->bps_counted &&
+        !(c->in_kernel && d->breaks.bps[i] == d->target.addr))
+      dbg_place(d, x, d->breaks.bps[i]);
   if (d->run.internal_bp && d->run.internal_bp != r->rip && !r->hook)
     dbg_place(d, x, d->run.internal_bp);
   if (c->target_trapped && (d->target.addr != r->rip || r->fresh))

@@ -37,12 +37,13 @@ static void stop_bp_counters(struct replay_debug *d) {
 bool dbg_start_bp_counters(struct replay_debug *d, struct rptask *x) {
   struct debug_run *r = &d->run;
   r->nbp_counters = 0;
-  for (int i = 0; i < d->nbps; i++) {
-    if (d->bp_exec[i] < 0)
+  for (int i = 0; i < d->breaks.nbps; i++) {
+    if (d->breaks.bp_exec[i] < 0)
       continue;
-    uint64_t period = target_bp_of(d, x, d->bps[i]) ? d->target.n - d->hits[i] : 0;
+    uint64_t period = target_bp_of(d, x, d->breaks.bps[i]) ? d->target.n - d->hits[i] : 0;
     if (r->nbp_counters == DEBUG_MAX_WPS ||
-        exec_counter_start(&r->bp_counters[r->nbp_counters], x->t.tid, d->bps[i], period) < 0) {
+        exec_counter_start(&r->bp_counters[r->nbp_counters], x->t.tid, d->breaks.bps[i], period) <
+            0) {
       stop_bp_counters(d);
       d->count_failed = true;
       return false;
@@ -87,14 +88,14 @@ enum counted dbg_take_bp_counts(struct replay_debug *d, struct rptask *x, const 
     int i = r->bp_counter_of[j];
     bool own = have_si && exec_counter_is_signal(&r->bp_counters[j], st->sig, &si);
     d->hits[i] += own ? exec_counter_read(&r->bp_counters[j])
-                      : counted_before_stop(x, &r->bp_counters[j], d->bps[i]);
+                      : counted_before_stop(x, &r->bp_counters[j], d->breaks.bps[i]);
     if (!own)
       continue;
     c = COUNTED_ARRIVAL;
     r->arrived_tid = x->rec_tid;
-    r->arrived_pc = d->bps[i];
-    if (target_bp_of(d, x, d->bps[i]) && d->hits[i] == d->target.n && task_get_regs(&x->t) == 0 &&
-        x->t.regs.rip == d->bps[i]) {
+    r->arrived_pc = d->breaks.bps[i];
+    if (target_bp_of(d, x, d->breaks.bps[i]) && d->hits[i] == d->target.n &&
+        task_get_regs(&x->t) == 0 && x->t.regs.rip == d->breaks.bps[i]) {
       d->target.counted_in_kernel = true;
       c = COUNTED_TARGET;
     }

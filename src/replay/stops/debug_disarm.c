@@ -65,7 +65,7 @@ static enum stop_cause classify_trap(struct replay_debug *d, struct rptask *x, s
   if (not_read && !(dr6 & (0xful | DR6_SINGLE_STEP)) && si.si_code != TRAP_TRACE)
     return BY_RWATCH_WRITE;
   int slot = dbg_target_slot(d), n = dbg_watch_slots(d);
-  d->wps_fired = (unsigned)(dr6 & ((1ul << d->nwps) - 1));
+  d->wps_fired = (unsigned)(dr6 & ((1ul << d->breaks.nwps) - 1));
   f->index = writer_fired(d, x, dr6, n);
   if (f->index >= 0)
     return BY_WRITER;
@@ -80,7 +80,7 @@ static enum stop_cause classify_trap(struct replay_debug *d, struct rptask *x, s
       return BY_TRIGGER_NEXT;
     dbg_rep_before(d, x);
   }
-  for (int i = 0; i < d->nwps; i++)
+  for (int i = 0; i < d->breaks.nwps; i++)
     if (dr6 & (1ul << i)) {
       f->index = i;
       return BY_WATCHPOINT;
@@ -237,8 +237,8 @@ static enum hook_verdict on_trigger(struct replay_debug *d, struct rptask *x, bo
 static enum hook_verdict on_watchpoint(struct replay_debug *d, struct rptask *x,
                                        const struct stop_facts *f, struct replay_stop *out) {
   fill_stop(out, RSTOP_WATCHPOINT, x);
-  out->watch_type = d->wps[f->index].type;
-  out->addr = d->wps[f->index].addr;
+  out->watch_type = d->breaks.wps[f->index].type;
+  out->addr = d->breaks.wps[f->index].addr;
   d->run.stepover = false;
   return HOOK_STOP;
 }

@@ -20,17 +20,18 @@ static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   if (d->stepping ||
       (d->target.on && (!d->target.watch || d->target.ntrapped) && d->target.tid == x->rec_tid))
     return true;
-  for (int i = 0; i < d->nwps; i++)
-    if (d->wps[i].type != 2 || stretch_changes(x, ev, d->wps[i].addr, (uint64_t)d->wps[i].len))
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (d->breaks.wps[i].type != 2 ||
+        stretch_changes(x, ev, d->breaks.wps[i].addr, (uint64_t)d->breaks.wps[i].len))
       return true;
   if (d->target.on && d->target.watch &&
       (d->target.type != 2 || stretch_changes(x, ev, d->target.addr, (uint64_t)d->target.len)))
     return true;
   uint64_t reach[DEBUG_MAX_BPS];
   int n = 0;
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->bps[i]))
-      reach[n++] = d->bps[i];
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (d->breaks.bp_exec[i] >= 0 && !stretch_cannot_reach(x, ev, d->breaks.bps[i]))
+      reach[n++] = d->breaks.bps[i];
   if (!n)
     return false;
   /* Breakpoints it may reach: run for real where a jump hook passes over the state
@@ -45,13 +46,14 @@ static void note_write(void *ctx, struct rptask *x, uint64_t addr, uint64_t len)
   struct replay_debug *d = ctx;
   if (x->rec_pid != d->pid || d->blind)
     return; /* another process's memory, or nothing observed */
-  for (int i = 0; i < d->nwps && !d->watch_pending; i++) {
-    if (d->wps[i].type == 3 || addr >= d->wps[i].addr + (uint64_t)d->wps[i].len ||
-        d->wps[i].addr >= addr + len)
+  for (int i = 0; i < d->breaks.nwps && !d->watch_pending; i++) {
+    if (d->breaks.wps[i].type == 3 ||
+        addr >= d->breaks.wps[i].addr + (uint64_t)d->breaks.wps[i].len ||
+        d->breaks.wps[i].addr >= addr + len)
       continue;
     fill_stop(&d->watch_stop, RSTOP_WATCHPOINT, x);
-    d->watch_stop.watch_type = d->wps[i].type;
-    d->watch_stop.addr = d->wps[i].addr;
+    d->watch_stop.watch_type = d->breaks.wps[i].type;
+    d->watch_stop.addr = d->breaks.wps[i].addr;
     d->watch_pending = true;
   }
 }
@@ -61,8 +63,8 @@ static bool syscall_entry(void *ctx, struct rptask *x, struct replay_stop *out) 
   long nr = (long)x->t.regs.orig_rax;
   if (x->rec_pid != d->pid || d->blind)
     return false;
-  if (d->catch_syscalls &&
-      (d->catch_any_syscall || (nr >= 0 && nr < DEBUG_NSYSCALLS && d->catch_syscall[nr]))) {
+  if (d->catches.syscalls &&
+      (d->catches.any_syscall || (nr >= 0 && nr < DEBUG_NSYSCALLS && d->catches.syscall[nr]))) {
     fill_stop(out, RSTOP_SYSCALL, x);
     out->addr = (uint64_t)nr;
     return true;
@@ -94,45 +96,46 @@ void debug_hooks_init(struct replay_debug *d, pid_t pid) {
 
 int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bool insert_it) {
   if (type == 0 || type == 1) {
-    for (int i = 0; i < d->nbps; i++)
-      if (d->bps[i] == addr) {
+    for (int i = 0; i < d->breaks.nbps; i++)
+      if (d->breaks.bps[i] == addr) {
         if (!insert_it) {
-          d->nbps--;
-          d->bps[i] = d->bps[d->nbps];
-          d->bp_exec[i] = d->bp_exec[d->nbps];
+          d->breaks.nbps--;
+          d->breaks.bps[i] = d->breaks.bps[d->breaks.nbps];
+          d->breaks.bp_exec[i] = d->breaks.bp_exec[d->breaks.nbps];
         }
         return 0;
       }
     if (!insert_it)
       return 0;
-    if (d->nbps == DEBUG_MAX_BPS)
+    if (d->breaks.nbps == DEBUG_MAX_BPS)
       return -1;
-    d->bp_exec[d->nbps] = 0;
-    d->bps[d->nbps++] = addr;
+    d->breaks.bp_exec[d->breaks.nbps] = 0;
+    d->breaks.bps[d->breaks.nbps++] = addr;
     return 0;
   }
   if (type < 2 || type > 4)
     return -1;
-  for (int i = 0; i < d->nwps; i++)
-    if (d->wps[i].addr == addr && d->wps[i].len == len && d->wps[i].type == type) {
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (d->breaks.wps[i].addr == addr && d->breaks.wps[i].len == len &&
+        d->breaks.wps[i].type == type) {
       if (!insert_it)
-        d->wps[i] = d->wps[--d->nwps];
+        d->breaks.wps[i] = d->breaks.wps[--d->breaks.nwps];
       return 0;
     }
   if (!insert_it)
     return 0;
-  if (d->nwps == DEBUG_MAX_WPS || !(len == 1 || len == 2 || len == 4 || len == 8) ||
+  if (d->breaks.nwps == DEBUG_MAX_WPS || !(len == 1 || len == 2 || len == 4 || len == 8) ||
       addr % (uint64_t)len)
     return -1;
-  d->wps[d->nwps++] = (struct debug_watch){addr, len, type};
+  d->breaks.wps[d->breaks.nwps++] = (struct debug_watch){addr, len, type};
   return 0;
 }
 
 void debug_insert_breakpoints(struct replay_debug *d, struct task *t) {
   d->run.nins = 0;
   d->run.step_end = 0;
-  for (int i = 0; i < d->nbps; i++)
-    dbg_insert(d, t, d->bps[i]);
+  for (int i = 0; i < d->breaks.nbps; i++)
+    dbg_insert(d, t, d->breaks.bps[i]);
 }
 
 void debug_remove_breakpoints(struct replay_debug *d, struct task *t) { dbg_remove_all(d, t); }
@@ -140,6 +143,12 @@ void debug_remove_breakpoints(struct replay_debug *d, struct task *t) { dbg_remo
 bool debug_is_breakpoint(const struct replay_debug *d, uint64_t addr) {
   return is_user_bp(d, addr);
 }
+
+void debug_target_set(struct replay_debug *d, const struct debug_target *t) { d->target = *t; }
+
+const struct debug_target *debug_target(const struct replay_debug *d) { return &d->target; }
+
+void debug_target_off(struct replay_debug *d) { d->target.on = false; }
 
 void debug_replay_moved(struct replay_debug *d) {
   d->slice_at = 0;

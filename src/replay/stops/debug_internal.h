@@ -18,8 +18,8 @@
 
 /* Whether ADDR is one of the user's breakpoints. */
 static inline bool is_user_bp(const struct replay_debug *d, uint64_t addr) {
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bps[i] == addr)
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (d->breaks.bps[i] == addr)
       return true;
   return false;
 }

@@ -95,8 +95,8 @@ bool dbg_placed(const struct replay_debug *d, uint64_t addr) {
 
 bool dbg_other_bp_in(const struct replay_debug *d, const struct rptask *x, uint64_t lo,
                      uint64_t hi) {
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bps[i] >= lo && d->bps[i] < hi)
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (d->breaks.bps[i] >= lo && d->breaks.bps[i] < hi)
       return true;
   for (int j = 0; d->target.on && j < d->target.nexec; j++)
     if (d->target.exec[j] >= lo && d->target.exec[j] < hi)

@@ -8,21 +8,21 @@
 int dbg_target_slot(const struct replay_debug *d) {
   if (!d->target.on || !d->target.watch)
     return -1;
-  for (int i = 0; i < d->nwps; i++)
-    if (d->wps[i].addr == d->target.addr && d->wps[i].len == d->target.len &&
-        d->wps[i].type == d->target.type)
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (d->breaks.wps[i].addr == d->target.addr && d->breaks.wps[i].len == d->target.len &&
+        d->breaks.wps[i].type == d->target.type)
       return i;
-  return d->nwps < DEBUG_MAX_WPS ? d->nwps : -1;
+  return d->breaks.nwps < DEBUG_MAX_WPS ? d->breaks.nwps : -1;
 }
 
 int dbg_watch_slots(const struct replay_debug *d) {
-  return dbg_target_slot(d) == d->nwps ? d->nwps + 1 : d->nwps;
+  return dbg_target_slot(d) == d->breaks.nwps ? d->breaks.nwps + 1 : d->breaks.nwps;
 }
 
 /* The watchpoint in data slot I (the user's, then the target's). */
 static struct debug_watch slot_watch(const struct replay_debug *d, int i) {
-  return i < d->nwps ? d->wps[i]
-                     : (struct debug_watch){d->target.addr, d->target.len, d->target.type};
+  return i < d->breaks.nwps ? d->breaks.wps[i]
+                            : (struct debug_watch){d->target.addr, d->target.len, d->target.type};
 }
 
 unsigned long dbg_write_traps(const struct replay_debug *d, struct rptask *x, unsigned long dr6) {
@@ -82,12 +82,13 @@ void dbg_set_watchpoints(struct replay_debug *d, struct rptask *x) {
 static int64_t rep_watched_iteration(const struct replay_debug *d, const struct rptask *x,
                                      const struct x86_string *s) {
   int64_t first = -1;
-  for (int i = 0; i <= d->nwps; i++) {
-    bool target = i == d->nwps;
+  for (int i = 0; i <= d->breaks.nwps; i++) {
+    bool target = i == d->breaks.nwps;
     if (target && !(d->target.on && d->target.watch && d->target.tid == x->rec_tid))
       break;
-    struct debug_watch w =
-        target ? (struct debug_watch){d->target.addr, d->target.len, d->target.type} : d->wps[i];
+    struct debug_watch w = target
+                               ? (struct debug_watch){d->target.addr, d->target.len, d->target.type}
+                               : d->breaks.wps[i];
     int64_t k =
         w.type == 3 ? -1 : x86_string_write_iteration(s, &x->t.regs, w.addr, (uint64_t)w.len);
     if (k >= 0 && (first < 0 || k < first))
@@ -98,7 +99,7 @@ static int64_t rep_watched_iteration(const struct replay_debug *d, const struct 
 
 void dbg_start_rep_limit(struct replay_debug *d, struct rptask *x) {
   bool pending = d->target.on && d->target.rep_pending && d->target.tid == x->rec_tid;
-  bool watched = d->nwps || (d->target.on && d->target.watch);
+  bool watched = d->breaks.nwps || (d->target.on && d->target.watch);
   if (!pending && (d->run.regs.emulated || !watched))
     return; /* (most resumes: no code read) */
   struct x86_string s;
