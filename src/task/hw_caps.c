@@ -124,6 +124,7 @@ bool hw_debug_registers_work(void) {
 bool hw_perf_breakpoints_count(void) {
   return cached(&perf_breakpoints, probe_perf_breakpoints, "DEJA_NO_PERF_BREAKPOINTS");
 }
+void hw_perf_breakpoints_refused(void) { perf_breakpoints = 0; }
 bool hw_watchpoints_emulated(void) { return !hw_debug_registers_work(); }
 bool hw_watchpoints_work(void) { return true; }
 bool hw_rdtsc_traps(void) { return tsc_patch_kernel_traps(); }

@@ -18,6 +18,9 @@ bool hw_watchpoints_work(void);
 bool hw_watchpoints_emulated(void);
 /* A perf PERF_TYPE_BREAKPOINT event counts a child's executions of a function exactly. */
 bool hw_perf_breakpoints_count(void);
+/* The kernel refused a perf breakpoint event (not for want of a free debug register):
+ * it will again, so hw_perf_breakpoints_count says no from now on. */
+void hw_perf_breakpoints_refused(void);
 /* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes rdtsc fault (tsc_patch_kernel_traps). */
 bool hw_rdtsc_traps(void);
 /* One "name: yes|no" line per capability (`deja caps`). */

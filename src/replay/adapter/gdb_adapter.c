@@ -165,9 +165,9 @@ static void t_current_stop(void *ctx, struct gdb_stop *stop) {
 static void t_set_filter(void *ctx, const struct gdb_stop_filter *filter) {
   struct gdb_adapter *a = ctx;
   a->filter = *filter;
-  a->dbg.catch_syscalls = filter->catch_syscalls;
-  a->dbg.catch_any_syscall = filter->any_syscall;
-  memcpy(a->dbg.catch_syscall, filter->syscalls, sizeof a->dbg.catch_syscall);
+  a->dbg.catches.syscalls = filter->catch_syscalls;
+  a->dbg.catches.any_syscall = filter->any_syscall;
+  memcpy(a->dbg.catches.syscall, filter->syscalls, sizeof a->dbg.catches.syscall);
 }
 
 static int t_open_file(void *ctx, pid_t pid, const char *path) {

@@ -1,29 +1,14 @@
 /* The processes gdb holds: see gdb_follow.h. */
 #include "replay/adapter/gdb_follow.h"
 
-#include <string.h>
-
 #include "common/log.h"
 #include "replay/adapter/gdb_adapter.h"
 
 /* Exchanges the breakpoints and watchpoints of the debugger hooks with H's. */
 static void swap_breaks(struct replay_debug *d, struct gdb_held *h) {
-  struct gdb_held t;
-  memcpy(t.bps, d->bps, sizeof t.bps);
-  memcpy(t.bp_exec, d->bp_exec, sizeof t.bp_exec);
-  memcpy(t.wps, d->wps, sizeof t.wps);
-  t.nbps = d->nbps;
-  t.nwps = d->nwps;
-  memcpy(d->bps, h->bps, sizeof d->bps);
-  memcpy(d->bp_exec, h->bp_exec, sizeof d->bp_exec);
-  memcpy(d->wps, h->wps, sizeof d->wps);
-  d->nbps = h->nbps;
-  d->nwps = h->nwps;
-  memcpy(h->bps, t.bps, sizeof h->bps);
-  memcpy(h->bp_exec, t.bp_exec, sizeof h->bp_exec);
-  memcpy(h->wps, t.wps, sizeof h->wps);
-  h->nbps = t.nbps;
-  h->nwps = t.nwps;
+  struct debug_breaks t = d->breaks;
+  d->breaks = h->breaks;
+  h->breaks = t;
 }
 
 static int held_index(const struct gdb_follow *f, pid_t pid) {
@@ -45,11 +30,7 @@ void gdb_follow_forked(struct gdb_adapter *a, pid_t child) {
   struct gdb_held *h = &f->held[f->nheld++];
   h->pid = child;
   /* the child has what the parent had inserted (gdb removes it when it lets go) */
-  memcpy(h->bps, a->dbg.bps, sizeof h->bps);
-  memcpy(h->bp_exec, a->dbg.bp_exec, sizeof h->bp_exec);
-  memcpy(h->wps, a->dbg.wps, sizeof h->wps);
-  h->nbps = a->dbg.nbps;
-  h->nwps = a->dbg.nwps;
+  h->breaks = a->dbg.breaks;
 }
 
 bool gdb_follow_holds(const struct gdb_adapter *a, pid_t pid) {

@@ -20,11 +20,7 @@
 /* A process gdb holds but does not debug now: its breakpoints and watchpoints. */
 struct gdb_held {
   pid_t pid;
-  uint64_t bps[DEBUG_MAX_BPS];
-  signed char bp_exec[DEBUG_MAX_BPS];
-  int nbps;
-  struct debug_watch wps[DEBUG_MAX_WPS];
-  int nwps;
+  struct debug_breaks breaks;
 };
 
 struct gdb_follow {

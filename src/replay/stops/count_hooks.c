@@ -140,18 +140,15 @@ static bool emit_moved(struct count_hook *h, uint64_t slot, uint8_t *code, const
   return h->ntraps == ntraps; /* (each one at an instruction's start) */
 }
 
-/* DEJA_NO_COUNT_HOOKS set: every counted pass traps (to compare). */
-static bool disabled(void) {
-  static int off = -1;
-  if (off < 0)
-    off = getenv("DEJA_NO_COUNT_HOOKS") != NULL;
-  return off;
+void count_hooks_init(struct count_hooks *c) {
+  memset(c, 0, sizeof *c);
+  c->off = getenv("DEJA_NO_COUNT_HOOKS") != NULL;
 }
 
 int count_hooks_place(struct count_hooks *c, struct rptask *x, uint64_t addr, uint64_t stop_at,
                       const uint64_t *traps, int ntraps) {
   uint64_t end;
-  if (disabled() || c->n == COUNT_HOOKS || x->sig || x->queued_sig || task_get_regs(&x->t) < 0 ||
+  if (c->off || c->n == COUNT_HOOKS || x->sig || x->queued_sig || task_get_regs(&x->t) < 0 ||
       !count_hooks_fit(c, x, addr, &end) || count_hooks_cover(c, addr, end) ||
       (x->t.regs.rip > addr && x->t.regs.rip < end))
     return -1;
@@ -171,7 +168,7 @@ int count_hooks_place(struct count_hooks *c, struct rptask *x, uint64_t addr, ui
   h->end = end;
   h->left = stop_at ? stop_at : NEVER;
   h->plan = c->plan; /* (count_hooks_fit's, above) */
-  static uint8_t buf[PAGE];
+  uint8_t buf[PAGE]; /* the page's image: slot I and its data written */
   memset(buf + i * SLOT, 0xcc, SLOT);
   emit_counter(buf, i);
   uint64_t slot = c->page + (uint64_t)(i * SLOT);

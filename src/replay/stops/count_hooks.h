@@ -47,6 +47,7 @@ struct count_fit {
 };
 
 struct count_hooks {
+  bool off; /* DEJA_NO_COUNT_HOOKS set: every counted pass traps (to compare) */
   struct count_fit fit[COUNT_FIT_CACHE];
   int nfit, next_fit;
   struct x86_displaced plan; /* count_hooks_fit's last plan (for count_hooks_place) */
@@ -57,6 +58,8 @@ struct count_hooks {
   int n;
 };
 
+/* C empty, DEJA_NO_COUNT_HOOKS read. */
+void count_hooks_init(struct count_hooks *c);
 /* Whether a counting hook fits at ADDR in X's process (the instructions the jmp covers
  * can move, no direct branch lands inside them, the first is not a rep string
  * instruction); then [ADDR, *END) are the bytes it covers. */

@@ -4,7 +4,8 @@
  * (gdb's and the program's own outside that stretch) see the original bytes; watchpoints
  * are the debug registers (their data breakpoints emulated by page protection where they
  * do not work: debug_regs.h), and so are breakpoints in libc's text before the preload
- * library patched it (libc_patch.h). */
+ * library patched it (libc_patch.h). The files behind this interface are listed in
+ * debug_internal.h. */
 #ifndef DEJA_REPLAY_DEBUG_HOOKS_H
 #define DEJA_REPLAY_DEBUG_HOOKS_H
 
@@ -32,6 +33,24 @@ struct debug_watch {
 struct debug_inserted {
   uint64_t addr;
   uint8_t orig;
+};
+
+/* The breakpoints and watchpoints a client set in one process (the adapter keeps those
+ * of the other processes gdb holds: gdb_follow.h). */
+struct debug_breaks {
+  uint64_t bps[DEBUG_MAX_BPS];
+  /* 1: in executable memory; -1: not (gdb's call dummy on the stack), never written into
+   * the replay, where its saved byte would go stale; 0: not known yet */
+  signed char bp_exec[DEBUG_MAX_BPS];
+  int nbps;
+  struct debug_watch wps[DEBUG_MAX_WPS];
+  int nwps;
+};
+
+/* catch syscall: stop at the entry of these calls (any_syscall: all of them) */
+struct debug_catches {
+  bool syscalls, any_syscall;
+  bool syscall[DEBUG_NSYSCALLS];
 };
 
 /* A position to stop at (for the reverse-execution timeline): task `tid`'s n-th arrival
@@ -72,47 +91,11 @@ struct debug_target {
   uint64_t trap_cap;
 };
 
-struct replay_debug {
-  pid_t pid; /* the debugged process (recorded pid): only its tasks are observed */
-  uint64_t bps[DEBUG_MAX_BPS];
-  /* 1: in executable memory; -1: not (gdb's call dummy on the stack), never written into
-   * the replay, where its saved byte would go stale; 0: not known yet */
-  signed char bp_exec[DEBUG_MAX_BPS];
-  int nbps;
-  struct debug_watch wps[DEBUG_MAX_WPS];
-  int nwps;
-  /* the user's watchpoints (bits: indexes in wps) the last trap triggered: one stop names
-   * one, but each of them had a hit (two on the same bytes; one with the target's) */
-  unsigned wps_fired;
-  /* catch syscall: stop at the entry of these calls (any: all of them) */
-  bool catch_syscalls, catch_any_syscall;
-  bool catch_syscall[DEBUG_NSYSCALLS];
-  bool stepping;  /* a single step of step_tid is asked for */
-  pid_t step_tid; /* recorded tid */
-  /* A watchpoint replay's own write triggered (a skipped call's results): reported
-   * after the event. */
-  bool watch_pending;
-  struct replay_stop watch_stop;
-  bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */
-  /* gdb's own forward run (not the timeline's): it stops at the entry of exit_group of
-   * the debugged process (RSTOP_EXITING), as rr does, so that gdb can go back from there */
-  bool gdb_run;
-  void *interrupt_arg;
-  struct debug_target target;
-  /* Observe nothing (no breakpoints, watchpoints or catches; preempted stretches are
-   * restored): for runs to an event boundary, where the state does not depend on it. */
-  bool blind;
-  /* The user's breakpoints counted in the kernel (hits[i], for the timeline to read
-   * and reset), not trapped, when they fit in the debug registers; count_failed when
-   * they did not once. */
-  bool count_hits, count_failed;
-  uint64_t hits[DEBUG_MAX_BPS];
-  /* CLOCK_MONOTONIC ns after which a task of the debugged process running user code is
-   * interrupted (RSTOP_SLICE) for the timeline to take a checkpoint there; 0: never.
-   * Only while it runs freely (not single-stepping) and has no signal pending (a fork
-   * would lose it): else it goes on and the slice comes a little later. */
-  int64_t slice_at;
-  /* internal state of a resume */
+/* The stop machinery's own state (debug_arm.c, debug_disarm.c, debug_wait.c and the
+ * files under them): what this resume put into the task and how it resumed it, how its
+ * stop is told, and what is kept from one run to the next (the hooks' plans and pages,
+ * the debug registers). Only the files of src/replay/stops/ touch it. */
+struct debug_run {
   uint64_t internal_bp;
   /* internal_bp's passes told apart in the task, where they can be (jump_hook.h) */
   struct jump_hook hook;
@@ -152,7 +135,49 @@ struct replay_debug {
   struct exec_counter bp_counters[DEBUG_MAX_WPS]; /* count_hits: the breakpoints' */
   int bp_counter_of[DEBUG_MAX_WPS];               /* ...which breakpoint each counts */
   int nbp_counters;
-  struct debug_regs regs;    /* DR0-DR7, or their data breakpoints emulated */
+  struct debug_regs regs; /* DR0-DR7, or their data breakpoints emulated */
+};
+
+/* The debugger's interface: what the client (gdb through the adapter, the timeline) sets,
+ * what the stops report back, the timeline's target (debug_target_set), and the stop
+ * machinery's own state (struct debug_run: stops/ only). */
+struct replay_debug {
+  pid_t pid; /* the debugged process (recorded pid): only its tasks are observed */
+  /* What the client set: the breakpoints and watchpoints (debug_set_break) and the
+   * system calls it catches. */
+  struct debug_breaks breaks;
+  struct debug_catches catches;
+  bool stepping;                  /* a single step of step_tid is asked for */
+  pid_t step_tid;                 /* recorded tid */
+  bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */
+  void *interrupt_arg;
+  /* gdb's own forward run (not the timeline's): it stops at the entry of exit_group of
+   * the debugged process (RSTOP_EXITING), as rr does, so that gdb can go back from there */
+  bool gdb_run;
+  /* Observe nothing (no breakpoints, watchpoints or catches; preempted stretches are
+   * restored): for runs to an event boundary, where the state does not depend on it. */
+  bool blind;
+  /* CLOCK_MONOTONIC ns after which a task of the debugged process running user code is
+   * interrupted (RSTOP_SLICE) for the timeline to take a checkpoint there; 0: never.
+   * Only while it runs freely (not single-stepping) and has no signal pending (a fork
+   * would lose it): else it goes on and the slice comes a little later. */
+  int64_t slice_at;
+  /* The user's breakpoints counted in the kernel (hits[i], for the timeline to read
+   * and reset), not trapped, when they fit in the debug registers; count_failed when
+   * they did not once. */
+  bool count_hits, count_failed;
+  uint64_t hits[DEBUG_MAX_BPS];
+  /* What the stops report: the user's watchpoints (bits: indexes in breaks.wps) the last
+   * trap triggered (one stop names one, but each of them had a hit: two on the same
+   * bytes; one with the target's); a watchpoint replay's own write triggered (a skipped
+   * call's results), reported after the event. */
+  unsigned wps_fired;
+  bool watch_pending;
+  struct replay_stop watch_stop;
+  /* The timeline's target: set with debug_target_set, read with debug_target (the stops
+   * count its arrivals and triggers in it). */
+  struct debug_target target;
+  struct debug_run run;      /* the stop machinery's own */
   struct replay_hooks hooks; /* what the engine calls, with ctx = this */
 };
 
@@ -167,6 +192,19 @@ int debug_set_break(struct replay_debug *d, int type, uint64_t addr, int len, bo
 void debug_insert_breakpoints(struct replay_debug *d, struct task *t);
 void debug_remove_breakpoints(struct replay_debug *d, struct task *t);
 bool debug_is_breakpoint(const struct replay_debug *d, uint64_t addr);
+
+/* The timeline's target: armed as T (with its counts so far), read back (the counts the
+ * run added, what it found), turned off. */
+void debug_target_set(struct replay_debug *d, const struct debug_target *t);
+const struct debug_target *debug_target(const struct replay_debug *d);
+void debug_target_off(struct replay_debug *d);
+
+/* The replay moved elsewhere (started again, a checkpoint's fork resumed): no slice, step,
+ * target or watchpoint stop is pending (the task a slice's interrupt went to is gone). */
+void debug_replay_moved(struct replay_debug *d);
+/* The rep-prefixed string instruction the last single step ran whole (its address: a
+ * stop there is inside it), or 0. */
+uint64_t debug_step_rep(const struct replay_debug *d);
 
 /* Before a checkpoint forks the replayed processes: nothing of the hooks' own stays in
  * them (watched pages' protections a stop left in place, debug_regs_settle). */

@@ -13,6 +13,7 @@
 
 void debug_regs_init(struct debug_regs *r) {
   memset(r, 0, sizeof *r);
+  store_hooks_init(&r->pw.sh);
   r->emulated = !hw_debug_registers_work();
 }
 

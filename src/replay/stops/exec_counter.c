@@ -14,14 +14,9 @@
 #include "task/hw_caps.h"
 #include "task/proc_status.h"
 
-static bool refused; /* the kernel said no once: it will again */
-
-/* Some hypervisors open the event but never count: asked once, as a refusal. */
-static bool counts_here(void) {
-  if (!refused && !hw_perf_breakpoints_count())
-    refused = true;
-  return !refused;
-}
+/* Some hypervisors open the event but never count: asked once (hw_caps.h), and the
+ * kernel's refusal noted there (it will say no again). */
+static bool counts_here(void) { return hw_perf_breakpoints_count(); }
 
 bool exec_counter_usable(void) { return counts_here(); }
 
@@ -55,14 +50,15 @@ static int open_counter(struct exec_counter *c, pid_t tid, uint64_t addr, uint64
   a.wakeup_events = 1;
   int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
-    refused = errno != ENOSPC && errno != EBUSY; /* not: the debug registers are taken */
+    if (errno != ENOSPC && errno != EBUSY) /* not: the debug registers are taken */
+      hw_perf_breakpoints_refused();
     return -1;
   }
   struct f_owner_ex owner = {F_OWNER_TID, tid};
   if (signal && (fcntl(fd, F_SETOWN_EX, &owner) < 0 ||
                  fcntl(fd, F_SETSIG, EXEC_COUNTER_SIGNAL) < 0 || fcntl(fd, F_SETFL, O_ASYNC) < 0)) {
     close(fd);
-    refused = true;
+    hw_perf_breakpoints_refused();
     return -1;
   }
   /* an event limit of one overflow: the event disables itself there */

@@ -105,7 +105,7 @@ bool jump_site_branched_into(struct task *t, uint64_t lo, uint64_t hi) {
   struct proc_mapping m;
   if (proc_mapping_find(t->tid, lo, &m) < 0 || hi > m.end)
     return true;
-  static uint8_t buf[SCAN_CHUNK + 8];
+  uint8_t buf[SCAN_CHUNK + 8];
   for (uint64_t at = m.start; at < m.end; at += SCAN_CHUNK) {
     size_t n = m.end - at < SCAN_CHUNK + 8 ? (size_t)(m.end - at) : SCAN_CHUNK + 8;
     if (task_read_mem(t, at, buf, n) < 0 || x86_far_branch_may_target(buf, n, at, lo, hi))

@@ -258,6 +258,11 @@ static bool busy(const struct store_hooks *s, uint64_t lo, uint64_t hi) {
   return false;
 }
 
+void store_hooks_init(struct store_hooks *s) {
+  memset(s, 0, sizeof *s);
+  s->off = getenv("DEJA_NO_STORE_HOOKS") != NULL;
+}
+
 void store_hooks_busy_clear(struct store_hooks *s) {
   s->nbusy = 0;
   s->trusted_lo = s->trusted_hi = 0;
@@ -284,8 +289,8 @@ void store_hooks_busy(struct store_hooks *s, uint64_t lo, uint64_t hi, const uin
 /* The code pages written for the hooks and aliases now, in each region (the hooks that
  * do not fit left out). */
 static bool write_code(struct store_hooks *s, struct rptask *x) {
-  static uint8_t page[CODE_PAGES * PAGE];
-  static struct store_hook kept[STORE_HOOKS];
+  uint8_t page[CODE_PAGES * PAGE];
+  struct store_hook kept[STORE_HOOKS];
   int n = 0;
   bool ok = true;
   for (int r = 0; r < s->nregions; r++) {
@@ -316,7 +321,8 @@ static bool write_code(struct store_hooks *s, struct rptask *x) {
     }
     ok &= task_write_mem(&x->t, s->region[r], page, sizeof page) == 0;
   }
-  memcpy(s->hook, kept, (size_t)n * sizeof kept[0]);
+  for (int i = 0; i < n; i++)
+    s->hook[i] = kept[i];
   s->nhooks = n;
   return ok;
 }
@@ -538,14 +544,6 @@ static void evict_oldest(struct store_hooks *s) {
   s->hook[old] = s->hook[--s->nhooks];
 }
 
-/* DEJA_NO_STORE_HOOKS set: every store beside watched bytes faults (to compare). */
-static bool disabled(void) {
-  static int off = -1;
-  if (off < 0)
-    off = getenv("DEJA_NO_STORE_HOOKS") != NULL;
-  return off;
-}
-
 /* The store at PC has no hook of its own (a branch lands right after it, or it is too
  * short): the hook ending at PC, if any, is made to cover it too (kept in its site). */
 static bool extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
@@ -582,7 +580,7 @@ static bool extend_to(struct store_hooks *s, struct rptask *x, uint64_t pc) {
 
 void store_hooks_fault(struct store_hooks *s, struct rptask *x, uint64_t pc, uint64_t page,
                        int orig, int prot, uint64_t lo, uint64_t hi) {
-  if (disabled())
+  if (s->off)
     return;
   struct store_site *site = site_of(s, x->rec_pid, pc);
   /* (the jmps may be in at a fault: out before the code is read for a plan) */

@@ -75,6 +75,7 @@ struct store_site {
 };
 
 struct store_hooks {
+  bool off; /* DEJA_NO_STORE_HOOKS set: every store beside watched bytes faults (to compare) */
   struct store_site site[STORE_SITES];
   int nsites;
   uint64_t clock; /* faults seen, for the sites' `seen` */
@@ -95,6 +96,8 @@ struct store_hooks {
   bool placed;
 };
 
+/* S empty, DEJA_NO_STORE_HOOKS read. */
+void store_hooks_init(struct store_hooks *s);
 /* The addresses the debugger hooks use for this resume ([LO, HI): an int3, a jump
  * or counting hook's jmp): no store hook covers them. The NORIG bytes at LO were ORIG
  * before (code near them is planned as it is without them). */

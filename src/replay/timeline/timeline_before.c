@@ -20,14 +20,14 @@
 /* Arms the one-shot debugger target at P's n-th watchpoint trigger (its n-1 earlier ones
  * already counted). */
 static void arm_trigger(struct replay_debug *d, const struct tl_pos *p) {
-  d->target = (struct debug_target){.on = true,
-                                    .watch = true,
-                                    .tid = p->tid,
-                                    .addr = p->addr,
-                                    .len = p->len,
-                                    .type = p->type,
-                                    .n = p->n,
-                                    .count = p->n - 1};
+  debug_target_set(d, &(struct debug_target){.on = true,
+                                             .watch = true,
+                                             .tid = p->tid,
+                                             .addr = p->addr,
+                                             .len = p->len,
+                                             .type = p->type,
+                                             .n = p->n,
+                                             .count = p->n - 1});
 }
 
 /* Whether one single step of P's task from here makes P's n-th trigger. */
@@ -37,7 +37,7 @@ static bool steps_into(struct timeline *tl, const struct tl_pos *p) {
   struct replay_result res;
   bool hit = tl_step_once(tl, p->tid, &res) > 0 && res.what == REPLAY_STOP &&
              res.stop.kind == RSTOP_TARGET;
-  d->target.on = false;
+  debug_target_off(d);
   return hit;
 }
 
@@ -50,9 +50,10 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
                        size_t errlen) {
   struct replay_debug *d = tl->d;
   bool in_user = false;
-  for (int i = 0; i < d->nwps; i++)
-    in_user |= d->wps[i].addr == p->addr && d->wps[i].len == p->len && d->wps[i].type == p->type;
-  int free_slots = DEBUG_MAX_WPS - d->nwps - !in_user;
+  for (int i = 0; i < d->breaks.nwps; i++)
+    in_user |= d->breaks.wps[i].addr == p->addr && d->breaks.wps[i].len == p->len &&
+               d->breaks.wps[i].type == p->type;
+  int free_slots = DEBUG_MAX_WPS - d->breaks.nwps - !in_user;
   struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
   for (int back = 1; free_slots > 0 && back <= MAX_INSN_LEN; back += free_slots) {
     uint64_t exec[DEBUG_MAX_WPS];
@@ -65,14 +66,14 @@ static int find_writer(struct timeline *tl, const struct tl_pos *p, struct tl_po
     at.steps = 0;
     if (tl_run_to_target(tl, &at, NULL, exec, n, err, errlen) < 0)
       return -1;
-    int last = d->target.exec_last;
+    int last = debug_target(d)->exec_last;
     if (last < 0)
       continue;
     *out = (struct tl_pos){.event = p->event,
                            .kind = TL_ARRIVAL,
                            .tid = p->tid,
                            .addr = exec[last],
-                           .n = d->target.exec_count[last]};
+                           .n = debug_target(d)->exec_count[last]};
     if (tl_go_to(tl, out, err, errlen) < 0)
       return -1;
     if (steps_into(tl, p))
@@ -110,7 +111,7 @@ static int steps_to_write(struct timeline *tl, const struct tl_pos *p, const str
     if (!found)
       (*steps)++;
   }
-  tl->d->target.on = false;
+  debug_target_off(tl->d);
   /* made by a later iteration of a rep instruction: P is inside it, and the state
    * before P its arrival (one step further) */
   if (found && tl_rep_later_write(tl, p, &before))
@@ -430,7 +431,7 @@ int tl_go_before(struct timeline *tl, const struct tl_pos *p, char *err, size_t 
     probe.steps = 0;
     if (tl_run_to_target(tl, &probe, NULL, NULL, 0, err, errlen) < 0)
       return -1;
-    uint64_t m = tl->d->target.probe_count;
+    uint64_t m = debug_target(tl->d)->probe_count;
     anchor = m ? (struct tl_pos){.event = p->event,
                                  .kind = TL_ARRIVAL,
                                  .tid = p->tid,
@@ -522,6 +523,6 @@ static int steps_to(struct timeline *tl, const struct tl_pos *p, const struct tl
     if (tl->s->e.pos.event > p->event + 1)
       break;
   }
-  d->target.on = false;
+  debug_target_off(d);
   return found;
 }

@@ -32,11 +32,7 @@ int tl_restart(struct timeline *tl, char *err, size_t errlen) {
 }
 
 void tl_replay_moved(struct timeline *tl) {
-  tl->d->slice_at = 0;
-  tl->d->slice_sent = false; /* the task it was sent to is gone */
-  tl->d->target.on = false;
-  tl->d->stepping = false;
-  tl->d->watch_pending = false;
+  debug_replay_moved(tl->d);
   tl->run_ns = 0;
   tl->tick_ns = tl_now_ns();
   tl->boundary_wanted = false;
@@ -110,11 +106,11 @@ static bool inside_usable(const struct timeline *tl, const struct tl_fork *f,
   if (!tl_fork_count(f, p->kind != TL_ARRIVAL, p->tid, tl_pos_key(p), &n) || n >= p->n)
     return false;
   const struct replay_debug *d = tl->d;
-  for (int i = 0; i < d->nbps; i++)
-    if (!tl_fork_count(f, false, p->tid, d->bps[i], &n))
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (!tl_fork_count(f, false, p->tid, d->breaks.bps[i], &n))
       return false;
-  for (int i = 0; i < d->nwps; i++)
-    if (!tl_fork_count(f, true, p->tid, tl_wkey_of(&d->wps[i]), &n))
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (!tl_fork_count(f, true, p->tid, tl_wkey_of(&d->breaks.wps[i]), &n))
       return false;
   return true;
 }
@@ -123,10 +119,10 @@ static bool inside_usable(const struct timeline *tl, const struct tl_fork *f,
  * (at a stop: those set since the stretch began, in that replay). */
 static bool fork_knows_set(const struct timeline *tl, const struct tl_fork *f) {
   const struct replay_debug *d = tl->d;
-  int set = d->nbps + d->nwps;
+  int set = d->breaks.nbps + d->breaks.nwps;
   for (int i = 0; i < set; i++) {
-    bool watch = i >= d->nbps, found = false;
-    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
+    bool watch = i >= d->breaks.nbps, found = false;
+    uint64_t addr = watch ? tl_wkey_of(&d->breaks.wps[i - d->breaks.nbps]) : d->breaks.bps[i];
     for (int j = 0; j < f->nknown && !found; j++)
       found = f->known[j].watch == watch && f->known[j].addr == addr;
     if (!found)
@@ -211,11 +207,11 @@ static bool inside_before_end(const struct timeline *tl, const struct tl_fork *f
   uint64_t n;
   if (p->kind != TL_BOUNDARY || p->steps || f->pos.event + 1 != p->event)
     return false;
-  for (int i = 0; i < d->nbps; i++)
-    if (!tl_fork_count(f, false, f->pos.tid, d->bps[i], &n))
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (!tl_fork_count(f, false, f->pos.tid, d->breaks.bps[i], &n))
       return false;
-  for (int i = 0; i < d->nwps; i++)
-    if (!tl_fork_count(f, true, f->pos.tid, tl_wkey_of(&d->wps[i]), &n))
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (!tl_fork_count(f, true, f->pos.tid, tl_wkey_of(&d->breaks.wps[i]), &n))
       return false;
   return true;
 }
@@ -497,10 +493,10 @@ int tl_start_from(struct timeline *tl, const struct tl_fork *f, char *err, size_
 void tl_know_all(struct timeline *tl) {
   const struct replay_debug *d = tl->d;
   tl->nknown = 0;
-  for (int i = 0; i < d->nbps; i++)
-    tl->known[tl->nknown++] = (struct tl_key){false, d->bps[i]};
-  for (int i = 0; i < d->nwps; i++)
-    tl->known[tl->nknown++] = (struct tl_key){true, tl_wkey_of(&d->wps[i])};
+  for (int i = 0; i < d->breaks.nbps; i++)
+    tl->known[tl->nknown++] = (struct tl_key){false, d->breaks.bps[i]};
+  for (int i = 0; i < d->breaks.nwps; i++)
+    tl->known[tl->nknown++] = (struct tl_key){true, tl_wkey_of(&d->breaks.wps[i])};
 }
 
 void tl_know_only_set(struct timeline *tl) {
@@ -508,10 +504,10 @@ void tl_know_only_set(struct timeline *tl) {
   int k = 0;
   for (int i = 0; i < tl->nknown; i++) {
     bool set = false;
-    for (int j = 0; j < d->nbps && !tl->known[i].watch && !set; j++)
-      set = d->bps[j] == tl->known[i].addr;
-    for (int j = 0; j < d->nwps && tl->known[i].watch && !set; j++)
-      set = tl_wkey_of(&d->wps[j]) == tl->known[i].addr;
+    for (int j = 0; j < d->breaks.nbps && !tl->known[i].watch && !set; j++)
+      set = d->breaks.bps[j] == tl->known[i].addr;
+    for (int j = 0; j < d->breaks.nwps && tl->known[i].watch && !set; j++)
+      set = tl_wkey_of(&d->breaks.wps[j]) == tl->known[i].addr;
     if (set)
       tl->known[k++] = tl->known[i];
   }

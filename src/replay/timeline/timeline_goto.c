@@ -37,7 +37,8 @@ static void pass_hit(struct timeline *tl, const struct replay_result *res) {
 /* Whether task TID stopped inside the rep-prefixed instruction its step runs whole. */
 static bool in_rep(struct timeline *tl, pid_t tid) {
   struct rptask *x = engine_task(&tl->s->e, tid);
-  return tl->d->step_rep && x && task_get_regs(&x->t) == 0 && x->t.regs.rip == tl->d->step_rep;
+  uint64_t rep = debug_step_rep(tl->d);
+  return rep && x && task_get_regs(&x->t) == 0 && x->t.regs.rip == rep;
 }
 
 /* One single step of TID as gdb's stepi makes it (a rep-prefixed string instruction
@@ -101,23 +102,24 @@ int tl_run_to_boundary(struct timeline *tl, uint64_t event, bool quiet, char *er
   return rc;
 }
 
-/* Arms the one-shot debugger target at P: its n-th arrival, trigger, or the instruction
+/* The one-shot debugger target at P: its n-th arrival, trigger, or the instruction
  * before a trigger (P's possible writers as execution breakpoints). */
-void tl_arm_target(struct timeline *tl, const struct tl_pos *p) {
+struct debug_target tl_target_of(const struct timeline *tl, const struct tl_pos *p) {
   bool before = p->kind == TL_BEFORE;
-  tl->d->target = (struct debug_target){.on = true,
-                                        .watch = p->kind == TL_TRIGGER || before,
-                                        .tid = p->tid,
-                                        .addr = p->addr,
-                                        .len = p->len,
-                                        .type = p->type,
-                                        .n = p->n,
-                                        .before = before,
-                                        .nexec = before ? p->nwriters : 0,
-                                        .exec_last = -1,
-                                        .slow = tl->slow_arrivals};
-  for (int i = 0; i < tl->d->target.nexec; i++)
-    tl->d->target.exec[i] = p->writers[i];
+  struct debug_target t = {.on = true,
+                           .watch = p->kind == TL_TRIGGER || before,
+                           .tid = p->tid,
+                           .addr = p->addr,
+                           .len = p->len,
+                           .type = p->type,
+                           .n = p->n,
+                           .before = before,
+                           .nexec = before ? p->nwriters : 0,
+                           .exec_last = -1,
+                           .slow = tl->slow_arrivals};
+  for (int i = 0; i < t.nexec; i++)
+    t.exec[i] = p->writers[i];
+  return t;
 }
 
 /* Replays from the boundary before P's stretch (or from FROM, a checkpoint inside it) to
@@ -126,38 +128,38 @@ int tl_run_to_target(struct timeline *tl, const struct tl_pos *p, const struct t
                      const uint64_t *exec, int nexec, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   bool before = p->kind == TL_BEFORE;
-  tl_arm_target(tl, p);
-  d->target.probe = p->kind == TL_TRIGGER ? p->pc : 0;
+  struct debug_target t = tl_target_of(tl, p);
+  t.probe = p->kind == TL_TRIGGER ? p->pc : 0;
   bool probe_known = true;
   tl->target_based = p->base != 0;
   if (from && p->base) {
-    d->target.count = 0; /* P's arrivals are counted from FROM (its base) on */
+    t.count = 0; /* P's arrivals are counted from FROM (its base) on */
   } else if (from) {
     /* the counts up to FROM: the ones it has (inside_usable checked the target's) */
-    tl_fork_count(from, d->target.watch, p->tid, tl_pos_key(p), &d->target.count);
-    probe_known = !d->target.probe ||
-                  tl_fork_count(from, false, p->tid, d->target.probe, &d->target.probe_count);
+    tl_fork_count(from, t.watch, p->tid, tl_pos_key(p), &t.count);
+    probe_known = !t.probe || tl_fork_count(from, false, p->tid, t.probe, &t.probe_count);
     if (!probe_known)
-      d->target.probe = 0;
+      t.probe = 0;
   }
   if (!before) {
-    d->target.nexec = nexec;
+    t.nexec = nexec;
     if (nexec) /* EXEC may be NULL then: memcpy's arguments must not be */
-      memcpy(d->target.exec, exec, (size_t)nexec * sizeof *exec);
+      memcpy(t.exec, exec, (size_t)nexec * sizeof *exec);
   }
   struct tl_trap_counts *tc = tl->trap_counts;
   if (tc) {
-    d->target.ntrapped = tc->count;
-    d->target.trap_cap = tc->cap;
-    memcpy(d->target.trapped, tc->addr, sizeof tc->addr);
+    t.ntrapped = tc->count;
+    t.trap_cap = tc->cap;
+    memcpy(t.trapped, tc->addr, sizeof tc->addr);
   }
-  for (int i = 0; i < d->target.nexec && before; i++) {
+  for (int i = 0; i < t.nexec && before; i++) {
     /* a writer the user breaks at: its arrivals are counted for the user's stops (from
      * FROM's count, which has every breakpoint's) */
-    d->target.early |= tl_user_breakpoint(d, p->writers[i]);
+    t.early |= tl_user_breakpoint(d, p->writers[i]);
     if (from)
-      tl_fork_count(from, false, p->tid, p->writers[i], &d->target.exec_count[i]);
+      tl_fork_count(from, false, p->tid, p->writers[i], &t.exec_count[i]);
   }
+  debug_target_set(d, &t);
   tl_clock_start(tl, p->event, from ? (int64_t)from->pos.n : 0);
   if (!from)
     tl_know_all(tl); /* at the stretch's start */
@@ -203,25 +205,26 @@ int tl_run_to_target(struct timeline *tl, const struct tl_pos *p, const struct t
       tl_tick(tl, true);
   }
   tl_slice_off(tl);
-  d->target.on = false;
+  debug_target_off(d);
+  const struct debug_target *got = debug_target(d);
   tl->target_based = false;
   for (int i = 0; tc && i < tc->count; i++)
-    tc->n[i] = d->target.trapped_count[i];
+    tc->n[i] = got->trapped_count[i];
   uint64_t base_count = 0; /* a based P's arrivals before its base, when it has them */
   if (rc == 0 && p->base && !(from && tl_fork_count(from, false, p->tid, p->addr, &base_count)))
     return 0; /* P's count in the stretch is not known: not noted */
-  if (rc == 0 && d->target.missed)
+  if (rc == 0 && got->missed)
     rc = seterr(err, errlen, "the instruction that made the write was not found");
   if (rc == 0 && before) {
     tl_set_count(tl, p->event + 1, true, p->tid, tl_pos_key(p), p->n - 1);
-    if (d->target.early && d->target.exec_last >= 0 && /* (-1: inside a rep instruction) */
-        (!from || tl_user_breakpoint(d, p->writers[d->target.exec_last])))
-      tl_set_count(tl, p->event + 1, false, p->tid, p->writers[d->target.exec_last],
-                   d->target.exec_count[d->target.exec_last]);
+    if (got->early && got->exec_last >= 0 && /* (-1: inside a rep instruction) */
+        (!from || tl_user_breakpoint(d, p->writers[got->exec_last])))
+      tl_set_count(tl, p->event + 1, false, p->tid, p->writers[got->exec_last],
+                   got->exec_count[got->exec_last]);
   } else if (rc == 0) {
     tl_set_count(tl, p->event + 1, p->kind == TL_TRIGGER, p->tid, tl_pos_key(p), base_count + p->n);
-    if (d->target.probe)
-      tl_set_count(tl, p->event + 1, false, p->tid, d->target.probe, d->target.probe_count);
+    if (got->probe)
+      tl_set_count(tl, p->event + 1, false, p->tid, got->probe, got->probe_count);
   }
   return rc;
 }
@@ -246,7 +249,7 @@ int tl_run_from_inside(struct timeline *tl, const struct tl_fork *f, const struc
   if (tl_start_from(tl, f, err, errlen) < 0)
     return -1;
   tl->have_passed = false;
-  /* (tl_arm_target takes the target's `slow' from there) */
+  /* (tl_target_of takes the target's `slow' from there) */
   bool slow = tl->slow_arrivals;
   tl->slow_arrivals |= trap_target;
   int rc = tl_run_to_target(tl, &place, f, NULL, 0, err, errlen);
@@ -263,7 +266,7 @@ static bool landed_right(struct timeline *tl, const struct tl_pos *p) {
                "are trapped one by one");
     tl->said_slow = true;
   }
-  if (!tl->d->target.counted_in_kernel || !p->have_regs)
+  if (!debug_target(tl->d)->counted_in_kernel || !p->have_regs)
     return true;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   char diff[256];
@@ -367,11 +370,11 @@ static int go_to_back(struct timeline *tl, const struct tl_pos *p, char *err, si
  * counted. */
 static bool knows_all_set(const struct timeline *tl) {
   const struct replay_debug *d = tl->d;
-  for (int i = 0; i < d->nbps; i++)
-    if (!tl_knows(tl, false, d->bps[i]))
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (!tl_knows(tl, false, d->breaks.bps[i]))
       return false;
-  for (int i = 0; i < d->nwps; i++)
-    if (!tl_knows(tl, true, tl_wkey_of(&d->wps[i])))
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (!tl_knows(tl, true, tl_wkey_of(&d->breaks.wps[i])))
       return false;
   return true;
 }

@@ -63,47 +63,45 @@ static void put_count(struct tl_count *c, int *n, bool watch, pid_t tid, uint64_
  * the counters' business. */
 void tl_fork_inside(struct timeline *tl, const struct replay_result *res, bool probe_known) {
   struct replay_debug *d = tl->d;
+  const struct debug_target *tg = debug_target(d);
   pid_t tid = res->stop.rec_tid;
   uint64_t end = res->event;
   struct rptask *x = engine_task(&tl->s->e, tid);
   if (!x || x->rec_pid != d->pid || task_get_regs(&x->t) < 0 ||
-      d->nbps + d->nwps + 2 > TL_MAX_COUNTS || tl->clock_event + 1 != end)
+      d->breaks.nbps + d->breaks.nwps + 2 > TL_MAX_COUNTS || tl->clock_event + 1 != end)
     return;
   uint64_t pc = x->t.regs.rip;
-  bool target = d->target.on && d->target.tid == tid;
-  bool on_counted =
-      tl_user_breakpoint(d, pc) || (target && (pc == d->target.addr || pc == d->target.probe));
+  bool target = tg->on && tg->tid == tid;
+  bool on_counted = tl_user_breakpoint(d, pc) || (target && (pc == tg->addr || pc == tg->probe));
   /* a breakpoint's arrivals counted from a checkpoint as the target's are not its hits */
-  on_counted |= tl->target_based && tl_user_breakpoint(d, d->target.addr);
+  on_counted |= tl->target_based && tl_user_breakpoint(d, tg->addr);
   on_counted |= tl->approach && (pc == tl->approach->addr || pc == tl->approach->jump);
-  for (int i = 0; target && i < d->target.nexec; i++)
-    on_counted |= pc == d->target.exec[i];
+  for (int i = 0; target && i < tg->nexec; i++)
+    on_counted |= pc == tg->exec[i];
   /* a breakpoint or watchpoint set after the stretch began here: its count is not
    * complete (a checkpoint without it serves no position while it is set) */
-  for (int i = 0; i < d->nbps; i++)
-    on_counted |= !tl_knows(tl, false, d->bps[i]);
-  for (int i = 0; i < d->nwps; i++)
-    on_counted |= !tl_knows(tl, true, tl_wkey_of(&d->wps[i]));
+  for (int i = 0; i < d->breaks.nbps; i++)
+    on_counted |= !tl_knows(tl, false, d->breaks.bps[i]);
+  for (int i = 0; i < d->breaks.nwps; i++)
+    on_counted |= !tl_knows(tl, true, tl_wkey_of(&d->breaks.wps[i]));
   if (on_counted || !tl_inside_wanted(tl))
     return;
   struct tl_count c[TL_MAX_COUNTS];
   int n = 0;
-  for (int i = 0; i < d->nbps; i++)
-    put_count(c, &n, false, tid, d->bps[i],
-              d->count_hits ? d->hits[i] : tl_stretch_count(tl, end, false, tid, d->bps[i]));
-  for (int i = 0; i < d->nwps; i++)
-    put_count(c, &n, true, tid, tl_wkey_of(&d->wps[i]),
-              tl_stretch_count(tl, end, true, tid, tl_wkey_of(&d->wps[i])));
+  for (int i = 0; i < d->breaks.nbps; i++)
+    put_count(c, &n, false, tid, d->breaks.bps[i],
+              d->count_hits ? d->hits[i] : tl_stretch_count(tl, end, false, tid, d->breaks.bps[i]));
+  for (int i = 0; i < d->breaks.nwps; i++)
+    put_count(c, &n, true, tid, tl_wkey_of(&d->breaks.wps[i]),
+              tl_stretch_count(tl, end, true, tid, tl_wkey_of(&d->breaks.wps[i])));
   /* the target's arrivals at a breakpoint counted with the others are in hits[]; a
    * target counted from a checkpoint has no count in the stretch */
   if (target && !tl->target_based &&
-      !(d->count_hits && !d->target.watch && tl_user_breakpoint(d, d->target.addr)))
-    put_count(c, &n, d->target.watch, tid,
-              d->target.watch ? tl_wkey(d->target.addr, d->target.type, d->target.len)
-                              : d->target.addr,
-              d->target.count);
-  if (target && d->target.probe && probe_known)
-    put_count(c, &n, false, tid, d->target.probe, d->target.probe_count);
+      !(d->count_hits && !tg->watch && tl_user_breakpoint(d, tg->addr)))
+    put_count(c, &n, tg->watch, tid, tg->watch ? tl_wkey(tg->addr, tg->type, tg->len) : tg->addr,
+              tg->count);
+  if (target && tg->probe && probe_known)
+    put_count(c, &n, false, tid, tg->probe, tg->probe_count);
   struct tl_pos pos = {
       .event = end - 1, .kind = TL_INSIDE, .tid = tid, .n = (uint64_t)(tl_now_ns() - tl->clock_t0)};
   tl_fork_counts(tl, &pos, c, n, NULL, 0);
@@ -117,9 +115,9 @@ void timeline_slice(struct timeline *tl, const struct replay_result *res) {
 }
 
 static int watch_len(const struct replay_debug *d, uint64_t addr, int type) {
-  for (int i = 0; i < d->nwps; i++)
-    if (d->wps[i].addr == addr && d->wps[i].type == type)
-      return d->wps[i].len;
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (d->breaks.wps[i].addr == addr && d->breaks.wps[i].type == type)
+      return d->breaks.wps[i].len;
   return 1;
 }
 
@@ -154,9 +152,9 @@ int tl_likely_writers(const uint8_t code[X86_MAX_INSN_LEN], struct tl_pos *p, in
  * 0: the target's): their hits are counted too. */
 void tl_count_also_fired(struct timeline *tl, const struct replay_result *res, uint64_t key) {
   const struct replay_debug *d = tl->d;
-  for (int i = 0; i < d->nwps; i++)
-    if ((d->wps_fired >> i & 1) && tl_wkey_of(&d->wps[i]) != key)
-      count_hit(tl, res->event, true, res->stop.rec_tid, tl_wkey_of(&d->wps[i]));
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if ((d->wps_fired >> i & 1) && tl_wkey_of(&d->breaks.wps[i]) != key)
+      count_hit(tl, res->event, true, res->stop.rec_tid, tl_wkey_of(&d->breaks.wps[i]));
 }
 
 /* The position of a breakpoint or watchpoint stop in a run (counted). */
@@ -181,7 +179,7 @@ struct tl_pos tl_hit_pos(struct timeline *tl, const struct replay_result *res) {
   }
   if (watch && p.pc) {
     uint8_t code[X86_MAX_INSN_LEN];
-    int slots = DEBUG_MAX_WPS - tl->d->nwps; /* the watch is one of the user's */
+    int slots = DEBUG_MAX_WPS - tl->d->breaks.nwps; /* the watch is one of the user's */
     if (task_read_mem(&x->t, p.pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
       p.nwriters = tl_likely_writers(code, &p, slots);
     tl_rep_writer(x, &p, slots);
@@ -257,15 +255,16 @@ void timeline_note(struct timeline *tl, const struct replay_result *res, bool st
 }
 
 bool tl_user_watchpoint(const struct replay_debug *d, const struct tl_pos *p) {
-  for (int i = 0; i < d->nwps; i++)
-    if (d->wps[i].addr == p->addr && d->wps[i].len == p->len && d->wps[i].type == p->type)
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (d->breaks.wps[i].addr == p->addr && d->breaks.wps[i].len == p->len &&
+        d->breaks.wps[i].type == p->type)
       return true;
   return false;
 }
 
 bool tl_user_breakpoint(const struct replay_debug *d, uint64_t addr) {
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bps[i] == addr)
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (d->breaks.bps[i] == addr)
       return true;
   return false;
 }

@@ -175,8 +175,8 @@ void tl_quiet_step(struct timeline *tl, struct replay_result *res);
 bool tl_at_boundary(const struct timeline *tl, uint64_t event);
 /* One single step of TID as gdb's stepi makes it: 1 with RES, or -1. */
 int tl_step_once(struct timeline *tl, pid_t tid, struct replay_result *res);
-/* Arms the one-shot debugger target at P. */
-void tl_arm_target(struct timeline *tl, const struct tl_pos *p);
+/* The one-shot debugger target at P (for debug_target_set). */
+struct debug_target tl_target_of(const struct timeline *tl, const struct tl_pos *p);
 /* Replays to the end of event EVENT (the current position must be before it), blind;
  * hit counts start again after it; QUIET: without the program's output. 0 or -1. */
 int tl_run_to_boundary(struct timeline *tl, uint64_t event, bool quiet, char *err, size_t errlen);

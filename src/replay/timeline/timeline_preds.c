@@ -171,7 +171,7 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
   int rc = tl_run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
   tl->trap_counts = NULL;
   uint64_t w_then = trapped ? tc.n[0] : exec_counter_read(&wc);
-  if (rc == 0 && tl->d->target.counted_in_kernel && w_then == w_before)
+  if (rc == 0 && debug_target(tl->d)->counted_in_kernel && w_then == w_before)
     tl_fork_here(tl, &at); /* going there again is then quick */
   struct replay_result res;
   bool ok = rc == 0 && w_then == w_before && tl_step_once(tl, p->tid, &res) > 0;
@@ -228,8 +228,9 @@ int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
   }
   /* the watchpoints, the target's (a watchpoint not the user's, W's execution
    * breakpoint; an arrival's counter) and W's counter */
-  int room = trapped ? DEBUG_TRAP_COUNTS - 1
-                     : DEBUG_MAX_WPS - d->nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
+  int room =
+      trapped ? DEBUG_TRAP_COUNTS - 1
+              : DEBUG_MAX_WPS - d->breaks.nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
     tl_say(tl, "%d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
            room);
@@ -337,7 +338,7 @@ int tl_go_before_inside(struct timeline *tl, const struct tl_pos *p,
     return 0; /* P's arrivals since it: its predecessor's at least as many, in a loop */
   /* the debug registers: the watchpoints and the target's (an arrival's counter) */
   int room = trapped ? DEBUG_TRAP_COUNTS
-                     : DEBUG_MAX_WPS - d->nwps - (watch ? !tl_user_watchpoint(d, p) : 1);
+                     : DEBUG_MAX_WPS - d->breaks.nwps - (watch ? !tl_user_watchpoint(d, p) : 1);
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   struct user_regs_struct at_p;
   if (known) {

@@ -98,11 +98,12 @@ bool tl_window_quiet(struct timeline *tl, const struct tl_fork *fa, const struct
         b = replay_checkpoint_copy_of(fb->cp, d->pid);
   if (!x || a < 0 || b < 0)
     return false;
-  for (int i = 0; i < d->nwps; i++)
-    if (d->wps[i].type != 2 || !bytes_kept(a, b, d->wps[i].addr, (uint64_t)d->wps[i].len))
+  for (int i = 0; i < d->breaks.nwps; i++)
+    if (d->breaks.wps[i].type != 2 ||
+        !bytes_kept(a, b, d->breaks.wps[i].addr, (uint64_t)d->breaks.wps[i].len))
       return false; /* read and access watchpoints trigger without a write */
-  for (int i = 0; i < d->nbps; i++)
-    if (d->bp_exec[i] >= 0 && !hook_quiet(x, fa->cp, a, b, d->bps[i]))
+  for (int i = 0; i < d->breaks.nbps; i++)
+    if (d->breaks.bp_exec[i] >= 0 && !hook_quiet(x, fa->cp, a, b, d->breaks.bps[i]))
       return false;
   return true;
 }

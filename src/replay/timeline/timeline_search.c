@@ -35,8 +35,8 @@ static void note_counted(struct timeline *tl, struct tl_last *last, uint64_t eve
                          const uint64_t *snap, uint64_t target_addr) {
   struct replay_debug *d = tl->d;
   int which = -1, k = 0;
-  for (int i = 0; i < d->nbps; i++) {
-    uint64_t c = d->hits[i] - (d->bps[i] == target_addr && d->hits[i] ? 1 : 0);
+  for (int i = 0; i < d->breaks.nbps; i++) {
+    uint64_t c = d->hits[i] - (d->breaks.bps[i] == target_addr && d->hits[i] ? 1 : 0);
     if (c > snap[i]) {
       which = i;
       k++;
@@ -50,7 +50,7 @@ static void note_counted(struct timeline *tl, struct tl_last *last, uint64_t eve
   if (k > 1)
     return;
   struct rptask *x = engine_task(&tl->s->e, tid);
-  uint64_t addr = d->bps[which];
+  uint64_t addr = d->breaks.bps[which];
   last->pos = (struct tl_pos){.event = event - 1,
                               .kind = TL_ARRIVAL,
                               .tid = tid,
@@ -86,16 +86,17 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
       if (p->kind == TL_BOUNDARY)
         break;
       if (!armed) {
-        tl_arm_target(tl, p);
+        struct debug_target t = tl_target_of(tl, p);
         if (p->kind == TL_BEFORE && !writer_breaks(d, p)) {
           /* to the trigger: the write is P's last instruction, and execution
-           * breakpoints next to a loop would slow it down (see set_watchpoints) */
-          d->target.before = false;
-          d->target.nexec = 0;
+           * breakpoints next to a loop would slow it down (see dbg_set_watchpoints) */
+          t.before = false;
+          t.nexec = 0;
           to_trigger = true;
         }
         /* earlier arrivals at a breakpoint are hits */
-        d->target.slow |= tl_user_breakpoint(d, p->addr);
+        t.slow |= tl_user_breakpoint(d, p->addr);
+        debug_target_set(d, &t);
         armed = true;
       }
     }
@@ -149,7 +150,7 @@ static int search(struct timeline *tl, const struct tl_pos *p, uint64_t stop_aft
     }
   }
   tl_slice_off(tl);
-  d->target.on = false;
+  debug_target_off(d);
   d->count_hits = false;
   last->at_trigger = to_trigger;
   return rc;
@@ -185,9 +186,9 @@ static int search_from(struct timeline *tl, struct tl_fork *f, const struct tl_p
 static struct tl_last counted_hit(struct timeline *tl, const struct tl_pos *p, int i, uint64_t n) {
   const struct replay_debug *d = tl->d;
   struct rptask *x = engine_task(&tl->s->e, p->tid);
-  bool watch = i >= d->nbps;
-  const struct debug_watch *w = watch ? &d->wps[i - d->nbps] : NULL;
-  uint64_t addr = watch ? w->addr : d->bps[i];
+  bool watch = i >= d->breaks.nbps;
+  const struct debug_watch *w = watch ? &d->breaks.wps[i - d->breaks.nbps] : NULL;
+  uint64_t addr = watch ? w->addr : d->breaks.bps[i];
   return (struct tl_last){.found = true,
                           .pos = {.event = p->event,
                                   .kind = watch ? TL_TRIGGER : TL_ARRIVAL,
@@ -218,9 +219,9 @@ static int counted_last_hit(struct timeline *tl, const struct tl_pos *p, struct 
     return -1;
   int with = 0, which = -1;
   uint64_t n = 0;
-  for (int i = 0; i < d->nbps + d->nwps; i++) {
-    bool watch = i >= d->nbps;
-    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
+  for (int i = 0; i < d->breaks.nbps + d->breaks.nwps; i++) {
+    bool watch = i >= d->breaks.nbps;
+    uint64_t addr = watch ? tl_wkey_of(&d->breaks.wps[i - d->breaks.nbps]) : d->breaks.bps[i];
     if (!tl_knows(tl, watch, addr))
       return -1;
     uint64_t c = tl_stretch_count(tl, p->event + 1, watch, p->tid, addr);
@@ -297,7 +298,7 @@ static int fill_trigger(struct timeline *tl, struct tl_pos *p, char *err, size_t
   p->pc = x->t.regs.rip;
   p->regs = x->t.regs;
   if (task_read_mem(&x->t, p->pc - X86_MAX_INSN_LEN, code, sizeof code) == 0)
-    p->nwriters = tl_likely_writers(code, p, DEBUG_MAX_WPS - tl->d->nwps);
+    p->nwriters = tl_likely_writers(code, p, DEBUG_MAX_WPS - tl->d->breaks.nwps);
   return 0;
 }
 
@@ -317,12 +318,12 @@ static int hits_to_end(struct timeline *tl, pid_t tid, uint64_t end, uint64_t *n
       return seterr(err, errlen, "the replay ended before event %" PRIu64, end);
     if (res.what != REPLAY_STOP || res.stop.rec_tid != tid)
       continue;
-    for (int i = 0; i < d->nbps + d->nwps; i++) {
-      bool watch = i >= d->nbps;
-      const struct debug_watch *w = watch ? &d->wps[i - d->nbps] : NULL;
+    for (int i = 0; i < d->breaks.nbps + d->breaks.nwps; i++) {
+      bool watch = i >= d->breaks.nbps;
+      const struct debug_watch *w = watch ? &d->breaks.wps[i - d->breaks.nbps] : NULL;
       if (watch ? res.stop.kind == RSTOP_WATCHPOINT && w->addr == res.stop.addr &&
                       w->type == res.stop.watch_type
-                : res.stop.kind == RSTOP_BREAKPOINT && d->bps[i] == res.stop.addr)
+                : res.stop.kind == RSTOP_BREAKPOINT && d->breaks.bps[i] == res.stop.addr)
         n[i]++;
     }
   }
@@ -336,7 +337,7 @@ static int hits_to_end(struct timeline *tl, pid_t tid, uint64_t end, uint64_t *n
 static int hits_before_base(struct timeline *tl, const struct tl_pos *p, const struct tl_fork *b,
                             uint64_t *before, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
-  int keys = d->nbps + d->nwps;
+  int keys = d->breaks.nbps + d->breaks.nwps;
   uint64_t after[DEBUG_MAX_BPS + DEBUG_MAX_WPS] = {0};
   struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
   memset(before, 0, (size_t)keys * sizeof *before);
@@ -376,16 +377,16 @@ static int last_hit_based(struct timeline *tl, const struct tl_pos *p, struct tl
   }
   const struct tl_fork *b = tl_fork_made(tl, p->base);
   bool all = b != NULL;
-  for (int i = 0; b && i < d->nbps + d->nwps; i++) {
-    bool watch = i >= d->nbps;
-    uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
+  for (int i = 0; b && i < d->breaks.nbps + d->breaks.nwps; i++) {
+    bool watch = i >= d->breaks.nbps;
+    uint64_t addr = watch ? tl_wkey_of(&d->breaks.wps[i - d->breaks.nbps]) : d->breaks.bps[i];
     before[i] = 0;
     all = all && tl_fork_count(b, watch, p->tid, addr, &before[i]);
   }
   if (b && !all && hits_before_base(tl, p, b, before, err, errlen) < 0)
     return -1;
   int with = 0;
-  for (int i = 0; b && i < d->nbps + d->nwps; i++) {
+  for (int i = 0; b && i < d->breaks.nbps + d->breaks.nwps; i++) {
     if (!before[i])
       continue;
     with++;
@@ -408,9 +409,9 @@ static int order_hits(struct timeline *tl, const struct tl_pos *p, const uint64_
   *last = (struct tl_last){0};
   for (;;) {
     bool all = true;
-    for (int i = 0; i < d->nbps + d->nwps && all; i++) {
-      bool watch = i >= d->nbps;
-      uint64_t addr = watch ? tl_wkey_of(&d->wps[i - d->nbps]) : d->bps[i];
+    for (int i = 0; i < d->breaks.nbps + d->breaks.nwps && all; i++) {
+      bool watch = i >= d->breaks.nbps;
+      uint64_t addr = watch ? tl_wkey_of(&d->breaks.wps[i - d->breaks.nbps]) : d->breaks.bps[i];
       all = tl_stretch_count(tl, p->event + 1, watch, p->tid, addr) >= before[i];
     }
     if (all)
