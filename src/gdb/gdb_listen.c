@@ -1,13 +1,18 @@
-/* The listening socket gdb connects to (see gdb_listen in gdb_target.h). */
+/* The listening sockets gdb connects to, and the check of who connected (see
+ * gdb_listen.h). */
+#include "gdb/gdb_listen.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/log.h"
-#include "gdb/gdb_target.h"
 
 int gdb_listen(int *port) {
   if (*port < 0 || *port > 65535) {
@@ -38,4 +43,83 @@ int gdb_listen(int *port) {
   if (getsockname(fd, (struct sockaddr *)&addr, &alen) == 0)
     *port = ntohs(addr.sin_port);
   return fd;
+}
+
+/* Binds FD to ADDR with the socket file made 0600: the umask decides the mode bind gives
+ * it, so the umask is narrowed around the bind (deja has one thread). */
+static int bind_private(int fd, const struct sockaddr_un *addr) {
+  fchmod(fd, 0600); /* what Linux gives the file, less the umask */
+  mode_t old = umask(0177);
+  int rc = bind(fd, (const struct sockaddr *)addr, sizeof *addr);
+  int saved = errno;
+  umask(old);
+  errno = saved;
+  return rc;
+}
+
+/* Removes the socket at ADDR when it is a stale one (a socket no one listens on: a deja
+ * that was killed left it); true when it did. */
+static bool remove_stale_socket(const struct sockaddr_un *addr) {
+  struct stat st;
+  if (lstat(addr->sun_path, &st) != 0 || !S_ISSOCK(st.st_mode))
+    return false;
+  int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (probe < 0)
+    return false;
+  bool stale =
+      connect(probe, (const struct sockaddr *)addr, sizeof *addr) != 0 && errno == ECONNREFUSED;
+  close(probe);
+  return stale && unlink(addr->sun_path) == 0;
+}
+
+int gdb_listen_unix(const char *path) {
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (!*path || strlen(path) >= sizeof addr.sun_path) {
+    deja_msg("cannot listen for gdb on unix:%s: a socket path has 1 to %zu bytes", path,
+             sizeof addr.sun_path - 1);
+    return -1;
+  }
+  memcpy(addr.sun_path, path, strlen(path) + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    deja_msg("cannot create a socket for gdb: %s", strerror(errno));
+    return -1;
+  }
+  int rc = bind_private(fd, &addr);
+  if (rc != 0 && errno == EADDRINUSE && remove_stale_socket(&addr))
+    rc = bind_private(fd, &addr);
+  if (rc != 0) {
+    deja_msg("cannot listen for gdb on unix:%s: %s%s", path, strerror(errno),
+             errno == EADDRINUSE ? " (something else is there: choose another path)" : "");
+    close(fd);
+    return -1;
+  }
+  if (listen(fd, 1) != 0) {
+    deja_msg("cannot listen for gdb on unix:%s: %s", path, strerror(errno));
+    unlink(path);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int gdb_accept_owner(int lfd) {
+  int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  uid_t uid, me = geteuid();
+  char who[96];
+  if (gdb_peer_uid(fd, &uid, who, sizeof who) != 0)
+    deja_msg("refused a connection from %s: cannot tell which user made it (%s); only "
+             "uid %u, who runs this replay, may connect; still waiting for gdb",
+             who, strerror(errno), (unsigned)me);
+  else if (uid == me)
+    return fd;
+  else
+    deja_msg("refused a connection from uid %u (%s): only uid %u, who runs this replay, may "
+             "connect; still waiting for gdb",
+             (unsigned)uid, who, (unsigned)me);
+  close(fd);
+  errno = EACCES;
+  return -1;
 }
