@@ -110,9 +110,9 @@ int gdb_accept_owner(int lfd) {
   uid_t uid, me = geteuid();
   char who[96];
   if (gdb_peer_uid(fd, &uid, who, sizeof who) != 0)
-    deja_msg("refused a connection from %s: cannot tell which user made it (%s); only "
-             "uid %u, who runs this replay, may connect; still waiting for gdb",
-             who, strerror(errno), (unsigned)me);
+    deja_msg("refused a connection from %s: cannot tell which user made it (%s); only uid "
+             "%u, who runs this replay, may connect; still waiting for gdb",
+             who, errno == ESRCH ? "it closed its end first" : strerror(errno), (unsigned)me);
   else if (uid == me)
     return fd;
   else
