@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -57,21 +56,6 @@ static int bind_private(int fd, const struct sockaddr_un *addr) {
   return rc;
 }
 
-/* Removes the socket at ADDR when it is a stale one (a socket no one listens on: a deja
- * that was killed left it); true when it did. */
-static bool remove_stale_socket(const struct sockaddr_un *addr) {
-  struct stat st;
-  if (lstat(addr->sun_path, &st) != 0 || !S_ISSOCK(st.st_mode))
-    return false;
-  int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (probe < 0)
-    return false;
-  bool stale =
-      connect(probe, (const struct sockaddr *)addr, sizeof *addr) != 0 && errno == ECONNREFUSED;
-  close(probe);
-  return stale && unlink(addr->sun_path) == 0;
-}
-
 int gdb_listen_unix(const char *path) {
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   if (!*path || strlen(path) >= sizeof addr.sun_path) {
@@ -85,12 +69,13 @@ int gdb_listen_unix(const char *path) {
     deja_msg("cannot create a socket for gdb: %s", strerror(errno));
     return -1;
   }
-  int rc = bind_private(fd, &addr);
-  if (rc != 0 && errno == EADDRINUSE && remove_stale_socket(&addr))
-    rc = bind_private(fd, &addr);
-  if (rc != 0) {
+  /* Something at PATH stays: a socket there may be another deja's, still waiting (a
+   * probe connecting to it would end that one's session). */
+  if (bind_private(fd, &addr) != 0) {
     deja_msg("cannot listen for gdb on unix:%s: %s%s", path, strerror(errno),
-             errno == EADDRINUSE ? " (something else is there: choose another path)" : "");
+             errno == EADDRINUSE ? " (a file is there already: choose another path, or remove "
+                                   "a socket no deja listens on any more)"
+                                 : "");
     close(fd);
     return -1;
   }

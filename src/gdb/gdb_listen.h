@@ -10,9 +10,9 @@
  * returns the listening socket, or -1 with a message. */
 int gdb_listen(int *port);
 
-/* Listens on a unix socket at PATH, created 0600 whatever the umask (a stale socket left
- * there, one no one listens on, is replaced); returns the listening socket, or -1 with a
- * message. The caller removes PATH when done. */
+/* Listens on a unix socket at PATH, created 0600 whatever the umask (PATH must not exist);
+ * returns the listening socket, or -1 with a message. The caller removes PATH when
+ * done. */
 int gdb_listen_unix(const char *path);
 
 /* Accepts a connection waiting on the listening socket LFD. Returns it when its peer runs
