@@ -11,7 +11,7 @@
 #    serves the owner's gdb and removes the socket;
 #  - `deja replay` (the gdb it starts, here through --debugger, a wrapper) connects gdb
 #    through a unix socket in a 0700 directory of its own in $TMPDIR, which nobody cannot
-#    open, deja holds no TCP socket, and the directory is gone afterwards.
+#    open, deja holds no TCP socket, and the directory is gone once gdb has connected.
 # It runs as root to become nobody; as another user it is reported not run (exit 77). A
 # root that cannot switch to nobody fails.
 # Usage: gdb_private_test.sh DEJA PROGRAM
@@ -133,7 +133,7 @@ hostile() {
 # wait_for COUNT PATTERN FILE: waits (30 s at most) until FILE has COUNT lines matching.
 wait_for() {
     for _ in $(seq 300); do
-        [ "$(grep -c -E -e "$2" "$3")" -ge "$1" ] && return 0
+        [ "$(grep -s -c -E -e "$2" "$3")" -ge "$1" ] && return 0 # -s: not yet created
         sleep 0.1
     done
     return 1
@@ -311,6 +311,7 @@ for i in \$inodes; do
     awk -v i=\$i '\$7 == i { found = 1 } END { exit !found }' /proc/net/unix && unix=\$((unix + 1))
 done
 echo "deja sockets: tcp \$tcp unix \$unix"
+echo "in TMPDIR while gdb debugs: [\$(ls -A "$WORK/tmp")]"
 EOF
 TMPDIR=$WORK/tmp timeout 120 "$DEJA" replay --debugger "$WORK/debugger" "$TRACE" -- \
     -batch -nx -iex "set remotetimeout 60" -iex "handle SIGKILL nostop noprint pass" \
@@ -345,6 +346,11 @@ if grep -q '^deja sockets: tcp 0 unix [1-9]' "$WORK/own.out"; then
     pass "deja holds no TCP socket while its gdb debugs (unix only)"
 else
     fail "deja's sockets while its gdb debugs: $(grep '^deja sockets' "$WORK/own.out")"
+fi
+if grep -q '^in TMPDIR while gdb debugs: \[\]$' "$WORK/own.out"; then
+    pass "deja's directory is gone once its gdb has connected"
+else
+    fail "deja's directory is still there while gdb debugs: $(grep '^in TMPDIR while' "$WORK/own.out")"
 fi
 left=$(ls -A "$WORK/tmp")
 if [ -z "$left" ]; then

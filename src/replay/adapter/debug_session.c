@@ -133,26 +133,19 @@ static int open_channel(struct debugger_channel *c, const struct debug_options *
   return c->lfd < 0 ? -1 : 0;
 }
 
-/* Closes the listening socket and removes its file: once gdb is connected (or gone) no one
- * else is to connect. */
-static void stop_listening(struct debugger_channel *c) {
+/* Closes the listening socket and removes its file, gdb's commands and deja's directory:
+ * once gdb is connected (it read the commands before it connected) or gone, no one else
+ * is to connect, and a deja killed during the session leaves nothing behind. */
+static void close_channel(struct debugger_channel *c) {
   if (c->lfd >= 0)
     close(c->lfd);
-  c->lfd = -1;
   if (c->socket)
     unlink(c->socket);
-  free(c->socket);
-  c->socket = NULL;
-}
-
-/* Stops listening (when still listening) and removes the commands and deja's
- * directory. */
-static void close_channel(struct debugger_channel *c) {
-  stop_listening(c);
   if (c->commands)
     unlink(c->commands);
   if (c->dir)
     rmdir(c->dir);
+  free(c->socket);
   free(c->commands);
   free(c->dir);
   *c = (struct debugger_channel){.lfd = -1};
@@ -274,7 +267,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     announce_channel(&c, first->exe);
   }
   int fd = accept_debugger(c.lfd, gdb);
-  stop_listening(&c);
+  close_channel(&c);
   if (fd < 0) {
     deja_msg("no debugger connected%s", errno == ECHILD ? ": the debugger exited first" : "");
     gdb = -1; /* reaped already, or never started */
@@ -286,7 +279,6 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     close(fd);
   if (gdb > 0)
     waitpid(gdb, NULL, 0);
-  close_channel(&c);
   if (rc == 0 && a->failed)
     rc = a->failed; /* a divergence under gdb fails `deja replay` too */
   gdb_adapter_detach(a);
