@@ -42,6 +42,12 @@ int cmd_replay(int argc, char **argv) {
     case 'q': quiet = true; break;
     case 'D': d.debugger = optarg; break;
     case 's':
+      if (!strncmp(optarg, "unix:", 5) && optarg[5]) {
+        d.unix_path = optarg + 5;
+        d.port = -1;
+        break;
+      }
+      d.unix_path = NULL;
       if ((v = parse_number(optarg, 65535)) < 0)
         goto bad_number;
       d.port = (int)v;
@@ -84,6 +90,7 @@ int cmd_replay(int argc, char **argv) {
   free(dir);
   return rc;
 bad_number:
-  deja_msg("replay: option -%c needs a number, got `%s'", c, optarg);
+  deja_msg("replay: option -%c needs a %s, got `%s'", c,
+           c == 's' ? "port number or unix:PATH" : "number", optarg);
   return 1;
 }

@@ -1,13 +1,17 @@
-/* The listening socket gdb connects to (see gdb_listen in gdb_target.h). */
+/* The listening sockets gdb connects to, and the check of who connected (see
+ * gdb_listen.h). */
+#include "gdb/gdb_listen.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/log.h"
-#include "gdb/gdb_target.h"
 
 int gdb_listen(int *port) {
   if (*port < 0 || *port > 65535) {
@@ -38,4 +42,69 @@ int gdb_listen(int *port) {
   if (getsockname(fd, (struct sockaddr *)&addr, &alen) == 0)
     *port = ntohs(addr.sin_port);
   return fd;
+}
+
+/* Binds FD to ADDR with the socket file made 0600: the umask decides the mode bind gives
+ * it, so the umask is narrowed around the bind (deja has one thread). */
+static int bind_private(int fd, const struct sockaddr_un *addr) {
+  fchmod(fd, 0600); /* what Linux gives the file, less the umask */
+  mode_t old = umask(0177);
+  int rc = bind(fd, (const struct sockaddr *)addr, sizeof *addr);
+  int saved = errno;
+  umask(old);
+  errno = saved;
+  return rc;
+}
+
+int gdb_listen_unix(const char *path) {
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (!*path || strlen(path) >= sizeof addr.sun_path) {
+    deja_msg("cannot listen for gdb on unix:%s: a socket path has 1 to %zu bytes", path,
+             sizeof addr.sun_path - 1);
+    return -1;
+  }
+  memcpy(addr.sun_path, path, strlen(path) + 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    deja_msg("cannot create a socket for gdb: %s", strerror(errno));
+    return -1;
+  }
+  /* Something at PATH stays: a socket there may be another deja's, still waiting (a
+   * probe connecting to it would end that one's session). */
+  if (bind_private(fd, &addr) != 0) {
+    deja_msg("cannot listen for gdb on unix:%s: %s%s", path, strerror(errno),
+             errno == EADDRINUSE ? " (a file is there already: choose another path, or remove "
+                                   "a socket no deja listens on any more)"
+                                 : "");
+    close(fd);
+    return -1;
+  }
+  if (listen(fd, 1) != 0) {
+    deja_msg("cannot listen for gdb on unix:%s: %s", path, strerror(errno));
+    unlink(path);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int gdb_accept_owner(int lfd) {
+  int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  uid_t uid, me = geteuid();
+  char who[96];
+  if (gdb_peer_uid(fd, &uid, who, sizeof who) != 0)
+    deja_msg("refused a connection from %s: cannot tell which user made it (%s); only uid "
+             "%u, who runs this replay, may connect; still waiting for gdb",
+             who, errno == ESRCH ? "it closed its end first" : strerror(errno), (unsigned)me);
+  else if (uid == me)
+    return fd;
+  else
+    deja_msg("refused a connection from uid %u (%s): only uid %u, who runs this replay, may "
+             "connect; still waiting for gdb",
+             (unsigned)uid, who, (unsigned)me);
+  close(fd);
+  errno = EACCES;
+  return -1;
 }

@@ -133,8 +133,4 @@ struct gdb_target {
  * disconnects. Returns 0, or -1 on an I/O error (message printed). */
 int gdb_serve(int fd, const struct gdb_target *t);
 
-/* Listens on 127.0.0.1:PORT (0: any free port; the chosen one is written to *PORT) and
- * returns the listening socket, or -1 with a message. */
-int gdb_listen(int *port);
-
 #endif

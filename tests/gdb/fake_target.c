@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gdb/gdb_listen.h"
 #include "gdb/gdb_target.h"
 
 /* ---- the child ---- */

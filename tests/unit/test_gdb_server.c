@@ -18,6 +18,7 @@
 
 #include "gdb/gdb_packet.h"
 #include "gdb/gdb_regs.h"
+#include "gdb/gdb_listen.h"
 #include "gdb/gdb_target.h"
 
 /* ---- the fake target ---- */

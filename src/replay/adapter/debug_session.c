@@ -1,18 +1,22 @@
-/* `deja replay` under a debugger: replays to where the session starts, starts gdb (or
- * waits for one), and serves it the replay through the gdb adapter. */
+/* `deja replay` under a debugger: replays to where the session starts, starts gdb
+ * connected through a socket only deja's user can reach (or waits for one with -s), and
+ * serves it the replay through the gdb adapter. */
 #include "replay/adapter/replay_debug.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "gdb/gdb_listen.h"
 #include "replay/adapter/gdb_adapter.h"
 #include "task/hw_caps.h"
 
@@ -39,11 +43,20 @@ static const char gdb_commands[] = "set confirm off\n" /* redefining gdb's own c
  * (gdb single-steps and compares) instead of hardware ones deja would have to refuse. */
 static const char gdb_soft_watch[] = "set can-use-hw-watchpoints 0\n";
 
-/* Writes gdb_commands to a new file; returns its malloc'ed path, or NULL (reported). */
-static char *write_gdb_commands(void) {
-  const char *tmp = getenv("TMPDIR");
-  char *path = xasprintf("%s/deja-gdb-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  int fd = mkstemp(path);
+/* Where the debugger connects, and what to remove when the session ends. */
+struct debugger_channel {
+  int lfd;        /* the listening socket */
+  int port;       /* -s PORT: the port (the chosen one for 0) */
+  char *socket;   /* the unix socket's path, NULL for TCP */
+  char *dir;      /* deja's own directory for the gdb it starts, NULL with -s */
+  char *commands; /* gdb's commands file in DIR, NULL when none */
+};
+
+/* Writes gdb_commands to a new file in DIR; returns its malloc'ed path, or NULL
+ * (reported). */
+static char *write_gdb_commands(const char *dir) {
+  char *path = xasprintf("%s/commands.gdb", dir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   bool soft = !hw_watchpoints_work();
   if (soft)
     deja_msg("note: deja has no watchpoints on this machine (`deja caps'): gdb's "
@@ -63,16 +76,89 @@ static char *write_gdb_commands(void) {
   return path;
 }
 
-/* Starts gdb connected to PORT (with COMMANDS, a file of commands, unless NULL); returns
- * its pid. */
-static pid_t start_gdb(const struct debug_options *o, const char *exe, int port,
+/* A socket path gdb can be given: one that fits a unix socket address, without the `:'
+ * that makes gdb read HOST:PORT. */
+static bool socket_path_fits(const char *path) {
+  return strlen(path) < sizeof(((struct sockaddr_un *)0)->sun_path) && !strchr(path, ':');
+}
+
+/* Makes a directory of deja's own for the gdb it starts (mkdtemp: mode 0700, so no other
+ * user can reach the socket in it) in $TMPDIR, or /tmp where that does not fit a socket
+ * path. Returns its malloc'ed path, or NULL (reported). */
+static char *make_private_dir(void) {
+  const char *tmp = getenv("TMPDIR");
+  const char *bases[] = {tmp && *tmp ? tmp : "/tmp", "/tmp"};
+  for (int i = 0; i < 2; i++) {
+    char *dir = xasprintf("%s/deja-gdb-XXXXXX", bases[i]);
+    if (strlen(dir) + sizeof "/commands.gdb" <= sizeof(((struct sockaddr_un *)0)->sun_path) &&
+        socket_path_fits(dir) && mkdtemp(dir))
+      return dir;
+    if (i == 1)
+      deja_msg("cannot make a directory for gdb's socket in /tmp: %s", strerror(errno));
+    free(dir);
+  }
+  return NULL;
+}
+
+/* -s unix:PATH as gdb is to be given it: absolute (gdb may run elsewhere). NULL
+ * (reported) when gdb could not use it. */
+static char *server_socket_path(const char *path) {
+  char cwd[4096];
+  char *abs = path[0] == '/' || !getcwd(cwd, sizeof cwd) ? xasprintf("%s", path)
+                                                         : xasprintf("%s/%s", cwd, path);
+  if (socket_path_fits(abs))
+    return abs;
+  deja_msg("cannot listen for gdb on unix:%s: gdb needs a path of under %zu bytes without "
+           "`:' (which it reads as HOST:PORT)",
+           abs, sizeof(((struct sockaddr_un *)0)->sun_path));
+  free(abs);
+  return NULL;
+}
+
+/* Opens where the debugger connects: -s unix:PATH, -s PORT, or (for the gdb deja starts)
+ * a unix socket in a directory of deja's own. 0, or -1 (reported). */
+static int open_channel(struct debugger_channel *c, const struct debug_options *o) {
+  *c = (struct debugger_channel){.lfd = -1, .port = o->port < 0 ? 0 : o->port};
+  if (o->unix_path)
+    c->socket = server_socket_path(o->unix_path);
+  else if (o->port >= 0)
+    return (c->lfd = gdb_listen(&c->port)) < 0 ? -1 : 0;
+  else if ((c->dir = make_private_dir()))
+    c->socket = xasprintf("%s/gdb.sock", c->dir);
+  if (c->socket && (c->lfd = gdb_listen_unix(c->socket)) < 0) {
+    free(c->socket);
+    c->socket = NULL;
+  }
+  return c->lfd < 0 ? -1 : 0;
+}
+
+/* Closes the listening socket and removes its file, gdb's commands and deja's directory:
+ * once gdb is connected (it read the commands before it connected) or gone, no one else
+ * is to connect, and a deja killed during the session leaves nothing behind. */
+static void close_channel(struct debugger_channel *c) {
+  if (c->lfd >= 0)
+    close(c->lfd);
+  if (c->socket)
+    unlink(c->socket);
+  if (c->commands)
+    unlink(c->commands);
+  if (c->dir)
+    rmdir(c->dir);
+  free(c->socket);
+  free(c->commands);
+  free(c->dir);
+  *c = (struct debugger_channel){.lfd = -1};
+}
+
+/* Starts gdb connected to the socket at SOCKET (with COMMANDS, a file of commands,
+ * unless NULL); returns its pid. */
+static pid_t start_gdb(const struct debug_options *o, const char *exe, const char *socket,
                        const cpu_set_t *cpus, const char *commands) {
   pid_t pid = fork();
   if (pid != 0)
     return pid;
   sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
-  char target[64];
-  snprintf(target, sizeof target, "target extended-remote 127.0.0.1:%d", port);
+  char *target = xasprintf("target extended-remote %s", socket);
   char **argv = xcalloc((size_t)o->ndebugger_args + 10, sizeof *argv);
   int n = 0;
   argv[n++] = (char *)o->debugger;
@@ -93,14 +179,31 @@ static pid_t start_gdb(const struct debug_options *o, const char *exe, int port,
   _exit(127);
 }
 
-/* Waits for gdb to connect; gives up when the gdb deja started has exited (it could not
- * run, or the user quit before it connected). Returns the connection, or -1. */
+/* With -s: says where deja listens and the gdb command that connects. */
+static void announce_channel(const struct debugger_channel *c, const char *exe) {
+  if (c->socket) {
+    deja_msg("listening for gdb on unix:%s; connect with:", c->socket);
+    deja_msg("  gdb %s -ex 'target extended-remote %s'", exe, c->socket);
+  } else {
+    deja_msg("listening for gdb on 127.0.0.1:%d; connect with:", c->port);
+    deja_msg("  gdb %s -ex 'target extended-remote 127.0.0.1:%d'", exe, c->port);
+  }
+}
+
+/* Waits for gdb to connect: for a connection from deja's own user (gdb_accept_owner
+ * refuses others, and deja waits on). Gives up when the gdb deja started has exited (it
+ * could not run, or the user quit before it connected). Returns the connection, or -1. */
 static int accept_debugger(int lfd, pid_t gdb) {
+  fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK); /* a refused peer gone: no wait */
   for (;;) {
     struct pollfd p = {.fd = lfd, .events = POLLIN};
     int n = poll(&p, 1, 200);
-    if (n > 0)
-      return accept(lfd, NULL, NULL);
+    if (n > 0) {
+      int fd = gdb_accept_owner(lfd);
+      if (fd >= 0 || (errno != EACCES && errno != EAGAIN && errno != EWOULDBLOCK &&
+                      errno != EINTR && errno != ECONNABORTED && errno != EPROTO))
+        return fd;
+    }
     if (n < 0 && errno != EINTR)
       return -1;
     if (gdb > 0 && waitpid(gdb, NULL, WNOHANG) == gdb) {
@@ -141,10 +244,11 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     if (timeline_goes && gdb_adapter_run_to(a, o->goto_event - 1) < 0)
       rc = 1;
   }
-  int lfd = -1, port = o->port < 0 ? 0 : o->port;
-  if (rc == 0 && (lfd = gdb_listen(&port)) < 0)
+  struct debugger_channel c = {.lfd = -1};
+  if (rc == 0 && open_channel(&c, o) < 0)
     rc = 1;
   if (rc) {
+    close_channel(&c);
     if (first)
       gdb_adapter_detach(a);
     replay_close(&s);
@@ -154,16 +258,14 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   first = engine_task(&s.e, a->last.tid);
   signal(SIGINT, SIG_IGN); /* Ctrl-C is gdb's: it interrupts the replay through the protocol */
   pid_t gdb = -1;
-  char *commands = NULL;
-  if (o->port >= 0) {
-    deja_msg("listening for gdb on 127.0.0.1:%d; connect with:", port);
-    deja_msg("  gdb %s -ex 'target extended-remote 127.0.0.1:%d'", first->exe, port);
+  if (c.dir) {
+    c.commands = write_gdb_commands(c.dir);
+    gdb = start_gdb(o, first->exe, c.socket, &s.cpus, c.commands);
   } else {
-    commands = write_gdb_commands();
-    gdb = start_gdb(o, first->exe, port, &s.cpus, commands);
+    announce_channel(&c, first->exe);
   }
-  int fd = accept_debugger(lfd, gdb);
-  close(lfd);
+  int fd = accept_debugger(c.lfd, gdb);
+  close_channel(&c);
   if (fd < 0) {
     deja_msg("no debugger connected%s", errno == ECHILD ? ": the debugger exited first" : "");
     gdb = -1; /* reaped already, or never started */
@@ -175,10 +277,6 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     close(fd);
   if (gdb > 0)
     waitpid(gdb, NULL, 0);
-  if (commands) {
-    unlink(commands);
-    free(commands);
-  }
   if (rc == 0 && a->failed)
     rc = a->failed; /* a divergence under gdb fails `deja replay` too */
   gdb_adapter_detach(a);

@@ -9,11 +9,12 @@
 #include "replay/engine/replayer.h"
 
 struct debug_options {
-  int port;             /* -s PORT: serve there and print how to connect; -1: start gdb */
-  uint64_t goto_event;  /* -g EVENT: replay up to that event first (0: the start) */
-  pid_t onprocess;      /* -p PID: replay until that recorded process exists (0: none) */
-  const char *debugger; /* --debugger PATH */
-  char **debugger_args; /* after `--` */
+  int port;              /* -s PORT: serve there and print how to connect; -1: start gdb */
+  const char *unix_path; /* -s unix:PATH: serve on a unix socket there (port is -1) */
+  uint64_t goto_event;   /* -g EVENT: replay up to that event first (0: the start) */
+  pid_t onprocess;       /* -p PID: replay until that recorded process exists (0: none) */
+  const char *debugger;  /* --debugger PATH */
+  char **debugger_args;  /* after `--` */
   int ndebugger_args;
 };
 
