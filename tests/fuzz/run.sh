@@ -12,6 +12,7 @@ shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)
 names=${*:-$(cd "$HERE/corpus" && ls)}
 mkdir -p "$BUILD/artifacts"
+export UBSAN_OPTIONS="print_stacktrace=1:${UBSAN_OPTIONS:-}"
 status=0
 for name in $names; do
     bin=$BUILD/tests/fuzz/fuzz_$name
