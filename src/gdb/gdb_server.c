@@ -385,8 +385,9 @@ static void cmd_write_memory(struct server *s, const char *pkt, size_t pkt_len) 
   const char *p;
   if (!parse_addr_len(pkt + 1, &addr, &len, &p) || *p++ != ':' || len > GDB_PACKET_MAX)
     return reply_error(s);
-  uint8_t *buf = xmalloc(len ? len : 1);
   size_t data_len = pkt_len - (size_t)(p - pkt);
+  /* X's data unescapes to up to its own length, whatever LEN says */
+  uint8_t *buf = xmalloc(len > data_len ? len : data_len);
   bool ok;
   if (pkt[0] == 'X')
     ok = gdb_unescape_binary(p, data_len, buf) == (long)len;

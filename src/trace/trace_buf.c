@@ -38,6 +38,8 @@ uint8_t *tbuf_grow(struct tbuf *b, size_t n) {
     b->data = data;
     b->cap = cap;
   }
+  if (!b->data) /* nothing allocated and nothing asked: NULL + 0 is undefined */
+    return NULL;
   uint8_t *at = b->data + b->len;
   b->len = need;
   return at;

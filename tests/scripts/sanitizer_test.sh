@@ -13,6 +13,8 @@ source_dir=$1
 build_dir=$2
 scripts=$(cd "$(dirname "$0")" && pwd)
 programs="$build_dir/tests/programs"
+fuzz_corpora=$(ls -d "$source_dir"/tests/fuzz/corpus/*)
+fuzz_targets=$(for c in $fuzz_corpora; do echo "fuzz_$(basename "$c")_corpus"; done)
 
 # DEJA_NO_SANITIZER_TEST keeps the nested build from registering this test again.
 if ! cmake -S "$source_dir" -B "$build_dir" -DDEJA_SANITIZE=ON -DDEJA_NO_SANITIZER_TEST=ON \
@@ -23,7 +25,7 @@ if ! cmake -S "$source_dir" -B "$build_dir" -DDEJA_SANITIZE=ON -DDEJA_NO_SANITIZ
 fi
 if ! cmake --build "$build_dir" -j "$(nproc)" --target deja trace_edit hello file_io mmap_anon \
     tcp_loopback mt_condvar_pingpong mt_timer_compute pt_fork_wait sig_segv_siginfo \
-    sig_sigsuspend_timer cpu_count_view >"$build_dir.build.log" 2>&1; then
+    sig_sigsuspend_timer cpu_count_view $fuzz_targets >"$build_dir.build.log" 2>&1; then
   echo "FAIL: building deja with sanitizers in $build_dir failed:" >&2
   tail -n 30 "$build_dir.build.log" >&2
   exit 1
@@ -86,6 +88,16 @@ if [ $status -ne 0 ] || ! printf '%s\n' "$out" | grep -q "exited normally" ||
   printf '%s\n' "$out" | tail -n 20 >&2
   failed=$((failed + 1))
 fi
+# The fuzz targets' corpora (tests/fuzz): an input that once read or wrote out of bounds
+# fails here even where it does not crash the normal build.
+for corpus in $fuzz_corpora; do
+  name=$(basename "$corpus")
+  if ! out=$("$build_dir/tests/fuzz/fuzz_${name}_corpus" "$corpus" 2>&1); then
+    echo "FAIL (sanitizer build): the fuzz corpus $name:" >&2
+    printf '%s\n' "$out" | tail -n 30 >&2
+    failed=$((failed + 1))
+  fi
+done
 if [ $failed -ne 0 ]; then
   echo "$failed sanitizer run(s) failed" >&2
   exit 1

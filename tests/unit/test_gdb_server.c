@@ -842,6 +842,9 @@ static void test_writes_reach_target(void **state) {
   assert_string_equal(exchange(s, "X1000,2:}]}\x03"), "OK"); /* escaped '}' and '#' */
   assert_int_equal(s->fake.mem[0], '}');
   assert_int_equal(s->fake.mem[1], '#');
+  /* more data than LEN (found by fuzzing: it was unescaped into a buffer of LEN bytes) */
+  assert_string_equal(exchange(s, "X1000,1:abcdefghijklmnopqrstuvwxyz"), "E01");
+  assert_int_equal(s->fake.mem[0], '}');
   assert_string_equal(exchange(s, "M1000,2:be"), "E01");
   assert_string_equal(exchange(s, "M5000,1:00"), "E01");
 }

@@ -155,6 +155,21 @@ static void test_exact_fit_is_ok(void **state) {
   assert_true(c.ok);
 }
 
+/* Growing a buffer that holds nothing by nothing (an empty chunk read into a fresh
+ * reader) allocates nothing and does no arithmetic on its null pointer (found by
+ * fuzz_trace_stream under UBSan). */
+static void test_grow_empty_by_nothing(void **state) {
+  (void)state;
+  struct tbuf b;
+  tbuf_init(&b);
+  assert_null(tbuf_grow(&b, 0));
+  assert_int_equal(b.len, 0);
+  assert_non_null(tbuf_grow(&b, 1));
+  assert_non_null(tbuf_grow(&b, 0));
+  assert_int_equal(b.len, 1);
+  tbuf_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),
@@ -163,6 +178,7 @@ int main(void) {
       cmocka_unit_test(test_short_reads_set_not_ok),
       cmocka_unit_test(test_failure_is_sticky),
       cmocka_unit_test(test_exact_fit_is_ok),
+      cmocka_unit_test(test_grow_empty_by_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
