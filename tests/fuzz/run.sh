@@ -20,6 +20,8 @@ for name in $names; do
     mkdir -p "$BUILD/corpus/$name"
     dict=
     [ -f "$HERE/$name.dict" ] && dict=-dict=$HERE/$name.dict
+    # FUZZ_SEED: the same mutations every run (CI), so a landing does not hinge on luck
+    [ -n "${FUZZ_SEED:-}" ] && dict="$dict -seed=$FUZZ_SEED"
     echo "fuzz: $name for ${SECONDS_EACH}s"
     # -timeout: a run over 10 s is a hang; -rss_limit_mb: a 2 GB run is a memory blow-up
     if ! "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
