@@ -9,8 +9,10 @@
 #   flags seen, the smallest two. trace_store: preserved files by their hash.
 # gdb_server: the bytes gdb sent in a session of a gdb test (its .gdb commands against
 #   `deja replay -s`, through gdb_capture.py), cut into pieces of 3 KB behind a flags
-#   byte (split_session.py, fuzz_target.h); gdb_packet: pieces of some of the sessions; gdb_agent: the condition gdb sent in Z0 packets (text
-#   and bytecode); gdb_vfile: the vFile requests of the sessions, one a line.
+#   byte (split_session.py, fuzz_target.h), and packets of every kind gdb did not send
+#   (command_seeds.py); gdb_packet: pieces of some of the sessions; gdb_agent: the
+#   conditions gdb sent in Z0 packets (text and bytecode); gdb_vfile: the vFile requests
+#   of the sessions, one a line.
 # Inputs the fuzzers found that crashed (regressions) are kept in the corpora as
 #   crash-*: this script does not remove them.
 set -eu
@@ -94,8 +96,8 @@ for s in $SESSIONS; do
     wait $server $proxy 2>/dev/null || true
     in=$WORK/$test.gdbin
     [ -s "$in" ] || { echo "make_corpus: no gdb session for $test" >&2; continue; }
-    # flags: threads, xsave, writable, conditions, restart, detach; checksums as gdb sent them
-    python3 "$HERE/split_session.py" "$in" 0x3f "$CORPUS/gdb_server/$test"
+    # flags: threads, xsave, writable, conditions, restart, detach, checksums fixed
+    python3 "$HERE/split_session.py" "$in" 0xbf "$CORPUS/gdb_server/$test"
     case $test in cond_breaks | calls | forks | reverse)
         python3 "$HERE/split_session.py" "$in" 0x06 "$CORPUS/gdb_packet/$test" 6000 ;;
     esac
@@ -112,6 +114,7 @@ for s in $SESSIONS; do
         { printf '\003'; cat "$WORK/vfile"; } >"$CORPUS/gdb_vfile/$test.requests"
     fi
 done
+python3 "$HERE/command_seeds.py" "$CORPUS/gdb_server/commands"
 # gdb_agent: sessions without conditions gave none; the vFile paths read as the fake
 # target names its files
 printf '\000open:2f6d697373696e67,0,0\nopen:2f646972,0,0\nfstat:0\nreadlink:2f6c6f6e67\nreadlink:2f6d697373696e67\nsetfs:0\nopen:2f612f62,0,0\npread:1,4000,0\npread:1,10,fffffffffffffff0\nclose:1\nclose:1\n' \
