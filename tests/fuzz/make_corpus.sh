@@ -5,7 +5,7 @@
 # fuzz_corpus_* tests only read them):
 #   tests/fuzz/make_corpus.sh BUILD-DIR
 # trace_stream: events files of small recordings, and a few with their chunks rewritten
-#   as raw zstd blocks (seed_tool rawblocks). trace_event: one record of each kind and
+#   as raw zstd blocks (seed_tool rawblocks), and one with records split across chunks. trace_event: one record of each kind and
 #   flags seen, the smallest two. trace_store: preserved files by their hash.
 # gdb_server: the bytes gdb sent in a session of a gdb test (its .gdb commands against
 #   `deja replay -s`, through gdb_capture.py), cut into pieces of 3 KB behind a flags
@@ -53,6 +53,8 @@ done
 for p in hello sig_segv_siginfo; do
     "$SEED" rawblocks "$DEJA_TRACE_DIR/$p-0/events" "$CORPUS/trace_stream/$p.raw-blocks.events"
 done
+# records split across chunks, and one dropped after its first fragment
+"$SEED" split "$DEJA_TRACE_DIR/sig_segv_siginfo-0/events" 12 "$CORPUS/trace_stream/split-records.events"
 # per kind and flags the smallest two records (the smallest exec only: it holds a stack)
 for f in "$WORK"/records/*; do
     key=$(basename "$f" | sed -E 's/^.*-0-([a-z]+-[0-9a-f]+)-[0-9]+$/\1/')
