@@ -4,9 +4,10 @@
 # trace format or the protocol changes (the corpora are committed; `make fuzz` and the
 # fuzz_corpus_* tests only read them):
 #   tests/fuzz/make_corpus.sh BUILD-DIR
-# trace_stream: events files of small recordings, and a few with their chunks rewritten
-#   as raw zstd blocks (seed_tool rawblocks), and one with records split across chunks. trace_event: one record of each kind and
-#   flags seen, the smallest two. trace_store: preserved files by their hash.
+# trace_stream: events files of small recordings, a few with their chunks rewritten as
+#   raw zstd blocks (seed_tool rawblocks), one with records split across chunks.
+# trace_event: one record of each kind and flags seen, the smallest two.
+# trace_store: preserved files by their hash.
 # gdb_server: the bytes gdb sent in a session of a gdb test (its .gdb commands against
 #   `deja replay -s`, through gdb_capture.py), cut into pieces of 3 KB behind a flags
 #   byte (split_session.py, fuzz_target.h), and packets of every kind gdb did not send

@@ -21,6 +21,7 @@
 #include <xxhash.h>
 #include <zstd.h>
 
+#include "common/log.h"
 #include "trace/file_content.h"
 #include "trace/trace_event.h"
 #include "trace/trace_stream.h"
@@ -145,7 +146,7 @@ static int rawblocks(const char *events, const char *out_path) {
   while (at + 24 <= size) {
     uint32_t csize = get_u32(f + at + 4), rsize = get_u32(f + at + 8);
     while (o + 24 + rsize + rsize / 1000 + 64 > cap)
-      out = realloc(out, cap *= 2);
+      out = xrealloc(out, cap *= 2);
     uint8_t *hdr = out + o;
     memcpy(hdr, f + at, 24);
     if (rsize) {
