@@ -19,7 +19,7 @@ if [ -n "$unformatted" ]; then
 fi
 if ! cppcheck --quiet --enable=warning,portability,performance --std=c11 -I src \
     --suppress=missingIncludeSystem --inline-suppr --error-exitcode=1 -j2 \
-    src tests/unit tests/programs tests/gdb tests/tools; then
+    src tests/unit tests/programs tests/gdb tests/tools tests/fuzz; then
   echo "check-style: cppcheck found the problems above" >&2
   status=1
 fi

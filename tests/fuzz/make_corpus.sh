@@ -4,13 +4,16 @@
 # trace format or the protocol changes (the corpora are committed; `make fuzz` and the
 # fuzz_corpus_* tests only read them):
 #   tests/fuzz/make_corpus.sh BUILD-DIR
-# trace_stream: events files of small recordings, and a few with their chunks rewritten
-#   as raw zstd blocks (seed_tool rawblocks). trace_event: one record of each kind and
-#   flags seen, the smallest two. trace_store: preserved files by their hash.
+# trace_stream: events files of small recordings, a few with their chunks rewritten as
+#   raw zstd blocks (seed_tool rawblocks), one with records split across chunks.
+# trace_event: one record of each kind and flags seen, the smallest two.
+# trace_store: preserved files by their hash.
 # gdb_server: the bytes gdb sent in a session of a gdb test (its .gdb commands against
 #   `deja replay -s`, through gdb_capture.py), cut into pieces of 3 KB behind a flags
-#   byte (split_session.py, fuzz_target.h); gdb_packet: pieces of some of the sessions; gdb_agent: the condition gdb sent in Z0 packets (text
-#   and bytecode); gdb_vfile: the vFile requests of the sessions, one a line.
+#   byte (split_session.py, fuzz_target.h), and packets of every kind gdb did not send
+#   (command_seeds.py); gdb_packet: pieces of some of the sessions; gdb_agent: the
+#   conditions gdb sent in Z0 packets (text and bytecode); gdb_vfile: the vFile requests
+#   of the sessions, one a line.
 # Inputs the fuzzers found that crashed (regressions) are kept in the corpora as
 #   crash-*: this script does not remove them.
 set -eu
@@ -51,6 +54,8 @@ done
 for p in hello sig_segv_siginfo; do
     "$SEED" rawblocks "$DEJA_TRACE_DIR/$p-0/events" "$CORPUS/trace_stream/$p.raw-blocks.events"
 done
+# records split across chunks, and one dropped after its first fragment
+"$SEED" split "$DEJA_TRACE_DIR/sig_segv_siginfo-0/events" 12 "$CORPUS/trace_stream/split-records.events"
 # per kind and flags the smallest two records (the smallest exec only: it holds a stack)
 for f in "$WORK"/records/*; do
     key=$(basename "$f" | sed -E 's/^.*-0-([a-z]+-[0-9a-f]+)-[0-9]+$/\1/')
@@ -94,8 +99,8 @@ for s in $SESSIONS; do
     wait $server $proxy 2>/dev/null || true
     in=$WORK/$test.gdbin
     [ -s "$in" ] || { echo "make_corpus: no gdb session for $test" >&2; continue; }
-    # flags: threads, xsave, writable, conditions, restart, detach; checksums as gdb sent them
-    python3 "$HERE/split_session.py" "$in" 0x3f "$CORPUS/gdb_server/$test"
+    # flags: threads, xsave, writable, conditions, restart, detach, checksums fixed
+    python3 "$HERE/split_session.py" "$in" 0xbf "$CORPUS/gdb_server/$test"
     case $test in cond_breaks | calls | forks | reverse)
         python3 "$HERE/split_session.py" "$in" 0x06 "$CORPUS/gdb_packet/$test" 6000 ;;
     esac
@@ -112,6 +117,7 @@ for s in $SESSIONS; do
         { printf '\003'; cat "$WORK/vfile"; } >"$CORPUS/gdb_vfile/$test.requests"
     fi
 done
+python3 "$HERE/command_seeds.py" "$CORPUS/gdb_server/commands"
 # gdb_agent: sessions without conditions gave none; the vFile paths read as the fake
 # target names its files
 printf '\000open:2f6d697373696e67,0,0\nopen:2f646972,0,0\nfstat:0\nreadlink:2f6c6f6e67\nreadlink:2f6d697373696e67\nsetfs:0\nopen:2f612f62,0,0\npread:1,4000,0\npread:1,10,fffffffffffffff0\nclose:1\nclose:1\n' \

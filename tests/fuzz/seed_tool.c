@@ -5,6 +5,10 @@
  *   seed_tool rawblocks EVENTS OUT    EVENTS with every chunk's zstd frame rewritten as
  *                                     raw (stored) blocks, so that a fuzzer changing its
  *                                     bytes changes records, not compressed data
+ *   seed_tool split EVENTS N OUT      the first N records of EVENTS in small chunks of raw
+ *                                     blocks, every third record split across two chunks,
+ *                                     and a record cancelled after its first fragment (as
+ *                                     the writer does with records over 8 MiB)
  *   seed_tool store FLAGS NAME FILE OUT  an input of fuzz_trace_store: FILE's bytes
  *                                     preserved as NAME-<their hash> */
 #include <errno.h>
@@ -17,6 +21,7 @@
 #include <xxhash.h>
 #include <zstd.h>
 
+#include "common/log.h"
 #include "trace/file_content.h"
 #include "trace/trace_event.h"
 #include "trace/trace_stream.h"
@@ -141,7 +146,7 @@ static int rawblocks(const char *events, const char *out_path) {
   while (at + 24 <= size) {
     uint32_t csize = get_u32(f + at + 4), rsize = get_u32(f + at + 8);
     while (o + 24 + rsize + rsize / 1000 + 64 > cap)
-      out = realloc(out, cap *= 2);
+      out = xrealloc(out, cap *= 2);
     uint8_t *hdr = out + o;
     memcpy(hdr, f + at, 24);
     if (rsize) {
@@ -169,6 +174,77 @@ static int rawblocks(const char *events, const char *out_path) {
   put_u64(seal + 8, XXH64(seal, 8, 0x5ea1u));
   spill(out_path, out, o);
   free(out);
+  free(f);
+  return 0;
+}
+
+/* A chunk of raw blocks holding RAW (NREC fragments) at OUT; returns its length. */
+static size_t put_chunk(const uint8_t *raw, size_t n, uint32_t nrec, uint8_t *out) {
+  size_t csize = n ? raw_frame(raw, n, out + 24) : 0;
+  put_u32(out, 0x4b4e4843u);
+  put_u32(out + 4, (uint32_t)csize);
+  put_u32(out + 8, (uint32_t)n);
+  put_u32(out + 12, nrec);
+  XXH64_state_t *st = XXH64_createState();
+  XXH64_reset(st, 0);
+  XXH64_update(st, out, 16);
+  XXH64_update(st, out + 24, csize);
+  put_u64(out + 16, XXH64_digest(st));
+  XXH64_freeState(st);
+  return 24 + csize;
+}
+
+/* Appends a fragment (header HDR | its length, then N bytes) to the chunk being built. */
+static void put_fragment(uint8_t *raw, size_t *len, uint32_t *nrec, uint32_t flags, const void *p,
+                         size_t n) {
+  put_u32(raw + *len, (uint32_t)n | flags);
+  memcpy(raw + *len + 4, p, n);
+  *len += 4 + n;
+  (*nrec)++;
+}
+
+static int split(const char *events, const char *count, const char *out_path) {
+  size_t size;
+  uint8_t *f = slurp(events, &size);
+  size_t head = 20 + get_u32(f + 16) + 8 + 16;
+  char err[512];
+  struct trace_reader *rd = trace_reader_open(events, 1, err, sizeof err);
+  if (!rd) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  uint8_t *out = malloc(size * 4 + 4096), *raw = malloc(size * 4 + 4096);
+  size_t o = head, len = 0;
+  uint32_t nrec = 0, want = (uint32_t)strtoul(count, NULL, 0);
+  memcpy(out, f, head);
+  const void *rec;
+  size_t rlen;
+  for (uint32_t i = 0; i < want && trace_reader_next(rd, &rec, &rlen) == 1; i++) {
+    if (i == 1) { /* a record dropped after its first fragment reached the file */
+      put_fragment(raw, &len, &nrec, 0x80000000u, "dropped", 7);
+      o += put_chunk(raw, len, nrec, out + o);
+      len = nrec = 0;
+      put_fragment(raw, &len, &nrec, 0x40000000u, "", 0);
+    }
+    if (i % 3 == 2) { /* split across two chunks */
+      put_fragment(raw, &len, &nrec, 0x80000000u, rec, rlen / 2);
+      o += put_chunk(raw, len, nrec, out + o);
+      len = nrec = 0;
+      put_fragment(raw, &len, &nrec, 0, (const uint8_t *)rec + rlen / 2, rlen - rlen / 2);
+    } else {
+      put_fragment(raw, &len, &nrec, 0, rec, rlen);
+    }
+  }
+  if (nrec)
+    o += put_chunk(raw, len, nrec, out + o);
+  o += put_chunk(NULL, 0, 0, out + o); /* the end marker */
+  uint8_t *seal = out + head - 16;
+  put_u64(seal, o);
+  put_u64(seal + 8, XXH64(seal, 8, 0x5ea1u));
+  spill(out_path, out, o);
+  trace_reader_close(rd);
+  free(out);
+  free(raw);
   free(f);
   return 0;
 }
@@ -201,9 +277,11 @@ int main(int argc, char **argv) {
     return records(argv[2], argv[3]);
   if (argc == 4 && strcmp(argv[1], "rawblocks") == 0)
     return rawblocks(argv[2], argv[3]);
+  if (argc == 5 && strcmp(argv[1], "split") == 0)
+    return split(argv[2], argv[3], argv[4]);
   if (argc == 6 && strcmp(argv[1], "store") == 0)
     return store(argv[2], argv[3], argv[4], argv[5]);
-  fprintf(stderr, "usage: seed_tool records EVENTS OUTDIR | rawblocks EVENTS OUT | store FLAGS "
-                  "NAME FILE OUT\n");
+  fprintf(stderr, "usage: seed_tool records EVENTS OUTDIR | rawblocks EVENTS OUT | split EVENTS N "
+                  "OUT | store FLAGS NAME FILE OUT\n");
   return 2;
 }
