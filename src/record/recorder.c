@@ -98,6 +98,17 @@ static void free_recorder(struct recorder *r) {
   trace_files_free(r->files);
 }
 
+/* A seccomp filter deja runs under (a default container's) refuses some calls before
+ * deja sees them: which, kept in the trace so that replay refuses them too. */
+static void record_probe_refusals(struct recorder *r) {
+  env_refusals_probe(&r->refusals);
+  char list[512];
+  if (env_refusals_filtered(&r->refusals) && env_refusals_describe(&r->refusals, list, sizeof list))
+    deja_msg("recording under a seccomp filter (a container?); the replay refuses what it "
+             "refuses (%s) the same way",
+             list);
+}
+
 int record_run(const struct record_options *o) {
   char *path = record_find_program(o->argv[0]);
   if (!path) {
@@ -140,7 +151,8 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot create %s: %s", files, strerror(errno));
     goto out;
   }
-  /* Asked before any thread starts (the probe forks). */
+  /* Asked before any thread starts (the probes fork). */
+  record_probe_refusals(&r);
   r.tsc_patch = tsc_patch_wanted();
   if (r.tsc_patch && tsc_patch_note(o->trace_dir) < 0)
     goto out;

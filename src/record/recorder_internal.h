@@ -12,6 +12,7 @@
 #include "record/chaos.h"
 #include "task/page_hashes.h"
 #include "record/recorder.h"
+#include "syscalls/env_refusals.h"
 #include "syscalls/syscall_table.h"
 #include "task/task.h"
 #include "task/tsc_patch.h"
@@ -192,6 +193,7 @@ struct recorder {
   int64_t settle_ns;    /* chaos: waiting for woken tasks' stops */
   struct cpu_view cpus; /* what the program is told about the CPUs */
   sigset_t chld;        /* what the loop waits for: SIGCHLD, the context-switch signal */
+  struct env_refusals refusals; /* what the environment refuses unseen (exec events) */
 };
 
 static inline int64_t elapsed_ns(const struct timespec *since) {

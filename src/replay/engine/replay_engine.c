@@ -71,6 +71,7 @@ struct rptask *engine_add_task(struct replay_engine *e, pid_t tid, pid_t rec_tid
   x->t.tid = tid;
   x->t.mem_fd = -1;
   x->t.seccomp_traced = e->filtered;
+  x->no_cont = e->outer_filter;
   x->rec_tid = rec_tid;
   x->pid = pid;
   x->rec_pid = rec_pid;
@@ -248,6 +249,24 @@ static enum rptask_where where_after(const struct stop *st, int req, enum rptask
   return in_call ? RPT_IN_CALL : user;
 }
 
+/* At a system call's entry: a call the recording's environment refused before deja
+ * could see it (it has no event; a default container's seccomp filter) fails the same
+ * way here. 1 when it was one (X then resumes into user code), 0, or -1. */
+static int refuse_unseen(struct replay_engine *e, struct rptask *x) {
+  if (!e->refusals.n || task_get_regs(&x->t) < 0)
+    return 0;
+  long nr = (long)x->t.regs.orig_rax;
+  int err = env_refusals_match(&e->refusals, nr, x->t.regs.rdi);
+  bool own_event = (e->ev->kind == EV_SYSCALL || e->ev->kind == EV_ENTER) &&
+                   e->ev->tid == x->rec_tid && (long)e->ev->regs.orig_rax == nr;
+  if (!err || own_event)
+    return 0;
+  if (!engine_sysemu_skips(x) && (engine_leave_entry(x) < 0 || task_get_regs(&x->t) < 0))
+    return -1;
+  x->t.regs.rax = (uint64_t)-err;
+  return task_set_regs(&x->t, &x->t.regs) < 0 ? -1 : 1;
+}
+
 /* run_task, where USER says what a stop in user code is (RPT_USER, RPT_USER_CALL_RUNS). */
 static int run(struct replay_engine *e, struct rptask *x, struct stop *st, bool observe,
                enum rptask_where user) {
@@ -298,6 +317,13 @@ static int run(struct replay_engine *e, struct rptask *x, struct stop *st, bool 
       return -1;
     if (made)
       continue; /* the library's address-space call ran */
+    int refused = st->kind == STOP_SYSCALL_ENTRY ? refuse_unseen(e, x) : 0;
+    if (refused < 0)
+      return -1;
+    if (refused) {
+      skipped = x->where == RPT_SKIPPED_EXIT;
+      continue;
+    }
     if (x->fix_result && st->kind == STOP_SYSCALL_EXIT) {
       /* the return of a clone/fork/vfork: the recorded tid */
       x->fix_result = false;
@@ -476,7 +502,7 @@ static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp,
    * stop, and the next traced call stops once at the filter (the call runs when resumed
    * traced, or is skipped with its number set to -1: one stop more than PTRACE_SYSEMU). */
   bool call_runs = x->where == RPT_USER_CALL_RUNS;
-  if (x->t.seccomp_traced && (call_runs || x->sbuf_exec_ahead))
+  if (x->t.seccomp_traced && !x->no_cont && (call_runs || x->sbuf_exec_ahead))
     return PTRACE_CONT;
   return call_runs ? PTRACE_SYSCALL : PTRACE_SYSEMU;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "task/proc_status.h"
 #include "common/remove_tree.h"
 #include "replay/events/replay_handlers.h"
 #include "replay/events/replay_mapfds.h"
@@ -56,6 +58,9 @@ static int start_program(struct replay_session *s) {
     free(path);
     return REPLAY_BAD_TRACE;
   }
+  env_refusals_decode(&s->e.refusals, s->e.ev->refusals, s->e.ev->refusals_len);
+  long mode = 0;
+  s->e.outer_filter = proc_status_number(0, "Seccomp", &mode) == 0 && mode == SECCOMP_MODE_FILTER;
   char **envp, **argv = exec_vectors(s->e.ev, &envp);
   pid_t pid = fork();
   if (pid == 0) {
