@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
+#include "task/cpu_features.h"
 #include "task/cpu_pin.h"
 #include "task/proc_status.h"
 
@@ -153,6 +154,8 @@ int record_run(const struct record_options *o) {
   }
   /* Asked before any thread starts (the probes fork). */
   record_probe_refusals(&r);
+  if (cpu_features_note(o->trace_dir) < 0)
+    goto out;
   r.tsc_patch = tsc_patch_wanted();
   if (r.tsc_patch && tsc_patch_note(o->trace_dir) < 0)
     goto out;

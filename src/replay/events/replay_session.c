@@ -29,6 +29,7 @@
 #include "replay/events/replay_syscallbuf.h"
 #include "replay/events/state_match.h"
 #include "replay/events/replay_tsc.h"
+#include "task/cpu_features.h"
 #include "task/cpu_pin.h"
 #include "task/tsc_patch.h"
 #include "trace/trace_files.h"
@@ -162,6 +163,7 @@ static int open_session(struct replay_session *s, const struct replay_options *o
 
 int replay_open(struct replay_session *s, const struct replay_options *o,
                 const struct replay_hooks *hooks) {
+  cpu_features_check(o->trace_dir); /* said once, before the first session */
   return open_session(s, o, hooks, xcalloc(1, sizeof(struct replay_shared)));
 }
 
