@@ -202,9 +202,8 @@ long preload_syscall(long nr, const long a[6]) {
     if (a[2] & PROT_EXEC)
       break;
     return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
-  case SYS_munmap: return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
-  /* brk stays traced: where replay cannot place the kernel's brk area at the recorded
-   * address (ASLR on in either run), it emulates brk with mappings at its entry. */
+  case SYS_munmap:
+  case SYS_brk: return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
   case SYS_rt_sigaction:
     /* A query (no new action; python asks for every signal's at start) changes nothing
      * replay must do; setting one stays traced (replay installs the handler). */
@@ -224,17 +223,12 @@ long preload_syscall(long nr, const long a[6]) {
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
 const int preload_buffered_calls[] = {
-    SYS_read,         SYS_write,        SYS_writev,
-    SYS_pread64,      SYS_pwrite64,     SYS_lseek,
-    SYS_open,         SYS_openat,       SYS_close,
-    SYS_access,       SYS_faccessat,    SYS_faccessat2,
-    SYS_gettid,       SYS_getuid,       SYS_geteuid,
-    SYS_getgid,       SYS_getegid,      SYS_fstat,
-    SYS_stat,         SYS_lstat,        SYS_newfstatat,
-    SYS_statx,        SYS_getdents64,   SYS_readlink,
-    SYS_readlinkat,   SYS_time,         SYS_clock_gettime,
-    SYS_gettimeofday, SYS_getrandom,    SYS_mmap,
-    SYS_munmap,       SYS_mprotect,     SYS_seccomp,
-    SYS_prctl,        SYS_fcntl,        SYS_ioctl,
-    SYS_futex,        SYS_rt_sigaction, -1,
+    SYS_read,       SYS_write,         SYS_writev,       SYS_pread64,      SYS_pwrite64,
+    SYS_lseek,      SYS_open,          SYS_openat,       SYS_close,        SYS_access,
+    SYS_faccessat,  SYS_faccessat2,    SYS_gettid,       SYS_getuid,       SYS_geteuid,
+    SYS_getgid,     SYS_getegid,       SYS_fstat,        SYS_stat,         SYS_lstat,
+    SYS_newfstatat, SYS_statx,         SYS_getdents64,   SYS_readlink,     SYS_readlinkat,
+    SYS_time,       SYS_clock_gettime, SYS_gettimeofday, SYS_getrandom,    SYS_mmap,
+    SYS_munmap,     SYS_mprotect,      SYS_brk,          SYS_seccomp,      SYS_prctl,
+    SYS_fcntl,      SYS_ioctl,         SYS_futex,        SYS_rt_sigaction, -1,
 };

@@ -213,6 +213,11 @@ int engine_leave_entry(struct rptask *x);
  * instruction, its registers kept (task_inject_syscall); the exit of a call PTRACE_SYSEMU
  * skipped comes first on the way. The result; *OK whether the call was made. */
 int64_t engine_inject_call(struct rptask *x, long nr, const uint64_t args[6], bool *ok);
+/* brk where the kernel's brk area cannot be where it was recorded (ASLR placed it at
+ * random in the recording or the replay; moving it needs CAP_SYS_RESOURCE): X's process
+ * has brk_emulated, and its break is made of anonymous mappings. Maps or unmaps the
+ * pages between its break and WANT (X stopped in user code); WANT becomes the break. */
+int engine_brk_move(struct replay_engine *e, struct rptask *x, uint64_t want);
 /* Resumes X at a system call's entry into the call, traced (task_resume_into_call): its
  * next stop is waited for by the caller, who then tells where it is. 0 or -1. */
 int engine_resume_into_call(struct rptask *x);
