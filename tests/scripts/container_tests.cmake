@@ -44,3 +44,16 @@ endforeach()
 file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/tests/tools/no_perf_run CONTENT
   "#!/bin/sh\nexec $<TARGET_FILE:container_run> --no-perf-only \"$@\"\n"
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+# A program that turns ASLR off itself (setarch -R): refused inside (unseen by deja, refused
+# the same way when replayed outside), allowed outside (replayed inside with ASLR on).
+deja_rr_test(container_setarch
+  COMMAND sh -c "setarch x86_64 -R $<TARGET_FILE:aslr_addresses>; echo status $?"
+  RECORD_IN ${DEJA_CONTAINER} REPLAY_IN ${DEJA_CONTAINER})
+deja_rr_test(container_setarch_out_in
+  COMMAND sh -c "setarch x86_64 -R $<TARGET_FILE:aslr_addresses>; echo status $?"
+  REPLAY_IN ${DEJA_CONTAINER})
+# Chaos mode and the unbuffered recorder inside.
+deja_rr_test(container_chaos_mt_racy_counter REPEAT 2 RECORD_ARGS -h
+  COMMAND $<TARGET_FILE:mt_racy_counter> RECORD_IN ${DEJA_CONTAINER} REPLAY_IN ${DEJA_CONTAINER})
+deja_rr_test(container_unbuffered_pt_pipeline RECORD_ARGS -n
+  COMMAND $<TARGET_FILE:pt_pipeline> RECORD_IN ${DEJA_CONTAINER} REPLAY_IN ${DEJA_CONTAINER})
