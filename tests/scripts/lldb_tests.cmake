@@ -14,3 +14,12 @@ endfunction()
 
 deja_lldb_test(watch_reverse watchpoints)
 deja_lldb_test(threads_reverse threads)
+
+# VS Code's way in: lldb-dap (the Debug Adapter Protocol server of LLDB 22) attached to
+# `deja replay -s unix:SOCK`, driven by a script as an editor would (scripts/dap_test.py):
+# a breakpoint, the stack and a variable at it, a run to the end.
+add_test(NAME dap_lldb_breakpoint
+  COMMAND python3 ${DEJA_TEST_SCRIPTS}/dap_test.py $<TARGET_FILE:deja> lldb-dap-22
+          $<TARGET_FILE:gdb_program_watchpoints> ${CMAKE_CURRENT_SOURCE_DIR}/gdb/watchpoints.c
+          13 watched 3)
+set_tests_properties(dap_lldb_breakpoint PROPERTIES TIMEOUT 200 SKIP_RETURN_CODE 77)
