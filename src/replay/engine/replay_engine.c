@@ -36,6 +36,10 @@ int diverge(struct replay_engine *e, const char *fmt, ...) {
            event_kind_name(e->ev->kind), what);
   deja_msg("the replay does not match the trace %s; please report this with the trace",
            e->o->trace_dir);
+  if (env_refusals_filtered(&e->refusals) && !e->outer_filter)
+    deja_msg("note: it was recorded under a seccomp filter (a container?), which may have "
+             "refused a call deja does not probe for without deja seeing it; replaying "
+             "inside the same container avoids that");
   return REPLAY_DIVERGED;
 }
 
