@@ -60,7 +60,8 @@ int record_refusal(struct recorder *r, struct rtask *x, long nr) {
     return ENOSYS; /* syscall(-1), numbers past the table: what the kernel answers */
   switch (nr) {
   case SYS_rseq: return ENOSYS; /* glibc then does without restartable sequences */
-  case SYS_clone3: return ENOSYS; /* glibc falls back to clone, as in a default container
+  case SYS_clone3:
+    return ENOSYS; /* glibc falls back to clone, as in a default container
                                      (Docker's profile refuses clone3): a trace made here
                                      replays there, where clone3 cannot run */
   case SYS_iopl:
