@@ -12,6 +12,7 @@
 #include "common/kernel_abi.h"
 #include "common/log.h"
 #include "replay/adapter/replay_gdb_files.h"
+#include "replay/events/replay_syscallbuf.h"
 #include "replay/events/replay_tsc.h"
 #include "task/proc_maps.h"
 
@@ -379,6 +380,8 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   deja_msg_tee(add_note, a);
   note_buffered_calls(a);
   resume(a, action, tid, reverse, stop, interrupted, arg);
+  /* what the program printed before the stop, shown before gdb shows the stop */
+  replay_syscallbuf_flush(&a->s->e);
   deja_msg_tee(NULL, NULL);
   snprintf(stop->note, sizeof stop->note, "%s", a->note);
   a->last = *stop;
@@ -457,6 +460,7 @@ int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event) {
   }
   a->dbg.pid = first->rec_pid;
   stop_at(&a->last, GDB_STOP_SIGNAL, first, SIGTRAP);
+  replay_syscallbuf_flush(&a->s->e);
   return 0;
 }
 

@@ -20,6 +20,7 @@ struct state_pages;        /* replay_state_pages.c */
 struct syscallbuf_pending; /* replay_syscallbuf.c */
 struct state_match_start;  /* state_match.c */
 struct replay_shared;      /* replay_shared.h */
+struct replay_printed;     /* replay_output.h */
 
 /* What the engine's calls return: 0, or one of these (a negative value is a failure to
  * control a task, treated as a divergence). */
@@ -180,6 +181,7 @@ struct replay_engine {
   struct syscallbuf_pending *sbuf_pending; /* records refilled, not yet checked */
   struct state_match_start *match_start;   /* a state point's stretch run for real */
   struct replay_shared *shared;            /* what the replay's sessions share */
+  struct replay_printed *printed;          /* its output's part (replay_output.h) */
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */

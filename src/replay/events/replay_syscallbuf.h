@@ -22,6 +22,10 @@ int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x);
 /* At the end of the trace: the output of the buffered calls no later event checked
  * (the recording ended before their task's next event) is printed as recorded. */
 void replay_syscallbuf_finish(struct replay_engine *e);
+/* At a debugger's stop: prints the output of the buffered calls the tasks have made so
+ * far in the stretches that make their refilled records (what a live process would have
+ * printed by then), once; the rest is printed when they are checked. */
+void replay_syscallbuf_flush(struct replay_engine *e);
 /* The records refilled into the tasks' buffers and not yet checked: the engine's
  * (e->sbuf_pending), which a checkpoint copies. */
 struct syscallbuf_pending;
