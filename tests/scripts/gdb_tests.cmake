@@ -77,7 +77,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
         reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
-        watch_libc watch_read output_stops)
+        watch_libc watch_read output_stops catch_buffered)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -207,7 +207,7 @@ deja_gdb_test(reverse_entry reverse_events)
 # catchpoints backwards: a caught call's return then its entry, forks, vforks and execs
 # (as forwards); a call that blocked while another thread made thousands of calls
 # (recorded again for each run: the schedule varies)
-deja_gdb_test(reverse_catch reverse_events)
+deja_gdb_test(reverse_catch reverse_events BOTH)
 deja_gdb_test(reverse_catch_forks forks)
 deja_gdb_test(reverse_catch_blocked reverse_blocked)
 deja_gdb_test(reverse_catch_blocked_again reverse_blocked SCRIPT reverse_catch_blocked)
@@ -322,3 +322,6 @@ deja_gdb_test(follow_both follow)
 # what the program printed before a stop is shown before gdb shows it (buffered writes too:
 # the records the task made so far), once, also after going back
 deja_gdb_test(output_stops output_stops BOTH)
+# catch syscall at the calls made through the system call buffer (no events): entry and
+# return with a live process's registers, forwards and backwards, as with -n
+deja_gdb_test(catch_buffered catch_buffered BOTH)

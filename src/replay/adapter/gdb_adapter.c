@@ -45,6 +45,7 @@ static int t_get_regs(void *ctx, pid_t tid, struct gdb_thread_regs *out) {
   if (!t || task_get_regs(t) < 0)
     return -1;
   out->gpr = t->regs;
+  gdb_sbuf_catch_regs(ctx, tid, &out->gpr);
   long n = task_get_xstate(t, out->xsave, sizeof out->xsave);
   out->xsave_len = n > 0 ? (size_t)n : 0;
   return 0;
@@ -222,7 +223,10 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
   struct replay_debug *d = &a->dbg;
   int code;
   switch (res->what) {
-  case REPLAY_STOP: gdb_stop_of(&res->stop, stop); return true;
+  case REPLAY_STOP:
+    if (!gdb_sbuf_catch_stop(a, &res->stop, stop))
+      gdb_stop_of(&res->stop, stop);
+    return true;
   case REPLAY_ENDED: stop_at(stop, GDB_STOP_HISTORY_END, cur, 0); return true;
   case REPLAY_FAILED:
     stop_at(stop, GDB_STOP_KILLED, NULL, SIGKILL);
@@ -343,34 +347,6 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
   d->slice_at = 0; /* no slices while gdb looks */
 }
 
-struct maps_seen {
-  bool preload, libc;
-};
-
-static int maps_preload(const struct proc_mapping *m, void *ctx) {
-  struct maps_seen *seen = ctx;
-  seen->preload |= strstr(m->name, "/libdeja-preload.so") != NULL;
-  seen->libc |= strstr(m->name, "/libc.so.6") != NULL;
-  return 0;
-}
-
-/* Once, when gdb catches system calls in a process that loaded the preload library: the
- * calls it made through the system call buffer are not events, so no catchpoint stops
- * at them. A process with libc and no preload library never will (ld.so maps preloads
- * first): its maps are not read again. */
-static void note_buffered_calls(struct gdb_adapter *a) {
-  struct rptask *x = engine_process(&a->s->e, a->dbg.pid);
-  struct maps_seen seen = {0};
-  if (a->sbuf_told || !a->filter.catch_syscalls || !x ||
-      proc_maps_each(x->t.tid, maps_preload, &seen) < 0)
-    return;
-  a->sbuf_told = seen.preload || seen.libc;
-  if (seen.preload)
-    deja_msg("catch syscall does not stop at the calls this program made through deja's "
-             "system call buffer (frequent calls made in-process); to catch every call, "
-             "record with `deja record -n`");
-}
-
 /* deja's messages while the replay runs go to gdb's console, with the stop. */
 static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
                     struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
@@ -378,10 +354,13 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   a->note_len = 0;
   a->note[0] = 0;
   deja_msg_tee(add_note, a);
-  note_buffered_calls(a);
+  gdb_sbuf_catch_sync(a);
+  a->sbuf_stop.tid = 0;
   resume(a, action, tid, reverse, stop, interrupted, arg);
+  if (stop->kind != GDB_STOP_SYSCALL_ENTRY && stop->kind != GDB_STOP_SYSCALL_RETURN)
+    a->sbuf_stop.tid = 0;
   /* what the program printed before the stop, shown before gdb shows the stop */
-  replay_syscallbuf_flush(&a->s->e);
+  replay_syscallbuf_flush(&a->s->e, a->sbuf_stop.entry ? 0 : a->sbuf_stop.tid);
   deja_msg_tee(NULL, NULL);
   snprintf(stop->note, sizeof stop->note, "%s", a->note);
   a->last = *stop;
@@ -402,6 +381,7 @@ static int t_restart(void *ctx, const char *arg, struct gdb_stop *stop) {
     return -1;
   }
   a->exited = false;
+  a->sbuf_stop.tid = 0;
   gdb_follow_restarted(a);
   struct rptask *x = engine_task(&a->s->e, a->tl.cur.tid);
   if (!x || x->rec_pid != a->dbg.pid)
@@ -460,7 +440,7 @@ int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event) {
   }
   a->dbg.pid = first->rec_pid;
   stop_at(&a->last, GDB_STOP_SIGNAL, first, SIGTRAP);
-  replay_syscallbuf_flush(&a->s->e);
+  replay_syscallbuf_flush(&a->s->e, 0);
   return 0;
 }
 

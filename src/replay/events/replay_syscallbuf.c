@@ -225,28 +225,29 @@ static void print_output(struct replay_engine *e, const struct pending *p, uint3
 }
 
 /* The bytes of P's records that task X has made: whole records below its buffer's
- * `used` (0 when it cannot be read). */
-static uint32_t records_made(struct rptask *x, const struct pending *p) {
+ * `used`, and the one after them when its call has RETURNED (0 when it cannot be read). */
+static uint32_t records_made(struct rptask *x, const struct pending *p, bool returned) {
   struct sbuf_hdr h;
-  if (!x || task_read_mem(&x->t, p->buf, &h, sizeof h) < 0 || h.used <= p->off)
+  if (!x || task_read_mem(&x->t, p->buf, &h, sizeof h) < 0 || h.used < p->off)
     return 0;
   uint32_t have = h.used - p->off, at = 0;
   while (at + sizeof(struct sbuf_rec) <= p->len) {
     struct sbuf_rec rec;
     memcpy(&rec, p->data + at, sizeof rec);
-    if (rec.size < sizeof rec || at + rec.size > have)
+    if (rec.size < sizeof rec || (at + rec.size > have && !(returned && at == have)))
       break;
     at += rec.size;
   }
   return at;
 }
 
-void replay_syscallbuf_flush(struct replay_engine *e) {
+void replay_syscallbuf_flush(struct replay_engine *e, pid_t returned) {
   struct syscallbuf_pending *set = e->sbuf_pending;
   for (int i = 0; i < set->n; i++) {
-    uint32_t made = records_made(engine_task(e, set->p[i].rec_tid), &set->p[i]);
+    struct pending *p = &set->p[i];
+    uint32_t made = records_made(engine_task(e, p->rec_tid), p, p->rec_tid == returned);
     if (made)
-      print_output(e, &set->p[i], made);
+      print_output(e, p, made);
   }
 }
 
