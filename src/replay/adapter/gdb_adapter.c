@@ -421,6 +421,7 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
       .open_file = t_open_file,
       .readlink = t_readlink,
       .detach = t_detach,
+      .tls_address = gdb_tls_address,
   };
 }
 

@@ -89,6 +89,10 @@ bool gdb_sbuf_catch_stop(struct gdb_adapter *a, const struct replay_stop *r, str
 /* The registers R of task TID as gdb sees them at the last stop. */
 void gdb_sbuf_catch_regs(const struct gdb_adapter *a, pid_t tid, struct user_regs_struct *r);
 
+/* gdb_tls.c: the gdb_target's tls_address (qGetTLSAddr). */
+int gdb_tls_address(void *ctx, pid_t tid, uint64_t lm, uint64_t offset, uint64_t *addr, char *err,
+                    size_t errlen);
+
 /* gdb_calls.c: gdb's `call f(x)` / `print f(x)`, run in a diversion. */
 /* The thread gdb means by TID: the diversion's copy of it while gdb runs a call. */
 struct task *gdb_calls_task(struct gdb_adapter *a, pid_t tid);
