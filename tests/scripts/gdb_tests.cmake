@@ -329,3 +329,7 @@ deja_gdb_test(catch_buffered catch_buffered BOTH)
 deja_gdb_program(tls)
 target_link_libraries(gdb_program_tls PRIVATE pthread)
 deja_gdb_test(tls tls BOTH)
+# restart N and run: from a call's throw-away copy, after the end, after a crash; a
+# checkpoint that does not exist
+deja_gdb_test(restarts_calls calls BOTH)
+deja_gdb_test(restarts_crash crash EXIT 139 BOTH)

@@ -374,8 +374,18 @@ static int t_restart(void *ctx, const char *arg, struct gdb_stop *stop) {
   char err[512];
   char *end;
   long id = arg[0] == 'c' ? strtol(arg + 1, &end, 10) : 0;
-  int rc = id > 0 && !*end ? timeline_go_to_checkpoint(&a->tl, (int)id, err, sizeof err)
-                           : timeline_restart(&a->tl, err, sizeof err);
+  if (arg[0] == 'c' && (id <= 0 || *end || !timeline_has_checkpoint(&a->tl, (int)id))) {
+    /* gdb let go of the process already (vKill): it gets it back where it was */
+    deja_msg("no checkpoint %s (info checkpoints lists them); the replay stays where it was",
+             arg + 1);
+    if (a->exited)
+      return -1;
+    *stop = a->last;
+    return 0;
+  }
+  gdb_calls_end(a); /* a call's throw-away copy, if gdb was in one, is left */
+  int rc = id > 0 ? timeline_go_to_checkpoint(&a->tl, (int)id, err, sizeof err)
+                  : timeline_restart(&a->tl, err, sizeof err);
   if (rc < 0) {
     deja_msg("cannot restart the replay: %s", err);
     return -1;
