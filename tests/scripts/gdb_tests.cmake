@@ -333,3 +333,6 @@ deja_gdb_test(tls tls BOTH)
 # checkpoint that does not exist
 deja_gdb_test(restarts_calls calls BOTH)
 deja_gdb_test(restarts_crash crash EXIT 139 BOTH)
+# gdb's calls that send signals fail in the copy they run in (as in rr's diversions)
+deja_gdb_program(diversion)
+deja_gdb_test(diversion diversion BOTH)
