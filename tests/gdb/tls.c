@@ -1,8 +1,10 @@
 /* Thread-local variables seen from gdb: the executable's own (`tlsvar`) and libc's
- * (errno), in the main thread and in each of eight others, all stopped at once. */
+ * (errno), in the main thread and in each of eight others, all stopped at once; the
+ * threads' names (the main thread keeps the program's). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 
 #define NTHREADS 8
 
@@ -14,6 +16,12 @@ void mark(void) {}
 static void *worker(void *arg) {
   tlsvar = (int)(long)arg;
   errno = (int)(long)arg + 100;
+  char name[16];
+  snprintf(name, sizeof name, "worker%ld", (long)arg);
+  if ((long)arg % 2)
+    prctl(PR_SET_NAME, name);
+  else
+    pthread_setname_np(pthread_self(), name);
   pthread_barrier_wait(&all_set);
   if (tlsvar == 17)
     mark();

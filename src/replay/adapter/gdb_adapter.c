@@ -12,6 +12,7 @@
 #include "common/kernel_abi.h"
 #include "common/log.h"
 #include "replay/adapter/replay_gdb_files.h"
+#include "replay/engine/replay_names.h"
 #include "replay/events/replay_syscallbuf.h"
 #include "replay/events/replay_tsc.h"
 #include "task/proc_maps.h"
@@ -93,6 +94,15 @@ static int t_break_conds(void *ctx, pid_t tid, uint64_t addr, const struct gdb_a
 }
 
 static int t_detach(void *ctx, pid_t pid) { return gdb_follow_detach(ctx, pid); }
+
+static int t_thread_name(void *ctx, pid_t tid, char *buf, size_t len) {
+  struct gdb_adapter *a = ctx;
+  struct rptask *x = engine_task(&a->s->e, tid);
+  if (!x)
+    return -1;
+  replay_thread_name(x, buf, len);
+  return buf[0] ? 0 : -1;
+}
 
 static int t_exec_file(void *ctx, pid_t pid, char *buf, size_t len) {
   struct rptask *x = process_task(ctx, pid);
@@ -432,6 +442,7 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
       .readlink = t_readlink,
       .detach = t_detach,
       .tls_address = gdb_tls_address,
+      .thread_name = t_thread_name,
   };
 }
 

@@ -88,6 +88,8 @@ struct rptask {
   size_t auxv_len;
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
+  char comm[16];       /* its recorded name, once it set one (replay_names.h) */
+  uint64_t comm_image; /* ...in the program image whose argv hashes to this */
   struct thread_kstate k;
   bool fork_advice;            /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
   int libc_patch;              /* enum libc_patch_state of its process (libc_patch.h) */
