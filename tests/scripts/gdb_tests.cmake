@@ -336,3 +336,5 @@ deja_gdb_test(restarts_crash crash EXIT 139 BOTH)
 # gdb's calls that send signals fail in the copy they run in (as in rr's diversions)
 deja_gdb_program(diversion)
 deja_gdb_test(diversion diversion BOTH)
+# positions: when, when-tid as rr's scripts use them; run N / starti N to an event
+deja_gdb_test(positions output_stops BOTH)

@@ -33,6 +33,13 @@ static const char gdb_commands[] = "set confirm off\n" /* redefining gdb's own c
                                    "  set args\n"
                                    "  set confirm on\n"
                                    "end\n"
+                                   /* rr's, which scripts use without `monitor' */
+                                   "define when\n"
+                                   "  monitor when\n"
+                                   "end\n"
+                                   "define when-tid\n"
+                                   "  monitor when-tid\n"
+                                   "end\n"
                                    "define info checkpoints\n"
                                    "  monitor checkpoints\n"
                                    "end\n"

@@ -130,6 +130,11 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
              p->stage == STAGE_DONE ? p->event + 1 : p->event);
     return 0;
   }
+  if (!strcmp(cmd, "when-tid")) {
+    /* the thread gdb saw stop last, by its recorded tid (as rr, the recording's tid) */
+    snprintf(out, len, "Current tid: %d.\n", (int)a->last.tid);
+    return 0;
+  }
   if (!strcmp(cmd, "checkpoint")) {
     int id = timeline_checkpoint(&a->tl);
     if (id < 0)
@@ -162,7 +167,9 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
   if (!strcmp(cmd, "help")) {
     snprintf(out, len,
              "deja monitor commands:\n  when  the number of the event replayed last (as `deja "
-             "dump` numbers them)\n  checkpoint  save the current position (gdb: checkpoint)\n"
+             "dump` numbers them); gdb's `run N' goes to event N\n  when-tid  the recorded "
+             "tid of the thread that stopped\n  checkpoint  save the current position (gdb: "
+             "checkpoint)\n"
              "  checkpoints  list them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
              "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n");
     return 0;
@@ -377,31 +384,45 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   return 0;
 }
 
-/* gdb's `run`: the replay from its start; `run cN` (what the `restart N` deja defines
- * for gdb sends): from checkpoint N. */
+/* Goes where gdb's `run` says: ARG "" the start, "cN" checkpoint N (what the `restart N`
+ * deja defines for gdb sends), "N" event N (as `deja replay -g N`). 0 there, 1 when ARG
+ * names no place the replay can go (said; it stays where it was), -1 (said). */
+static int go_where(struct gdb_adapter *a, const char *arg) {
+  char err[512], *end = NULL;
+  bool cp = arg[0] == 'c';
+  long n = arg[0] ? strtol(arg + cp, &end, 10) : 0;
+  if (arg[0] && (n <= 0 || *end || (cp && !timeline_has_checkpoint(&a->tl, (int)n)))) {
+    deja_msg("no %s %s (%s); the replay stays where it was", cp ? "checkpoint" : "event", arg + cp,
+             cp ? "info checkpoints lists them" : "deja dump lists them");
+    return 1;
+  }
+  gdb_calls_end(a); /* a call's throw-away copy, if gdb was in one, is left */
+  struct tl_pos from = a->tl.cur, at = {.event = n > 1 ? (uint64_t)n - 1 : 1, .kind = TL_BOUNDARY};
+  int rc = cp  ? timeline_go_to_checkpoint(&a->tl, (int)n, err, sizeof err)
+           : n ? timeline_go_to(&a->tl, &at, err, sizeof err)
+               : timeline_restart(&a->tl, err, sizeof err);
+  if (rc == 0)
+    return 0;
+  deja_msg("cannot restart the replay there: %s", err);
+  if (!n || a->exited || timeline_go_to(&a->tl, &from, err, sizeof err) < 0)
+    return -1;
+  deja_msg("the replay is back where it was");
+  return 1;
+}
+
+/* gdb's `run` (vRun, after a vKill: gdb let go of the process already): from where ARG
+ * says (go_where); gdb gets its stop back when the replay stays. */
 static int t_restart(void *ctx, const char *arg, struct gdb_stop *stop) {
   struct gdb_adapter *a = ctx;
-  char err[512];
-  char *end;
-  long id = arg[0] == 'c' ? strtol(arg + 1, &end, 10) : 0;
-  if (arg[0] == 'c' && (id <= 0 || *end || !timeline_has_checkpoint(&a->tl, (int)id))) {
-    /* gdb let go of the process already (vKill): it gets it back where it was */
-    deja_msg("no checkpoint %s (info checkpoints lists them); the replay stays where it was",
-             arg + 1);
-    if (a->exited)
-      return -1;
+  int rc = go_where(a, arg);
+  if (rc < 0 || (rc > 0 && a->exited))
+    return -1;
+  a->sbuf_stop.tid = 0;
+  if (rc > 0) {
     *stop = a->last;
     return 0;
   }
-  gdb_calls_end(a); /* a call's throw-away copy, if gdb was in one, is left */
-  int rc = id > 0 ? timeline_go_to_checkpoint(&a->tl, (int)id, err, sizeof err)
-                  : timeline_restart(&a->tl, err, sizeof err);
-  if (rc < 0) {
-    deja_msg("cannot restart the replay: %s", err);
-    return -1;
-  }
   a->exited = false;
-  a->sbuf_stop.tid = 0;
   gdb_follow_restarted(a);
   struct rptask *x = engine_task(&a->s->e, a->tl.cur.tid);
   if (!x || x->rec_pid != a->dbg.pid)
