@@ -10,6 +10,7 @@
 #include "gdb/gdb_packet.h"
 #include "gdb/gdb_regs.h"
 #include "gdb/gdb_signal.h"
+#include "gdb/gdb_stop_reply.h"
 #include "gdb/gdb_strbuf.h"
 #include "gdb/gdb_target.h"
 #include "gdb/gdb_vfile.h"
@@ -104,81 +105,15 @@ static pid_t continue_tid(struct server *s) {
   return s->c_thread > 0 ? s->c_thread : current_tid(s);
 }
 
-/* ---- stop replies ---- */
+/* ---- stop replies (gdb_stop_reply.c) ---- */
 
 static void add_thread_id(struct server *s, struct gdb_strbuf *o, pid_t pid, pid_t tid) {
-  if (s->multiprocess)
-    gdb_strbuf_addf(o, "p%x.%x", (unsigned)(pid > 0 ? pid : tid), (unsigned)tid);
-  else
-    gdb_strbuf_addf(o, "%x", (unsigned)tid);
+  gdb_add_thread_id(o, s->multiprocess, pid, tid);
 }
 
 static void format_stop(struct server *s, const struct gdb_stop *st, struct gdb_strbuf *o) {
-  switch (st->kind) {
-  case GDB_STOP_EXITED:
-  case GDB_STOP_KILLED:
-    if (st->kind == GDB_STOP_EXITED)
-      gdb_strbuf_addf(o, "W%02x", st->exit_code & 0xff);
-    else
-      gdb_strbuf_addf(o, "X%02x", gdb_signal_from_linux(st->signo) & 0xff);
-    if (s->multiprocess && st->pid > 0)
-      gdb_strbuf_addf(o, ";process:%x", (unsigned)st->pid);
-    return;
-  default: break;
-  }
-  int sig = st->kind == GDB_STOP_SIGNAL ? gdb_signal_from_linux(st->signo) : 5;
-  gdb_strbuf_addf(o, "T%02x", sig & 0xff);
-  if (st->tid > 0) {
-    gdb_strbuf_adds(o, "thread:");
-    add_thread_id(s, o, st->pid, st->tid);
-    gdb_strbuf_adds(o, ";");
-  }
-  switch (st->kind) {
-  case GDB_STOP_SWBREAK:
-    if (s->swbreak_ok)
-      gdb_strbuf_adds(o, "swbreak:;");
-    break;
-  case GDB_STOP_HWBREAK:
-    if (s->hwbreak_ok)
-      gdb_strbuf_adds(o, "hwbreak:;");
-    break;
-  case GDB_STOP_WATCH:
-    gdb_strbuf_addf(o, "%s:%llx;",
-                    st->watch_type == GDB_WATCH_READ     ? "rwatch"
-                    : st->watch_type == GDB_WATCH_ACCESS ? "awatch"
-                                                         : "watch",
-                    (unsigned long long)st->watch_addr);
-    break;
-  case GDB_STOP_HISTORY_END:
-    gdb_strbuf_adds(o, st->history_begin ? "replaylog:begin;" : "replaylog:end;");
-    break;
-  case GDB_STOP_EXEC:
-    if (!s->filter.exec_events)
-      break; /* gdb did not ask for exec events: a plain stop */
-    gdb_strbuf_adds(o, "exec:");
-    gdb_strbuf_add_hex(o, st->exec_path, strnlen(st->exec_path, sizeof(st->exec_path)));
-    gdb_strbuf_adds(o, ";");
-    break;
-  case GDB_STOP_SYSCALL_ENTRY:
-  case GDB_STOP_SYSCALL_RETURN:
-    gdb_strbuf_addf(o, "%s:%x;",
-                    st->kind == GDB_STOP_SYSCALL_ENTRY ? "syscall_entry" : "syscall_return",
-                    (unsigned)st->syscall_no);
-    break;
-  case GDB_STOP_FORK:
-  case GDB_STOP_VFORK:
-    if (!(st->kind == GDB_STOP_FORK ? s->filter.fork_events : s->filter.vfork_events))
-      break;
-    gdb_strbuf_adds(o, st->kind == GDB_STOP_FORK ? "fork:" : "vfork:");
-    add_thread_id(s, o, st->child_pid, st->child_tid);
-    gdb_strbuf_adds(o, ";");
-    break;
-  case GDB_STOP_VFORK_DONE:
-    if (s->filter.vfork_events)
-      gdb_strbuf_adds(o, "vforkdone:;");
-    break;
-  default: break;
-  }
+  struct gdb_reply_options r = {s->multiprocess, s->swbreak_ok, s->hwbreak_ok, &s->filter};
+  gdb_format_stop(st, &r, o);
 }
 
 /* ---- helpers for parsing ---- */
@@ -607,9 +542,34 @@ static void xfer_threads(struct server *s, struct gdb_strbuf *doc) {
   for (int i = 0; i < s->nthreads; i++) {
     gdb_strbuf_adds(doc, "<thread id=\"");
     add_thread_id(s, doc, s->pids[i], s->tids[i]);
+    char name[64];
+    if (s->t->thread_name && s->t->thread_name(s->t->ctx, s->tids[i], name, sizeof name) == 0) {
+      gdb_strbuf_adds(doc, "\" name=\"");
+      gdb_xml_escape(doc, name);
+    }
     gdb_strbuf_adds(doc, "\"/>\n");
   }
   gdb_strbuf_adds(doc, "</threads>\n");
+}
+
+/* qGetTLSAddr:THREAD,OFFSET,LM - where a thread-local variable is. */
+static void cmd_tls_address(struct server *s, const char *p) {
+  pid_t tid;
+  char *end;
+  if (!parse_thread_id(&p, &tid) || *p++ != ',')
+    return reply_error(s);
+  uint64_t offset = strtoull(p, &end, 16), lm = 0, addr;
+  if (*end == ',')
+    lm = strtoull(end + 1, &end, 16);
+  char err[256] = "";
+  if (*end || tid <= 0)
+    return reply_error(s);
+  if (s->t->tls_address(s->t->ctx, tid, lm, offset, &addr, err, sizeof err) == 0)
+    gdb_strbuf_addf(&s->out, "%llx", (unsigned long long)addr);
+  else
+    gdb_strbuf_adds(&s->out, "E01"); /* gdb says the address cannot be found */
+  if (err[0])
+    deja_msg("thread-local storage of thread %d: %s", (int)tid, err);
 }
 
 /* qXfer:siginfo:write::OFFSET:DATA - gdb putting back the siginfo it read before an
@@ -852,6 +812,8 @@ static enum after_reply dispatch(struct server *s, const char *pkt, size_t len) 
     add_thread_id(s, &s->out, pid_of(s, tid), tid);
   } else if (starts_with(pkt, "qAttached"))
     gdb_strbuf_adds(&s->out, "1");
+  else if (starts_with(pkt, "qGetTLSAddr:") && s->t->tls_address)
+    cmd_tls_address(s, pkt + 12);
   else if (starts_with(pkt, "qSymbol:"))
     gdb_strbuf_adds(&s->out, "OK");
   else if (starts_with(pkt, "qXfer:"))

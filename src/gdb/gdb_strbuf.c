@@ -72,3 +72,18 @@ void gdb_strbuf_add_hex(struct gdb_strbuf *s, const void *data, size_t len) {
   }
   s->data[s->len] = '\0';
 }
+
+void gdb_xml_escape(struct gdb_strbuf *s, const char *str) {
+  for (; *str; str++) {
+    switch (*str) {
+    case '&': gdb_strbuf_adds(s, "&amp;"); break;
+    case '<': gdb_strbuf_adds(s, "&lt;"); break;
+    case '>': gdb_strbuf_adds(s, "&gt;"); break;
+    case '"': gdb_strbuf_adds(s, "&quot;"); break;
+    case '\'': gdb_strbuf_adds(s, "&apos;"); break;
+    default:
+      if ((unsigned char)*str >= 0x20)
+        gdb_strbuf_add(s, str, 1);
+    }
+  }
+}

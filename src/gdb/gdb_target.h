@@ -127,6 +127,14 @@ struct gdb_target {
    * another process (a forked child it follows), so the session goes on; 0 ends it. NULL:
    * letting go of any process threads() lists ends the session. */
   int (*detach)(void *ctx, pid_t pid);
+  /* The name of thread TID (its comm, as `info threads` shows it) into BUF; 0, or -1
+   * for none. NULL: threads have no names. */
+  int (*thread_name)(void *ctx, pid_t tid, char *buf, size_t len);
+  /* qGetTLSAddr: the address of the thread-local variable at OFFSET in the TLS block of
+   * the module whose link_map is at LM (0: the executable), in thread TID. 0 with *ADDR,
+   * or -1 with a reason in ERR (gdb shows it). NULL: not offered. */
+  int (*tls_address)(void *ctx, pid_t tid, uint64_t lm, uint64_t offset, uint64_t *addr, char *err,
+                     size_t errlen);
 };
 
 /* Serves the gdb remote protocol on the connected socket FD until gdb detaches, kills or

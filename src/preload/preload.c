@@ -39,6 +39,7 @@ __asm__(".text\n"
         ".hidden sbuf_entry_call\n"
         ".type sbuf_entry_call,@function\n"
         "sbuf_entry_call:\n"
+        "  .cfi_startproc\n" /* (a debugger's backtrace from a caught call passes through) */
         "  mov %rdi, %rax\n"
         "  mov %rsi, %rdi\n"
         "  mov %rdx, %rsi\n"
@@ -48,10 +49,13 @@ __asm__(".text\n"
         "  mov 8(%rsp), %r9\n"
         "  mov 16(%rsp), %r11\n"
         "  push %r11\n"
+        "  .cfi_adjust_cfa_offset 8\n"
         "  mov $0x70000000, %r11\n"
         "  call *%r11\n"
         "  add $8, %rsp\n"
+        "  .cfi_adjust_cfa_offset -8\n"
         "  ret\n"
+        "  .cfi_endproc\n"
         ".size sbuf_entry_call, .-sbuf_entry_call\n");
 long sbuf_entry_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5,
                      int64_t *result);
@@ -62,6 +66,7 @@ __asm__(".text\n"
         ".hidden sbuf_exec_call\n"
         ".type sbuf_exec_call,@function\n"
         "sbuf_exec_call:\n"
+        "  .cfi_startproc\n"
         "  mov %rdi, %rax\n"
         "  mov %rsi, %rdi\n"
         "  mov %rdx, %rsi\n"
@@ -73,6 +78,7 @@ __asm__(".text\n"
         "  call *%r11\n"
         "  mov $0x70000002, %ecx\n" /* as the recording's `syscall` left it (SBUF_UNTRACED_IP) */
         "  ret\n"
+        "  .cfi_endproc\n"
         ".size sbuf_exec_call, .-sbuf_exec_call\n");
 long sbuf_exec_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 _Static_assert(SBUF_EXEC_ADDR == 0x70000080, "sbuf_exec_call's address");

@@ -8,7 +8,8 @@
 # each; blank lines and lines starting with '#' are ignored, a line starting with
 # 'avx: ' is checked only on CPUs with AVX, one starting with 'frames: ' only where deja can
 # read page frame numbers (CAP_SYS_ADMIN: reverse-continue passes over windows whose pages
-# show no hit), and a line starting with '!' is a pattern no line of the output may match.
+# show no hit), a line starting with '!' is a pattern no line of the output may match, and
+# one starting with 'once: ' a pattern exactly one line matches (output printed once).
 # gdb commands may append the process groups of the replay to $DEJA_TEST_PGIDS (`shell ps -o
 # pgid= --ppid $(ps -o ppid= -p $PPID) >>$DEJA_TEST_PGIDS`): once deja replay has exited no
 # live process may be left in them (checkpoint forks are killed when the session ends).
@@ -29,6 +30,7 @@
 #       child    `deja replay -p PID', PID the program's first child process (deja ps)
 # --repeat N records the program N times and checks each recording (programs whose runs
 # differ: threads, signals between processes).
+# --record-option OPT (repeatable) is given to deja record (-n: every call traced).
 # --requires CAP (repeatable): a processor feature `deja caps' must report (e.g.
 # debug-registers); without it the test exits 77, which CTest reports as skipped.
 set -u
@@ -38,6 +40,7 @@ usage() {
     exit 2
 }
 DEJA= PROGRAM= COMMANDS= EXPECT= EXIT_STATUS=0 MODE=gdb LIBRARY= REPLACEMENT= REQUIRES= REPEAT=1
+RECORD_OPTIONS=
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || usage
     case "$1" in
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
         --replacement) REPLACEMENT=$2 ;;
         --repeat) REPEAT=$2 ;;
         --requires) REQUIRES="$REQUIRES $2" ;;
+        --record-option) RECORD_OPTIONS="$RECORD_OPTIONS $2" ;;
         *) usage ;;
     esac
     shift 2
@@ -72,6 +76,7 @@ if [ "$REPEAT" -gt 1 ]; then
         echo "---- recording $run of $REPEAT ----"
         sh "$0" --deja "$DEJA" --program "$PROGRAM" --commands "$COMMANDS" --expect "$EXPECT" \
             --exit "$EXIT_STATUS" --mode "$MODE" ${LIBRARY:+--library "$LIBRARY"} \
+            $(for opt in $RECORD_OPTIONS; do printf ' --record-option %s' "$opt"; done) \
             ${REPLACEMENT:+--replacement "$REPLACEMENT"} || runs_failed=$((runs_failed + 1))
     done
     echo "recordings: $((REPEAT - runs_failed)) passed, $runs_failed failed"
@@ -142,6 +147,7 @@ check_patterns() {
                 sub(/^frames: /, "")
             }
             if ($0 ~ /^!/) { absent[nabsent++] = substr($0, 2); next }
+            if ($0 ~ /^once: /) { once[nonce++] = substr($0, 7); next }
             patterns[npatterns++] = $0
             next
         }
@@ -163,6 +169,13 @@ check_patterns() {
                 if (found) { print "FAIL: a line matches what must not appear: " absent[i]; failures++ }
                 else print "ok: no line matches " absent[i]
             }
+            for (i = 0; i < nonce; i++) {
+                found = 0
+                for (j = 0; j < nlines; j++)
+                    if (lines[j] ~ once[i]) found++
+                if (found == 1) print "ok: one line matches " once[i]
+                else { print "FAIL: " found " lines match, expected one: " once[i]; failures++ }
+            }
         }' "$EXPECT" "$1" >"$WORK/check"
     cat "$WORK/check"
     passed=$((passed + $(grep -c '^ok: ' "$WORK/check")))
@@ -176,7 +189,8 @@ if [ "$MODE" = library ]; then
     mkdir "$WORK/program" && cp "$PROGRAM" "$LIBRARY" "$WORK/program/" || exit 1
     PROGRAM=$WORK/program/$(basename "$PROGRAM")
 fi
-"$DEJA" record -o "$TRACE" "$PROGRAM" >"$WORK/record.out" 2>"$WORK/record.err"
+# shellcheck disable=SC2086 # (the options are words)
+"$DEJA" record $RECORD_OPTIONS -o "$TRACE" "$PROGRAM" >"$WORK/record.out" 2>"$WORK/record.err"
 status=$?
 if [ "$status" -eq "$EXIT_STATUS" ]; then
     pass "recording exited with status $status"

@@ -16,14 +16,16 @@ function(deja_gdb_program name)
 endfunction()
 
 # deja_gdb_test(NAME PROGRAM [MODE gdb|twice|goto|server|child] [EXIT status] [SCRIPT S]
-#               [TARGET T] [REPEAT N] [REQUIRES CAP...]): test gdb_NAME, with the commands
+#               [TARGET T] [REPEAT N] [REQUIRES CAP...] [BOTH]): test gdb_NAME, with the commands
 # and patterns of S (default NAME); the program of target T instead of
 # gdb_program_PROGRAM; N recordings. CAP: a feature `deja caps' names; a script that sets
 # watchpoints (watch, rwatch, awatch) requires watchpoints by itself (the debug registers
 # or page protection), one with hardware breakpoints (hbreak, thbreak) debug-registers.
-# On a machine without one the test is reported skipped.
+# On a machine without one the test is reported skipped. BOTH: also gdb_NAME_nobuf, the
+# same session on a recording made with -n (no system call buffer), which must behave the
+# same (as gdb on rr does, whose buffer gdb does not see either).
 function(deja_gdb_test name program)
-  cmake_parse_arguments(PARSE_ARGV 2 GDB ""
+  cmake_parse_arguments(PARSE_ARGV 2 GDB "BOTH"
                         "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT;TARGET;REPEAT;DEJA" "REQUIRES")
   set(script ${name})
   if(GDB_SCRIPT)
@@ -66,6 +68,11 @@ function(deja_gdb_test name program)
   endforeach()
   add_test(NAME gdb_${name} COMMAND sh ${DEJA_TEST_SCRIPTS}/gdb_replay_test.sh ${args})
   set_tests_properties(gdb_${name} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  if(GDB_BOTH)
+    add_test(NAME gdb_${name}_nobuf COMMAND sh ${DEJA_TEST_SCRIPTS}/gdb_replay_test.sh ${args}
+             --record-option -n)
+    set_tests_properties(gdb_${name}_nobuf PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  endif()
 endfunction()
 
 foreach(program breakpoints watchpoints stepping registers time_random threads writes spin_preempted
@@ -74,7 +81,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
         reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
-        watch_libc watch_read)
+        watch_libc watch_read output_stops catch_buffered)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -204,7 +211,7 @@ deja_gdb_test(reverse_entry reverse_events)
 # catchpoints backwards: a caught call's return then its entry, forks, vforks and execs
 # (as forwards); a call that blocked while another thread made thousands of calls
 # (recorded again for each run: the schedule varies)
-deja_gdb_test(reverse_catch reverse_events)
+deja_gdb_test(reverse_catch reverse_events BOTH)
 deja_gdb_test(reverse_catch_forks forks)
 deja_gdb_test(reverse_catch_blocked reverse_blocked)
 deja_gdb_test(reverse_catch_blocked_again reverse_blocked SCRIPT reverse_catch_blocked)
@@ -316,6 +323,25 @@ deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
 # forks gdb follows: the child (follow-fork-mode child), or both (detach-on-fork off)
 deja_gdb_test(follow_child follow)
 deja_gdb_test(follow_both follow)
+# what the program printed before a stop is shown before gdb shows it (buffered writes too:
+# the records the task made so far), once, also after going back
+deja_gdb_test(output_stops output_stops BOTH)
+# catch syscall at the calls made through the system call buffer (no events): entry and
+# return with a live process's registers, forwards and backwards, as with -n
+deja_gdb_test(catch_buffered catch_buffered BOTH)
+# thread-local variables in every thread of nine (the executable's and libc's errno)
+deja_gdb_program(tls)
+target_link_libraries(gdb_program_tls PRIVATE pthread)
+deja_gdb_test(tls tls BOTH)
+# restart N and run: from a call's throw-away copy, after the end, after a crash; a
+# checkpoint that does not exist
+deja_gdb_test(restarts_calls calls BOTH)
+deja_gdb_test(restarts_crash crash EXIT 139 BOTH)
+# gdb's calls that send signals fail in the copy they run in (as in rr's diversions)
+deja_gdb_program(diversion)
+deja_gdb_test(diversion diversion BOTH)
+# positions: when, when-tid as rr's scripts use them; run N / starti N to an event
+deja_gdb_test(positions output_stops BOTH)
 
 # gdb sessions with deja (and gdb) inside a default container (container_tests.cmake):
 # recorded with ASLR on, perf events refused; reverse-continue onto watchpoints.

@@ -29,7 +29,16 @@ static const char gdb_commands[] = "set confirm off\n" /* redefining gdb's own c
                                    "define restart\n"
                                    "  set confirm off\n"
                                    "  starti c$arg0\n"
+                                   /* (a later `run` starts from the start again) */
+                                   "  set args\n"
                                    "  set confirm on\n"
+                                   "end\n"
+                                   /* rr's, which scripts use without `monitor' */
+                                   "define when\n"
+                                   "  monitor when\n"
+                                   "end\n"
+                                   "define when-tid\n"
+                                   "  monitor when-tid\n"
                                    "end\n"
                                    "define info checkpoints\n"
                                    "  monitor checkpoints\n"

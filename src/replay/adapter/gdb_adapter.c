@@ -12,6 +12,8 @@
 #include "common/kernel_abi.h"
 #include "common/log.h"
 #include "replay/adapter/replay_gdb_files.h"
+#include "replay/engine/replay_names.h"
+#include "replay/events/replay_syscallbuf.h"
 #include "replay/events/replay_tsc.h"
 #include "task/proc_maps.h"
 
@@ -44,6 +46,7 @@ static int t_get_regs(void *ctx, pid_t tid, struct gdb_thread_regs *out) {
   if (!t || task_get_regs(t) < 0)
     return -1;
   out->gpr = t->regs;
+  gdb_sbuf_catch_regs(ctx, tid, &out->gpr);
   long n = task_get_xstate(t, out->xsave, sizeof out->xsave);
   out->xsave_len = n > 0 ? (size_t)n : 0;
   return 0;
@@ -92,6 +95,15 @@ static int t_break_conds(void *ctx, pid_t tid, uint64_t addr, const struct gdb_a
 
 static int t_detach(void *ctx, pid_t pid) { return gdb_follow_detach(ctx, pid); }
 
+static int t_thread_name(void *ctx, pid_t tid, char *buf, size_t len) {
+  struct gdb_adapter *a = ctx;
+  struct rptask *x = engine_task(&a->s->e, tid);
+  if (!x)
+    return -1;
+  replay_thread_name(x, buf, len);
+  return buf[0] ? 0 : -1;
+}
+
 static int t_exec_file(void *ctx, pid_t pid, char *buf, size_t len) {
   struct rptask *x = process_task(ctx, pid);
   if (!x || !x->exe[0])
@@ -116,6 +128,11 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
     /* the event the replay is at: the next to replay, or the one a stop interrupted */
     snprintf(out, len, "Current event: %" PRIu64 ".\n",
              p->stage == STAGE_DONE ? p->event + 1 : p->event);
+    return 0;
+  }
+  if (!strcmp(cmd, "when-tid")) {
+    /* the thread gdb saw stop last, by its recorded tid (as rr, the recording's tid) */
+    snprintf(out, len, "Current tid: %d.\n", (int)a->last.tid);
     return 0;
   }
   if (!strcmp(cmd, "checkpoint")) {
@@ -150,7 +167,9 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
   if (!strcmp(cmd, "help")) {
     snprintf(out, len,
              "deja monitor commands:\n  when  the number of the event replayed last (as `deja "
-             "dump` numbers them)\n  checkpoint  save the current position (gdb: checkpoint)\n"
+             "dump` numbers them); gdb's `run N' goes to event N\n  when-tid  the recorded "
+             "tid of the thread that stopped\n  checkpoint  save the current position (gdb: "
+             "checkpoint)\n"
              "  checkpoints  list them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
              "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n");
     return 0;
@@ -221,7 +240,10 @@ static bool stop_after(struct gdb_adapter *a, const struct replay_result *res,
   struct replay_debug *d = &a->dbg;
   int code;
   switch (res->what) {
-  case REPLAY_STOP: gdb_stop_of(&res->stop, stop); return true;
+  case REPLAY_STOP:
+    if (!gdb_sbuf_catch_stop(a, &res->stop, stop))
+      gdb_stop_of(&res->stop, stop);
+    return true;
   case REPLAY_ENDED: stop_at(stop, GDB_STOP_HISTORY_END, cur, 0); return true;
   case REPLAY_FAILED:
     stop_at(stop, GDB_STOP_KILLED, NULL, SIGKILL);
@@ -342,34 +364,6 @@ static void resume(struct gdb_adapter *a, enum gdb_resume_action action, pid_t t
   d->slice_at = 0; /* no slices while gdb looks */
 }
 
-struct maps_seen {
-  bool preload, libc;
-};
-
-static int maps_preload(const struct proc_mapping *m, void *ctx) {
-  struct maps_seen *seen = ctx;
-  seen->preload |= strstr(m->name, "/libdeja-preload.so") != NULL;
-  seen->libc |= strstr(m->name, "/libc.so.6") != NULL;
-  return 0;
-}
-
-/* Once, when gdb catches system calls in a process that loaded the preload library: the
- * calls it made through the system call buffer are not events, so no catchpoint stops
- * at them. A process with libc and no preload library never will (ld.so maps preloads
- * first): its maps are not read again. */
-static void note_buffered_calls(struct gdb_adapter *a) {
-  struct rptask *x = engine_process(&a->s->e, a->dbg.pid);
-  struct maps_seen seen = {0};
-  if (a->sbuf_told || !a->filter.catch_syscalls || !x ||
-      proc_maps_each(x->t.tid, maps_preload, &seen) < 0)
-    return;
-  a->sbuf_told = seen.preload || seen.libc;
-  if (seen.preload)
-    deja_msg("catch syscall does not stop at the calls this program made through deja's "
-             "system call buffer (frequent calls made in-process); to catch every call, "
-             "record with `deja record -n`");
-}
-
 /* deja's messages while the replay runs go to gdb's console, with the stop. */
 static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool reverse,
                     struct gdb_stop *stop, bool (*interrupted)(void *arg), void *arg) {
@@ -377,26 +371,56 @@ static int t_resume(void *ctx, enum gdb_resume_action action, pid_t tid, bool re
   a->note_len = 0;
   a->note[0] = 0;
   deja_msg_tee(add_note, a);
-  note_buffered_calls(a);
+  gdb_sbuf_catch_sync(a);
+  a->sbuf_stop.tid = 0;
   resume(a, action, tid, reverse, stop, interrupted, arg);
+  if (stop->kind != GDB_STOP_SYSCALL_ENTRY && stop->kind != GDB_STOP_SYSCALL_RETURN)
+    a->sbuf_stop.tid = 0;
+  /* what the program printed before the stop, shown before gdb shows the stop */
+  replay_syscallbuf_flush(&a->s->e, a->sbuf_stop.entry ? 0 : a->sbuf_stop.tid);
   deja_msg_tee(NULL, NULL);
   snprintf(stop->note, sizeof stop->note, "%s", a->note);
   a->last = *stop;
   return 0;
 }
 
-/* gdb's `run`: the replay from its start; `run cN` (what the `restart N` deja defines
- * for gdb sends): from checkpoint N. */
+/* Goes where gdb's `run` says: ARG "" the start, "cN" checkpoint N (what the `restart N`
+ * deja defines for gdb sends), "N" event N (as `deja replay -g N`). 0 there, 1 when ARG
+ * names no place the replay can go (said; it stays where it was), -1 (said). */
+static int go_where(struct gdb_adapter *a, const char *arg) {
+  char err[512], *end = NULL;
+  bool cp = arg[0] == 'c';
+  long n = arg[0] ? strtol(arg + cp, &end, 10) : 0;
+  if (arg[0] && (n <= 0 || *end || (cp && !timeline_has_checkpoint(&a->tl, (int)n)))) {
+    deja_msg("no %s %s (%s); the replay stays where it was", cp ? "checkpoint" : "event", arg + cp,
+             cp ? "info checkpoints lists them" : "deja dump lists them");
+    return 1;
+  }
+  gdb_calls_end(a); /* a call's throw-away copy, if gdb was in one, is left */
+  struct tl_pos from = a->tl.cur, at = {.event = n > 1 ? (uint64_t)n - 1 : 1, .kind = TL_BOUNDARY};
+  int rc = cp  ? timeline_go_to_checkpoint(&a->tl, (int)n, err, sizeof err)
+           : n ? timeline_go_to(&a->tl, &at, err, sizeof err)
+               : timeline_restart(&a->tl, err, sizeof err);
+  if (rc == 0)
+    return 0;
+  deja_msg("cannot restart the replay there: %s", err);
+  if (!n || a->exited || timeline_go_to(&a->tl, &from, err, sizeof err) < 0)
+    return -1;
+  deja_msg("the replay is back where it was");
+  return 1;
+}
+
+/* gdb's `run` (vRun, after a vKill: gdb let go of the process already): from where ARG
+ * says (go_where); gdb gets its stop back when the replay stays. */
 static int t_restart(void *ctx, const char *arg, struct gdb_stop *stop) {
   struct gdb_adapter *a = ctx;
-  char err[512];
-  char *end;
-  long id = arg[0] == 'c' ? strtol(arg + 1, &end, 10) : 0;
-  int rc = id > 0 && !*end ? timeline_go_to_checkpoint(&a->tl, (int)id, err, sizeof err)
-                           : timeline_restart(&a->tl, err, sizeof err);
-  if (rc < 0) {
-    deja_msg("cannot restart the replay: %s", err);
+  int rc = go_where(a, arg);
+  if (rc < 0 || (rc > 0 && a->exited))
     return -1;
+  a->sbuf_stop.tid = 0;
+  if (rc > 0) {
+    *stop = a->last;
+    return 0;
   }
   a->exited = false;
   gdb_follow_restarted(a);
@@ -438,6 +462,8 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
       .open_file = t_open_file,
       .readlink = t_readlink,
       .detach = t_detach,
+      .tls_address = gdb_tls_address,
+      .thread_name = t_thread_name,
   };
 }
 
@@ -457,6 +483,7 @@ int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event) {
   }
   a->dbg.pid = first->rec_pid;
   stop_at(&a->last, GDB_STOP_SIGNAL, first, SIGTRAP);
+  replay_syscallbuf_flush(&a->s->e, 0);
   return 0;
 }
 

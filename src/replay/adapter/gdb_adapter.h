@@ -14,6 +14,14 @@
 #include "replay/timeline/reverse_events.h"
 #include "replay/timeline/timeline.h"
 
+/* A stop at a call made through the system call buffer (gdb_sbuf_catch.c): the registers
+ * gdb reads for its task are those of a live process there. */
+struct sbuf_catch_stop {
+  pid_t tid; /* recorded; 0: the last stop is no such stop */
+  bool entry;
+  long nr;
+};
+
 struct gdb_adapter {
   struct replay_session *s;
   struct replay_debug dbg;
@@ -26,7 +34,9 @@ struct gdb_adapter {
   struct gdb_follow follow;        /* the forked processes gdb holds (gdb_follow.c) */
   struct bp_conds conds;           /* the breakpoints' conditions, evaluated here */
   bool vfork_done_due;             /* a vfork gdb saw going backwards: vforkdone at once */
-  bool sbuf_told;                  /* gdb's console said that catch syscall misses buffered calls */
+  pid_t sbuf_catch_pid;            /* the process with deja's breakpoints for catch syscall */
+  struct sbuf_catch_stop sbuf_stop;
+  bool sbuf_told; /* gdb's console said which buffered calls catch syscall misses */
   /* gdb's inferior calls (gdb_calls.c): gdb reads the thread's siginfo before it writes
    * the call's registers and stack (call_armed); the first write forks the diversion,
    * where everything runs until gdb writes the siginfo back. */
@@ -69,6 +79,19 @@ void gdb_resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, 
 /* At a resume (REVERSE: backwards) after a vfork stop: its vforkdone at once when gdb
  * must get it before anything else (true, STOP filled). */
 bool gdb_reverse_vfork_done(struct gdb_adapter *a, bool reverse, struct gdb_stop *stop);
+
+/* gdb_sbuf_catch.c: catch syscall at the calls made through the system call buffer. */
+/* At a resume: deja's breakpoints where those calls pass are in the debugged process
+ * while gdb catches system calls, and nowhere else. */
+void gdb_sbuf_catch_sync(struct gdb_adapter *a);
+/* Whether replay stop R is such a call's entry or return gdb catches (true, G filled). */
+bool gdb_sbuf_catch_stop(struct gdb_adapter *a, const struct replay_stop *r, struct gdb_stop *g);
+/* The registers R of task TID as gdb sees them at the last stop. */
+void gdb_sbuf_catch_regs(const struct gdb_adapter *a, pid_t tid, struct user_regs_struct *r);
+
+/* gdb_tls.c: the gdb_target's tls_address (qGetTLSAddr). */
+int gdb_tls_address(void *ctx, pid_t tid, uint64_t lm, uint64_t offset, uint64_t *addr, char *err,
+                    size_t errlen);
 
 /* gdb_calls.c: gdb's `call f(x)` / `print f(x)`, run in a diversion. */
 /* The thread gdb means by TID: the diversion's copy of it while gdb runs a call. */

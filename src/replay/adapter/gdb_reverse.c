@@ -218,7 +218,8 @@ void gdb_resume_backwards(struct gdb_adapter *a, enum gdb_resume_action action, 
     stop_at(stop, GDB_STOP_HISTORY_END, x, SIGTRAP);
     stop->history_begin = true;
   } else if (action == GDB_CONTINUE || rc == 2) {
-    gdb_stop_of(&hit, stop);
+    if (!gdb_sbuf_catch_stop(a, &hit, stop))
+      gdb_stop_of(&hit, stop);
   } else {
     stop_at(stop, GDB_STOP_SIGNAL, x, SIGTRAP);
   }

@@ -187,6 +187,28 @@ static int64_t now_ms(void) {
   return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* At a call's seccomp stop in the copy: a call that sends a signal is not made (it fails
+ * with ENOSYS, as rr's diversions have it). Its process and thread ids are the
+ * recording's, which in this replay may name any live process, deja's own included;
+ * everything else (files too) is made for real. 0 or -1. */
+static int refuse_signals(struct diversion *dv) {
+  if (task_get_regs(&dv->t) < 0)
+    return -1;
+  long nr = (long)dv->t.regs.orig_rax;
+  if (nr != SYS_kill && nr != SYS_tkill && nr != SYS_tgkill && nr != SYS_rt_sigqueueinfo &&
+      nr != SYS_rt_tgsigqueueinfo && nr != SYS_pidfd_send_signal)
+    return 0;
+  deja_msg("gdb's call sent no signal: %s(%lld, ...) is not made in the copy of replayed "
+           "process %d the call runs in (its ids are the recording's; it fails with ENOSYS)",
+           nr == SYS_kill     ? "kill"
+           : nr == SYS_tgkill ? "tgkill"
+                              : "a signal-sending call",
+           (long long)dv->t.regs.rdi, dv->rec_pid);
+  dv->t.regs.orig_rax = (uint64_t)-1; /* skipped */
+  dv->t.regs.rax = (uint64_t)-ENOSYS;
+  return task_set_regs(&dv->t, &dv->t.regs);
+}
+
 int diversion_run(struct diversion *dv, int req, int sig, int timeout_ms,
                   bool (*interrupted)(void *arg), void *arg, struct stop *st, bool *timed_out) {
   *timed_out = false;
@@ -204,8 +226,8 @@ int diversion_run(struct diversion *dv, int req, int sig, int timeout_ms,
         return -1;
       if (!st->seccomp)
         return 0;
-      /* replay's filter: the copy's calls are made for real */
-      if (task_resume(&dv->t, req, 0) < 0)
+      /* replay's filter: the copy's calls are made for real, but those sending signals */
+      if (refuse_signals(dv) < 0 || task_resume(&dv->t, req, 0) < 0)
         return -1;
       continue;
     }

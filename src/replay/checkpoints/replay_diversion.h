@@ -1,7 +1,8 @@
 /* Diversions: gdb's `call f(args)` / `print f(args)` run in a throw-away copy of a
  * replayed process (a fork injected into it), never in the replay itself. The copy has
- * the one thread gdb calls in; it runs for real (its system calls too) until it stops,
- * and is killed when gdb is done with it. The replayed process is left exactly as it
+ * the one thread gdb calls in; it runs for real (its system calls too, but those that
+ * send signals: they fail with ENOSYS, as in rr) until it stops, and is killed when gdb
+ * is done with it. The replayed process is left exactly as it
  * was (registers, pending signal, memory). */
 #ifndef DEJA_REPLAY_REPLAY_DIVERSION_H
 #define DEJA_REPLAY_REPLAY_DIVERSION_H

@@ -11,6 +11,7 @@
 
 #include "common/kernel_abi.h"
 #include "common/log.h"
+#include "replay/engine/replay_names.h"
 #include "replay/engine/replay_output.h"
 #include "trace/trace_files.h"
 
@@ -63,6 +64,7 @@ int replay_emulate(struct replay_engine *e, struct rptask *x) {
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;
   int rc = write_back_memory(e, x);
+  replay_name_call(x, e->ev);
   return rc ? rc : replay_output(e, x);
 }
 

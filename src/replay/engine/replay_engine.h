@@ -21,6 +21,7 @@ struct state_pages;        /* replay_state_pages.c */
 struct syscallbuf_pending; /* replay_syscallbuf.c */
 struct state_match_start;  /* state_match.c */
 struct replay_shared;      /* replay_shared.h */
+struct replay_printed;     /* replay_output.h */
 
 /* What the engine's calls return: 0, or one of these (a negative value is a failure to
  * control a task, treated as a divergence). */
@@ -91,6 +92,8 @@ struct rptask {
   size_t auxv_len;
   char cmdline[4096]; /* its process's recorded argv, NUL-separated (for gdb) */
   size_t cmdline_len;
+  char comm[16];       /* its recorded name, once it set one (replay_names.h) */
+  uint64_t comm_image; /* ...in the program image whose argv hashes to this */
   struct thread_kstate k;
   bool fork_advice;            /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
   bool brk_emulated;           /* its process's brk is made of mappings (replay_brk.c)... */
@@ -188,6 +191,7 @@ struct replay_engine {
   struct state_match_start *match_start;   /* a state point's stretch run for real */
   struct replay_shared *shared;            /* what the replay's sessions share */
   struct env_refusals refusals;            /* calls the recording's environment refused unseen */
+  struct replay_printed *printed;          /* its output's part (replay_output.h) */
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */

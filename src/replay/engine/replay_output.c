@@ -4,6 +4,7 @@
  * would show the recording's output even when the replayed program computed something
  * else; this check makes such a difference a divergence. */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +57,22 @@ static void write_all(int fd, const uint8_t *data, uint32_t len) {
   }
 }
 
+/* Whether the current event's output is to be printed: not in a quiet run (to a
+ * position: the output is still to come), nor when an earlier pass printed it. */
+static bool print_now(struct replay_engine *e) {
+  if (e->o->quiet || e->pos.event <= e->printed->traced)
+    return false;
+  e->printed->traced = e->pos.event;
+  return true;
+}
+
 int replay_output(struct replay_engine *e, struct rptask *x) {
   if (!e->ev->out_to)
     return 0;
   long nr = (long)e->ev->regs.orig_rax;
   if (nr == SYS_sendfile || nr == SYS_splice || nr == SYS_copy_file_range) {
     /* The bytes went from a file to the output, not through the program's memory. */
-    if (!e->o->quiet)
+    if (print_now(e))
       write_all(e->ev->out_to == OUT_TO_STDERR ? 2 : 1, e->ev->out_data, e->ev->out_len);
     return 0;
   }
@@ -84,7 +94,7 @@ int replay_output(struct replay_engine *e, struct rptask *x) {
                    "%s to descriptor %d (the recording's %s) differs from the recorded output "
                    "at byte %u of %u: the replayed program wrote 0x%02x, the recording 0x%02x",
                    syscall_name(nr), fd, stream, i, len, got[i], e->ev->out_data[i]);
-    else if (!e->o->quiet)
+    else if (print_now(e))
       write_all(e->ev->out_to == OUT_TO_STDERR ? 2 : 1, got, len);
   }
   free(got);

@@ -138,6 +138,7 @@ static int open_session(struct replay_session *s, const struct replay_options *o
   s->e.o = o;
   s->e.hooks = hooks ? hooks : &replay_autopilot_hooks;
   s->e.shared = shared;
+  s->e.printed = &shared->printed;
   s->e.sbuf_pending = syscallbuf_pending_new();
   s->events_path = xasprintf("%s/events", o->trace_dir);
   cpu_bind_replay(o->trace_dir, &s->cpus); /* the replayed program inherits it */

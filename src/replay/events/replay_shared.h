@@ -6,13 +6,14 @@
 
 #include <stdint.h>
 
+#include "replay/engine/replay_output.h"
+
 struct tsc_version;
 struct shm_segment;
 
 struct replay_shared {
-  /* replay_syscallbuf.c: the last EV_SBUF event whose output was printed: going back (to
-   * a checkpoint, or by replaying again from the start) does not print it twice */
-  uint64_t printed_through;
+  /* replay_output.c and replay_syscallbuf.c: how far the output has been printed */
+  struct replay_printed printed;
   /* replay_tsc.c: every rdtsc site table made; tasks, and checkpoints' copies of them,
    * name the version of their time */
   struct tsc_version *tsc_versions;

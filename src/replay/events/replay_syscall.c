@@ -166,6 +166,8 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
   c->auxv_len = x->auxv_len;
   memcpy(c->cmdline, x->cmdline, x->cmdline_len);
   c->cmdline_len = x->cmdline_len;
+  memcpy(c->comm, x->comm, sizeof c->comm); /* a new thread or process has its name */
+  c->comm_image = x->comm_image;
   /* the kernel state of the new thread: what the clone set; a fork keeps the
    * alternate signal stack, a thread does not */
   if (flags & CLONE_CHILD_CLEARTID_FLAG)

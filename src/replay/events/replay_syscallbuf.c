@@ -191,22 +191,64 @@ uint64_t syscallbuf_output(const uint8_t *data, uint32_t len, unsigned stream,
 struct print_ctx {
   struct replay_engine *e;
   const uint8_t *data;
+  uint32_t from, upto; /* the records printed: those that start and end between */
 };
 
 static void print_one(void *ctx, unsigned stream, uint32_t off, uint32_t n) {
   struct print_ctx *c = ctx;
-  replay_print(c->e, stream, c->data + off, n);
+  uint32_t start = off - (uint32_t)sizeof(struct sbuf_rec);
+  if (start >= c->from && off + n <= c->upto)
+    replay_print(c->e, stream, c->data + off, n);
 }
 
-/* Prints the output of the writes to the recording's stdout and stderr among LEN bytes of
- * records, once the task made them (at its next event's entry: in order with its traced
- * writes). */
-static void print_output(struct replay_engine *e, const struct pending *p) {
-  if (p->evno <= e->shared->printed_through || e->o->quiet)
+/* Prints the output of the writes to the recording's stdout and stderr among P's records
+ * that end within the first UPTO bytes and were not printed before: all of them once the
+ * task made them (at its next event's entry: in order with its traced writes), the ones
+ * made so far at a debugger's stop inside the stretch. */
+static void print_output(struct replay_engine *e, const struct pending *p, uint32_t upto) {
+  struct replay_printed *pr = e->printed;
+  if (p->evno <= pr->sbuf || e->o->quiet)
     return; /* (a quiet run, to a position, prints nothing: the output is still to come) */
-  e->shared->printed_through = p->evno;
-  struct print_ctx c = {e, p->data};
+  uint32_t from = pr->part_event == p->evno ? pr->part_bytes : 0;
+  if (upto > p->len)
+    upto = p->len;
+  if (upto <= from && upto < p->len)
+    return;
+  struct print_ctx c = {e, p->data, from, upto};
   syscallbuf_output(p->data, p->len, 0, print_one, &c);
+  if (upto == p->len) {
+    pr->sbuf = p->evno;
+    return;
+  }
+  pr->part_event = p->evno;
+  pr->part_bytes = upto;
+}
+
+/* The bytes of P's records that task X has made: whole records below its buffer's
+ * `used`, and the one after them when its call has RETURNED (0 when it cannot be read). */
+static uint32_t records_made(struct rptask *x, const struct pending *p, bool returned) {
+  struct sbuf_hdr h;
+  if (!x || task_read_mem(&x->t, p->buf, &h, sizeof h) < 0 || h.used < p->off)
+    return 0;
+  uint32_t have = h.used - p->off, at = 0;
+  while (at + sizeof(struct sbuf_rec) <= p->len) {
+    struct sbuf_rec rec;
+    memcpy(&rec, p->data + at, sizeof rec);
+    if (rec.size < sizeof rec || (at + rec.size > have && !(returned && at == have)))
+      break;
+    at += rec.size;
+  }
+  return at;
+}
+
+void replay_syscallbuf_flush(struct replay_engine *e, pid_t returned) {
+  struct syscallbuf_pending *set = e->sbuf_pending;
+  for (int i = 0; i < set->n; i++) {
+    struct pending *p = &set->p[i];
+    uint32_t made = records_made(engine_task(e, p->rec_tid), p, p->rec_tid == returned);
+    if (made)
+      print_output(e, p, made);
+  }
 }
 
 /* The bytes of EV's records: all of its data but the diverted call's record header. */
@@ -366,7 +408,7 @@ static int settle(struct replay_engine *e, struct rptask *x, struct pending *p, 
   bool have_h = false;
   int rc = check_them && !gone ? check(e, x, p, &h, &have_h) : 0;
   if (!rc)
-    print_output(e, p); /* what the program wrote (or the stretch restored) */
+    print_output(e, p, p->len); /* what the program wrote (or the stretch restored) */
   /* The recorder emptied the buffer here unless the library was inside a call: so does
    * replay, so the buffer's memory is the recorded one (a state point compares it). */
   uint32_t zero = 0;
@@ -395,7 +437,7 @@ int replay_syscallbuf_check(struct replay_engine *e) {
 void replay_syscallbuf_finish(struct replay_engine *e) {
   struct syscallbuf_pending *set = e->sbuf_pending;
   while (set->n) {
-    print_output(e, &set->p[0]);
+    print_output(e, &set->p[0], set->p[0].len);
     drop(set, &set->p[0]);
   }
 }

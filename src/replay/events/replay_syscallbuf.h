@@ -22,6 +22,11 @@ int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x);
 /* At the end of the trace: the output of the buffered calls no later event checked
  * (the recording ended before their task's next event) is printed as recorded. */
 void replay_syscallbuf_finish(struct replay_engine *e);
+/* At a debugger's stop: prints the output of the buffered calls the tasks have made so
+ * far in the stretches that make their refilled records (what a live process would have
+ * printed by then), once; the rest is printed when they are checked. Task RETURNED (a
+ * recorded tid, or 0) is at the return of the call of the record it is in. */
+void replay_syscallbuf_flush(struct replay_engine *e, pid_t returned);
 /* The records refilled into the tasks' buffers and not yet checked: the engine's
  * (e->sbuf_pending), which a checkpoint copies. */
 struct syscallbuf_pending;

@@ -17,22 +17,46 @@ static void drop(struct bp_conds *c, struct bp_cond *b) {
   *b = c->v[--c->n];
 }
 
-int bp_conds_set(struct bp_conds *c, pid_t pid, uint64_t addr, const struct gdb_agent_expr *e,
-                 int n) {
+/* A new entry for process PID's breakpoint at ADDR (its old one dropped), or NULL when
+ * out of memory. */
+static struct bp_cond *renew(struct bp_conds *c, pid_t pid, uint64_t addr) {
   struct bp_cond *b = find(c, pid, addr);
   if (b)
     drop(c, b);
-  if (n <= 0)
-    return 0;
   if (c->n == c->cap) {
     int cap = c->cap ? 2 * c->cap : 8;
     struct bp_cond *v = realloc(c->v, (size_t)cap * sizeof *v);
     if (!v)
-      return -1;
+      return NULL;
     c->v = v;
     c->cap = cap;
   }
-  b = &c->v[c->n];
+  return &c->v[c->n];
+}
+
+int bp_conds_set_native(struct bp_conds *c, pid_t pid, uint64_t addr, bp_cond_native fn,
+                        void *arg) {
+  struct bp_cond *b = renew(c, pid, addr);
+  if (!b)
+    return -1;
+  if (!fn)
+    return 0;
+  *b = (struct bp_cond){.pid = pid, .addr = addr, .native = fn, .native_arg = arg};
+  c->n++;
+  return 0;
+}
+
+int bp_conds_set(struct bp_conds *c, pid_t pid, uint64_t addr, const struct gdb_agent_expr *e,
+                 int n) {
+  if (n <= 0) {
+    struct bp_cond *b = find(c, pid, addr);
+    if (b)
+      drop(c, b);
+    return 0;
+  }
+  struct bp_cond *b = renew(c, pid, addr);
+  if (!b)
+    return -1;
   *b = (struct bp_cond){.pid = pid, .addr = addr};
   for (int i = 0; i < n && i < GDB_AGENT_MAX_CONDS; i++) {
     b->e[i].code = malloc(e[i].len);
@@ -98,6 +122,8 @@ int bp_conds_hold(struct bp_conds *c, pid_t pid, uint64_t addr, struct task *t, 
     snprintf(err, errlen, "cannot read the registers of task %d", t->tid);
     return -1;
   }
+  if (b->native)
+    return b->native(b->native_arg, t, addr);
   struct cond_env env = {.c = c, .t = t};
   env.regs.gpr = t->regs;
   struct gdb_agent_env agent = {cond_reg, cond_mem, &env};

@@ -15,11 +15,17 @@
 #include "replay/engine/replay_engine.h"
 #include "task/task.h"
 
+/* A condition deja's own breakpoints have (the adapter's catch of buffered system calls):
+ * whether task T (its registers read) arriving at ADDR is a hit, as bp_conds_hold. */
+typedef int (*bp_cond_native)(void *arg, struct task *t, uint64_t addr);
+
 struct bp_cond {
   pid_t pid; /* recorded pid */
   uint64_t addr;
   int n;
   struct gdb_agent_expr e[GDB_AGENT_MAX_CONDS];
+  bp_cond_native native; /* (instead of gdb's expressions) */
+  void *native_arg;
 };
 
 struct bp_conds {
@@ -33,6 +39,9 @@ struct bp_conds {
  * has none). 0, or -1 when out of memory (it then has none). */
 int bp_conds_set(struct bp_conds *c, pid_t pid, uint64_t addr, const struct gdb_agent_expr *e,
                  int n);
+/* Process PID's breakpoint at ADDR gets condition FN (with ARG) instead of gdb's (NULL:
+ * none). 0 or -1 (out of memory). */
+int bp_conds_set_native(struct bp_conds *c, pid_t pid, uint64_t addr, bp_cond_native fn, void *arg);
 /* Whether one of process PID's breakpoints has conditions. */
 bool bp_conds_any(const struct bp_conds *c, pid_t pid);
 /* Whether task T's arrival at process PID's breakpoint at ADDR is a hit: 1 when it has no

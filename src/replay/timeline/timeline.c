@@ -151,6 +151,8 @@ int timeline_go_to_checkpoint(struct timeline *tl, int id, char *err, size_t err
   return tl_go_to(tl, &p, err, errlen);
 }
 
+bool timeline_has_checkpoint(struct timeline *tl, int id) { return checkpoint_of(tl, id) != NULL; }
+
 bool timeline_delete_checkpoint(struct timeline *tl, int id) {
   struct tl_checkpoint *c = checkpoint_of(tl, id);
   if (!c)

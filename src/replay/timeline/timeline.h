@@ -204,6 +204,8 @@ void timeline_describe_checkpoint(const struct timeline *tl, const struct tl_che
                                   char *buf, size_t len);
 /* Forgets checkpoint ID; false when there is none. */
 bool timeline_delete_checkpoint(struct timeline *tl, int id);
+/* Whether checkpoint ID exists. */
+bool timeline_has_checkpoint(struct timeline *tl, int id);
 /* Forward replay for gdb: it starts (time spent waiting for gdb is not replay time), and
  * it passed an event boundary (RES: REPLAY_EVENT_DONE), where a checkpoint is taken
  * every so much replay time. */
