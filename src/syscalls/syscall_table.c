@@ -535,6 +535,8 @@ static const struct syscall_desc table[] = {
 #define TABLE_SIZE ((long)(sizeof(table) / sizeof(table[0])))
 
 const struct syscall_desc *syscall_table_lookup(long nr) {
+  /* The kernel reads the number as an int: 0x100000027 is getpid, not unknown. */
+  nr = (int)nr;
   if (nr < 0 || nr >= TABLE_SIZE)
     return NULL;
   if (table[nr].nr == -1) {

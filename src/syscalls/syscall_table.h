@@ -99,7 +99,8 @@ struct syscall_desc {
   struct syscall_out out[SYSCALL_MAX_OUT];
 };
 
-/* NULL for numbers the table does not know at all (outside 0..max). Numbers no kernel
+/* NULL for numbers the table does not know at all (outside 0..max, as the kernel reads
+ * them: the low 32 bits, signed). Numbers no kernel
  * assigns get a row emulating them (the kernel answers -ENOSYS); that row is valid until
  * the next lookup of such a number from the same thread. */
 const struct syscall_desc *syscall_table_lookup(long nr);

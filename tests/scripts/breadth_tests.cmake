@@ -36,3 +36,16 @@ deja_rr_program_test(br_perf_ring DIFFER)
 deja_rr_test(br_strace_fork COMMAND strace -f -o /dev/null sh -c "ls / >/dev/null; (echo sub) | cat; echo $$ | cat" DIFFER REPEAT 2)
 # gdb as the recorded program: breakpoints (written through /proc/PID/mem), single steps.
 deja_rr_test(br_gdb_inferior COMMAND gdb -batch -nx -ex "break main" -ex run -ex next -ex next -ex continue --args $<TARGET_FILE:hello> DIFFER)
+
+# Issue 29: programs that work without deja, each recorded with the buffer on and with -n.
+function(deja_rr_both program)
+  deja_rr_program_test(${program} ${ARGN})
+  deja_rr_test(${program}_nobuf COMMAND $<TARGET_FILE:${program}> ${ARGN} RECORD_ARGS -n)
+endfunction()
+# The stat family into a struct that ends at a guard page, or runs into it (EFAULT).
+deja_rr_both(br_stat_guard DIFFER)
+deja_rr_both(br_mknod DIFFER)
+deja_rr_both(br_inotify DIFFER)
+deja_rr_both(br_truncate_tmp DIFFER)
+# Calls right after unknown numbers; a number with high bits the kernel ignores.
+deja_rr_both(br_after_unknown DIFFER)
