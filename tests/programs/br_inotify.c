@@ -1,11 +1,12 @@
 /* inotify: a watch on a temporary directory, files made, written, renamed and removed
    in it, the events read back (also with a read too short for one event: EINVAL, and a
-   nonblocking read with none: EAGAIN). The cookie of a rename differs per run. */
+   nonblocking read with none: EAGAIN), and a blocking read a child's new file ends. The cookie of a rename differs per run. */
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
 
@@ -28,6 +29,34 @@ static void read_events(int ifd) {
   }
   if (first_cookie)
     printf("cookie value %u\n", first_cookie);
+}
+
+/* A blocking read that waits for a child to make a file. */
+static void blocking_read(void) {
+  char tmpl[] = "/tmp/deja-test-XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  CHECK(dir != NULL);
+  int ifd = inotify_init();
+  CHECK(ifd >= 0);
+  CHECK(inotify_add_watch(ifd, dir, IN_CREATE) >= 0);
+  char path[256];
+  snprintf(path, sizeof path, "%s/late", dir);
+  pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    usleep(20000);
+    int fd = open(path, O_WRONLY | O_CREAT, 0600);
+    _exit(fd < 0);
+  }
+  char buf[4096] __attribute__((aligned(8)));
+  ssize_t n = read(ifd, buf, sizeof buf);
+  struct inotify_event *ev = (struct inotify_event *)buf;
+  printf("blocking read: %zd mask %08x name %s\n", n, n > 0 ? ev->mask : 0,
+         n > 0 && ev->len ? ev->name : "-");
+  int status;
+  CHECK(waitpid(child, &status, 0) == child && status == 0);
+  CHECK(unlink(path) == 0 && rmdir(dir) == 0);
+  close(ifd);
 }
 
 int main(void) {
@@ -57,5 +86,6 @@ int main(void) {
   CHECK(rmdir(dir) == 0);
   read_events(ifd); /* IN_IGNORED */
   close(ifd);
+  blocking_read();
   return 0;
 }
