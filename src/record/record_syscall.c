@@ -233,6 +233,27 @@ static int preserve_mapped(struct recorder *r, struct rtask *x, struct exit_info
 
 /* The table's hooks the recorder needs (syscalls/syscall_table.h): at the call's entry,
  * and at its exit before the written memory is read. */
+/* An ioctl whose request deja does not know: what it wrote is not recorded, so say so
+ * (once per request) rather than leave a replay to diverge later without a word. */
+static int warn_unknown_ioctl(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  uint32_t request = (uint32_t)x->entry.rsi;
+  if (in->result < 0 || syscall_ioctl_known(request))
+    return 0;
+  for (int i = 0; i < r->nwarned_ioctls; i++)
+    if (r->warned_ioctls[i] == request)
+      return 0;
+  if (r->nwarned_ioctls < (int)(sizeof r->warned_ioctls / sizeof r->warned_ioctls[0]))
+    r->warned_ioctls[r->nwarned_ioctls++] = request;
+  char link[64], target[256] = "?";
+  snprintf(link, sizeof link, "/proc/%d/fd/%d", x->t.tid, (int)x->entry.rdi);
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  target[n > 0 ? n : 1] = '\0';
+  deja_msg("task %d: ioctl request 0x%x on `%s' is unknown to deja: what it wrote (if "
+           "anything) is not recorded, and a replay that reads it may differ",
+           x->t.tid, request, target);
+  return 0;
+}
+
 static const struct {
   int (*entry)(struct recorder *r, struct rtask *x);
   int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
@@ -247,6 +268,7 @@ static const struct {
     [SCH_mremap] = {.exit = forget_remapped},
     [SCH_brk] = {.exit = forget_heap},
     [SCH_mmap] = {.entry = refuse_perf_mmap, .exit = preserve_mapped},
+    [SCH_ioctl] = {.exit = warn_unknown_ioctl},
 };
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {

@@ -173,6 +173,8 @@ struct recorder {
   struct stat out_st[3];
   bool out_ok[3];
   bool warned_cpuid;
+  uint32_t warned_ioctls[32]; /* the unknown ioctl requests deja said it does not know */
+  int nwarned_ioctls;
   bool tsc_patch;     /* the kernel does not trap rdtsc: deja patches it (tsc_patch.h) */
   uint64_t tsc_sites; /* ...how many sites it patched */
   struct timespec last_flush;

@@ -88,9 +88,8 @@ _Static_assert(sizeof(siginfo_t) == 128, "siginfo_t differs from the kernel's");
 _Static_assert(sizeof(struct utsname) == 6 * 65, "struct utsname differs from the kernel's");
 
 #define KERNEL_SIGACTION_SIZE 32 /* handler, flags, restorer, 8-byte mask */
-#define CAP_DATA_V3_SIZE (2 * sizeof(struct __user_cap_data_struct))
-#define SOCKADDR_CAP 4096 /* OUT_SOCKLEN cap for socket addresses */
-#define SOCKOPT_CAP 65536 /* OUT_SOCKLEN cap for getsockopt values */
+#define SOCKADDR_CAP 4096        /* OUT_SOCKLEN cap for socket addresses */
+#define SOCKOPT_CAP 65536        /* OUT_SOCKLEN cap for getsockopt values */
 #define TIMESPEC sizeof(struct timespec)
 #define TIMEVAL sizeof(struct timeval)
 #define TIMEX_SIZE 208 /* struct timex */
@@ -156,7 +155,7 @@ static const struct syscall_desc table[] = {
   SC(rt_sigaction, EXE, 4, WR_FIXED(2, KERNEL_SIGACTION_SIZE)),
   SC(rt_sigprocmask, EXE, 4, WR_ARG(2, 3, 1)),
   SCH(rt_sigreturn, EXE, sigreturn, 0),
-  SC(ioctl, EMU, 3, WR_IOCTL),
+  SCH(ioctl, EMU, ioctl, 3, WR_IOCTL),
   SC(pread64, EMU, 4, WR_RESULT(1)),
   SCH(pwrite64, EMU, write, 4),
   SC(readv, EMU, 3, WR_IOVEC(1, 2)),
@@ -265,7 +264,7 @@ static const struct syscall_desc table[] = {
   SC(setfsuid, EMU, 1),
   SC(setfsgid, EMU, 1),
   SC(getsid, EMU, 1),
-  SC(capget, EMU, 2, WR_FIXED(1, CAP_DATA_V3_SIZE)),
+  SC(capget, EMU, 2, WR_SPECIAL),
   SC(capset, EMU, 2),
   SC(rt_sigpending, EMU, 2, WR_ARG(0, 1, 1)),
   SC(rt_sigtimedwait, EMU, 4, WR_FIXED(1, sizeof(siginfo_t))),

@@ -49,3 +49,13 @@ deja_rr_both(br_inotify DIFFER)
 deja_rr_both(br_truncate_tmp DIFFER)
 # Calls right after unknown numbers; a number with high bits the kernel ignores.
 deja_rr_both(br_after_unknown DIFFER)
+# Device and socket outputs at their real sizes (ioctls whose encoding does not say what
+# they write, getsockopt, capget), each ending at a guard page.
+deja_rr_both(br_tty_ioctls DIFFER)
+deja_rr_both(br_fs_ioctls DIFFER)
+deja_rr_both(br_sockopts_caps DIFFER)
+deja_rr_both(br_unknown_ioctl DIFFER)
+# An ioctl deja does not know is named at record time.
+add_test(NAME br_unknown_ioctl_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
+  $<TARGET_FILE:deja> "ioctl request 0x8946 on .* is unknown to deja" $<TARGET_FILE:br_unknown_ioctl>)
+set_tests_properties(br_unknown_ioctl_said PROPERTIES TIMEOUT 120)
