@@ -2,6 +2,9 @@
  * 64-bit kernel's (static asserts below check glibc agrees where glibc's type is used). */
 #include "syscalls/syscall_table.h"
 
+#include <errno.h>
+#include <sys/mman.h>
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -550,6 +553,26 @@ const struct syscall_desc *syscall_table_lookup(long nr) {
   if (table[nr].name == NULL)
     return NULL;
   return &table[nr];
+}
+
+bool syscall_madvise_runs(uint64_t advice, int64_t result) {
+  if (result != 0 && result != -ENOMEM)
+    return false;
+  switch (advice) {
+  case MADV_DONTNEED:
+  case MADV_FREE:
+  case MADV_REMOVE:
+  case MADV_DONTFORK:
+  case MADV_DOFORK:
+  case MADV_WIPEONFORK:
+  case MADV_KEEPONFORK:
+  case 24:  /* MADV_DONTNEED_LOCKED */
+  case 100: /* MADV_HWPOISON */
+  case 101: /* MADV_SOFT_OFFLINE */
+  case 102: /* MADV_GUARD_INSTALL: faults where the program touches */
+  case 103: /* MADV_GUARD_REMOVE */ return true;
+  default: return false;
+  }
 }
 
 const char *syscall_name(long nr) {

@@ -108,6 +108,12 @@ const struct syscall_desc *syscall_table_lookup(long nr);
 /* Whether deja knows what ioctl REQUEST writes (its encoding says so, or deja's table of
  * the requests it does not): the output of an unknown one is not recorded. */
 bool syscall_ioctl_known(uint32_t request);
+/* Whether replay runs an madvise with ADVICE that returned RESULT when recorded: only
+ * advice that changes memory or what a fork copies, and only when it took effect (0, or
+ * ENOMEM: the mapped parts of a range with holes got it). Others return the recorded
+ * result: replay does not lock memory (mlock is emulated), and hints depend on the
+ * machine's state. */
+bool syscall_madvise_runs(uint64_t advice, int64_t result);
 /* "read", or "syscall_123" for unknown numbers (static buffer per call site is fine). */
 const char *syscall_name(long nr);
 /* -1 when unknown. */
