@@ -271,6 +271,8 @@ static const struct {
     [SCH_ioctl] = {.exit = warn_unknown_ioctl},
 };
 
+#define VSYSCALL_PAGE 0xffffffffff600000ull /* the legacy time, gettimeofday, getcpu */
+
 int record_syscall_entry(struct recorder *r, struct rtask *x) {
   bool fresh = x->entry_regs_read;
   x->entry_regs_read = false;
@@ -295,6 +297,16 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
              "task %d made a 32-bit system call (int $0x80, number %ld) at 0x%llx, event %" PRIu64
              "; deja records 64-bit system calls only",
              x->t.tid, nr, x->t.regs.rip - 2, r->events + 1);
+    return recorder_abort(r, why);
+  }
+  if (x->t.regs.rip >= VSYSCALL_PAGE && x->t.regs.rip < VSYSCALL_PAGE + 4096) {
+    /* The kernel emulates the call at its seccomp stop and returns straight to the
+     * caller: no exit stop follows, and replay would see no entry stop either. */
+    snprintf(why, sizeof why,
+             "task %d called %s through the legacy vsyscall page (at 0x%llx, event %" PRIu64
+             "), which deja cannot record (old static programs call it; today's libcs use "
+             "the vDSO)",
+             x->t.tid, syscall_name(nr), x->t.regs.rip, r->events + 1);
     return recorder_abort(r, why);
   }
   if (!d) /* syscall(-1), numbers past the table: the kernel's ENOSYS */
@@ -476,7 +488,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, in.why);
   }
   capture_regions(r, x, &w, &ev);
-  if (nr == SYS_pwrite64)
+  if (d && (d->nr == SYS_pwrite64 || d->nr == SYS_write))
     record_ptrace_mem_write(r, x, result);
   record_ptrace_effects(x, &ev);
   record_seccomp_exit(x, d, &ev);

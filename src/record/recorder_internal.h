@@ -365,8 +365,9 @@ bool record_ptrace_exec_stop(struct recorder *r, struct rtask *x);
 bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, const siginfo_t *si);
 /* The syscall event of X's emulated call: its effects on the tracee. */
 void record_ptrace_effects(struct rtask *x, struct event *ev);
-/* After a pwrite64 of X that wrote RESULT bytes: a write into a recorded process's
- * memory through /proc/PID/mem (debuggers do this) is such an effect too. */
+/* After a pwrite64 or write of X that wrote RESULT bytes: a write into a recorded
+ * process's memory (its own too) through /proc/PID/mem (debuggers do this) is such an
+ * effect too. */
 void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result);
 bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
 /* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the

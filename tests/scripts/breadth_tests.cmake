@@ -57,7 +57,17 @@ deja_rr_both(br_sockopts_caps DIFFER)
 deja_rr_both(br_unknown_ioctl DIFFER)
 # An ioctl deja does not know is named at record time.
 add_test(NAME br_unknown_ioctl_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
-  $<TARGET_FILE:deja> "ioctl request 0x8946 on .* is unknown to deja" $<TARGET_FILE:br_unknown_ioctl>)
+  $<TARGET_FILE:deja> 0 "ioctl request 0x8946 on .* is unknown to deja" $<TARGET_FILE:br_unknown_ioctl>)
 set_tests_properties(br_unknown_ioctl_said PROPERTIES TIMEOUT 120)
 # mlock/madvise: replay returns the recorded result where running it could not give it.
 deja_rr_both(br_mlock_madvise DIFFER)
+# Writes into the program's own memory through /proc/self/mem and process_vm_writev.
+deja_rr_both(br_proc_self_mem DIFFER)
+# Signal frames read by their handlers; poll racing an interval timer and a child.
+deja_rr_both(br_signal_frame DIFFER)
+deja_rr_both(br_poll_signal REPEAT 3)
+# The legacy vsyscall page: the recording stops, naming it (exit 70), and what it
+# recorded replays. (Recording it needs replay to stop at the call: no entry stop.)
+add_test(NAME br_vsyscall_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
+  $<TARGET_FILE:deja> 70 "through the legacy vsyscall page" $<TARGET_FILE:br_vsyscall>)
+set_tests_properties(br_vsyscall_said PROPERTIES TIMEOUT 120)
