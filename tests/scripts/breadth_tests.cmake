@@ -71,3 +71,7 @@ deja_rr_both(br_poll_signal REPEAT 3)
 add_test(NAME br_vsyscall_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
   $<TARGET_FILE:deja> 70 "through the legacy vsyscall page" $<TARGET_FILE:br_vsyscall>)
 set_tests_properties(br_vsyscall_said PROPERTIES TIMEOUT 120)
+# Faults a SIGSEGV handler resolves: write barriers, PROT_NONE reservations, a code page
+# mapped by the handler; threads sharing a barrier.
+deja_rr_both(br_prot_none DIFFER)
+deja_rr_both(br_prot_none_threads REPEAT 2)
