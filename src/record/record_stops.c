@@ -320,6 +320,9 @@ static int on_signal_stop(struct recorder *r, struct rtask *x, int signo) {
     return 0; /* held for its tracer */
   if (sig < 0)
     return RECORD_DEJA_FAILED;
+  int gone = sig ? record_ns_init_fault(r, x, sig) : 0;
+  if (gone)
+    return gone == 1 ? 0 : RECORD_DEJA_FAILED;
   x->deliver = sig;
   x->at_boundary = false;
   return continue_task(r, x);

@@ -75,3 +75,10 @@ set_tests_properties(br_vsyscall_said PROPERTIES TIMEOUT 120)
 # mapped by the handler; threads sharing a barrier.
 deja_rr_both(br_prot_none DIFFER)
 deja_rr_both(br_prot_none_threads REPEAT 2)
+# PID namespaces: the init kills and reaps a child and an orphan; exits while a child
+# runs (the kernel kills it); dies of a fault (a traced init would fault forever).
+foreach(mode reap init_exits init_fault)
+  deja_rr_test(br_pid_ns_${mode} COMMAND $<TARGET_FILE:br_pid_ns> ${mode} REPEAT 2)
+  deja_rr_test(br_pid_ns_${mode}_nobuf COMMAND $<TARGET_FILE:br_pid_ns> ${mode} REPEAT 2
+    RECORD_ARGS -n)
+endforeach()
