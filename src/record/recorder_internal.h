@@ -245,10 +245,6 @@ bool record_stuck(struct recorder *r);
 pid_t record_pid_seen_by(pid_t viewer, pid_t tid);
 /* Whether X is the init of a PID namespace (its innermost id is 1). */
 bool record_ns_init(const struct rtask *x);
-/* At X's stop for signal SIG (its signal event written): when SIG is a fault that kills
- * X, the init of a PID namespace, X is let go to die of it untraced and its exit is
- * recorded (1); 0 when not so; RECORD_DEJA_FAILED. */
-int record_ns_init_fault(struct recorder *r, struct rtask *x, int sig);
 
 /* record_anon_files.c: private read-only mappings of data files replay maps as
  * anonymous memory holding the file's bytes. */
