@@ -51,6 +51,60 @@ static bool cpu_view_path(const char *p) {
   return false;
 }
 
+/* Descriptors open on a process's memory (/proc/PID/mem, opened through this library):
+ * writes to them change memory, which the recorder records only at traced calls. Set
+ * and cleared at opens, cleared at closes; one a dup made is not known (a stale bit
+ * only makes a write traced). */
+#define MEM_FD_MAX 1024
+static uint64_t mem_fds[MEM_FD_MAX / 64];
+
+static bool is_mem_fd(long fd) {
+  return fd >= 0 && fd < MEM_FD_MAX && (mem_fds[fd / 64] >> (fd % 64) & 1);
+}
+
+static void note_mem_fd(long fd, bool mem) {
+  if (fd < 0 || fd >= MEM_FD_MAX)
+    return;
+  if (mem)
+    mem_fds[fd / 64] |= 1ull << (fd % 64);
+  else
+    mem_fds[fd / 64] &= ~(1ull << (fd % 64));
+}
+
+/* P past WORD when it starts with it, else NULL. */
+static const char *past(const char *p, const char *word) {
+  while (*word)
+    if (*p++ != *word++)
+      return NULL;
+  return p;
+}
+
+/* P past a decimal number, else NULL. */
+static const char *past_number(const char *p) {
+  const char *q = p;
+  while (*q >= '0' && *q <= '9')
+    q++;
+  return q == p ? NULL : q;
+}
+
+/* "/proc/", then "self", "thread-self" or a number, then "/mem" or "/task/NUMBER/mem". */
+static bool proc_mem_path(const char *p) {
+  if (!p || !(p = past(p, "/proc/")))
+    return false;
+  const char *q = past(p, "self");
+  if (!q)
+    q = past(p, "thread-self");
+  if (!q)
+    q = past_number(p);
+  if (!q)
+    return false;
+  const char *t = past(q, "/task/");
+  if (t && !(q = past_number(t)))
+    return false;
+  q = past(q, "/mem");
+  return q && !*q;
+}
+
 /* The bytes a writev of CNT buffers at IOV sends, or -1 for a count or total the kernel
  * refuses. */
 static long iov_total(const struct iovec *iov, long cnt) {
@@ -69,6 +123,8 @@ static long iov_total(const struct iovec *iov, long cnt) {
  * from a writev's buffers), for replay. With a file mapped MAP_SHARED, only writes of
  * pipes and sockets (which cannot change the file) are buffered. */
 HOT long write_call(long nr, const long a[6]) {
+  if (is_mem_fd(a[0]))
+    return preload_traced(nr, a);
   if (a[0] >= 0 && a[0] <= 2) {
     long len = nr == SYS_write ? a[2] : iov_total((const struct iovec *)a[1], a[2]);
     if (len < 0)
@@ -158,16 +214,21 @@ long preload_syscall(long nr, const long a[6]) {
   case SYS_pread64: /* of a pipe it fails at once (ESPIPE) */
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
   case SYS_pwrite64:
-    if (a[0] <= 2 || shared_file_mapped)
+    if (a[0] <= 2 || shared_file_mapped || is_mem_fd(a[0]))
       break;
     return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
   case SYS_open:
-  case SYS_openat:
-    if (cpu_view_path((const char *)a[nr == SYS_open ? 0 : 1]))
-      break;
+  case SYS_openat: {
+    const char *path = (const char *)a[nr == SYS_open ? 0 : 1];
+    long fd = cpu_view_path(path) ? preload_traced(nr, a)
+                                  : preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+    note_mem_fd(fd, proc_mem_path(path));
+    return fd;
+  }
+  case SYS_close:
+    note_mem_fd(a[0], false);
     return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
   case SYS_lseek:
-  case SYS_close:
   case SYS_access:
   case SYS_faccessat:
   case SYS_faccessat2:

@@ -3,10 +3,10 @@
  *
  * A buffered call runs through the page's entry (untraced while recording: no ptrace
  * stop) and leaves a record in the thread's buffer: its number, an argument hash, its
- * result and the bytes the kernel wrote, which the kernel writes into the record itself
- * and the library then copies to the caller. In a replay the entry does not call the
- * kernel: it returns the result deja put into the record beforehand, with the recorded
- * bytes, so the very same code path yields the recorded outcome. */
+ * result and a copy of the bytes the kernel wrote into the caller's memory. In a replay
+ * the entry does not call the kernel: it returns the result deja put into the record
+ * beforehand, and the library copies the recorded bytes to the caller, so the same code
+ * path yields the recorded outcome. */
 #include "preload/preload.h"
 
 #include <errno.h>
@@ -376,10 +376,10 @@ HOT long buffered_file_map(long nr, const long a[6], struct sbuf_hdr *h, uint32_
 }
 
 /* Before the call of record REC: what the record keeps of its input (a write's bytes to
- * descriptor 0-2, an address-space call's arguments), or where the kernel writes its
- * output (argument OUTARG of B points into the record). */
-HOT void prepare_record(long nr, const long a[6], long b[6], const struct sbuf_hdr *h,
-                        struct sbuf_rec *rec, int outarg, size_t outmax, enum out_kind kind) {
+ * descriptor 0-2, an address-space call's arguments). An output goes to the caller's
+ * memory, then into the record (output_copy). */
+HOT void prepare_record(long nr, const long a[6], const struct sbuf_hdr *h, struct sbuf_rec *rec,
+                        int outarg, size_t outmax, enum out_kind kind) {
   uint8_t *scratch = (uint8_t *)(rec + 1);
   if (kind == OUT_INPUT) {
     unsigned to = output_to(h, (int)a[0], rec);
@@ -391,10 +391,36 @@ HOT void prepare_record(long nr, const long a[6], long b[6], const struct sbuf_h
       preload_copy(scratch, (const void *)a[outarg], outmax);
   } else if (kind == OUT_ARGS) {
     preload_copy(scratch, a, SBUF_EXEC_ARGS_BYTES);
-  } else if (outmax) {
-    b[outarg] = (long)scratch;
   }
 }
+
+/* The N bytes of output at USER (the caller's memory) and in the record at REC: in a
+ * recording the kernel wrote them to USER (so a buffer it cannot write fails with EFAULT
+ * as natively, and nothing past what it wrote is touched) and the record gets a copy; in
+ * a replay the record's recorded bytes go to USER. One asm block that leaves the same
+ * registers and flags on both paths (rdi, rsi, rcx and rax zero): the program may
+ * compare them at its next stop (a state point, a trapped rdtsc). */
+HOT void output_copy(void *user, void *rec, size_t n) {
+  __asm__ volatile("movzbl 0x70000000, %%eax\n" /* SBUF_ENTRY_ADDR: 0xeb in a replay */
+                   "mov %[user], %%rsi\n"
+                   "mov %[rec], %%rdi\n"
+                   "cmp $0xeb, %%al\n"
+                   "jne 1f\n"
+                   "xchg %%rdi, %%rsi\n"
+                   "1: mov %[n], %%rcx\n"
+                   "shr $3, %%rcx\n"
+                   "rep movsq\n"
+                   "mov %[n], %%rcx\n"
+                   "and $7, %%ecx\n"
+                   "rep movsb\n"
+                   "xor %%eax, %%eax\n"
+                   "xor %%esi, %%esi\n"
+                   "xor %%edi, %%edi\n"
+                   :
+                   : [user] "r"(user), [rec] "r"(rec), [n] "r"(n)
+                   : "rax", "rcx", "rsi", "rdi", "cc", "memory");
+}
+_Static_assert(SBUF_ENTRY_ADDR == 0x70000000, "output_copy reads the entry's first byte");
 
 /* The bytes of output the record of a call of kind KIND that returned RET keeps. */
 HOT size_t kept_bytes(enum out_kind kind, long ret, size_t outmax) {
@@ -412,7 +438,7 @@ HOT long buffered_call(long nr, const long a[6], struct sbuf_hdr *h, uint32_t us
                        bool armed) {
   long b[6];
   preload_copy(b, a, sizeof b);
-  prepare_record(nr, a, b, h, rec, outarg, outmax, kind);
+  prepare_record(nr, a, h, rec, outarg, outmax, kind);
   if (armed)
     desched_arm(true);
   long ret = kind == OUT_ARGS && replaying_entry()
@@ -424,7 +450,7 @@ HOT long buffered_call(long nr, const long a[6], struct sbuf_hdr *h, uint32_t us
   size_t n = kept_bytes(kind, ret, outmax);
   rec->size = (uint32_t)(sizeof *rec + ((n + 7) & ~(size_t)7));
   if (n && kind != OUT_INPUT && kind != OUT_ARGS)
-    preload_copy((void *)a[outarg], (const uint8_t *)(rec + 1), n);
+    output_copy((void *)a[outarg], rec + 1, n);
   commit(h, used, rec);
   return ret;
 }

@@ -38,8 +38,8 @@ enum probe {
 };
 
 /* Runs call NR buffered when the thread has a buffer with room, else traced. The kernel
- * writes argument OUTARG's memory (at most OUTMAX bytes) into the record, and the
- * library copies it to the caller. When PROBE says the call could block, it is made
+ * writes argument OUTARG's memory (at most OUTMAX bytes: exactly what it writes), and
+ * the record keeps a copy (a replay copies it back). When PROBE says the call could block, it is made
  * traced. Returns the raw result (-errno on failure). */
 long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum out_kind kind,
                       enum probe probe);

@@ -30,7 +30,10 @@ int recorder_exit_stop(struct recorder *r, struct rtask *x) {
   if (r->cur == x)
     r->cur = NULL;
   task_resume(&x->t, PTRACE_CONT, 0);
-  if (!by_exec) /* the main thread killed by an exec lives on as the exec'ing one */
+  /* The main thread killed by an exec lives on as the exec'ing one; a PID namespace's
+   * init, exiting, waits in the kernel for the namespace's other tasks to end, which
+   * need deja (their exit stops): waiting for it here would wait for ever. */
+  if (!by_exec && !record_ns_init(x))
     task_wait_dead(x->t.tid);
   return rc;
 }

@@ -12,3 +12,9 @@ pid_t record_pid_seen_by(pid_t viewer, pid_t tid) {
     return -1;
   return (pid_t)t[nv - 1];
 }
+
+bool record_ns_init(const struct rtask *x) {
+  long ids[32];
+  int n = proc_status_numbers(x->t.tid, "NSpid", ids, 32);
+  return n > 1 && ids[n - 1] == 1;
+}

@@ -534,6 +534,19 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
   return 0;
 }
 
+/* Where a write() of RESULT bytes to X's descriptor FD began: its file position now,
+ * less what it wrote; 0 when unknown. */
+static uint64_t write_began(struct rtask *x, int fd, int64_t result) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", x->t.tid, fd);
+  FILE *f = fopen(path, "r");
+  unsigned long long pos = 0;
+  int got = f ? fscanf(f, "pos: %llu", &pos) : 0;
+  if (f)
+    fclose(f);
+  return got == 1 && pos >= (uint64_t)result ? pos - (uint64_t)result : 0;
+}
+
 void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result) {
   const struct user_regs_struct *e = &x->entry;
   char path[64], target[64];
@@ -545,7 +558,8 @@ void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result
   if (result <= 0 || result > (1 << 20) || sscanf(target, "/proc/%d/mem%7s", &pid, rest) != 1)
     return;
   struct rtask *y = recorder_find_task(r, pid);
-  if (!y)
+  uint64_t at = (int)e->orig_rax == SYS_write ? write_began(x, (int)e->rdi, result) : e->r10;
+  if (!y || !at)
     return;
   uint8_t *buf = xmalloc((size_t)result);
   if (task_read_mem(&x->t, e->rsi, buf, (size_t)result) < 0) {
@@ -553,9 +567,8 @@ void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result
     return;
   }
   free(x->effect.big);
-  x->effect =
-      (struct emu_effect){.tid = y->t.tid, .addr = e->r10, .len = (uint32_t)result, .big = buf};
-  page_hashes_forget(y->proc->pages, e->r10, (uint64_t)result);
+  x->effect = (struct emu_effect){.tid = y->t.tid, .addr = at, .len = (uint32_t)result, .big = buf};
+  page_hashes_forget(y->proc->pages, at, (uint64_t)result);
 }
 
 void record_ptrace_effects(struct rtask *x, struct event *ev) {

@@ -58,6 +58,7 @@ int record_refusal(struct recorder *r, struct rtask *x, long nr) {
   const struct syscall_desc *d = syscall_table_lookup(nr);
   if (!d)
     return ENOSYS; /* syscall(-1), numbers past the table: what the kernel answers */
+  nr = d->nr;      /* the number as the kernel reads it (syscall_table_lookup) */
   switch (nr) {
   case SYS_rseq: return ENOSYS; /* glibc then does without restartable sequences */
   case SYS_clone3:

@@ -11,6 +11,7 @@
 #include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
+#include "task/proc_status.h"
 
 #define SLICE_MIN_NS 5000000L
 #define SLICE_MAX_NS 100000000L
@@ -314,12 +315,51 @@ static int on_syscall_exit(struct recorder *r, struct rtask *x) {
   return continue_task(r, x);
 }
 
+/* Whether signal SIG, which the kernel raised for a fault, kills X natively: no handler
+ * of X's catches it (it is not caught, or blocked, or ignored: the kernel then forces
+ * the default action). */
+static bool fault_kills(const struct rtask *x, int sig) {
+  struct proc_status s;
+  uint64_t caught = 0, blocked = 0;
+  if (proc_status_read(x->t.tid, &s) < 0)
+    return false;
+  bool ok = proc_status_get_mask(&s, "SigCgt", &caught) == 0 &&
+            proc_status_get_mask(&s, "SigBlk", &blocked) == 0;
+  proc_status_free(&s);
+  uint64_t bit = 1ull << (sig - 1);
+  return ok && (!(caught & bit) || (blocked & bit));
+}
+
+/* At X's stop for signal SIG (its signal event written): when SIG is a fault that kills
+ * X, the init of a PID namespace, X is let go to die of it untraced and its exit is
+ * recorded (1); 0 when not so; RECORD_DEJA_FAILED. */
+static int ns_init_fault(struct recorder *r, struct rtask *x, int sig) {
+  siginfo_t si;
+  if ((sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE) ||
+      ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) < 0 || si.si_code <= 0 || !record_ns_init(x) ||
+      !fault_kills(x, sig))
+    return 0;
+  /* The kernel keeps a traced init alive (it does not clear SIGNAL_UNKILLABLE for a
+   * traced task), so resumed with the signal it would fault forever. Let go, it faults
+   * again untraced and dies of it, as without deja; its end is recorded here. */
+  if (ptrace(PTRACE_DETACH, x->t.tid, 0, 0) < 0)
+    return recorder_abort(r, "cannot let a PID namespace's init die of its fault");
+  int rc = record_emit_exit(r, x, sig);
+  if (r->cur == x)
+    r->cur = NULL;
+  record_task_gone(r, x);
+  return rc ? rc : 1;
+}
+
 static int on_signal_stop(struct recorder *r, struct rtask *x, int signo) {
   int sig = record_signal(r, x, signo);
   if (sig == -2)
     return 0; /* held for its tracer */
   if (sig < 0)
     return RECORD_DEJA_FAILED;
+  int gone = sig ? ns_init_fault(r, x, sig) : 0;
+  if (gone)
+    return gone == 1 ? 0 : RECORD_DEJA_FAILED;
   x->deliver = sig;
   x->at_boundary = false;
   return continue_task(r, x);

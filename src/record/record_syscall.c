@@ -233,6 +233,27 @@ static int preserve_mapped(struct recorder *r, struct rtask *x, struct exit_info
 
 /* The table's hooks the recorder needs (syscalls/syscall_table.h): at the call's entry,
  * and at its exit before the written memory is read. */
+/* An ioctl whose request deja does not know: what it wrote is not recorded, so say so
+ * (once per request) rather than leave a replay to diverge later without a word. */
+static int warn_unknown_ioctl(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  uint32_t request = (uint32_t)x->entry.rsi;
+  if (in->result < 0 || syscall_ioctl_known(request))
+    return 0;
+  for (int i = 0; i < r->nwarned_ioctls; i++)
+    if (r->warned_ioctls[i] == request)
+      return 0;
+  if (r->nwarned_ioctls < (int)(sizeof r->warned_ioctls / sizeof r->warned_ioctls[0]))
+    r->warned_ioctls[r->nwarned_ioctls++] = request;
+  char link[64], target[256] = "?";
+  snprintf(link, sizeof link, "/proc/%d/fd/%d", x->t.tid, (int)x->entry.rdi);
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  target[n > 0 ? n : 1] = '\0';
+  deja_msg("task %d: ioctl request 0x%x on `%s' is unknown to deja: what it wrote (if "
+           "anything) is not recorded, and a replay that reads it may differ",
+           x->t.tid, request, target);
+  return 0;
+}
+
 static const struct {
   int (*entry)(struct recorder *r, struct rtask *x);
   int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
@@ -247,7 +268,10 @@ static const struct {
     [SCH_mremap] = {.exit = forget_remapped},
     [SCH_brk] = {.exit = forget_heap},
     [SCH_mmap] = {.entry = refuse_perf_mmap, .exit = preserve_mapped},
+    [SCH_ioctl] = {.exit = warn_unknown_ioctl},
 };
+
+#define VSYSCALL_PAGE 0xffffffffff600000ull /* the legacy time, gettimeofday, getcpu */
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {
   bool fresh = x->entry_regs_read;
@@ -273,6 +297,16 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
              "task %d made a 32-bit system call (int $0x80, number %ld) at 0x%llx, event %" PRIu64
              "; deja records 64-bit system calls only",
              x->t.tid, nr, x->t.regs.rip - 2, r->events + 1);
+    return recorder_abort(r, why);
+  }
+  if (x->t.regs.rip >= VSYSCALL_PAGE && x->t.regs.rip < VSYSCALL_PAGE + 4096) {
+    /* The kernel emulates the call at its seccomp stop and returns straight to the
+     * caller: no exit stop follows, and replay would see no entry stop either. */
+    snprintf(why, sizeof why,
+             "task %d called %s through the legacy vsyscall page (at 0x%llx, event %" PRIu64
+             "), which deja cannot record (old static programs call it; today's libcs use "
+             "the vDSO)",
+             x->t.tid, syscall_name(nr), x->t.regs.rip, r->events + 1);
     return recorder_abort(r, why);
   }
   if (!d) /* syscall(-1), numbers past the table: the kernel's ENOSYS */
@@ -456,7 +490,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, in.why);
   }
   capture_regions(r, x, &w, &ev);
-  if (nr == SYS_pwrite64)
+  if (d && (d->nr == SYS_pwrite64 || d->nr == SYS_write))
     record_ptrace_mem_write(r, x, result);
   record_ptrace_effects(x, &ev);
   record_seccomp_exit(x, d, &ev);

@@ -174,6 +174,8 @@ struct recorder {
   struct stat out_st[3];
   bool out_ok[3];
   bool warned_cpuid;
+  uint32_t warned_ioctls[32]; /* the unknown ioctl requests deja said it does not know */
+  int nwarned_ioctls;
   bool tsc_patch;     /* the kernel does not trap rdtsc: deja patches it (tsc_patch.h) */
   uint64_t tsc_sites; /* ...how many sites it patched */
   struct timespec last_flush;
@@ -243,6 +245,8 @@ bool record_stuck(struct recorder *r);
 /* record_ns_pid.c: the pid under which task VIEWER sees task TID (PID namespaces), or
  * -1 when it cannot be told. */
 pid_t record_pid_seen_by(pid_t viewer, pid_t tid);
+/* Whether X is the init of a PID namespace (its innermost id is 1). */
+bool record_ns_init(const struct rtask *x);
 
 /* record_anon_files.c: private read-only mappings of data files replay maps as
  * anonymous memory holding the file's bytes. */
@@ -365,8 +369,9 @@ bool record_ptrace_exec_stop(struct recorder *r, struct rtask *x);
 bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, const siginfo_t *si);
 /* The syscall event of X's emulated call: its effects on the tracee. */
 void record_ptrace_effects(struct rtask *x, struct event *ev);
-/* After a pwrite64 of X that wrote RESULT bytes: a write into a recorded process's
- * memory through /proc/PID/mem (debuggers do this) is such an effect too. */
+/* After a pwrite64 or write of X that wrote RESULT bytes: a write into a recorded
+ * process's memory (its own too) through /proc/PID/mem (debuggers do this) is such an
+ * effect too. */
 void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result);
 bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
 /* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the

@@ -2,6 +2,7 @@
  * arguments, the result and, for indirect buffers (iovecs, msghdr, socklen), tracee memory
  * read after the call. */
 #include "syscalls/syscall_table.h"
+#include "syscalls/syscall_ioctl.h"
 #include "syscalls/syscall_regions_special.h"
 
 #include <errno.h>
@@ -136,51 +137,6 @@ static int add_mmsghdrs(struct region_list *l, syscall_mem_read_fn rd, void *ctx
   return 0;
 }
 
-/* Legacy requests without a size in their encoding, and what they write at args[2]. */
-static uint64_t legacy_ioctl_size(uint32_t request) {
-  switch (request) {
-  case TCGETS:
-  case TIOCGLCKTRMIOS:
-    return sizeof(struct termios); /* the kernel's (36 bytes), not glibc's (60) */
-  case TCGETA: return sizeof(struct termio);
-  case TIOCGWINSZ: return sizeof(struct winsize);
-  case TIOCGPGRP:
-  case TIOCGSID:
-  case FIONREAD:
-  case TIOCOUTQ:
-  case TIOCMGET:
-  case TIOCGETD:
-  case TIOCGSOFTCAR:
-  case FIOGETOWN:
-  case SIOCGPGRP:
-  case SIOCATMARK: return 4;
-  case FIOQSIZE: return 8;
-  case SIOCGSTAMP_OLD:
-  case SIOCGSTAMPNS_OLD: return 16;
-  case SIOCGIFNAME:
-  case SIOCGIFFLAGS:
-  case SIOCGIFADDR:
-  case SIOCGIFDSTADDR:
-  case SIOCGIFBRDADDR:
-  case SIOCGIFNETMASK:
-  case SIOCGIFMETRIC:
-  case SIOCGIFMTU:
-  case SIOCGIFHWADDR:
-  case SIOCGIFINDEX:
-  case SIOCGIFTXQLEN:
-  case SIOCGIFMAP: return sizeof(struct ifreq);
-  default: return 0; /* FIOCLEX, FIONCLEX, FIONBIO, TCSETS*, TIOCSWINSZ, TIOCSPGRP, ... */
-  }
-}
-
-static uint64_t ioctl_size(uint32_t request) {
-  if ((_IOC_DIR(request) & _IOC_READ) && _IOC_SIZE(request) > 0)
-    return _IOC_SIZE(request);
-  if (_IOC_DIR(request) == _IOC_NONE)
-    return legacy_ioctl_size(request);
-  return 0;
-}
-
 static uint64_t fcntl_size(uint64_t cmd) {
   switch (cmd) {
   case F_GETLK:
@@ -307,6 +263,10 @@ static int add_out(struct region_list *l, const struct syscall_desc *d, const st
     add_futex(l, args, result);
     return 0;
   }
+  if (o->kind == OUT_SPECIAL) { /* some write even when they fail (capget) */
+    struct special_ctx c = {{special_add, special_read}, l, rd, ctx};
+    return special_regions(d, args, result, &c.s);
+  }
   if (result < 0)
     return 0;
 
@@ -345,7 +305,10 @@ static int add_out(struct region_list *l, const struct syscall_desc *d, const st
   case OUT_FDSET: add_region(l, ptr, (args[0] + 63) / 64 * 8); break;
   case OUT_EPOLL: add_region(l, ptr, res * sizeof(struct epoll_event)); break;
   case OUT_GETDENTS: add_region(l, ptr, res); break;
-  case OUT_IOCTL: add_region(l, ptr, ioctl_size((uint32_t)args[1])); break;
+  case OUT_IOCTL: {
+    struct special_ctx c = {{special_add, special_read}, l, rd, ctx};
+    return ioctl_regions(args, result, &c.s);
+  }
   case OUT_FCNTL: add_region(l, ptr, fcntl_size(args[1])); break;
   case OUT_PRCTL: add_prctl(l, args, result); break;
   case OUT_PAGES: add_region(l, ptr, (count + PAGE_BYTES - 1) / PAGE_BYTES); break;
@@ -357,10 +320,6 @@ static int add_out(struct region_list *l, const struct syscall_desc *d, const st
     if (result > 0)
       return add_clone(l, d, args, rd, ctx);
     break;
-  case OUT_SPECIAL: {
-    struct special_ctx c = {{special_add, special_read}, l, rd, ctx};
-    return special_regions(d, args, result, &c.s);
-  }
   default: break;
   }
   return 0;

@@ -1,8 +1,9 @@
 /* Memory written by calls whose output depends on a command argument: SysV IPC control
- * and msgrcv, ptrace requests, keyctl, quotactl, sysfs, name_to_handle_at, getxattrat.
- * Sizes are the x86-64 kernel's. */
+ * and msgrcv, ptrace requests, keyctl, quotactl, sysfs, name_to_handle_at, getxattrat,
+ * capget. Sizes are the x86-64 kernel's. */
 #include "syscalls/syscall_regions_special.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <sys/ipc.h>
 #include <sys/sem.h>
@@ -21,6 +22,8 @@
 #define USER_FPREGS_SIZE 512
 #define SIGINFO_SIZE 128
 #define SYSFS_NAME_CAP 256
+#define CAP_VERSION_1 0x19980330u /* _LINUX_CAPABILITY_VERSION_1 */
+#define CAP_DATA_SIZE 12          /* struct __user_cap_data_struct */
 
 /* SysV command numbers (linux/ipc.h, shm.h, sem.h, msg.h). */
 enum {
@@ -154,8 +157,26 @@ static int string_region(uint64_t addr, size_t cap, struct special_regions *s) {
   return 0;
 }
 
+/* capget: an unknown version in the header is replaced by the kernel's (the call then
+ * fails with EINVAL, or returns 0 without data: libcap's version query); data is one
+ * 12-byte struct for version 1, two for versions 2 and 3. */
+static int capget_regions(const uint64_t a[6], int64_t result, struct special_regions *s) {
+  uint32_t version;
+  if ((result != 0 && result != -EINVAL) || !a[0])
+    return 0;
+  s->add(s, a[0], sizeof version);
+  if (result != 0 || !a[1])
+    return 0;
+  if (s->read(s, a[0], &version, sizeof version) != 0)
+    return -1;
+  s->add(s, a[1], version == CAP_VERSION_1 ? CAP_DATA_SIZE : 2 * CAP_DATA_SIZE);
+  return 0;
+}
+
 int special_regions(const struct syscall_desc *d, const uint64_t a[6], int64_t result,
                     struct special_regions *s) {
+  if (d->nr == SYS_capget)
+    return capget_regions(a, result, s);
   if (result < 0)
     return 0;
   switch (d->nr) {

@@ -2,6 +2,9 @@
  * 64-bit kernel's (static asserts below check glibc agrees where glibc's type is used). */
 #include "syscalls/syscall_table.h"
 
+#include <errno.h>
+#include <sys/mman.h>
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,9 +91,8 @@ _Static_assert(sizeof(siginfo_t) == 128, "siginfo_t differs from the kernel's");
 _Static_assert(sizeof(struct utsname) == 6 * 65, "struct utsname differs from the kernel's");
 
 #define KERNEL_SIGACTION_SIZE 32 /* handler, flags, restorer, 8-byte mask */
-#define CAP_DATA_V3_SIZE (2 * sizeof(struct __user_cap_data_struct))
-#define SOCKADDR_CAP 4096 /* OUT_SOCKLEN cap for socket addresses */
-#define SOCKOPT_CAP 65536 /* OUT_SOCKLEN cap for getsockopt values */
+#define SOCKADDR_CAP 4096        /* OUT_SOCKLEN cap for socket addresses */
+#define SOCKOPT_CAP 65536        /* OUT_SOCKLEN cap for getsockopt values */
 #define TIMESPEC sizeof(struct timespec)
 #define TIMEVAL sizeof(struct timeval)
 #define TIMEX_SIZE 208 /* struct timex */
@@ -156,7 +158,7 @@ static const struct syscall_desc table[] = {
   SC(rt_sigaction, EXE, 4, WR_FIXED(2, KERNEL_SIGACTION_SIZE)),
   SC(rt_sigprocmask, EXE, 4, WR_ARG(2, 3, 1)),
   SCH(rt_sigreturn, EXE, sigreturn, 0),
-  SC(ioctl, EMU, 3, WR_IOCTL),
+  SCH(ioctl, EMU, ioctl, 3, WR_IOCTL),
   SC(pread64, EMU, 4, WR_RESULT(1)),
   SCH(pwrite64, EMU, write, 4),
   SC(readv, EMU, 3, WR_IOVEC(1, 2)),
@@ -265,7 +267,7 @@ static const struct syscall_desc table[] = {
   SC(setfsuid, EMU, 1),
   SC(setfsgid, EMU, 1),
   SC(getsid, EMU, 1),
-  SC(capget, EMU, 2, WR_FIXED(1, CAP_DATA_V3_SIZE)),
+  SC(capget, EMU, 2, WR_SPECIAL),
   SC(capset, EMU, 2),
   SC(rt_sigpending, EMU, 2, WR_ARG(0, 1, 1)),
   SC(rt_sigtimedwait, EMU, 4, WR_FIXED(1, sizeof(siginfo_t))),
@@ -535,6 +537,8 @@ static const struct syscall_desc table[] = {
 #define TABLE_SIZE ((long)(sizeof(table) / sizeof(table[0])))
 
 const struct syscall_desc *syscall_table_lookup(long nr) {
+  /* The kernel reads the number as an int: 0x100000027 is getpid, not unknown. */
+  nr = (int)nr;
   if (nr < 0 || nr >= TABLE_SIZE)
     return NULL;
   if (table[nr].nr == -1) {
@@ -549,6 +553,26 @@ const struct syscall_desc *syscall_table_lookup(long nr) {
   if (table[nr].name == NULL)
     return NULL;
   return &table[nr];
+}
+
+bool syscall_madvise_runs(uint64_t advice, int64_t result) {
+  if (result != 0 && result != -ENOMEM)
+    return false;
+  switch (advice) {
+  case MADV_DONTNEED:
+  case MADV_FREE:
+  case MADV_REMOVE:
+  case MADV_DONTFORK:
+  case MADV_DOFORK:
+  case MADV_WIPEONFORK:
+  case MADV_KEEPONFORK:
+  case 24:  /* MADV_DONTNEED_LOCKED */
+  case 100: /* MADV_HWPOISON */
+  case 101: /* MADV_SOFT_OFFLINE */
+  case 102: /* MADV_GUARD_INSTALL: faults where the program touches */
+  case 103: /* MADV_GUARD_REMOVE */ return true;
+  default: return false;
+  }
 }
 
 const char *syscall_name(long nr) {

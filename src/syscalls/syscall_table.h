@@ -20,26 +20,27 @@ enum syscall_replay {
  * the recorder and the replayer each map the hooks they need to a function (the other
  * side treats the call by its mode). A new special call is one row naming a new hook
  * here, plus the function in record_syscall.c and/or replay_syscall.c. */
-#define SYSCALL_HOOKS(X)                                                                           \
-  X(exit)        /* record: written at the entry (no exit stop); replay: runs, the exit waits */   \
-  X(clone)       /* replay: creates the task, which gets the recorded tid */                       \
-  X(mmap)        /* record: preserves the mapped file; replay: maps the preserved copy */          \
-  X(mremap)      /* replay: moves to the recorded address */                                       \
-  X(unmap)       /* record: pages saved again at a state point; replay: fork advice noted */       \
-  X(brk)         /* record: as unmap, for the whole heap */                                        \
-  X(sigreturn)   /* replay: restores every register from the frame (none are put back) */          \
-  X(sigsuspend)  /* replay: the signal that ends it is sent first */                               \
-  X(tid_result)  /* replay: returns the recorded tid, not the replay's; keeps the address */       \
-  X(robust_list) /* replay: runs; the thread's robust list is kept (for checkpoints) */            \
-  X(altstack)    /* replay: runs; the thread's alternate signal stack is kept (checkpoints) */     \
-  X(rseq)        /* record: refused with ENOSYS */                                                 \
-  X(write)       /* record: output to deja's stdout/stderr (buffer, result bytes) */               \
-  X(writev)      /* record: output to deja's stdout/stderr (iovecs) */                             \
-  X(copy_out)    /* record: what sendfile/splice/copy_file_range sent to deja's stdout/stderr */   \
-  X(refuse)      /* record: may be refused with an errno (record_refuse.c) */                      \
-  X(shmat)       /* record: the segment's content; replay: attaches a segment like it */           \
+#define SYSCALL_HOOKS(X)                                                                            \
+  X(exit)        /* record: written at the entry (no exit stop); replay: runs, the exit waits */    \
+  X(clone)       /* replay: creates the task, which gets the recorded tid */                        \
+  X(mmap)        /* record: preserves the mapped file; replay: maps the preserved copy */           \
+  X(mremap)      /* replay: moves to the recorded address */                                        \
+  X(unmap)       /* record: pages saved again at a state point; replay: fork advice noted */        \
+  X(brk)         /* record: as unmap, for the whole heap */                                         \
+  X(sigreturn)   /* replay: restores every register from the frame (none are put back) */           \
+  X(sigsuspend)  /* replay: the signal that ends it is sent first */                                \
+  X(tid_result)  /* replay: returns the recorded tid, not the replay's; keeps the address */        \
+  X(robust_list) /* replay: runs; the thread's robust list is kept (for checkpoints) */             \
+  X(altstack)    /* replay: runs; the thread's alternate signal stack is kept (checkpoints) */      \
+  X(rseq)        /* record: refused with ENOSYS */                                                  \
+  X(write)       /* record: output to deja's stdout/stderr (buffer, result bytes) */                \
+  X(writev)      /* record: output to deja's stdout/stderr (iovecs) */                              \
+  X(copy_out)    /* record: what sendfile/splice/copy_file_range sent to deja's stdout/stderr */    \
+  X(refuse)      /* record: may be refused with an errno (record_refuse.c) */                       \
+  X(shmat)       /* record: the segment's content; replay: attaches a segment like it */            \
   X(masked_wait) /* replay: skipped, or run as rt_sigsuspend when a signal its temporary          \
-                    mask let through ended it (replay_masked_wait.c) */
+                    mask let through ended it (replay_masked_wait.c) */ \
+  X(ioctl)       /* record: says so when deja does not know what the request writes */
 
 #define SYSCALL_HOOK_ENUM(name) SCH_##name,
 enum syscall_hook { SCH_NONE = 0, SYSCALL_HOOKS(SYSCALL_HOOK_ENUM) SCH_COUNT };
@@ -99,10 +100,20 @@ struct syscall_desc {
   struct syscall_out out[SYSCALL_MAX_OUT];
 };
 
-/* NULL for numbers the table does not know at all (outside 0..max). Numbers no kernel
+/* NULL for numbers the table does not know at all (outside 0..max, as the kernel reads
+ * them: the low 32 bits, signed). Numbers no kernel
  * assigns get a row emulating them (the kernel answers -ENOSYS); that row is valid until
  * the next lookup of such a number from the same thread. */
 const struct syscall_desc *syscall_table_lookup(long nr);
+/* Whether deja knows what ioctl REQUEST writes (its encoding says so, or deja's table of
+ * the requests it does not): the output of an unknown one is not recorded. */
+bool syscall_ioctl_known(uint32_t request);
+/* Whether replay runs an madvise with ADVICE that returned RESULT when recorded: only
+ * advice that changes memory or what a fork copies, and only when it took effect (0, or
+ * ENOMEM: the mapped parts of a range with holes got it). Others return the recorded
+ * result: replay does not lock memory (mlock is emulated), and hints depend on the
+ * machine's state. */
+bool syscall_madvise_runs(uint64_t advice, int64_t result);
 /* "read", or "syscall_123" for unknown numbers (static buffer per call site is fine). */
 const char *syscall_name(long nr);
 /* -1 when unknown. */

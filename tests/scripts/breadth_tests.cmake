@@ -36,3 +36,49 @@ deja_rr_program_test(br_perf_ring DIFFER)
 deja_rr_test(br_strace_fork COMMAND strace -f -o /dev/null sh -c "ls / >/dev/null; (echo sub) | cat; echo $$ | cat" DIFFER REPEAT 2)
 # gdb as the recorded program: breakpoints (written through /proc/PID/mem), single steps.
 deja_rr_test(br_gdb_inferior COMMAND gdb -batch -nx -ex "break main" -ex run -ex next -ex next -ex continue --args $<TARGET_FILE:hello> DIFFER)
+
+# Issue 29: programs that work without deja, each recorded with the buffer on and with -n.
+function(deja_rr_both program)
+  deja_rr_program_test(${program} ${ARGN})
+  deja_rr_test(${program}_nobuf COMMAND $<TARGET_FILE:${program}> ${ARGN} RECORD_ARGS -n)
+endfunction()
+# The stat family into a struct that ends at a guard page, or runs into it (EFAULT).
+deja_rr_both(br_stat_guard DIFFER)
+deja_rr_both(br_mknod DIFFER)
+deja_rr_both(br_inotify DIFFER)
+deja_rr_both(br_truncate_tmp DIFFER)
+# Calls right after unknown numbers; a number with high bits the kernel ignores.
+deja_rr_both(br_after_unknown DIFFER)
+# Device and socket outputs at their real sizes (ioctls whose encoding does not say what
+# they write, getsockopt, capget), each ending at a guard page.
+deja_rr_both(br_tty_ioctls DIFFER)
+deja_rr_both(br_fs_ioctls DIFFER)
+deja_rr_both(br_sockopts_caps DIFFER)
+deja_rr_both(br_unknown_ioctl DIFFER)
+# An ioctl deja does not know is named at record time.
+add_test(NAME br_unknown_ioctl_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
+  $<TARGET_FILE:deja> 0 "ioctl request 0x8946 on .* is unknown to deja" $<TARGET_FILE:br_unknown_ioctl>)
+set_tests_properties(br_unknown_ioctl_said PROPERTIES TIMEOUT 120)
+# mlock/madvise: replay returns the recorded result where running it could not give it.
+deja_rr_both(br_mlock_madvise DIFFER)
+# Writes into the program's own memory through /proc/self/mem and process_vm_writev.
+deja_rr_both(br_proc_self_mem DIFFER)
+# Signal frames read by their handlers; poll racing an interval timer and a child.
+deja_rr_both(br_signal_frame DIFFER)
+deja_rr_both(br_poll_signal REPEAT 3)
+# The legacy vsyscall page: the recording stops, naming it (exit 70), and what it
+# recorded replays. (Recording it needs replay to stop at the call: no entry stop.)
+add_test(NAME br_vsyscall_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
+  $<TARGET_FILE:deja> 70 "through the legacy vsyscall page" $<TARGET_FILE:br_vsyscall>)
+set_tests_properties(br_vsyscall_said PROPERTIES TIMEOUT 120)
+# Faults a SIGSEGV handler resolves: write barriers, PROT_NONE reservations, a code page
+# mapped by the handler; threads sharing a barrier.
+deja_rr_both(br_prot_none DIFFER)
+deja_rr_both(br_prot_none_threads REPEAT 2)
+# PID namespaces: the init kills and reaps a child and an orphan; exits while a child
+# runs (the kernel kills it); dies of a fault (a traced init would fault forever).
+foreach(mode reap init_exits init_fault)
+  deja_rr_test(br_pid_ns_${mode} COMMAND $<TARGET_FILE:br_pid_ns> ${mode} REPEAT 2)
+  deja_rr_test(br_pid_ns_${mode}_nobuf COMMAND $<TARGET_FILE:br_pid_ns> ${mode} REPEAT 2
+    RECORD_ARGS -n)
+endforeach()

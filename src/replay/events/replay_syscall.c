@@ -326,6 +326,8 @@ static bool sets_own_limit(const struct event *ev) {
 
 /* Whether replay executes the call (rather than skipping it), as its row says. */
 static bool runs_for_real(const struct syscall_desc *d, const struct event *ev) {
+  if (d->nr == SYS_madvise)
+    return syscall_madvise_runs(ev->regs.rdx, ev->result);
   return d->replay == SC_EXECUTE || (d->replay == SC_EXECUTE_IF_OK && ev->result >= 0) ||
          sets_own_limit(ev);
 }
