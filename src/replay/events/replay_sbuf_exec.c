@@ -108,6 +108,13 @@ int replay_sbuf_exec_restored(struct replay_engine *e, struct rptask *x) {
         a[0] = (uint64_t)rec.ret;
         a[3] |= MAP_FIXED_NOREPLACE;
       }
+      if (rec.nr == SYS_brk && x->brk_emulated) {
+        int rc = engine_brk_move(e, x, (uint64_t)rec.ret); /* (replay_special.h) */
+        if (rc)
+          return rc;
+        at += rec.size;
+        continue;
+      }
       bool ok = false;
       int64_t got = engine_inject_call(x, rec.nr, a, &ok);
       if (!ok || got != rec.ret)
