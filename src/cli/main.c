@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "common/log.h"
+#include "common/private_umask.h"
 
 #ifndef DEJA_VERSION
 #define DEJA_VERSION "unknown"
@@ -59,6 +60,7 @@ static bool asks_for_help(const char *command, int argc, char **argv) {
 static void print_version(void) { printf("deja %s\n", DEJA_VERSION); }
 
 int main(int argc, char **argv) {
+  private_umask_begin(); /* a trace is private whatever the umask */
   if (argc < 2) {
     deja_msg("no command given");
     fputc('\n', stderr);

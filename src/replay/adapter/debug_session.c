@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/private_umask.h"
 #include "gdb/gdb_listen.h"
 #include "replay/adapter/gdb_adapter.h"
 #include "task/hw_caps.h"
@@ -158,6 +159,7 @@ static pid_t start_gdb(const struct debug_options *o, const char *exe, const cha
   if (pid != 0)
     return pid;
   sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
+  private_umask_restore();
   char *target = xasprintf("target extended-remote %s", socket);
   char **argv = xcalloc((size_t)o->ndebugger_args + 10, sizeof *argv);
   int n = 0;
