@@ -197,11 +197,13 @@ static void announce_channel(const struct debugger_channel *c, const char *exe) 
  * could not run, or the user quit before it connected). Returns the connection, or -1. */
 static int accept_debugger(int lfd, pid_t gdb) {
   fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK); /* a refused peer gone: no wait */
+  struct gdb_refusals refusals = {0};
   for (;;) {
     struct pollfd p = {.fd = lfd, .events = POLLIN};
     int n = poll(&p, 1, 200);
+    gdb_refusals_flush(&refusals);
     if (n > 0) {
-      int fd = gdb_accept_owner(lfd);
+      int fd = gdb_accept_owner(lfd, &refusals);
       if (fd >= 0 || (errno != EACCES && errno != EAGAIN && errno != EWOULDBLOCK &&
                       errno != EINTR && errno != ECONNABORTED && errno != EPROTO))
         return fd;
