@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/inherited_signals.h"
+#include "common/line_file.h"
 #include "common/log.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
@@ -25,13 +28,49 @@
 
 static volatile pid_t forward_pid;
 static volatile sig_atomic_t signal_received;
+static volatile sig_atomic_t stop_signal;
+static struct timespec last_forward; /* when a signal last went on to the program */
+
+/* What a second signal within this time of the first does: ends the recording. */
+#define STOP_WINDOW_S 5
+
+static bool within_stop_window(const struct timespec *now) {
+  if (!last_forward.tv_sec && !last_forward.tv_nsec)
+    return false;
+  long ms = (now->tv_sec - last_forward.tv_sec) * 1000L +
+            (now->tv_nsec - last_forward.tv_nsec) / 1000000L;
+  return ms < STOP_WINDOW_S * 1000L;
+}
+
+/* Ends deja at once (async-signal-safe): the recorded processes die with it (they are
+ * traced with PTRACE_O_EXITKILL), the trace ends where it was last written. */
+static void stop_at_once(int sig) {
+  static const char msg[] = "deja: stopped at once by a third signal; the trace replays up to "
+                            "what was written last\n";
+  ssize_t n = write(2, msg, sizeof msg - 1);
+  (void)n;
+  _exit(128 + sig);
+}
 
 /* SIGINT/SIGTERM/SIGHUP sent to deja itself go on to the program. A terminal's Ctrl-C
- * (si_code SI_KERNEL) already reaches the program through its process group. */
+ * (si_code SI_KERNEL) already reaches the program through its process group. A second
+ * one within STOP_WINDOW_S seconds (as timeout(1), CI runners and impatient users send)
+ * asks the recording to stop (record_stop_signal); a third ends deja at once. */
 static void forward_signal(int sig, siginfo_t *si, void *uc) {
   (void)uc;
   signal_received = sig;
-  if (forward_pid > 0 && si->si_code != SI_KERNEL)
+  if (forward_pid <= 0)
+    return;
+  if (stop_signal)
+    stop_at_once(sig);
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (within_stop_window(&now)) {
+    stop_signal = sig;
+    return;
+  }
+  last_forward = now;
+  if (si->si_code != SI_KERNEL)
     kill(forward_pid, sig);
 }
 
@@ -48,6 +87,8 @@ int record_signal_received(void) {
   signal_received = 0;
   return sig;
 }
+
+int record_stop_signal(void) { return stop_signal; }
 
 /* deja's own peak resident memory (VmHWM), for DEJA_STATS. */
 static long peak_rss_kb(void) {
@@ -140,6 +181,11 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot create %s: %s", files, strerror(errno));
     goto out;
   }
+  /* What the program inherits ignored and blocked, for the replayed one. */
+  char inherited[96];
+  inherited_signals_text(inherited, sizeof inherited);
+  if (line_file_write(o->trace_dir, INHERITED_SIGNALS_NOTE, inherited) < 0)
+    goto out;
   /* Asked before any thread starts (the probe forks). */
   r.tsc_patch = tsc_patch_wanted();
   if (r.tsc_patch && tsc_patch_note(o->trace_dir) < 0)
@@ -160,6 +206,8 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot fork: %s", strerror(errno));
     goto out;
   }
+  last_forward = (struct timespec){0};
+  stop_signal = 0;
   forward_pid = pid;
   record_catch_signals();
   status = record_start_tracing(&r, pid);
