@@ -32,9 +32,9 @@ static void *spinner(void *arg) {
   say_ready();
   volatile unsigned long n = 0;
   for (;;) {
-    for (int i = 0; i < 20000000; i++)
+    for (int i = 0; i < 2000000; i++)
       n++;
-    nap(5);
+    nap(10);
   }
   return NULL;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -155,9 +156,15 @@ static void close_channel(struct debugger_channel *c) {
  * unless NULL); returns its pid. */
 static pid_t start_gdb(const struct debug_options *o, const char *exe, const char *socket,
                        const cpu_set_t *cpus, const char *commands) {
+  pid_t deja = getpid();
   pid_t pid = fork();
   if (pid != 0)
     return pid;
+  /* A deja killed (even with SIGKILL) takes its gdb along: SIGTERM lets gdb put the
+   * terminal back. A deja gone before this line: at once. */
+  prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+  if (getppid() != deja)
+    _exit(1);
   sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
   private_umask_restore();
   char *target = xasprintf("target extended-remote %s", socket);
@@ -217,6 +224,23 @@ static int accept_debugger(int lfd, pid_t gdb) {
   }
 }
 
+/* A terminal's Ctrl-C (si_code SI_KERNEL) is gdb's: it interrupts the replay through the
+ * protocol. A SIGINT sent to deja by kill ends it like SIGTERM (the replayed tasks die
+ * with it, PTRACE_O_EXITKILL; gdb by its parent-death signal). */
+static void on_sigint(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  if (si->si_code == SI_KERNEL)
+    return;
+  signal(sig, SIG_DFL);
+  raise(sig); /* delivered once this handler returns */
+}
+
+static void catch_sigint(void) {
+  struct sigaction sa = {.sa_sigaction = on_sigint, .sa_flags = SA_SIGINFO | SA_RESTART};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+}
+
 /* Replays to where the session starts: before event GOTO_EVENT (so that gdb sees it
  * happen), or until process ONPROCESS exists. 0, or an exit status (reported). */
 static int replay_to_start(struct replay_session *s, const struct debug_options *o) {
@@ -260,7 +284,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     return rc;
   }
   first = engine_task(&s.e, a->last.tid);
-  signal(SIGINT, SIG_IGN); /* Ctrl-C is gdb's: it interrupts the replay through the protocol */
+  catch_sigint();
   pid_t gdb = -1;
   if (c.dir) {
     c.commands = write_gdb_commands(c.dir);
