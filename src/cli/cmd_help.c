@@ -210,6 +210,15 @@ int print_usage(FILE *f, const char *command) {
   return 1;
 }
 
+bool unknown_option(const char *command, const char *arg) {
+  if (!arg || arg[0] != '-' || !arg[1])
+    return false;
+  deja_msg("%s: unknown option `%s'", command, arg);
+  fputc('\n', stderr);
+  print_usage(stderr, command);
+  return true;
+}
+
 int cmd_help(int argc, char **argv) {
   if (argc > 2) {
     deja_msg("help takes at most one COMMAND");

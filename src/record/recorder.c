@@ -3,13 +3,12 @@
  * task that runs user code past its time slice while another could run (or a signal
  * waits) is interrupted and a state point recorded. Here a recording is set up, run
  * (record_start.c, record_loop.c) and finished; signals sent to deja go on to the
- * program. */
+ * program (record_interrupt.c). */
 #include "record/recorder.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,70 +24,6 @@
 #include "record/syscallbuf_record.h"
 #include "task/cpu_pin.h"
 #include "task/proc_status.h"
-
-static volatile pid_t forward_pid;
-static volatile sig_atomic_t signal_received;
-static volatile sig_atomic_t stop_signal;
-static struct timespec last_forward; /* when a signal last went on to the program */
-
-/* What a second signal within this time of the first does: ends the recording. */
-#define STOP_WINDOW_S 5
-
-static bool within_stop_window(const struct timespec *now) {
-  if (!last_forward.tv_sec && !last_forward.tv_nsec)
-    return false;
-  long ms = (now->tv_sec - last_forward.tv_sec) * 1000L +
-            (now->tv_nsec - last_forward.tv_nsec) / 1000000L;
-  return ms < STOP_WINDOW_S * 1000L;
-}
-
-/* Ends deja at once (async-signal-safe): the recorded processes die with it (they are
- * traced with PTRACE_O_EXITKILL), the trace ends where it was last written. */
-static void stop_at_once(int sig) {
-  static const char msg[] = "deja: stopped at once by a third signal; the trace replays up to "
-                            "what was written last\n";
-  ssize_t n = write(2, msg, sizeof msg - 1);
-  (void)n;
-  _exit(128 + sig);
-}
-
-/* SIGINT/SIGTERM/SIGHUP sent to deja itself go on to the program. A terminal's Ctrl-C
- * (si_code SI_KERNEL) already reaches the program through its process group. A second
- * one within STOP_WINDOW_S seconds (as timeout(1), CI runners and impatient users send)
- * asks the recording to stop (record_stop_signal); a third ends deja at once. */
-static void forward_signal(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
-  signal_received = sig;
-  if (forward_pid <= 0)
-    return;
-  if (stop_signal)
-    stop_at_once(sig);
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  if (within_stop_window(&now)) {
-    stop_signal = sig;
-    return;
-  }
-  last_forward = now;
-  if (si->si_code != SI_KERNEL)
-    kill(forward_pid, sig);
-}
-
-void record_catch_signals(void) {
-  struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-}
-
-int record_signal_received(void) {
-  int sig = signal_received;
-  signal_received = 0;
-  return sig;
-}
-
-int record_stop_signal(void) { return stop_signal; }
 
 /* deja's own peak resident memory (VmHWM), for DEJA_STATS. */
 static long peak_rss_kb(void) {
@@ -206,10 +141,7 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot fork: %s", strerror(errno));
     goto out;
   }
-  last_forward = (struct timespec){0};
-  stop_signal = 0;
-  forward_pid = pid;
-  record_catch_signals();
+  record_forward_signals(pid);
   status = record_start_tracing(&r, pid);
   if (status == 0 && r.ntasks) {
     status = record_loop(&r);
@@ -220,7 +152,7 @@ int record_run(const struct record_options *o) {
     status = RECORD_DEJA_FAILED; /* cpuid ran natively: replay must run on this CPU */
   print_stats(&r, seed);
 out:
-  forward_pid = 0;
+  record_forward_signals(0);
   if (r.w && trace_writer_close(r.w) < 0) {
     deja_msg("cannot finish the trace %s", events);
     status = RECORD_DEJA_FAILED;

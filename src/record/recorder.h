@@ -3,6 +3,7 @@
 #define DEJA_RECORD_RECORDER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct record_options {
   char **argv;           /* program and its arguments; argv[0] searched in PATH */
@@ -30,6 +31,9 @@ void record_catch_signals(void);
 int record_signal_received(void);
 /* The signal that asked the current recording to stop (a second one), or 0. */
 int record_stop_signal(void);
+/* From now on those signals go on to the process PID (record_catch_signals, anew: none
+ * received yet), or, with 0, only remembered. */
+void record_forward_signals(pid_t pid);
 
 /* The absolute path PROGRAM resolves to through PATH (malloc'ed), or NULL. */
 char *record_find_program(const char *program);
