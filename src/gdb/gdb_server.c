@@ -482,6 +482,21 @@ static void cmd_thread_info_first(struct server *s) {
   }
 }
 
+/* qThreadStopInfoTID (LLDB asks for each thread after a stop): the stop for the thread
+ * that stopped, a plain stop (signal 0) for the others. */
+static void cmd_thread_stop_info(struct server *s, const char *arg) {
+  char *end;
+  long tid = strtol(arg, &end, 16);
+  if (end == arg || *end || tid <= 0 || tid > INT32_MAX || !thread_alive(s, (pid_t)tid))
+    return reply_error(s);
+  const struct gdb_stop *st = current_stop(s);
+  if (st->tid == tid)
+    return format_stop(s, st, &s->out);
+  gdb_strbuf_adds(&s->out, "T00thread:");
+  add_thread_id(s, &s->out, pid_of(s, (pid_t)tid), (pid_t)tid);
+  gdb_strbuf_adds(&s->out, ";");
+}
+
 /* Resumes the target and replies with the stop it reaches. */
 static bool interrupted_by_gdb(void *arg) {
   struct server *s = arg;
@@ -829,6 +844,8 @@ static enum after_reply dispatch(struct server *s, const char *pkt, size_t len) 
     cmd_thread_info_first(s);
   else if (strcmp(pkt, "qsThreadInfo") == 0)
     gdb_strbuf_adds(&s->out, "l");
+  else if (starts_with(pkt, "qThreadStopInfo"))
+    cmd_thread_stop_info(s, pkt + 15);
   else if (strcmp(pkt, "qC") == 0) {
     gdb_strbuf_adds(&s->out, "QC");
     pid_t tid = current_tid(s);

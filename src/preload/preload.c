@@ -131,6 +131,8 @@ static long replay_exec(long nr, long b[6], const struct sbuf_rec *rec) {
     b[0] = want;
     b[3] |= MAP_FIXED_NOREPLACE;
   }
+  if (nr == SYS_brk)
+    b[1] = want; /* (brk ignores it) the recorded break, for a replay that emulates brk */
   return sbuf_exec_call(nr, b[0], b[1], b[2], b[3], b[4], b[5]);
 }
 

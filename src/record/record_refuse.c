@@ -60,6 +60,10 @@ int record_refusal(struct recorder *r, struct rtask *x, long nr) {
     return ENOSYS; /* syscall(-1), numbers past the table: what the kernel answers */
   switch (nr) {
   case SYS_rseq: return ENOSYS; /* glibc then does without restartable sequences */
+  case SYS_clone3:
+    return ENOSYS; /* glibc falls back to clone, as in a default container
+                                     (Docker's profile refuses clone3): a trace made here
+                                     replays there, where clone3 cannot run */
   case SYS_iopl:
   case SYS_ioperm: return EPERM;      /* port I/O needs CAP_SYS_RAWIO */
   case SYS_bpf: return EPERM;         /* kernel.unprivileged_bpf_disabled */

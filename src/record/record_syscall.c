@@ -292,6 +292,8 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
       return rc;
   }
   record_rewrite_entry(r, x); /* record_cpus.c */
+  if (nr == SYS_clone3)
+    return refuse_call(r, x); /* (record_refuse.c) */
   if (d->hook && record_hooks[d->hook].entry)
     return record_hooks[d->hook].entry(r, x);
   return 0;
@@ -567,6 +569,10 @@ int record_exec(struct recorder *r, struct rtask *x) {
   prlimit(x->t.tid, RLIMIT_STACK, NULL, &stack_lim);
   ev.stack_rlim_cur = stack_lim.rlim_cur;
   ev.stack_rlim_max = stack_lim.rlim_max;
+  ev.brk_start = proc_start_brk(x->t.tid); /* random with ASLR on: replay follows it */
+  ev.has_brk = ev.brk_start != 0;
+  ev.refusals = (const uint8_t *)r->refusals.r; /* (nr, errno) pairs of u32 */
+  ev.refusals_len = r->refusals.n * (uint32_t)sizeof r->refusals.r[0];
   char *strings;
   if (exec_image_prepare(&x->t, &strings, &ev.strings_len, &ev.argc, &ev.envc, why, sizeof why) < 0)
     return recorder_abort(r, why);

@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
+#include "task/cpu_features.h"
 #include "task/cpu_pin.h"
 #include "task/proc_status.h"
 
@@ -74,6 +75,17 @@ static void free_recorder(struct recorder *r) {
   trace_files_free(r->files);
 }
 
+/* A seccomp filter deja runs under (a default container's) refuses some calls before
+ * deja sees them: which, kept in the trace so that replay refuses them too. */
+static void record_probe_refusals(struct recorder *r) {
+  env_refusals_probe(&r->refusals);
+  char list[512];
+  if (env_refusals_filtered(&r->refusals) && env_refusals_describe(&r->refusals, list, sizeof list))
+    deja_msg("recording under a seccomp filter (a container?); the replay refuses what it "
+             "refuses (%s) the same way",
+             list);
+}
+
 int record_run(const struct record_options *o) {
   char *path = record_find_program(o->argv[0]);
   if (!path) {
@@ -121,7 +133,10 @@ int record_run(const struct record_options *o) {
   inherited_signals_text(inherited, sizeof inherited);
   if (line_file_write(o->trace_dir, INHERITED_SIGNALS_NOTE, inherited) < 0)
     goto out;
-  /* Asked before any thread starts (the probe forks). */
+  /* Asked before any thread starts (the probes fork). */
+  record_probe_refusals(&r);
+  if (cpu_features_note(o->trace_dir) < 0)
+    goto out;
   r.tsc_patch = tsc_patch_wanted();
   if (r.tsc_patch && tsc_patch_note(o->trace_dir) < 0)
     goto out;

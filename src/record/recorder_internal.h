@@ -12,6 +12,7 @@
 #include "record/chaos.h"
 #include "task/page_hashes.h"
 #include "record/recorder.h"
+#include "syscalls/env_refusals.h"
 #include "syscalls/syscall_table.h"
 #include "task/task.h"
 #include "task/tsc_patch.h"
@@ -189,9 +190,10 @@ struct recorder {
   int64_t state_point_ns;
   uint64_t state_point_bytes; /* pages saved by state points */
   struct chaos chaos;
-  int64_t settle_ns;    /* chaos: waiting for woken tasks' stops */
-  struct cpu_view cpus; /* what the program is told about the CPUs */
-  sigset_t chld;        /* what the loop waits for: SIGCHLD, the context-switch signal */
+  int64_t settle_ns;            /* chaos: waiting for woken tasks' stops */
+  struct cpu_view cpus;         /* what the program is told about the CPUs */
+  sigset_t chld;                /* what the loop waits for: SIGCHLD, the context-switch signal */
+  struct env_refusals refusals; /* what the environment refuses unseen (exec events) */
 };
 
 static inline int64_t elapsed_ns(const struct timespec *since) {

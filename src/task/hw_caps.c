@@ -4,17 +4,20 @@
 
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "task/proc_status.h"
 #include "task/tsc_patch.h"
 
 enum { PROBE_CALLS = 10 };
@@ -129,10 +132,66 @@ bool hw_watchpoints_emulated(void) { return !hw_debug_registers_work(); }
 bool hw_watchpoints_work(void) { return true; }
 bool hw_rdtsc_traps(void) { return tsc_patch_kernel_traps(); }
 
+/* A software context-switch event of this thread: what the system call buffer arms
+ * around a call that may block. */
+bool hw_context_switch_events(void) {
+  struct perf_event_attr a = {.type = PERF_TYPE_SOFTWARE,
+                              .size = sizeof a,
+                              .config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+                              .disabled = 1};
+  int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd >= 0)
+    close(fd);
+  return fd >= 0;
+}
+
+/* personality(ADDR_NO_RANDOMIZE) is allowed (a default container refuses it), tried in a
+ * child so that deja's own layout stays as it is. */
+bool hw_aslr_can_be_off(void) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int now = personality(0xffffffff);
+    _exit(now >= 0 && personality((unsigned long)now | ADDR_NO_RANDOMIZE) >= 0 ? 0 : 1);
+  }
+  int status = 0;
+  return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+         WEXITSTATUS(status) == 0;
+}
+
+/* deja runs under a seccomp filter of its own (a container's). */
+bool hw_outer_seccomp_filter(void) {
+  long mode = 0;
+  return proc_status_number(0, "Seccomp", &mode) == 0 && mode == SECCOMP_MODE_FILTER;
+}
+
+static const char *yes_no(bool v) { return v ? "yes" : "no"; }
+
 void hw_caps_print(FILE *f) {
-  fprintf(f, "debug-registers: %s\n", hw_debug_registers_work() ? "yes" : "no");
-  fprintf(f, "watchpoints: %s\n", hw_watchpoints_work() ? "yes" : "no");
-  fprintf(f, "page-watchpoints: %s\n", hw_watchpoints_emulated() ? "yes" : "no");
-  fprintf(f, "perf-breakpoints: %s\n", hw_perf_breakpoints_count() ? "yes" : "no");
-  fprintf(f, "rdtsc-trap: %s\n", hw_rdtsc_traps() ? "yes" : "no");
+  bool dr = hw_debug_registers_work(), perf = hw_perf_breakpoints_count();
+  bool cs = hw_context_switch_events(), aslr = hw_aslr_can_be_off(), tsc = hw_rdtsc_traps();
+  bool filter = hw_outer_seccomp_filter();
+  fprintf(f, "debug-registers: %s\n", yes_no(dr));
+  fprintf(f, "watchpoints: %s\n", yes_no(hw_watchpoints_work()));
+  fprintf(f, "page-watchpoints: %s\n", yes_no(hw_watchpoints_emulated()));
+  fprintf(f, "perf-breakpoints: %s\n", yes_no(perf));
+  fprintf(f, "rdtsc-trap: %s\n", yes_no(tsc));
+  fprintf(f, "context-switch-events: %s\n", yes_no(cs));
+  fprintf(f, "aslr-off: %s\n", yes_no(aslr));
+  fprintf(f, "seccomp-filter: %s\n", yes_no(filter));
+  if (!dr)
+    fprintf(f, "# no debug registers: watchpoints use page protection (slower)\n");
+  if (!perf)
+    fprintf(f, "# no perf breakpoints: reverse execution counts breakpoint hits by trapping "
+               "each (slower reverse-continue)\n");
+  if (!tsc)
+    fprintf(f, "# no rdtsc trapping: deja patches rdtsc instructions in the program's code\n");
+  if (!cs)
+    fprintf(f, "# no context-switch events: the system call buffer makes calls that may block "
+               "traced (slower on pipes, sockets and futex waits)\n");
+  if (!aslr)
+    fprintf(f, "# ASLR cannot be turned off: recordings keep random addresses; replay places "
+               "every mapping at its recorded address\n");
+  if (filter)
+    fprintf(f, "# under a seccomp filter (a container?): the calls it refuses are probed when "
+               "recording and refused the same way in replay\n");
 }

@@ -23,7 +23,15 @@ bool hw_perf_breakpoints_count(void);
 void hw_perf_breakpoints_refused(void);
 /* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes rdtsc fault (tsc_patch_kernel_traps). */
 bool hw_rdtsc_traps(void);
-/* One "name: yes|no" line per capability (`deja caps`). */
+/* The kernel gives software perf events (the system call buffer's context-switch
+ * event); a default container refuses perf_event_open. */
+bool hw_context_switch_events(void);
+/* personality(ADDR_NO_RANDOMIZE) is allowed: recordings get the same layout each run. */
+bool hw_aslr_can_be_off(void);
+/* deja itself runs under a seccomp filter (a container's). */
+bool hw_outer_seccomp_filter(void);
+/* One "name: yes|no" line per capability (`deja caps`), then a "# " line for each one
+ * missing: what deja does instead and what it costs. */
 void hw_caps_print(FILE *f);
 
 #endif

@@ -1,5 +1,6 @@
 #include "task/proc_maps.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,4 +107,21 @@ uint64_t proc_syscall_gadget(pid_t tid, int mem_fd) {
         at = v.start + i;
   free(code);
   return at;
+}
+
+uint64_t proc_start_brk(pid_t tid) {
+  char path[64], buf[2048];
+  snprintf(path, sizeof path, "/proc/%d/stat", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')'); /* the fields after the command name, from 3 (state) */
+  for (int field = 2; p && field < 47; field++)
+    p = strchr(p + 1, ' ');
+  return p ? strtoull(p + 1, NULL, 10) : 0;
 }

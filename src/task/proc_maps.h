@@ -26,6 +26,9 @@ uint64_t proc_mapping_end(pid_t tid, uint64_t addr);
  * no such file (a static program), -1 on error. */
 int proc_file_mappings(pid_t tid, const char *exclude, char *path, size_t pathlen,
                        uint64_t (*maps)[4], int max);
+/* Where the kernel placed task TID's brk area (start_brk of /proc/TID/stat); 0 when it
+ * cannot be read. */
+uint64_t proc_start_brk(pid_t tid);
 /* The address of a `syscall` instruction in the task's vDSO (mapped though hidden from
  * the program), for injecting calls at any stop; 0 when there is none. */
 uint64_t proc_syscall_gadget(pid_t tid, int mem_fd);

@@ -168,6 +168,10 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     put_mem(b, ev);
     tbuf_put_u64(b, ev->stack_rlim_cur);
     tbuf_put_u64(b, ev->stack_rlim_max);
+    if (ev->has_brk) {
+      tbuf_put_u64(b, ev->brk_start);
+      tbuf_put_blob(b, ev->refusals, ev->refusals_len);
+    }
     break;
   case EV_ABORT: put_cstr(b, ev->message); break;
   case EV_ENTER: break;
@@ -275,6 +279,11 @@ static int decode_exec(struct tcur *c, struct event *ev, char *err, size_t errle
     c->ok = false;
   ev->stack_rlim_cur = tcur_u64(c);
   ev->stack_rlim_max = tcur_u64(c);
+  ev->has_brk = c->ok && tcur_left(c) >= sizeof ev->brk_start;
+  ev->brk_start = ev->has_brk ? tcur_u64(c) : 0;
+  ev->refusals = ev->has_brk && tcur_left(c) ? tcur_blob(c, &ev->refusals_len) : NULL;
+  if (!ev->refusals)
+    ev->refusals_len = 0;
   if (c->ok) {
     /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
     uint32_t count = 0;

@@ -105,6 +105,13 @@ struct event {
   /* RLIMIT_STACK of the new image (soft, hard): it decides how far the stack grows and
    * where the kernel places mappings, so replay starts the program with it */
   uint64_t stack_rlim_cur, stack_rlim_max;
+  /* where the kernel put the new image's brk area (absent in older traces) */
+  bool has_brk;
+  uint64_t brk_start;
+  /* the calls the recording's environment refused unseen (syscalls/env_refusals.h:
+   * pairs of u32), absent in older traces */
+  const uint8_t *refusals;
+  uint32_t refusals_len;
   /* the program interpreter the kernel mapped (preserved file name, or ""), and its
    * mappings: interp_count entries of 4 u64s (start, end, file offset, PROT_*); the
    * content of its writable ones is in mem (the kernel zeroed their bss part) */

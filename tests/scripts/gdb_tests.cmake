@@ -23,8 +23,8 @@ endfunction()
 # or page protection), one with hardware breakpoints (hbreak, thbreak) debug-registers.
 # On a machine without one the test is reported skipped.
 function(deja_gdb_test name program)
-  cmake_parse_arguments(PARSE_ARGV 2 GDB "" "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT;TARGET;REPEAT"
-                        "REQUIRES")
+  cmake_parse_arguments(PARSE_ARGV 2 GDB ""
+                        "MODE;EXIT;SCRIPT;LIBRARY;REPLACEMENT;TARGET;REPEAT;DEJA" "REQUIRES")
   set(script ${name})
   if(GDB_SCRIPT)
     set(script ${GDB_SCRIPT})
@@ -42,7 +42,11 @@ function(deja_gdb_test name program)
   if(GDB_TARGET)
     set(target ${GDB_TARGET})
   endif()
-  set(args --deja $<TARGET_FILE:deja> --program $<TARGET_FILE:${target}>
+  set(deja $<TARGET_FILE:deja>)
+  if(GDB_DEJA)
+    set(deja ${GDB_DEJA})
+  endif()
+  set(args --deja ${deja} --program $<TARGET_FILE:${target}>
       --commands ${DEJA_GDB_TEST_DIR}/${script}.gdb --expect ${DEJA_GDB_TEST_DIR}/${script}.expect)
   if(GDB_REPEAT)
     list(APPEND args --repeat ${GDB_REPEAT})
@@ -312,3 +316,13 @@ deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
 # forks gdb follows: the child (follow-fork-mode child), or both (detach-on-fork off)
 deja_gdb_test(follow_child follow)
 deja_gdb_test(follow_both follow)
+
+# gdb sessions with deja (and gdb) inside a default container (container_tests.cmake):
+# recorded with ASLR on, perf events refused; reverse-continue onto watchpoints.
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/tests/tools/deja_in_container CONTENT
+  "#!/bin/sh\nexec $<TARGET_FILE:container_run> $<TARGET_FILE:deja> \"$@\"\n"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+deja_gdb_test(container_reverse reverse SCRIPT reverse
+  DEJA ${CMAKE_BINARY_DIR}/tests/tools/deja_in_container)
+deja_gdb_test(container_watch_threads watch_threads SCRIPT watch_threads REPEAT 2
+  DEJA ${CMAKE_BINARY_DIR}/tests/tools/deja_in_container)

@@ -23,6 +23,8 @@
 #                      parent process in FILE (-- for the first), EXIT as ps prints it
 #   --stdin FILE       the program's stdin while recording (default /dev/null)
 #   --record-arg ARG   extra option for `deja record` (given before `--`), repeatable
+#   --record-in CMD    record under CMD (tests/tools/container_run: a default container)
+#   --replay-in CMD    the quiet replay (replay -a -q) runs under CMD; replay -a does not
 #   --step-timeout S   each record and replay step gets S seconds (default 60, below the
 #                      test's own timeout): a step that hangs is reported by name, with what
 #                      its processes were doing (run_step.sh), and killed
@@ -46,6 +48,8 @@ vary_what=
 ps_file=
 stdin_file=/dev/null
 record_args=()
+record_in=()
+replay_in=()
 step_timeout=60
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -60,6 +64,8 @@ while [ $# -gt 0 ]; do
     --stdin) stdin_file="$2"; shift 2 ;;
     --record-arg) record_args+=("$2"); shift 2 ;;
     --step-timeout) step_timeout="$2"; shift 2 ;;
+    --record-in) record_in=("$2"); shift 2 ;;
+    --replay-in) replay_in=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "rr_test.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -127,7 +133,7 @@ record_once() {
   local name=$1
   shift
   "$run_step" "record ($name)" "$step_timeout" \
-    "$deja" record -o "$tmp/$name" "${record_args[@]}" -- "$@" <"$stdin_file" \
+    "${record_in[@]}" "$deja" record -o "$tmp/$name" "${record_args[@]}" -- "$@" <"$stdin_file" \
     >"$tmp/$name.out" 2>"$tmp/$name.err"
   echo $? >"$tmp/$name.status"
 }
@@ -275,7 +281,8 @@ check_replay() {
   fi
 
   "$run_step" "replay -a -q of $name" "$step_timeout" \
-    "$deja" replay -a -q "$tmp/$name" </dev/null >"$tmp/$name.quiet.out" 2>"$tmp/$name.quiet.err"
+    "${replay_in[@]}" "$deja" replay -a -q "$tmp/$name" </dev/null >"$tmp/$name.quiet.out" \
+    2>"$tmp/$name.quiet.err"
   status=$?
   fail_if_hung "$status" "$tmp/$name.quiet.err" "replay -a -q of $name"
   if [ $status -ne 0 ]; then

@@ -152,8 +152,14 @@ static void close_channel(struct debugger_channel *c) {
   *c = (struct debugger_channel){.lfd = -1};
 }
 
-/* Starts gdb connected to the socket at SOCKET (with COMMANDS, a file of commands,
- * unless NULL); returns its pid. */
+/* Whether the debugger to start is LLDB (`--debugger lldb-22'), by its name. */
+static bool debugger_is_lldb(const char *debugger) {
+  const char *base = strrchr(debugger, '/');
+  return strncmp(base ? base + 1 : debugger, "lldb", 4) == 0;
+}
+
+/* Starts gdb (or LLDB) connected to the socket at SOCKET (gdb with COMMANDS, a file of
+ * commands, unless NULL); returns its pid. */
 static pid_t start_gdb(const struct debug_options *o, const char *exe, const char *socket,
                        const cpu_set_t *cpus, const char *commands) {
   pid_t deja = getpid();
@@ -167,17 +173,20 @@ static pid_t start_gdb(const struct debug_options *o, const char *exe, const cha
     _exit(1);
   sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
   private_umask_restore();
-  char *target = xasprintf("target extended-remote %s", socket);
+  bool lldb = debugger_is_lldb(o->debugger);
+  char *target = lldb ? xasprintf("process connect --plugin gdb-remote unix-connect://%s", socket)
+                      : xasprintf("target extended-remote %s", socket);
   char **argv = xcalloc((size_t)o->ndebugger_args + 10, sizeof *argv);
   int n = 0;
   argv[n++] = (char *)o->debugger;
-  argv[n++] = "-q";
+  if (!lldb)
+    argv[n++] = "-q";
   argv[n++] = (char *)exe;
-  if (commands) {
+  if (commands && !lldb) {
     argv[n++] = "-x";
     argv[n++] = (char *)commands;
   }
-  argv[n++] = "-ex";
+  argv[n++] = lldb ? "-o" : "-ex";
   argv[n++] = target;
   for (int i = 0; i < o->ndebugger_args; i++)
     argv[n++] = o->debugger_args[i];
@@ -193,9 +202,12 @@ static void announce_channel(const struct debugger_channel *c, const char *exe) 
   if (c->socket) {
     deja_msg("listening for gdb on unix:%s; connect with:", c->socket);
     deja_msg("  gdb %s -ex 'target extended-remote %s'", exe, c->socket);
+    deja_msg("  lldb %s -o 'process connect --plugin gdb-remote unix-connect://%s'", exe,
+             c->socket);
   } else {
     deja_msg("listening for gdb on 127.0.0.1:%d; connect with:", c->port);
     deja_msg("  gdb %s -ex 'target extended-remote 127.0.0.1:%d'", exe, c->port);
+    deja_msg("  lldb %s -o 'gdb-remote 127.0.0.1:%d'", exe, c->port);
   }
 }
 

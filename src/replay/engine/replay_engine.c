@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -35,6 +36,10 @@ int diverge(struct replay_engine *e, const char *fmt, ...) {
            event_kind_name(e->ev->kind), what);
   deja_msg("the replay does not match the trace %s; please report this with the trace",
            e->o->trace_dir);
+  if (env_refusals_filtered(&e->refusals) && !e->outer_filter)
+    deja_msg("note: it was recorded under a seccomp filter (a container?), which may have "
+             "refused a call deja does not probe for without deja seeing it; replaying "
+             "inside the same container avoids that");
   return REPLAY_DIVERGED;
 }
 
@@ -71,6 +76,7 @@ struct rptask *engine_add_task(struct replay_engine *e, pid_t tid, pid_t rec_tid
   x->t.tid = tid;
   x->t.mem_fd = -1;
   x->t.seccomp_traced = e->filtered;
+  x->no_cont = e->outer_filter;
   x->rec_tid = rec_tid;
   x->pid = pid;
   x->rec_pid = rec_pid;
@@ -217,6 +223,56 @@ static int syscall_stop(struct replay_engine *e, struct rptask *x, enum stop_kin
   return 0;
 }
 
+/* brk where the kernel's brk area cannot be where it was recorded (a process's
+ * rptask.brk_emulated): anonymous mappings instead, as the kernel's brk makes them. */
+#define BRK_PAGE 4096ull
+
+static uint64_t brk_page_up(uint64_t a) { return (a + BRK_PAGE - 1) & ~(BRK_PAGE - 1); }
+
+int engine_brk_move(struct replay_engine *e, struct rptask *x, uint64_t want) {
+  uint64_t from = brk_page_up(x->brk_cur), to = brk_page_up(want);
+  bool ok = true;
+  int64_t got = 0, expect = 0;
+  if (to > from) {
+    uint64_t a[6] = {from,
+                     to - from,
+                     PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                     (uint64_t)-1,
+                     0};
+    got = engine_inject_call(x, SYS_mmap, a, &ok);
+    expect = (int64_t)from;
+  } else if (to < from) {
+    uint64_t a[6] = {to, from - to, 0, 0, 0, 0};
+    got = engine_inject_call(x, SYS_munmap, a, &ok);
+  }
+  if (!ok || got != expect)
+    return diverge(e,
+                   "cannot make the recorded break 0x%" PRIx64 " of task %d (from 0x%" PRIx64
+                   "): %s returned %" PRId64,
+                   want, x->rec_tid, x->brk_cur, to > from ? "mmap" : "munmap", got);
+  for (int i = 0; i < e->ntasks; i++)
+    if (e->tasks[i]->pid == x->pid)
+      e->tasks[i]->brk_cur = want;
+  return 0;
+}
+
+/* X at the entry of the preload library's brk (made for real in replay, the recorded
+ * break in rsi): made of mappings instead, the call itself not made. 0 or non-zero. */
+static int brk_library_call(struct replay_engine *e, struct rptask *x) {
+  uint64_t want = x->t.regs.rsi; /* the library passes the recorded break there */
+  if (!engine_sysemu_skips(x) && engine_leave_entry(x) < 0)
+    return -1;
+  if (task_get_regs(&x->t) < 0)
+    return -1;
+  struct user_regs_struct back = x->t.regs;
+  int rc = engine_brk_move(e, x, want);
+  if (rc)
+    return rc;
+  back.rax = want;
+  return task_set_regs(&x->t, &back) < 0 ? -1 : 0;
+}
+
 /* At an entry stop of X (ST) while its refilled buffer holds address-space calls the
  * library makes for real (replay_sbuf_exec.h): when it is one of them, runs it (re-entered
  * first when PTRACE_SYSEMU skipped it) and returns 1; 0 for any other stop; -1 on failure. */
@@ -224,6 +280,13 @@ static int library_call_at_entry(struct replay_engine *e, struct rptask *x, cons
                                  enum rptask_where user) {
   if (st->kind != STOP_SYSCALL_ENTRY || task_get_regs(&x->t) < 0 || x->t.regs.rip != SBUF_EXEC_IP)
     return 0;
+  if (x->brk_emulated && x->t.regs.orig_rax == SYS_brk) {
+    if (brk_library_call(e, x))
+      return -1;
+    if (x->where == RPT_USER)
+      x->where = user;
+    return 1;
+  }
   if (x->where == RPT_SYSEMU_ENTRY) { /* skipped: entered again, traced (its skipped exit first) */
     struct user_regs_struct r = x->t.regs;
     regs_back_over_syscall(&r);
@@ -246,6 +309,24 @@ static enum rptask_where where_after(const struct stop *st, int req, enum rptask
   bool in_call =
       st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT && st->event != PTRACE_EVENT_STOP;
   return in_call ? RPT_IN_CALL : user;
+}
+
+/* At a system call's entry: a call the recording's environment refused before deja
+ * could see it (it has no event; a default container's seccomp filter) fails the same
+ * way here. 1 when it was one (X then resumes into user code), 0, or -1. */
+static int refuse_unseen(struct replay_engine *e, struct rptask *x) {
+  if (!e->refusals.n || task_get_regs(&x->t) < 0)
+    return 0;
+  long nr = (long)x->t.regs.orig_rax;
+  int err = env_refusals_match(&e->refusals, nr, x->t.regs.rdi);
+  bool own_event = (e->ev->kind == EV_SYSCALL || e->ev->kind == EV_ENTER) &&
+                   e->ev->tid == x->rec_tid && (long)e->ev->regs.orig_rax == nr;
+  if (!err || own_event)
+    return 0;
+  if (!engine_sysemu_skips(x) && (engine_leave_entry(x) < 0 || task_get_regs(&x->t) < 0))
+    return -1;
+  x->t.regs.rax = (uint64_t)-err;
+  return task_set_regs(&x->t, &x->t.regs) < 0 ? -1 : 1;
 }
 
 /* run_task, where USER says what a stop in user code is (RPT_USER, RPT_USER_CALL_RUNS). */
@@ -296,8 +377,17 @@ static int run(struct replay_engine *e, struct rptask *x, struct stop *st, bool 
     int made = x->sbuf_exec_ahead ? library_call_at_entry(e, x, st, user) : 0;
     if (made < 0)
       return -1;
-    if (made)
-      continue; /* the library's address-space call ran */
+    if (made) { /* the library's address-space call ran */
+      skipped = x->where == RPT_SKIPPED_EXIT;
+      continue;
+    }
+    int refused = st->kind == STOP_SYSCALL_ENTRY ? refuse_unseen(e, x) : 0;
+    if (refused < 0)
+      return -1;
+    if (refused) {
+      skipped = x->where == RPT_SKIPPED_EXIT;
+      continue;
+    }
     if (x->fix_result && st->kind == STOP_SYSCALL_EXIT) {
       /* the return of a clone/fork/vfork: the recorded tid */
       x->fix_result = false;
@@ -476,7 +566,8 @@ static int autopilot_arm(void *ctx, struct rptask *x, uint64_t internal_bp,
    * stop, and the next traced call stops once at the filter (the call runs when resumed
    * traced, or is skipped with its number set to -1: one stop more than PTRACE_SYSEMU). */
   bool call_runs = x->where == RPT_USER_CALL_RUNS;
-  if (x->t.seccomp_traced && (call_runs || x->sbuf_exec_ahead))
+  /* (a process whose brk is emulated stops at the library's brk) */
+  if (x->t.seccomp_traced && !x->no_cont && !x->brk_emulated && (call_runs || x->sbuf_exec_ahead))
     return PTRACE_CONT;
   return call_runs ? PTRACE_SYSCALL : PTRACE_SYSEMU;
 }

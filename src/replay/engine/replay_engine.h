@@ -9,6 +9,7 @@
 
 #include "replay/engine/replay_position.h"
 #include "replay/engine/replayer.h"
+#include "syscalls/env_refusals.h"
 #include "task/task.h"
 #include "trace/trace_cursor.h"
 #include "trace/trace_event.h"
@@ -81,6 +82,9 @@ struct rptask {
   bool sbuf_exec_ahead;    /* its refilled buffer holds calls the library makes for real
                           (replay_sbuf_exec.h): it runs under PTRACE_CONT */
   uint64_t sbuf;           /* its system call buffer, once announced (0: none known) */
+  bool no_cont;            /* never under PTRACE_CONT: replay runs under an outer seccomp
+                              filter (a container's), which would hide the calls it refuses
+                              (their stop at replay's filter comes after its refusal) */
   int bus_prot;            /* protection of the page a reproduced bus error made inaccessible */
   char exe[512];           /* the preserved executable of its process (for gdb) */
   uint8_t auxv[512];       /* its process's recorded auxiliary vector (for gdb) */
@@ -89,6 +93,8 @@ struct rptask {
   size_t cmdline_len;
   struct thread_kstate k;
   bool fork_advice;            /* its process used MADV_DONTFORK or MADV_WIPEONFORK (checkpoints) */
+  bool brk_emulated;           /* its process's brk is made of mappings (replay_brk.c)... */
+  uint64_t brk_cur;            /* ...and this is its current break */
   int libc_patch;              /* enum libc_patch_state of its process (libc_patch.h) */
   uint64_t libc_patch_text;    /* ...the address the patcher made writable */
   const struct tsc_table *tsc; /* its process's patched rdtsc sites (replay_tsc.h) */
@@ -163,7 +169,8 @@ struct replay_engine {
   struct replay_pos pos;    /* where the replay is */
   struct rptask **tasks;
   int ntasks, cap;
-  bool filtered; /* replay's seccomp filter is on (replay_sbuf_exec.h) */
+  bool filtered;     /* replay's seccomp filter is on (replay_sbuf_exec.h) */
+  bool outer_filter; /* ...and deja runs under another one (a container's) */
   const struct replay_hooks *hooks;
   struct replay_stop stop; /* after REPLAY_STOPPED */
   uint64_t internal_bp;    /* an address the natural search for a state point stops at */
@@ -180,6 +187,7 @@ struct replay_engine {
   struct syscallbuf_pending *sbuf_pending; /* records refilled, not yet checked */
   struct state_match_start *match_start;   /* a state point's stretch run for real */
   struct replay_shared *shared;            /* what the replay's sessions share */
+  struct env_refusals refusals;            /* calls the recording's environment refused unseen */
 };
 
 /* Reports a divergence at the current event; returns REPLAY_DIVERGED. */
@@ -205,6 +213,11 @@ int engine_leave_entry(struct rptask *x);
  * instruction, its registers kept (task_inject_syscall); the exit of a call PTRACE_SYSEMU
  * skipped comes first on the way. The result; *OK whether the call was made. */
 int64_t engine_inject_call(struct rptask *x, long nr, const uint64_t args[6], bool *ok);
+/* brk where the kernel's brk area cannot be where it was recorded (ASLR placed it at
+ * random in the recording or the replay; moving it needs CAP_SYS_RESOURCE): X's process
+ * has brk_emulated, and its break is made of anonymous mappings. Maps or unmaps the
+ * pages between its break and WANT (X stopped in user code); WANT becomes the break. */
+int engine_brk_move(struct replay_engine *e, struct rptask *x, uint64_t want);
 /* Resumes X at a system call's entry into the call, traced (task_resume_into_call): its
  * next stop is waited for by the caller, who then tells where it is. 0 or -1. */
 int engine_resume_into_call(struct rptask *x);

@@ -56,12 +56,9 @@ static void save_auxv(struct rptask *x, const uint8_t *stack, uint32_t len) {
   }
 }
 
-/* The kernel mapped the system's program interpreter; the recorded one is the trace's
- * copy, mapped where it was, with its recorded writable pages. */
-static int remap_interpreter(struct replay_engine *e, struct rptask *x) {
-  int missing = missing_file(e, e->ev->interp);
-  if (missing)
-    return missing;
+/* The kernel mapped the system's program interpreter: unmapped (the recorded one is
+ * the trace's copy, mapped once the image is where it was recorded). */
+static int unmap_system_interpreter(struct replay_engine *e, struct rptask *x) {
   char sys[512], exe[512];
   uint64_t maps[16][4];
   snprintf(exe, sizeof exe, "%s/files/%s", e->o->trace_dir, e->ev->file);
@@ -72,8 +69,15 @@ static int remap_interpreter(struct replay_engine *e, struct rptask *x) {
     if (task_inject_syscall(&x->t, false, x->gadget, SYS_munmap, args, &ok) != 0 || !ok)
       return diverge(e, "cannot unmap the system's program interpreter %s", sys);
   }
+  return 0;
+}
+
+/* The trace's copy of the program interpreter, mapped where it was, with its recorded
+ * writable pages. */
+static int map_interpreter(struct replay_engine *e, struct rptask *x) {
   char *path = xasprintf("%s/files/%s", e->o->trace_dir, e->ev->interp);
   uint64_t args[6] = {(uint64_t)AT_FDCWD, 0, O_RDONLY | O_CLOEXEC, 0, 0, 0};
+  bool ok;
   int64_t fd = inject_with_string(x, false, x->gadget, SYS_openat, args, 1, path, &ok);
   if (!ok || fd < 0) {
     int rc = diverge(e, "cannot open the preserved program interpreter %s: %s", path,
@@ -85,18 +89,59 @@ static int remap_interpreter(struct replay_engine *e, struct rptask *x) {
   for (uint32_t i = 0; i < e->ev->interp_count; i++) {
     uint64_t m[4]; /* unaligned in the record */
     memcpy(m, e->ev->interp_maps + i * sizeof m, sizeof m);
-    uint64_t margs[6] = {m[0], m[1] - m[0], m[3], MAP_PRIVATE | MAP_FIXED, (uint64_t)fd, m[2]};
+    uint64_t margs[6] = {m[0],         m[1] - m[0], m[3], MAP_PRIVATE | MAP_FIXED_NOREPLACE,
+                         (uint64_t)fd, m[2]};
     int64_t got = task_inject_syscall(&x->t, false, x->gadget, SYS_mmap, margs, &ok);
     if (!ok || (uint64_t)got != m[0])
-      return diverge(e, "cannot map the preserved program interpreter at 0x%" PRIx64, m[0]);
+      return diverge(e, "cannot map the preserved program interpreter at 0x%" PRIx64 " (%s)", m[0],
+                     got < 0 && got > -4096 ? strerror((int)-got) : "elsewhere");
   }
   uint64_t cargs[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
   task_inject_syscall(&x->t, false, x->gadget, SYS_close, cargs, &ok);
   return write_back_memory(e, x);
 }
 
+/* The image laid out as recorded: the system's interpreter out, the kernel's mappings
+ * moved to their recorded places, the trace's interpreter in. */
+static int lay_out_image(struct replay_engine *e, struct rptask *x) {
+  bool interp = e->ev->interp[0] && e->ev->interp_count;
+  int missing = interp ? missing_file(e, e->ev->interp) : 0;
+  if (missing)
+    return missing;
+  int rc = interp ? unmap_system_interpreter(e, x) : 0;
+  if (rc == 0)
+    rc = replay_layout_apply(e, x);
+  if (rc == 0 && interp)
+    rc = map_interpreter(e, x);
+  replay_brk_exec(e, x);
+  return rc;
+}
+
+/* The recorded initial stack written over the stack (now at its recorded place), what
+ * lies below it cleared as the kernel leaves it. */
+static int write_initial_stack(struct replay_engine *e, struct rptask *x) {
+  uint64_t want = e->ev->stack_addr, end = want + e->ev->stack_len;
+  struct proc_mapping m;
+  if (proc_mapping_find(x->t.tid, want, &m) < 0 || m.end < end)
+    return diverge(
+        e, "the recorded initial stack 0x%" PRIx64 "-0x%" PRIx64 " does not fit the replayed stack",
+        want, end);
+  if (m.start < want) {
+    size_t gap = want - m.start;
+    uint8_t *zero = xcalloc(1, gap);
+    int rc = task_write_mem(&x->t, m.start, zero, gap);
+    free(zero);
+    if (rc < 0)
+      return diverge(e, "cannot clear the replayed stack: %s", strerror(errno));
+  }
+  if (task_write_mem(&x->t, want, e->ev->stack, e->ev->stack_len) < 0)
+    return diverge(e, "cannot write the recorded initial stack: %s", strerror(errno));
+  return 0;
+}
+
 /* At the PTRACE_EVENT_EXEC stop: runs to the end of execve and makes the new image the
- * recorded one: the recorded stack (argv, envp, auxv, AT_RANDOM bytes) and registers. */
+ * recorded one: its layout, the recorded stack (argv, envp, auxv, AT_RANDOM bytes) and
+ * registers. */
 int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
   struct stop st;
   char buf[256];
@@ -116,32 +161,17 @@ int replay_apply_exec(struct replay_engine *e, struct rptask *x) {
   if (task_get_regs(&x->t) < 0)
     return -1;
   x->gadget = proc_syscall_gadget(x->t.tid, x->t.mem_fd);
-  if (e->ev->interp[0] && e->ev->interp_count) {
-    int rc = remap_interpreter(e, x);
-    if (rc)
-      return rc;
-  }
-  uint64_t sp = x->t.regs.rsp, want = e->ev->stack_addr, end = want + e->ev->stack_len;
-  if (proc_mapping_end(x->t.tid, want) < end || proc_mapping_end(x->t.tid, sp) < end)
-    return diverge(
-        e, "the recorded initial stack 0x%" PRIx64 "-0x%" PRIx64 " does not fit the replayed stack",
-        want, end);
-  if (sp < want) {
-    size_t gap = want - sp;
-    uint8_t *zero = xcalloc(1, gap);
-    int rc = task_write_mem(&x->t, sp, zero, gap);
-    free(zero);
-    if (rc < 0)
-      return diverge(e, "cannot clear the replayed stack: %s", strerror(errno));
-  }
-  if (task_write_mem(&x->t, want, e->ev->stack, e->ev->stack_len) < 0)
-    return diverge(e, "cannot write the recorded initial stack: %s", strerror(errno));
-  snprintf(x->exe, sizeof x->exe, "%s/files/%s", e->o->trace_dir, e->ev->file);
   save_auxv(x, e->ev->stack, e->ev->stack_len);
+  int rc = lay_out_image(e, x);
+  if (rc == 0)
+    rc = write_initial_stack(e, x);
+  if (rc)
+    return rc;
+  snprintf(x->exe, sizeof x->exe, "%s/files/%s", e->o->trace_dir, e->ev->file);
   save_cmdline(x, e->ev);
   if (vdso_patch_from_auxv(&x->t, x->auxv, x->auxv_len) < 0)
     return diverge(e, "the program's vDSO is not where it was recorded (another kernel?)");
-  int rc = replay_tsc_exec(e, x);
+  rc = replay_tsc_exec(e, x);
   if (rc)
     return rc;
   return task_set_regs(&x->t, &e->ev->regs) < 0 ? -1 : 0;

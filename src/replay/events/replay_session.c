@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -20,6 +21,7 @@
 #include "common/inherited_signals.h"
 #include "common/line_file.h"
 #include "common/log.h"
+#include "task/proc_status.h"
 #include "common/remove_tree.h"
 #include "replay/events/replay_handlers.h"
 #include "replay/events/replay_mapfds.h"
@@ -29,6 +31,7 @@
 #include "replay/events/replay_syscallbuf.h"
 #include "replay/events/state_match.h"
 #include "replay/events/replay_tsc.h"
+#include "task/cpu_features.h"
 #include "task/cpu_pin.h"
 #include "task/tsc_patch.h"
 #include "trace/trace_files.h"
@@ -58,6 +61,9 @@ static int start_program(struct replay_session *s) {
     free(path);
     return REPLAY_BAD_TRACE;
   }
+  env_refusals_decode(&s->e.refusals, s->e.ev->refusals, s->e.ev->refusals_len);
+  long mode = 0;
+  s->e.outer_filter = proc_status_number(0, "Seccomp", &mode) == 0 && mode == SECCOMP_MODE_FILTER;
   char **envp, **argv = exec_vectors(s->e.ev, &envp);
   /* The signals the recorded program inherited ignored and blocked (none in a trace
    * without the note: the replayed program gets deja's, less its handlers). */
@@ -167,6 +173,7 @@ static int open_session(struct replay_session *s, const struct replay_options *o
 
 int replay_open(struct replay_session *s, const struct replay_options *o,
                 const struct replay_hooks *hooks) {
+  cpu_features_check(o->trace_dir); /* said once, before the first session */
   return open_session(s, o, hooks, xcalloc(1, sizeof(struct replay_shared)));
 }
 

@@ -21,6 +21,15 @@ int replay_exec_in_thread(struct replay_engine *e, struct rptask *x, struct stop
  * run with replay_exec_in_thread. */
 bool replay_exec_kills_threads(struct replay_engine *e, struct rptask *x);
 
+/* replay_layout.c: right after X's execve returned, with its recorded auxiliary vector
+ * saved: moves the executable, the stack and the vDSO/vvar the kernel mapped to their
+ * recorded addresses (the program interpreter unmapped already). 0 or non-zero. */
+int replay_layout_apply(struct replay_engine *e, struct rptask *x);
+/* replay_brk.c: at exec, whether X's process must have brk emulated (the kernel's brk
+ * area is not at the recorded address); the brk hook for a call that runs for real. */
+void replay_brk_exec(struct replay_engine *e, struct rptask *x);
+int replay_brk(struct replay_engine *e, struct rptask *x, const struct syscall_desc *d);
+
 /* replay_seccomp.c: at X's exit event, a death by SIGSYS without a signal event (a
  * seccomp filter's RET_KILL) is made to happen; X is then exiting. 0 or non-zero. */
 int replay_seccomp_kill(struct replay_engine *e, struct rptask *x);

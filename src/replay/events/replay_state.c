@@ -95,6 +95,10 @@ static int state_complete(struct replay_engine *e, struct rptask *x, const struc
     return diverge(e, "cannot restore the xsave area: %s", strerror(errno));
   if (task_set_regs(&x->t, &e->ev->regs) < 0)
     return diverge(e, "cannot restore registers: %s", strerror(errno));
+  /* Taken inside the kernel's signal path after a call returned -ERESTART* (a stop while
+   * an ignored signal was delivered): the kernel restarted the call after it; replay's
+   * task has its signal behind it, so replay restarts the call itself. */
+  x->restart_pending = (int64_t)e->ev->regs.orig_rax >= 0 && IS_ERESTART((int64_t)e->ev->regs.rax);
   return 0;
 }
 

@@ -176,6 +176,8 @@ static int replay_clone(struct replay_engine *e, struct rptask *x, const struct 
     c->k.ss_flags = x->k.ss_flags;
   }
   c->fork_advice = x->fork_advice; /* a fork keeps MADV_WIPEONFORK */
+  c->brk_emulated = x->brk_emulated;
+  c->brk_cur = x->brk_cur;
   int32_t rec_tid = (int32_t)ev->result;
   if ((flags & CLONE_CHILD_SETTID_FLAG) && ctid && task_write_mem(&c->t, ctid, &rec_tid, 4) < 0)
     return diverge(e, "cannot write the recorded tid into the new task");
@@ -304,6 +306,7 @@ static const replay_hook_fn replay_hooks[SCH_COUNT] = {
     [SCH_robust_list] = replay_robust_list,
     [SCH_altstack] = replay_altstack,
     [SCH_unmap] = replay_unmap,
+    [SCH_brk] = replay_brk,
 };
 
 /* Hooks for calls replay skips, deciding how (replay_emulate otherwise). */
