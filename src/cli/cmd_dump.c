@@ -91,6 +91,8 @@ int cmd_dump(int argc, char **argv) {
     deja_msg("dump: too many arguments; usage: deja dump [TRACE]");
     return 1;
   }
+  if (argc > 1 && unknown_option("dump", argv[1]))
+    return 1;
   say_tsc_mode(argc > 1 ? argv[1] : NULL);
   return event_iter(argc > 1 ? argv[1] : NULL, dump_one, NULL);
 }

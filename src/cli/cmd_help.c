@@ -74,7 +74,9 @@ static const char record_usage[] =
     "      --help                  show this text\n"
     "\n"
     "Signals: Ctrl-C reaches the program as it would without deja; SIGINT, SIGTERM and\n"
-    "SIGHUP sent to deja are passed on to the program. Whatever ends the program, the\n"
+    "SIGHUP sent to deja are passed on to the program. A second one within 5 seconds\n"
+    "ends the recording: deja kills the recorded processes (daemons included) and exits\n"
+    "128+N; a third ends deja at once. Whatever ends the program or the recording, the\n"
     "trace is complete up to that point and replays.\n"
     "With --until-failure they also stop the repetition: the interrupted run's trace is\n"
     "deleted and deja exits with 128+N.\n"
@@ -112,8 +114,12 @@ static const char replay_usage[] =
     "/tmp, removed once gdb has connected), and with -s only connections from deja's\n"
     "own user are served (the peer's uid: SO_PEERCRED on a unix socket, the owner of\n"
     "the client's socket in /proc/net/tcp or tcp6 on TCP). A connection from another\n"
-    "user is closed at once, said so on stderr (its uid and address), and deja waits\n"
-    "on.\n"
+    "user is closed at once, said so on stderr (its uid and address; after three, at\n"
+    "most once a second, with a count), and deja waits on.\n"
+    "\n"
+    "Signals: Ctrl-C in gdb's terminal is gdb's (it stops the replay). SIGINT sent by\n"
+    "kill, SIGTERM, SIGHUP and SIGKILL end deja, the replayed processes and the gdb it\n"
+    "started.\n"
     "\n"
     "Exit status: 0 when the replay reached the end of the trace faithfully; 3 when it\n"
     "diverged (a message names the event, the task, what was expected and what was\n"
@@ -209,6 +215,15 @@ int print_usage(FILE *f, const char *command) {
     }
   }
   return 1;
+}
+
+bool unknown_option(const char *command, const char *arg) {
+  if (!arg || arg[0] != '-' || !arg[1])
+    return false;
+  deja_msg("%s: unknown option `%s'", command, arg);
+  fputc('\n', stderr);
+  print_usage(stderr, command);
+  return true;
 }
 
 int cmd_help(int argc, char **argv) {

@@ -17,6 +17,8 @@ int cmd_pack(int argc, char **argv) {
     print_usage(stderr, "pack");
     return 1;
   }
+  if (argc == 2 && unknown_option("pack", argv[1]))
+    return 1;
   char err[PATH_MAX + 128];
   char *trace = trace_dir_resolve(argc == 2 ? argv[1] : NULL, err, sizeof(err));
   if (!trace) {

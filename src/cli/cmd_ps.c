@@ -95,6 +95,8 @@ int cmd_ps(int argc, char **argv) {
     deja_msg("ps: too many arguments; usage: deja ps [TRACE]");
     return 1;
   }
+  if (argc > 1 && unknown_option("ps", argv[1]))
+    return 1;
   struct procs ps = {0};
   int rc = event_iter(argc > 1 ? argv[1] : NULL, collect, &ps);
   if (rc == 0) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
@@ -179,8 +180,12 @@ int cmd_record(int argc, char **argv) {
   char **prog = argv + optind;
   char *path = record_find_program(prog[0]);
   if (!path) {
+    struct stat st;
+    bool is_dir = strchr(prog[0], '/') && stat(prog[0], &st) == 0 && S_ISDIR(st.st_mode);
     deja_msg("cannot find program `%s'%s", prog[0],
-             strchr(prog[0], '/') ? " (no such executable file)" : " in PATH");
+             is_dir                 ? " (a directory, not a program)"
+             : strchr(prog[0], '/') ? " (no such executable file)"
+                                    : " in PATH");
     status = 127;
     goto out;
   }

@@ -87,6 +87,8 @@ int cmd_rm(int argc, char **argv) {
     print_usage(stderr, "rm");
     return 1;
   }
+  if (unknown_option("rm", argv[1]))
+    return 1;
   char err[PATH_MAX + 128];
   char *trace = trace_dir_resolve(argv[1], err, sizeof(err));
   if (!trace) {

@@ -16,7 +16,11 @@ int cmd_caps(int argc, char **argv);
 
 /* Prints the usage of COMMAND (NULL: the overview) to F. Returns 0, or 1 when COMMAND is
  * not a command. */
+#include <stdbool.h>
 #include <stdio.h>
 int print_usage(FILE *f, const char *command);
+/* True, after saying so with COMMAND's usage, when ARG (where COMMAND takes a TRACE) is an
+ * option: these commands have none (-h and --help are answered before). */
+bool unknown_option(const char *command, const char *arg);
 
 #endif

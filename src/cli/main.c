@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/inherited_signals.h"
 #include "common/log.h"
+#include "common/private_umask.h"
 
 #ifndef DEJA_VERSION
 #define DEJA_VERSION "unknown"
@@ -59,6 +61,8 @@ static bool asks_for_help(const char *command, int argc, char **argv) {
 static void print_version(void) { printf("deja %s\n", DEJA_VERSION); }
 
 int main(int argc, char **argv) {
+  private_umask_begin();    /* a trace is private whatever the umask */
+  inherited_signals_save(); /* before any handler of deja's: what the program inherits */
   if (argc < 2) {
     deja_msg("no command given");
     fputc('\n', stderr);

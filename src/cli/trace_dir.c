@@ -253,7 +253,12 @@ static char *resolve_latest(const char *base, char *err, size_t errlen) {
     return NULL;
   }
   struct stat st;
-  if (lstat(link_path, &st) != 0) {
+  if (stat(base, &st) == 0 && !S_ISDIR(st.st_mode)) {
+    seterr(err, errlen,
+           "the trace directory %s is not a directory (it is $DEJA_TRACE_DIR, else "
+           "$XDG_DATA_HOME/deja, else ~/.local/share/deja)",
+           base);
+  } else if (lstat(link_path, &st) != 0) {
     seterr(err, errlen, "no traces yet in %s: record one with `deja record PROGRAM`", base);
   } else if (stat(link_path, &st) != 0) {
     char target[PATH_MAX];

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -88,23 +89,62 @@ int gdb_listen_unix(const char *path) {
   return fd;
 }
 
-int gdb_accept_owner(int lfd) {
+static double seconds_since(const struct timespec *t) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+void gdb_refusals_flush(struct gdb_refusals *r) {
+  if (!r || !r->held || seconds_since(&r->last) < 1.0)
+    return;
+  deja_msg("refused %u more connection%s since the last message, the last from %s: only uid "
+           "%u, who runs this replay, may connect; still waiting for gdb",
+           r->held, r->held == 1 ? "" : "s", r->last_peer, (unsigned)geteuid());
+  r->held = 0;
+  clock_gettime(CLOCK_MONOTONIC, &r->last);
+}
+
+/* Says MSG (the refusal of PEER), or only counts it when R said one less than a second
+ * ago, after the first few. */
+static void refused(struct gdb_refusals *r, const char *msg, const char *peer) {
+  if (r && r->said >= GDB_REFUSALS_SAID && seconds_since(&r->last) < 1.0) {
+    r->held++;
+    snprintf(r->last_peer, sizeof r->last_peer, "%s", peer);
+    return;
+  }
+  gdb_refusals_flush(r);
+  deja_msg("%s", msg);
+  if (!r)
+    return;
+  if (++r->said == GDB_REFUSALS_SAID)
+    deja_msg("from now on refused connections are said once a second at most, and counted");
+  clock_gettime(CLOCK_MONOTONIC, &r->last);
+}
+
+int gdb_accept_owner(int lfd, struct gdb_refusals *r) {
   int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
   if (fd < 0)
     return -1;
   uid_t uid, me = geteuid();
-  char who[96];
-  if (gdb_peer_uid(fd, &uid, who, sizeof who) != 0)
-    deja_msg("refused a connection from %s: cannot tell which user made it (%s); only uid "
+  char who[96], msg[320], peer[128];
+  if (gdb_peer_uid(fd, &uid, who, sizeof who) != 0) {
+    snprintf(peer, sizeof peer, "%s (user unknown)", who);
+    snprintf(msg, sizeof msg,
+             "refused a connection from %s: cannot tell which user made it (%s); only uid "
              "%u, who runs this replay, may connect; still waiting for gdb",
              who, errno == ESRCH ? "it closed its end first" : strerror(errno), (unsigned)me);
-  else if (uid == me)
+  } else if (uid == me) {
     return fd;
-  else
-    deja_msg("refused a connection from uid %u (%s): only uid %u, who runs this replay, may "
+  } else {
+    snprintf(peer, sizeof peer, "uid %u (%s)", (unsigned)uid, who);
+    snprintf(msg, sizeof msg,
+             "refused a connection from uid %u (%s): only uid %u, who runs this replay, may "
              "connect; still waiting for gdb",
              (unsigned)uid, who, (unsigned)me);
+  }
   close(fd);
+  refused(r, msg, peer);
   errno = EACCES;
   return -1;
 }

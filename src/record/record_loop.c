@@ -4,6 +4,8 @@
  * change, a tracer's wait made again), and handles it (record_stops.c). */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
@@ -51,7 +53,7 @@ static int wait_any(struct recorder *r, int64_t budget, pid_t *tid, int *status)
     }
     siginfo_t si;
     int sig = sigtimedwait(&r->chld, &si, tsp);
-    if (sig < 0 && errno == EAGAIN)
+    if (sig < 0 && (errno == EAGAIN || (errno == EINTR && record_stop_signal())))
       return 0;
     if (sig == syscallbuf_desched_signal())
       on_desched(r, si.si_fd);
@@ -78,11 +80,25 @@ static int flush_trace(struct recorder *r) {
   return recorder_abort(r, "cannot write the trace");
 }
 
+/* A second SIGINT/SIGTERM/SIGHUP sent to deja (recorder.h): the recorded processes are
+ * killed and the trace ends with an abort event saying why. Returns 128+SIG. */
+static int stopped_by_signal(struct recorder *r, int sig) {
+  char why[160];
+  snprintf(why, sizeof why,
+           "SIG%s sent to deja a second time: the recording ends and the recorded processes "
+           "are killed",
+           sigabbrev_np(sig));
+  recorder_abort(r, why);
+  return 128 + sig;
+}
+
 int record_loop(struct recorder *r) {
   int stuck_checks = 0;
   for (;;) {
     if (!r->ntasks)
       return 0;
+    if (record_stop_signal())
+      return stopped_by_signal(r, record_stop_signal());
     if (r->o->chaos)
       chaos_tick(r);
     int64_t emu_wait = record_ptrace_tick(r);
@@ -104,6 +120,8 @@ int record_loop(struct recorder *r) {
     int w = wait_any(r, idle ? STUCK_CHECK_NS : budget, &tid, &status);
     if (w < 0)
       return 0;
+    if (record_stop_signal())
+      return stopped_by_signal(r, record_stop_signal());
     if (w == 0 && idle && flush_trace(r)) /* a long stretch of user code */
       return RECORD_DEJA_FAILED;
     if (w == 0 && idle) {

@@ -10,15 +10,17 @@
 #include "record/recorder.h"
 
 char *record_find_program(const char *program) {
-  if (strchr(program, '/'))
-    return access(program, X_OK) == 0 ? xstrdup(program) : NULL;
+  struct stat st;
+  if (strchr(program, '/')) /* a directory is searchable (X_OK), not a program */
+    return stat(program, &st) == 0 && S_ISREG(st.st_mode) && access(program, X_OK) == 0
+               ? xstrdup(program)
+               : NULL;
   const char *path = getenv("PATH");
   if (!path)
     path = "/usr/local/bin:/usr/bin:/bin";
   while (*path) {
     const char *end = strchrnul(path, ':');
     char *cand = xasprintf("%.*s/%s", (int)(end - path), path, program);
-    struct stat st;
     if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
       return cand;
     free(cand);

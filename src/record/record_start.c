@@ -11,7 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/inherited_signals.h"
 #include "common/log.h"
+#include "common/private_umask.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
 
@@ -29,7 +31,9 @@ pid_t record_spawn(const struct record_options *o, const char *path, const sigse
     return pid;
   /* The child: deterministic layout, trapping rdtsc, stopped until the tracer is ready. */
   sigprocmask(SIG_SETMASK, mask, NULL);
+  inherited_signals_restore(); /* ignored as deja's caller left them (deja's handlers not) */
   signal(syscallbuf_desched_signal(), SIG_DFL);
+  private_umask_restore(); /* the program's files follow the user's umask, deja's do not */
   personality(ADDR_NO_RANDOMIZE);
   prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);

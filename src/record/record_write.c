@@ -92,10 +92,14 @@ static void kill_all(struct recorder *r) {
     kill(r->tasks[i]->t.tid, SIGKILL);
   int status;
   pid_t p;
-  /* Killed tasks still report PTRACE_EVENT_EXIT stops: let them go on dying. */
+  /* Killed tasks still report PTRACE_EVENT_EXIT stops: let them go on dying. A task the
+   * recorder did not know yet (a new child whose fork event was still to come) is killed
+   * at its first stop, or it would run on (and this wait never end). */
   while ((p = waitpid(-1, &status, __WALL)) > 0)
-    if (WIFSTOPPED(status))
+    if (WIFSTOPPED(status)) {
+      kill(p, SIGKILL);
       ptrace(PTRACE_CONT, p, 0, 0);
+    }
 }
 
 /* Stops the recording on a deja failure: the trace so far stays replayable and ends

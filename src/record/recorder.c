@@ -3,7 +3,7 @@
  * task that runs user code past its time slice while another could run (or a signal
  * waits) is interrupted and a state point recorded. Here a recording is set up, run
  * (record_start.c, record_loop.c) and finished; signals sent to deja go on to the
- * program. */
+ * program (record_interrupt.c). */
 #include "record/recorder.h"
 
 #include <errno.h>
@@ -17,38 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/inherited_signals.h"
+#include "common/line_file.h"
 #include "common/log.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
 #include "task/cpu_features.h"
 #include "task/cpu_pin.h"
 #include "task/proc_status.h"
-
-static volatile pid_t forward_pid;
-static volatile sig_atomic_t signal_received;
-
-/* SIGINT/SIGTERM/SIGHUP sent to deja itself go on to the program. A terminal's Ctrl-C
- * (si_code SI_KERNEL) already reaches the program through its process group. */
-static void forward_signal(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
-  signal_received = sig;
-  if (forward_pid > 0 && si->si_code != SI_KERNEL)
-    kill(forward_pid, sig);
-}
-
-void record_catch_signals(void) {
-  struct sigaction sa = {.sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
-}
-
-int record_signal_received(void) {
-  int sig = signal_received;
-  signal_received = 0;
-  return sig;
-}
 
 /* deja's own peak resident memory (VmHWM), for DEJA_STATS. */
 static long peak_rss_kb(void) {
@@ -152,6 +128,11 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot create %s: %s", files, strerror(errno));
     goto out;
   }
+  /* What the program inherits ignored and blocked, for the replayed one. */
+  char inherited[96];
+  inherited_signals_text(inherited, sizeof inherited);
+  if (line_file_write(o->trace_dir, INHERITED_SIGNALS_NOTE, inherited) < 0)
+    goto out;
   /* Asked before any thread starts (the probes fork). */
   record_probe_refusals(&r);
   if (cpu_features_note(o->trace_dir) < 0)
@@ -175,8 +156,7 @@ int record_run(const struct record_options *o) {
     deja_msg("cannot fork: %s", strerror(errno));
     goto out;
   }
-  forward_pid = pid;
-  record_catch_signals();
+  record_forward_signals(pid);
   status = record_start_tracing(&r, pid);
   if (status == 0 && r.ntasks) {
     status = record_loop(&r);
@@ -187,7 +167,7 @@ int record_run(const struct record_options *o) {
     status = RECORD_DEJA_FAILED; /* cpuid ran natively: replay must run on this CPU */
   print_stats(&r, seed);
 out:
-  forward_pid = 0;
+  record_forward_signals(0);
   if (r.w && trace_writer_close(r.w) < 0) {
     deja_msg("cannot finish the trace %s", events);
     status = RECORD_DEJA_FAILED;

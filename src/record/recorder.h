@@ -3,6 +3,7 @@
 #define DEJA_RECORD_RECORDER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct record_options {
   char **argv;           /* program and its arguments; argv[0] searched in PATH */
@@ -21,10 +22,18 @@ struct record_options {
 int record_run(const struct record_options *opts);
 
 /* From now on SIGINT, SIGTERM and SIGHUP sent to deja are passed on to the program being
- * recorded (and remembered; none is recording: only remembered). record_run does this. */
+ * recorded (and remembered; none is recording: only remembered). record_run does this.
+ * A second one within 5 seconds of one passed on is not: it stops the recording (the
+ * recorded processes are killed, the trace ends with a note saying so, and record_run
+ * returns 128+N); a third ends deja at once (exit 128+N, the processes die with it). */
 void record_catch_signals(void);
 /* The last of those signals deja received since the previous call, or 0. */
 int record_signal_received(void);
+/* The signal that asked the current recording to stop (a second one), or 0. */
+int record_stop_signal(void);
+/* From now on those signals go on to the process PID (record_catch_signals, anew: none
+ * received yet), or, with 0, only remembered. */
+void record_forward_signals(pid_t pid);
 
 /* The absolute path PROGRAM resolves to through PATH (malloc'ed), or NULL. */
 char *record_find_program(const char *program);

@@ -42,6 +42,7 @@ struct trace_files {
   struct shared_file *shared;
   size_t nshared;
   unsigned tmp_seq;
+  bool store_refused; /* said once: the store is not private, copies are kept instead */
 };
 
 struct trace_files *trace_files_new(const char *trace_dir) {
@@ -98,12 +99,26 @@ static int write_copy(int in, const char *dir, const char *tmp, uint64_t lo, uin
   return rc;
 }
 
+/* The store is used only while it is private (trace_store_private); when it is not, that is
+ * said once and the trace keeps copies of its own. */
+static bool store_usable(struct trace_files *tf) {
+  char err[512];
+  if (trace_store_private(tf->store, err, sizeof err))
+    return true;
+  if (!tf->store_refused)
+    deja_msg("%s; the trace keeps its own copies of the files", err);
+  tf->store_refused = true;
+  return false;
+}
+
 /* Makes files/NAME a hard link to the store's entry HEX, writing the entry first when the
  * store lacks it. Returns 0; -1 when the store cannot be used (the caller copies into the
  * trace instead). */
 static int link_from_store(struct trace_files *tf, int in, uint64_t lo, uint64_t hi, uint64_t size,
                            const char *base, char *hex, char *name, size_t namelen) {
   if (mkdir(tf->store, 0700) < 0 && errno != EEXIST)
+    return -1;
+  if (!store_usable(tf))
     return -1;
   snprintf(name, namelen, "%s-%s", base, hex);
   char *entry = xasprintf("%s/%s", tf->store, hex);
@@ -154,6 +169,9 @@ static void id_name(const struct stat *st, uint64_t lo, uint64_t hi, char *out, 
  * store does not know the file (or no longer holds the entry). */
 static int link_known(struct trace_files *tf, const char *id, const char *base, char *name,
                       size_t namelen) {
+  struct stat st;
+  if (lstat(tf->store, &st) < 0 || !store_usable(tf))
+    return -1;
   char *idpath = xasprintf("%s/%s", tf->store, id);
   char hex[FILE_HASH_HEX_LEN + 2];
   ssize_t l = readlink(idpath, hex, sizeof hex - 1);
@@ -318,7 +336,9 @@ static char *good_mark(const char *trace_dir, const char *hash, const struct sta
   char *entry = xasprintf("%s/%s", store, hash);
   struct stat est;
   char *mark = NULL;
-  if (stat(entry, &est) == 0 && est.st_dev == st->st_dev && est.st_ino == st->st_ino) {
+  /* A mark in a store others can write proves nothing. */
+  if (trace_store_private(store, NULL, 0) && stat(entry, &est) == 0 && est.st_dev == st->st_dev &&
+      est.st_ino == st->st_ino) {
     mark = xasprintf("%s/" TRACE_STORE_OK_PREFIX "%s", store, hash);
     snprintf(text, textlen, "%llx-%llx-%llx-%lld.%09ld", (unsigned long long)st->st_dev,
              (unsigned long long)st->st_ino, (unsigned long long)st->st_size,

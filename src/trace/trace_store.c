@@ -24,7 +24,31 @@ char *trace_store_dir(const char *trace_dir) {
   return xasprintf("%.*s" TRACE_STORE_NAME, (int)n, trace_dir);
 }
 
+bool trace_store_private(const char *store, char *err, size_t errlen) {
+  struct stat st;
+  if (lstat(store, &st) < 0) {
+    if (err)
+      seterr(err, errlen, "cannot use the content store %s: %s", store, strerror(errno));
+    return false;
+  }
+  const char *why = NULL;
+  if (!S_ISDIR(st.st_mode))
+    why = "not a directory";
+  else if (st.st_uid != geteuid())
+    why = "owned by another user";
+  else if ((st.st_mode & 077) && chmod(store, 0700) < 0)
+    why = "open to other users, and cannot be made private";
+  if (why && err)
+    seterr(err, errlen, "not using the content store %s: %s", store, why);
+  return !why;
+}
+
 int trace_store_collect(const char *store, char *err, size_t errlen) {
+  struct stat st;
+  if (lstat(store, &st) < 0 && errno == ENOENT)
+    return 0;
+  if (!trace_store_private(store, NULL, 0))
+    return 0; /* not deja's to clean */
   DIR *d = opendir(store);
   if (!d) {
     if (errno == ENOENT)
@@ -76,7 +100,7 @@ static int unshare_one(int dir, const char *files, const char *name, const struc
   snprintf(tmp, sizeof tmp, ".pack-%d", (int)getpid());
   int in = openat(dir, name, O_RDONLY | O_CLOEXEC);
   unlinkat(dir, tmp, 0);
-  int out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st->st_mode & 07777);
+  int out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st->st_mode & 0700);
   int rc = 0;
   if (in < 0 || out < 0 || file_content_clone(in, out, (uint64_t)st->st_size) < 0 ||
       fsync(out) < 0 || renameat(dir, tmp, dir, name) < 0) {

@@ -7,6 +7,7 @@
 #ifndef DEJA_TRACE_STORE_H
 #define DEJA_TRACE_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define TRACE_STORE_NAME ".deja-store"
@@ -18,8 +19,15 @@
 /* The store serving the trace at TRACE_DIR (malloc'ed path; may not exist). */
 char *trace_store_dir(const char *trace_dir);
 
+/* True when STORE is a directory (not a symbolic link) of deja's user that no one else
+ * can open: one of the user's with looser bits is made 0700. A store another user can
+ * write could hand a recording files of theirs (an identity link naming their entry), so
+ * one that is not private is not used: the traces keep their own copies. ERR (may be
+ * NULL) says why not. */
+bool trace_store_private(const char *store, char *err, size_t errlen);
+
 /* Removes the entries no trace links to any more, the identity links and good marks of
- * removed entries, and the store when it is empty.
+ * removed entries, and the store when it is empty (nothing in a store that is not private).
  * Returns 0, or -1 with a message in ERR. */
 int trace_store_collect(const char *store, char *err, size_t errlen);
 

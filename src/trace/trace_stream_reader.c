@@ -153,17 +153,22 @@ static int read_file_header(struct trace_reader *r, uint32_t expected_kind) {
   }
 
   if (version != TRACE_FORMAT_VERSION) {
+    const char *what = version > TRACE_FORMAT_VERSION
+                           ? "a newer format: read it with a newer deja (the one that wrote it)"
+                           : "an older format: read it with the deja that wrote it";
     if (checksum_ok) {
       char *v = printable_copy(rest, vlen);
-      reader_fail(r, "trace format version %u (written by deja %s); this deja reads version %u",
-                  version, v, TRACE_FORMAT_VERSION);
+      reader_fail(r,
+                  "trace format version %u (written by deja %s), %s; this deja (%s) reads "
+                  "version %u",
+                  version, v, what, DEJA_VERSION, TRACE_FORMAT_VERSION);
       free(v);
       return -1;
     }
     return reader_fail(r,
-                       "trace format version %u (written by an unknown deja, or the header "
-                       "is corrupt); this deja reads version %u",
-                       version, TRACE_FORMAT_VERSION);
+                       "trace format version %u, %s, or a corrupt header (its checksum does "
+                       "not match); this deja (%s) reads version %u",
+                       version, what, DEJA_VERSION, TRACE_FORMAT_VERSION);
   }
   if (!layout_ok)
     return reader_fail(r, "file header is corrupt (writer version length %u)", vlen);

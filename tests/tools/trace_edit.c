@@ -11,6 +11,9 @@
  *   trace_edit TRACE EVENT file PATH           make an exec or mmap event name a copy of
  *                                              PATH, preserved in TRACE/files/ (named by its
  *                                              content hash, so the trace stays valid)
+ *   trace_edit TRACE format-version N          make the events file say it is of format
+ *                                              version N (its header checksum right), as
+ *                                              a deja of another version would write it
  *   trace_edit TRACE print-output [-q]         write each event's recorded output to
  *                                              stdout/stderr (nothing with -q)
  *   trace_edit TRACE run [-q]                  run the recorded program for real (its first
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "trace/file_content.h"
 #include "trace/trace_buf.h"
@@ -45,7 +49,7 @@ static int usage(void) {
           "usage: %s TRACE EVENT result VALUE | TRACE EVENT output OFFSET |\n"
           "       %s TRACE EVENT reg NAME VALUE | TRACE EVENT file PATH |\n"
           "       TRACE EVENT call-result N VALUE |\n"
-          "       TRACE print-output [-q] | TRACE run [-q]\n",
+          "       TRACE print-output [-q] | TRACE run [-q] | TRACE format-version N\n",
           prog, prog);
   return 2;
 }
@@ -366,9 +370,41 @@ static int rewrite(struct trace_reader *rd, const char *path, struct edit *e) {
   return rc;
 }
 
+/* The header of a stream (trace_stream.h): magic (8 bytes), u32 version, u32 kind, u32
+ * length of the writer's version string, the string, u64 XXH64 of all that. */
+static int set_format_version(const char *trace, uint64_t version) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/" TRACE_EVENTS_FILE, trace);
+  int fd = open(path, O_RDWR);
+  unsigned char h[20 + 256 + 8];
+  ssize_t n = fd >= 0 ? pread(fd, h, sizeof h, 0) : -1;
+  uint32_t vlen =
+      n >= 20 ? (uint32_t)(h[16] | h[17] << 8 | h[18] << 16 | (uint32_t)h[19] << 24) : 0;
+  if (n < 20 || vlen > 256 || (size_t)n < 20 + vlen + 8) {
+    fprintf(stderr, "%s: %s: cannot read its header\n", prog, path);
+    if (fd >= 0)
+      close(fd);
+    return 1;
+  }
+  for (int i = 0; i < 4; i++)
+    h[8 + i] = (unsigned char)(version >> (8 * i));
+  uint64_t sum = XXH64(h, 20 + vlen, 0);
+  for (int i = 0; i < 8; i++)
+    h[20 + vlen + i] = (unsigned char)(sum >> (8 * i));
+  int rc = pwrite(fd, h, 20 + vlen + 8, 0) == (ssize_t)(20 + vlen + 8) ? 0 : 1;
+  close(fd);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3)
     return usage();
+  if (strcmp(argv[2], "format-version") == 0) {
+    uint64_t v;
+    if (argc != 4 || parse_u64(argv[3], &v) < 0)
+      return usage();
+    return set_format_version(argv[1], v);
+  }
   struct edit e = {0};
   bool print = strcmp(argv[2], "print-output") == 0, run = strcmp(argv[2], "run") == 0;
   if (print || run) {

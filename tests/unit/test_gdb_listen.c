@@ -18,8 +18,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "gdb/gdb_listen.h"
 
 /* A client connected to 127.0.0.1:PORT, through an IPv6 socket (::ffff:127.0.0.1) when
@@ -72,7 +74,7 @@ static void check_tcp_owner(bool v6) {
     close(lfd);
     skip();
   }
-  int fd = gdb_accept_owner(lfd);
+  int fd = gdb_accept_owner(lfd, NULL);
   assert_true(fd >= 0); /* our own uid, found in /proc/net/tcp or tcp6 */
   uid_t uid = 12345;
   char who[96], expected[64];
@@ -104,8 +106,56 @@ static void test_tcp_closed_peer_refused(void **state) {
   close(connect_tcp(port, false));
   usleep(10000);
   errno = 0;
-  assert_int_equal(gdb_accept_owner(lfd), -1);
+  assert_int_equal(gdb_accept_owner(lfd, NULL), -1);
   assert_int_equal(errno, EACCES);
+  close(lfd);
+}
+
+/* The messages deja would have written, counted by kind. */
+struct said {
+  int refused, counted, more;
+  char last[320];
+};
+
+static void count_line(void *arg, const char *line) {
+  struct said *s = arg;
+  snprintf(s->last, sizeof s->last, "%s", line);
+  if (strstr(line, "refused a connection"))
+    s->refused++;
+  else if (strstr(line, "and counted"))
+    s->counted++;
+  else if (strstr(line, "more connections"))
+    s->more++;
+}
+
+/* A client connecting in a loop: the first refusals are said in full, the rest only
+ * counted, and the count said once a second has passed. */
+static void test_refusals_throttled(void **state) {
+  (void)state;
+  int port = 0;
+  int lfd = gdb_listen(&port);
+  struct gdb_refusals r = {0};
+  struct said s = {0};
+  deja_msg_tee(count_line, &s);
+  for (int i = 0; i < 50; i++) {
+    close(connect_tcp(port, false)); /* closed first: refused as of no known user */
+    usleep(1000);
+    if (r.said == GDB_REFUSALS_SAID)
+      clock_gettime(CLOCK_MONOTONIC, &r.last); /* all within a second, however loaded */
+    assert_int_equal(gdb_accept_owner(lfd, &r), -1);
+  }
+  gdb_refusals_flush(&r); /* well within the second: nothing yet */
+  int before = s.more;
+  r.last.tv_sec -= 2; /* as if a second had gone by */
+  gdb_refusals_flush(&r);
+  deja_msg_tee(NULL, NULL);
+  assert_int_equal(s.refused, GDB_REFUSALS_SAID);
+  assert_int_equal(s.counted, 1);
+  assert_int_equal(before, 0);
+  assert_int_equal(s.more, 1);
+  assert_non_null(strstr(s.last, "refused 47 more connections since the last message, the last "
+                                 "from 127.0.0.1:"));
+  assert_int_equal(r.held, 0);
   close(lfd);
 }
 
@@ -115,7 +165,7 @@ static void test_nothing_waiting(void **state) {
   int lfd = gdb_listen(&port);
   fcntl(lfd, F_SETFL, O_NONBLOCK);
   errno = 0;
-  assert_int_equal(gdb_accept_owner(lfd), -1);
+  assert_int_equal(gdb_accept_owner(lfd, NULL), -1);
   assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
   close(lfd);
 }
@@ -140,7 +190,7 @@ static void test_unix_socket_private(void **state) {
   assert_int_equal(st.st_mode & 0777, 0600);
   int client = connect_unix(path);
   assert_true(client >= 0);
-  int fd = gdb_accept_owner(lfd);
+  int fd = gdb_accept_owner(lfd, NULL);
   assert_true(fd >= 0);
   uid_t uid = 12345;
   char who[96], expected[32];
@@ -188,6 +238,7 @@ int main(void) {
       cmocka_unit_test(test_tcp6_mapped_owner_accepted),
       cmocka_unit_test(test_tcp_closed_peer_refused),
       cmocka_unit_test(test_nothing_waiting),
+      cmocka_unit_test(test_refusals_throttled),
       cmocka_unit_test(test_unix_socket_private),
       cmocka_unit_test(test_unix_path_taken),
   };

@@ -407,11 +407,18 @@ static void test_wrong_version(void **state) {
   struct fixture *f = *state;
   write_records(f->path, 3, true);
   set_version(f->path, 7, true);
-  char err[256] = "";
+  char err[512] = "";
   assert_null(trace_reader_open(f->path, KIND, err, sizeof err));
   assert_non_null(strstr(err, f->path));
   assert_non_null(strstr(err, "trace format version 7 (written by deja " VERSION_STRING
-                              "); this deja reads version 3"));
+                              "), a newer format: read it with a newer deja"));
+  assert_non_null(strstr(err, "reads version 3"));
+
+  /* An older one says so. */
+  set_version(f->path, 1, true);
+  assert_null(trace_reader_open(f->path, KIND, err, sizeof err));
+  assert_non_null(strstr(err, "trace format version 1 (written by deja " VERSION_STRING
+                              "), an older format: read it with the deja that wrote it"));
 
   /* Without a matching checksum the version is still named. */
   set_version(f->path, 9, false);

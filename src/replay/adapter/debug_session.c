@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/private_umask.h"
 #include "gdb/gdb_listen.h"
 #include "replay/adapter/gdb_adapter.h"
 #include "task/hw_caps.h"
@@ -169,10 +171,17 @@ static bool debugger_is_lldb(const char *debugger) {
  * commands, unless NULL); returns its pid. */
 static pid_t start_gdb(const struct debug_options *o, const char *exe, const char *socket,
                        const cpu_set_t *cpus, const char *commands) {
+  pid_t deja = getpid();
   pid_t pid = fork();
   if (pid != 0)
     return pid;
+  /* A deja killed (even with SIGKILL) takes its gdb along: SIGTERM lets gdb put the
+   * terminal back. A deja gone before this line: at once. */
+  prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+  if (getppid() != deja)
+    _exit(1);
   sched_setaffinity(0, sizeof *cpus, cpus); /* gdb need not share deja's one CPU */
+  private_umask_restore();
   bool lldb = debugger_is_lldb(o->debugger);
   char *target = lldb ? xasprintf("process connect --plugin gdb-remote unix-connect://%s", socket)
                       : xasprintf("target extended-remote %s", socket);
@@ -216,11 +225,13 @@ static void announce_channel(const struct debugger_channel *c, const char *exe) 
  * could not run, or the user quit before it connected). Returns the connection, or -1. */
 static int accept_debugger(int lfd, pid_t gdb) {
   fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK); /* a refused peer gone: no wait */
+  struct gdb_refusals refusals = {0};
   for (;;) {
     struct pollfd p = {.fd = lfd, .events = POLLIN};
     int n = poll(&p, 1, 200);
+    gdb_refusals_flush(&refusals);
     if (n > 0) {
-      int fd = gdb_accept_owner(lfd);
+      int fd = gdb_accept_owner(lfd, &refusals);
       if (fd >= 0 || (errno != EACCES && errno != EAGAIN && errno != EWOULDBLOCK &&
                       errno != EINTR && errno != ECONNABORTED && errno != EPROTO))
         return fd;
@@ -232,6 +243,23 @@ static int accept_debugger(int lfd, pid_t gdb) {
       return -1;
     }
   }
+}
+
+/* A terminal's Ctrl-C (si_code SI_KERNEL) is gdb's: it interrupts the replay through the
+ * protocol. A SIGINT sent to deja by kill ends it like SIGTERM (the replayed tasks die
+ * with it, PTRACE_O_EXITKILL; gdb by its parent-death signal). */
+static void on_sigint(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  if (si->si_code == SI_KERNEL)
+    return;
+  signal(sig, SIG_DFL);
+  raise(sig); /* delivered once this handler returns */
+}
+
+static void catch_sigint(void) {
+  struct sigaction sa = {.sa_sigaction = on_sigint, .sa_flags = SA_SIGINFO | SA_RESTART};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
 }
 
 /* Replays to where the session starts: before event GOTO_EVENT (so that gdb sees it
@@ -277,7 +305,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
     return rc;
   }
   first = engine_task(&s.e, a->last.tid);
-  signal(SIGINT, SIG_IGN); /* Ctrl-C is gdb's: it interrupts the replay through the protocol */
+  catch_sigint();
   pid_t gdb = -1;
   if (c.dir) {
     c.commands = write_gdb_commands(c.dir);

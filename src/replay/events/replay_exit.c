@@ -81,6 +81,22 @@ static void wait_for_exiting_siblings(struct replay_engine *e, struct rptask *x)
   }
 }
 
+/* Lets the dying leader TID of a process whose threads die too become a zombie: a stop it
+ * still makes on the way (its exit event, a system call's) is let go, however late it
+ * comes (one waited for only once left it in its stop, and deja polling its state for
+ * seconds). */
+static void leader_let_die(pid_t tid) {
+  for (int i = 0; i < 100000; i++) {
+    int status;
+    if (waitpid(tid, &status, __WALL | WNOHANG) == tid && WIFSTOPPED(status))
+      ptrace(PTRACE_CONT, tid, 0, 0);
+    char state = task_proc_state(tid);
+    if (state == 0 || state == 'Z' || state == 'X' || state == 'x')
+      return;
+    usleep(20);
+  }
+}
+
 /* A signal stop of the task's own fault: going on repeats it. A task its tracer killed
  * at such a stop (emulated ptrace while recording) is killed there. */
 static bool fault_stop(struct rptask *x, const struct stop *st) {
@@ -125,10 +141,7 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
     if (x->t.tid == x->pid && WIFSIGNALED(e->ev->status) && others_in_process(e, x)) {
       /* A leader killed with its threads has no exit stop, and its end is reported
        * only after theirs: it is dying, which is all there is to check. */
-      int status;
-      if (waitpid(x->t.tid, &status, __WALL | WNOHANG) == x->t.tid && WIFSTOPPED(status))
-        ptrace(PTRACE_CONT, x->t.tid, 0, 0);
-      task_wait_dead(x->t.tid);
+      leader_let_die(x->t.tid);
       engine_remove_task(e, x);
       return 0;
     }

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/inherited_signals.h"
+#include "common/line_file.h"
 #include "common/log.h"
 #include "task/proc_status.h"
 #include "common/remove_tree.h"
@@ -63,6 +65,12 @@ static int start_program(struct replay_session *s) {
   long mode = 0;
   s->e.outer_filter = proc_status_number(0, "Seccomp", &mode) == 0 && mode == SECCOMP_MODE_FILTER;
   char **envp, **argv = exec_vectors(s->e.ev, &envp);
+  /* The signals the recorded program inherited ignored and blocked (none in a trace
+   * without the note: the replayed program gets deja's, less its handlers). */
+  char note[96];
+  uint64_t ignored = 0, blocked = 0;
+  bool inherited = line_file_read(s->e.o->trace_dir, INHERITED_SIGNALS_NOTE, note, sizeof note) &&
+                   inherited_signals_parse(note, &ignored, &blocked);
   pid_t pid = fork();
   if (pid == 0) {
     personality(ADDR_NO_RANDOMIZE);
@@ -88,6 +96,8 @@ static int start_program(struct replay_session *s) {
     /* traced from here on (the filter's stops need the tracer); without it the library's
      * address-space calls cost stops */
     replay_filter_install();
+    if (inherited)
+      inherited_signals_set(ignored, blocked);
     execve(path, argv, envp);
     _exit(127);
   }

@@ -178,7 +178,8 @@ uint64_t syscallbuf_output(const uint8_t *data, uint32_t len, unsigned stream,
       break;
     uint32_t n = rec.ret > 0 && (uint64_t)rec.ret <= rec.size - sizeof rec ? (uint32_t)rec.ret : 0;
     unsigned to = (rec.flags & SBUF_REC_OUT_MASK) >> SBUF_REC_OUT_SHIFT;
-    if ((rec.flags & SBUF_REC_OUTPUT) && n && to && (!stream || to == stream)) {
+    bool shown = to == OUT_TO_STDOUT || to == OUT_TO_STDERR; /* 3: a corrupt record */
+    if ((rec.flags & SBUF_REC_OUTPUT) && n && shown && (!stream || to == stream)) {
       if (fn)
         fn(ctx, to, at + (uint32_t)sizeof rec, n);
       total += n;
