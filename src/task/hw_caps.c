@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -32,9 +33,10 @@ __attribute__((noinline)) static void probe_function(void) {
 /* A child stopped by SIGSTOP under ptrace, which then calls probe_function (writing
  * probe_word) PROBE_CALLS times and exits 0. Returns its pid, or -1. */
 static pid_t stopped_child(void) {
-  pid_t pid = fork();
+  pid_t parent = getpid(), pid = fork();
   if (pid == 0) {
-    if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* a deja killed meanwhile leaves none */
+    if (getppid() != parent || ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
       _exit(2);
     raise(SIGSTOP);
     for (int i = 0; i < PROBE_CALLS; i++)
