@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "task/proc_status.h"
+
 int proc_maps_each(pid_t tid, int (*fn)(const struct proc_mapping *m, void *ctx), void *ctx) {
   char path[64], line[768];
   snprintf(path, sizeof path, "/proc/%d/maps", tid);
@@ -110,18 +112,11 @@ uint64_t proc_syscall_gadget(pid_t tid, int mem_fd) {
 }
 
 uint64_t proc_start_brk(pid_t tid) {
-  char path[64], buf[2048];
-  snprintf(path, sizeof path, "/proc/%d/stat", tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0)
-    return 0;
-  buf[n] = 0;
-  const char *p = strrchr(buf, ')'); /* the fields after the command name, from 3 (state) */
-  for (int field = 2; p && field < 47; field++)
-    p = strchr(p + 1, ' ');
-  return p ? strtoull(p + 1, NULL, 10) : 0;
+  char buf[2048];
+  const char *p = proc_stat_fields(tid, buf, sizeof buf); /* at field 3 */
+  for (int field = 3; p && field < 47; field++) {
+    p = strchr(p, ' ');
+    p = p ? p + 1 : NULL;
+  }
+  return p ? strtoull(p, NULL, 10) : 0;
 }

@@ -177,3 +177,18 @@ int proc_status_numbers(pid_t tid, const char *name, long *values, int max) {
     return -1;
   return release(&s, proc_status_get_numbers(&s, name, values, max));
 }
+
+const char *proc_stat_fields(pid_t tid, char *buf, size_t len) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  ssize_t n = read(fd, buf, len - 1);
+  close(fd);
+  if (n <= 0)
+    return NULL;
+  buf[n] = 0;
+  const char *paren = strrchr(buf, ')'); /* the command name may hold anything */
+  return paren && paren[1] == ' ' ? paren + 2 : NULL;
+}

@@ -34,4 +34,8 @@ int proc_status_mask(pid_t tid, const char *name, uint64_t *mask);
 int proc_status_number(pid_t tid, const char *name, long *value);
 int proc_status_numbers(pid_t tid, const char *name, long *values, int max);
 
+/* /proc/TID/stat read into BUF (LEN bytes): the text from field 3 (the state), after
+ * the command name; NULL when it cannot be read. */
+const char *proc_stat_fields(pid_t tid, char *buf, size_t len);
+
 #endif

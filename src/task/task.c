@@ -266,18 +266,9 @@ int64_t task_inject_syscall(struct task *t, bool at_entry, uint64_t insn_addr, l
 }
 
 char task_proc_state(pid_t tid) {
-  char path[64], buf[512];
-  snprintf(path, sizeof path, "/proc/%d/stat", tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0)
-    return 0;
-  buf[n] = 0;
-  const char *paren = strrchr(buf, ')'); /* the state follows the command name */
-  return paren && paren[1] == ' ' ? paren[2] : 0;
+  char buf[512];
+  const char *state = proc_stat_fields(tid, buf, sizeof buf);
+  return state ? state[0] : 0;
 }
 
 bool task_signal_pending(pid_t tid) {
