@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages deja needs when they are missing (as root), or names them.
 set -e
-PKGS="cmake make gcc pkg-config libzstd-dev libxxhash-dev libcmocka-dev libcapstone-dev gdb procps strace"
+PKGS="cmake make gcc pkg-config libzstd-dev libxxhash-dev libcmocka-dev libcapstone-dev libdw-dev libelf-dev gdb procps strace"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
