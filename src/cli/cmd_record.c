@@ -1,5 +1,6 @@
 /* deja record [OPTIONS] [--] PROGRAM [ARG...] */
 #include <getopt.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@ static char **build_env(char **sets, int nsets) {
 
 /* The in-process system call buffer: on unless -n (or DEJA_SYSCALL_BUFFER=0). */
 static bool syscall_buffer;
+/* --cpus N: at most N CPUs at once (0: every CPU deja may use). */
+static int cpus_limit;
 
 /* One recording into a new trace directory. Returns the exit status; *DIR_OUT gets the
  * malloc'ed trace path (NULL when none was created). */
@@ -55,7 +58,8 @@ static int record_once(char **prog, char **env, const char *output, bool chaos, 
                              .env = env,
                              .trace_dir = *dir_out,
                              .chaos = chaos,
-                             .syscall_buffer = syscall_buffer};
+                             .syscall_buffer = syscall_buffer,
+                             .cpus = cpus_limit};
   return record_run(&o);
 }
 
@@ -126,12 +130,25 @@ static int record_until_failure(char **prog, char **env, const char *output, boo
   return status;
 }
 
+/* --cpus N: a count of at least 1. 0, or -1 after saying what is wrong. */
+static int parse_cpus(const char *text) {
+  char *end;
+  long n = strtol(text, &end, 10);
+  if (*end || end == text || n < 1 || n > CPU_SETSIZE) {
+    deja_msg("--cpus N needs a number of CPUs of at least 1, got `%s'", text);
+    return -1;
+  }
+  cpus_limit = (int)n;
+  return 0;
+}
+
 int cmd_record(int argc, char **argv) {
   static const struct option longopts[] = {
       {"output-trace-dir", required_argument, NULL, 'o'},
       {"no-syscall-buffer", no_argument, NULL, 'n'},
       {"syscall-buffer", no_argument, NULL, 'B'},
       {"chaos", no_argument, NULL, 'h'},
+      {"cpus", required_argument, NULL, 'j'},
       {"env", required_argument, NULL, 'e'},
       {"until-failure", optional_argument, NULL, 'u'},
       {NULL, 0, NULL, 0},
@@ -145,12 +162,16 @@ int cmd_record(int argc, char **argv) {
   int nsets = 0, c, status = RECORD_DEJA_FAILED;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "+o:nh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:nhj:", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': output = optarg; break;
     case 'n': syscall_buffer = false; break;
     case 'B': syscall_buffer = true; break;
     case 'h': chaos = true; break;
+    case 'j':
+      if (parse_cpus(optarg) < 0)
+        goto out;
+      break;
     case 'e':
       if (!strchr(optarg, '=') || optarg[0] == '=') {
         deja_msg("--env needs NAME=VALUE, got `%s'", optarg);

@@ -323,7 +323,7 @@ void chaos_tick(struct recorder *r) {
       deja_msg("chaos: %" PRId64 " ms: event %d: task %d %s", since(c, now), c->candidates + 1,
                y->t.tid, is_new ? "is new" : "is back from a blocking call");
     if (chaos_event_starts_interval(c, now))
-      pick_victim(r, y, r->cur, is_new);
+      pick_victim(r, y, r->slots[0].cur, is_new); /* one slot */
   }
 }
 

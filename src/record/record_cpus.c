@@ -135,12 +135,12 @@ static int sealed_memfd(const char *name, const struct tbuf *content) {
   return fd;
 }
 
-void record_cpus_init(struct recorder *r, int pinned_cpu, int count) {
+void record_cpus_init(struct recorder *r, const cpu_set_t *slots, int pinned_cpu, int count) {
   struct cpu_view *v = &r->cpus;
   if (pinned_cpu < 0)
     pinned_cpu = 0;
   v->count = count;
-  CPU_ZERO(&v->set);
+  v->set = *slots;
   CPU_SET(pinned_cpu, &v->set);
   for (int c = 0; CPU_COUNT(&v->set) < count; c++)
     CPU_SET(c, &v->set);

@@ -27,8 +27,7 @@ int recorder_exit_stop(struct recorder *r, struct rtask *x) {
   x->exit_emitted |= by_exec;
   int rc = record_emit_exit(r, x, (int)status);
   x->state = T_EXITING;
-  if (r->cur == x)
-    r->cur = NULL;
+  record_slot_release(r, x);
   task_resume(&x->t, PTRACE_CONT, 0);
   /* The main thread killed by an exec lives on as the exec'ing one; a PID namespace's
    * init, exiting, waits in the kernel for the namespace's other tasks to end, which

@@ -19,7 +19,7 @@
  * interrupted, and its call restarted as a traced one (on_group_stop). */
 static void on_desched(struct recorder *r, int fd) {
   struct rtask *x = syscallbuf_desched_task(r, fd);
-  if (!x || x != r->cur || x->state != T_RUNNING || x->interrupting || x->sbuf_restarted)
+  if (!x || !record_slot_of(r, x) || x->state != T_RUNNING || x->interrupting || x->sbuf_restarted)
     return;
   char st = task_proc_state(x->t.tid);
   if (st != 'S' && st != 'D')
@@ -60,16 +60,25 @@ static int wait_any(struct recorder *r, int64_t budget, pid_t *tid, int *status)
   }
 }
 
-/* No task runs user code: one is picked. One that runs past its slice is interrupted. */
+/* Free slots get a task to run; one that runs past its slice is interrupted. */
 static void run_or_preempt(struct recorder *r) {
-  struct rtask *c = r->cur;
-  if (!c)
-    record_schedule(r);
-  else if (c->state == T_RUNNING && !c->interrupting && !c->sbuf_restarted &&
-           record_should_preempt(r, c)) {
-    c->interrupting = true;
-    ptrace(PTRACE_INTERRUPT, c->t.tid, 0, 0);
+  record_schedule(r);
+  for (int i = 0; i < r->nslots; i++) {
+    struct rtask *c = r->slots[i].cur;
+    if (c && c->state == T_RUNNING && !c->interrupting && !c->sbuf_restarted &&
+        record_should_preempt(r, c)) {
+      c->interrupting = true;
+      ptrace(PTRACE_INTERRUPT, c->t.tid, 0, 0);
+    }
   }
+}
+
+/* Some task runs user code. */
+static bool any_running(const struct recorder *r) {
+  for (int i = 0; i < r->nslots; i++)
+    if (r->slots[i].cur && r->slots[i].cur->state == T_RUNNING)
+      return true;
+  return false;
 }
 
 /* Writes out what the trace holds so far: 0, or RECORD_DEJA_FAILED after aborting. */
@@ -114,7 +123,7 @@ int record_loop(struct recorder *r) {
      * holds so far is written now, so a recorder killed meanwhile leaves it replayable.
      * Not while a task runs user code: it stops again soon, and a chunk per event (a zstd
      * frame and a write each) cost more than the stops. */
-    bool running = r->cur && r->cur->state == T_RUNNING;
+    bool running = any_running(r);
     if (budget < 0 && !running && flush_trace(r))
       return RECORD_DEJA_FAILED;
     int w = wait_any(r, idle ? STUCK_CHECK_NS : budget, &tid, &status);

@@ -51,8 +51,7 @@ void ptrace_post_stop(struct recorder *r, struct rtask *y, enum emu_stop kind, i
   y->pt.status = status;
   y->pt.unreported = true;
   y->state = T_PTRACED;
-  if (r->cur == y)
-    r->cur = NULL;
+  record_slot_release(r, y);
   ptrace_wake_tracer(r, y->pt.tracer, y);
 }
 
@@ -182,8 +181,7 @@ bool ptrace_wait_again(struct recorder *r, struct rtask *x) {
   record_set_boundary(x);
   x->state = T_EMU_WAIT;
   clock_gettime(CLOCK_MONOTONIC, &x->wait_since);
-  if (r->cur == x)
-    r->cur = NULL;
+  record_slot_release(r, x);
   return true;
 }
 

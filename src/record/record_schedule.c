@@ -1,5 +1,6 @@
-/* Which task runs user code (recorder_internal.h): one at a time, round robin, or under
- * --chaos by priority; a task runs until its time slice is over while another could run
+/* Which tasks run user code (recorder_internal.h): one per run slot (record_slots.c),
+ * never two that share memory at once; round robin, or under --chaos (one slot) by
+ * priority. A task runs until its time slice is over while another could take its slot
  * (or a signal waits), or until it blocks in a system call. */
 #include <sys/syscall.h>
 
@@ -12,9 +13,22 @@ bool record_held(struct recorder *r, struct rtask *x) {
   return r->o->chaos && chaos_holds(&r->chaos, &x->ct, r->ntasks);
 }
 
+/* Y may run user code now in a slot other tasks than EXCEPT hold (EXCEPT's own or a
+ * free one): ready, not held, sharing no memory with a task in another slot. */
+static bool may_run(struct recorder *r, struct rtask *y, struct rtask *except) {
+  if (y == except || y->state != T_READY || record_held(r, y))
+    return false;
+  for (int i = 0; i < r->nslots; i++) {
+    struct rtask *z = r->slots[i].cur;
+    if (z && z != except && record_tasks_share(y, z))
+      return false;
+  }
+  return true;
+}
+
 bool record_any_ready(struct recorder *r, struct rtask *except) {
   for (int i = 0; i < r->ntasks; i++)
-    if (r->tasks[i] != except && r->tasks[i]->state == T_READY && !record_held(r, r->tasks[i]))
+    if (may_run(r, r->tasks[i], except))
       return true;
   return false;
 }
@@ -31,7 +45,14 @@ static bool higher_ready(struct recorder *r, struct rtask *x) {
   return false;
 }
 
-void record_resume_running(struct recorder *r, struct rtask *x) {
+/* X runs user code in slot S (its own, or a free one it takes). */
+static void resume_in(struct recorder *r, struct record_slot *s, struct rtask *x) {
+  if (s->cur != x) {
+    record_slot_take(r, s, x);
+    clock_gettime(CLOCK_MONOTONIC, &s->slice_start);
+    if (r->o->chaos)
+      r->slice_ns = chaos_slice(&r->chaos);
+  }
   int sig = x->deliver;
   x->deliver = 0;
   if (task_resume(&x->t, syscallbuf_resume_request(x), sig) < 0)
@@ -39,17 +60,16 @@ void record_resume_running(struct recorder *r, struct rtask *x) {
   x->state = T_RUNNING;
   if (r->o->chaos)
     chaos_task_ran(&r->chaos, x->t.tid);
-  if (r->cur != x) {
-    r->cur = x;
-    clock_gettime(CLOCK_MONOTONIC, &r->slice_start);
-    if (r->o->chaos)
-      r->slice_ns = chaos_slice(&r->chaos);
-  }
+}
+
+void record_resume_running(struct recorder *r, struct rtask *x) {
+  struct record_slot *s = record_slot_of(r, x);
+  resume_in(r, s ? s : &r->slots[0], x);
 }
 
 /* Chaos mode: the highest priority first, at random among equals, none that an interval
  * holds. */
-static void schedule_chaos(struct recorder *r) {
+static void schedule_chaos(struct recorder *r, struct record_slot *s) {
   struct rtask *pick = NULL;
   uint64_t equal = 0;
   for (int i = 0; i < r->ntasks; i++) {
@@ -64,29 +84,38 @@ static void schedule_chaos(struct recorder *r) {
     }
   }
   if (pick)
-    record_resume_running(r, pick);
+    resume_in(r, s, pick);
 }
 
-void record_schedule(struct recorder *r) {
+/* The next task round robin that may run in free slot S. */
+static void schedule_slot(struct recorder *r, struct record_slot *s) {
   int n = r->ntasks;
-  if (!n)
-    return;
-  if (r->o->chaos) {
-    schedule_chaos(r);
-    return;
-  }
   for (int k = 0; k < n; k++) {
     int i = (r->next_rr + k) % n;
-    if (r->tasks[i]->state == T_READY) {
+    if (may_run(r, r->tasks[i], NULL)) {
       r->next_rr = (i + 1) % n;
-      record_resume_running(r, r->tasks[i]);
+      resume_in(r, s, r->tasks[i]);
       return;
     }
   }
 }
 
+void record_schedule(struct recorder *r) {
+  for (int i = 0; i < r->nslots && r->ntasks; i++) {
+    if (r->slots[i].cur)
+      continue;
+    if (r->o->chaos)
+      schedule_chaos(r, &r->slots[i]);
+    else
+      schedule_slot(r, &r->slots[i]);
+  }
+}
+
 bool record_should_preempt(struct recorder *r, struct rtask *c) {
-  if (elapsed_ns(&r->slice_start) > r->slice_ns && (record_any_ready(r, c) || c->nheld))
+  struct record_slot *s = record_slot_of(r, c);
+  if (!s || record_slot_conflict(r, c))
+    return true; /* it came to share memory with a task running elsewhere */
+  if (elapsed_ns(&s->slice_start) > r->slice_ns && (record_any_ready(r, c) || c->nheld))
     return true;
   return record_held(r, c) || higher_ready(r, c);
 }
@@ -100,18 +129,26 @@ static bool may_block(const struct rtask *c) {
   return c->entry.orig_rax != SYS_execve && c->entry.orig_rax != SYS_execveat;
 }
 
+/* How long the wait for stops may last for slot S's sake: its call may block, or its
+ * slice ends while another task could take the slot; -1: as long as it takes. */
+static int64_t slot_budget(struct recorder *r, struct record_slot *s) {
+  struct rtask *c = s->cur;
+  int64_t left;
+  if (c && c->state == T_IN_KERNEL && may_block(c))
+    left = BLOCKED_AFTER_NS - elapsed_ns(&c->entered);
+  else if (c && c->state == T_RUNNING && !c->interrupting && (record_any_ready(r, c) || c->nheld))
+    left = r->slice_ns - elapsed_ns(&s->slice_start);
+  else
+    return -1;
+  return left > 0 ? left : 0;
+}
+
 int64_t record_wait_budget(struct recorder *r) {
-  struct rtask *c = r->cur;
   int64_t budget = -1;
-  if (c && c->state == T_IN_KERNEL) {
-    if (may_block(c)) {
-      int64_t left = BLOCKED_AFTER_NS - elapsed_ns(&c->entered);
-      budget = left > 0 ? left : 0;
-    }
-  } else if (c && c->state == T_RUNNING && !c->interrupting &&
-             (record_any_ready(r, c) || c->nheld)) {
-    int64_t left = r->slice_ns - elapsed_ns(&r->slice_start);
-    budget = left > 0 ? left : 0;
+  for (int i = 0; i < r->nslots; i++) {
+    int64_t left = slot_budget(r, &r->slots[i]);
+    if (left >= 0 && (budget < 0 || left < budget))
+      budget = left;
   }
   if (r->o->chaos) {
     int64_t change = chaos_next_change(&r->chaos);
@@ -126,10 +163,13 @@ int64_t record_wait_budget(struct recorder *r) {
 }
 
 void record_on_timeout(struct recorder *r) {
-  struct rtask *c = r->cur;
-  if (c && c->state == T_IN_KERNEL && may_block(c) && elapsed_ns(&c->entered) >= BLOCKED_AFTER_NS) {
-    r->cur = NULL; /* blocked in the kernel: let another task run */
-    if (r->o->chaos && !record_task_runnable(c->t.tid))
-      chaos_task_blocked(r, c); /* asleep in the kernel, not just slow */
+  for (int i = 0; i < r->nslots; i++) {
+    struct rtask *c = r->slots[i].cur;
+    if (c && c->state == T_IN_KERNEL && may_block(c) &&
+        elapsed_ns(&c->entered) >= BLOCKED_AFTER_NS) {
+      record_slot_release(r, c); /* blocked in the kernel: let another task run */
+      if (r->o->chaos && !record_task_runnable(c->t.tid))
+        chaos_task_blocked(r, c); /* asleep in the kernel, not just slow */
+    }
   }
 }

@@ -90,9 +90,9 @@ int record_start_tracing(struct recorder *r, pid_t pid) {
   struct rtask *x = recorder_add_task(r, pid, NULL);
   x->state = T_RUNNING;
   x->ct.seen = true; /* the start is not a scheduling event: intervals start there by time */
-  r->cur = x;
+  record_slot_take(r, &r->slots[0], x);
   r->root = pid;
-  clock_gettime(CLOCK_MONOTONIC, &r->slice_start);
+  clock_gettime(CLOCK_MONOTONIC, &r->slots[0].slice_start);
   rc = record_exec(r, x);
   if (rc == 0)
     record_resume_running(r, x);

@@ -23,7 +23,6 @@ bool record_group_stop(struct recorder *r, struct rtask *x, int sig) {
   if (ptrace(PTRACE_LISTEN, x->t.tid, 0, 0) < 0)
     return false;
   x->state = T_STOPPED;
-  if (r->cur == x)
-    r->cur = NULL;
+  record_slot_release(r, x);
   return true;
 }

@@ -82,20 +82,19 @@ static int settle(struct recorder *r, struct rtask *x) {
 /* X stops running user code: it waits for its turn. */
 static void make_ready(struct recorder *r, struct rtask *x) {
   x->state = T_READY;
-  if (r->cur == x)
-    r->cur = NULL;
+  record_slot_release(r, x);
 }
 
 /* After a stop of X was handled: X goes on if it is the running task, else waits.
  * Returns 0, or RECORD_DEJA_FAILED. */
 static int continue_task(struct recorder *r, struct rtask *x) {
-  if (x == r->cur && r->o->chaos) {
+  if (record_slot_of(r, x) && r->o->chaos) {
     int rc = settle(r, x);
     if (rc)
       return rc;
     chaos_tick(r);
   }
-  if (x == r->cur && !record_should_preempt(r, x)) {
+  if (record_slot_of(r, x) && !record_should_preempt(r, x)) {
     record_resume_running(r, x);
   } else {
     if (x->ct.blocked) {
@@ -154,6 +153,7 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   case PTRACE_EVENT_EXEC:
     x = exec_takeover(r, x); /* the exec'ing task may be another thread */
     rc = record_exec(r, x);
+    record_shared_exec(x);
     if (rc == 0 && record_ptrace_exec_stop(r, x))
       return 0;
     return rc ? rc : continue_task(r, x);
@@ -303,13 +303,14 @@ static int on_syscall_exit(struct recorder *r, struct rtask *x) {
   rc = record_syscall_exit(r, x);
   if (rc)
     return rc;
+  record_shared_after_call(x);
   record_set_boundary(x);
   record_resend_held(x);
   if (record_ptrace_exit_stop(r, x))
     return 0;
-  if (x->entry.orig_rax == SYS_sched_yield && x == r->cur && record_any_ready(r, x)) {
+  if (x->entry.orig_rax == SYS_sched_yield && record_slot_of(r, x) && record_any_ready(r, x)) {
     x->state = T_READY; /* sched_yield: the next ready task runs */
-    r->cur = NULL;
+    record_slot_release(r, x);
     return 0;
   }
   return continue_task(r, x);
@@ -345,8 +346,7 @@ static int ns_init_fault(struct recorder *r, struct rtask *x, int sig) {
   if (ptrace(PTRACE_DETACH, x->t.tid, 0, 0) < 0)
     return recorder_abort(r, "cannot let a PID namespace's init die of its fault");
   int rc = record_emit_exit(r, x, sig);
-  if (r->cur == x)
-    r->cur = NULL;
+  record_slot_release(r, x);
   record_task_gone(r, x);
   return rc ? rc : 1;
 }

@@ -543,6 +543,7 @@ int record_clone(struct recorder *r, struct rtask *x) {
     c->proc->seccomp = x->proc->seccomp; /* filters are inherited */
     record_anon_files_copy(c->proc, x->proc);
     tsc_table_copy(&c->proc->tsc, &x->proc->tsc);
+    record_shared_forked(c->proc, x);
   }
   pid_t seen = record_pid_seen_by(x->t.tid, (pid_t)child);
   if (seen > 0 && seen != (pid_t)child && seen < (1 << (32 - EVF_NS_PID_SHIFT)))

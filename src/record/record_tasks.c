@@ -37,6 +37,7 @@ struct rtask *recorder_add_task(struct recorder *r, pid_t tid, struct rproc *pro
   x->t.mem_fd = -1;
   x->proc = proc;
   x->state = T_NEW;
+  x->slot = x->cpu = -1;
   if (r->o->chaos)
     chaos_task_init(r, x);
   if (task_open_mem(&x->t) < 0) {
@@ -62,10 +63,10 @@ void recorder_remove_task(struct recorder *r, struct rtask *x) {
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
       r->tasks[i] = r->tasks[--r->ntasks];
-  if (r->cur == x)
-    r->cur = NULL;
+  record_slot_release(r, x);
   if (--x->proc->refs == 0) {
     page_hashes_free(x->proc->pages);
+    record_shared_free(x->proc);
     free(x->proc->anon);
     tsc_table_free(&x->proc->tsc);
     free(x->proc);

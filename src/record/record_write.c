@@ -110,7 +110,7 @@ int recorder_abort(struct recorder *r, const char *why) {
   struct event ev;
   event_init(&ev);
   ev.kind = EV_ABORT;
-  ev.tid = r->cur ? r->cur->t.tid : r->root;
+  ev.tid = r->slots[0].cur ? r->slots[0].cur->t.tid : r->root;
   ev.message = why;
   recorder_write_event(r, &ev);
   kill_all(r);

@@ -114,8 +114,12 @@ int record_run(const struct record_options *o) {
   int status = RECORD_DEJA_FAILED;
   cpu_set_t cpus;
   int cpu = cpu_pin_self(&cpus); /* the program inherits it */
-  /* One CPU, or 1-8 at random under --chaos, the same for the whole recording. */
-  record_cpus_init(&r, cpu, o->chaos ? 1 + (int)chaos_below(&r.chaos, 8) : 1);
+  record_slots_init(&r, &cpus, cpu, o->cpus);
+  cpu_set_t slot_cpus;
+  record_slots_cpus(&r, &slot_cpus);
+  /* As many CPUs as deja records on, or 1-8 at random under --chaos, the same for the
+   * whole recording. */
+  record_cpus_init(&r, &slot_cpus, cpu, o->chaos ? 1 + (int)chaos_below(&r.chaos, 8) : r.nslots);
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);

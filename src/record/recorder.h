@@ -11,6 +11,7 @@ struct record_options {
   const char *trace_dir; /* created already, empty */
   bool chaos;
   bool syscall_buffer; /* record common calls in-process (src/preload/); -n turns it off */
+  int cpus;            /* --cpus N: record on at most N CPUs at once (0: every one allowed) */
 };
 
 /* The exit status of `deja record` when deja itself failed (the trace up to there stays

@@ -40,9 +40,21 @@ struct syscall_rewrite {
   uint8_t saved[64];
 };
 
+/* A file (or shared memory object) mapped MAP_SHARED and writable. */
+struct shared_key {
+  dev_t dev;
+  ino_t ino;
+};
+
 /* A recorded process: what its threads share. */
 struct rproc {
   pid_t pid;
+  /* What makes it share memory with other processes, so that they never run user code
+   * at once (record_shared.c): a process whose memory it uses (CLONE_VM, a vfork before
+   * its child's exec; 0: none), and its writable MAP_SHARED mappings. */
+  pid_t vm_peer;
+  struct shared_key *keys;
+  int nkeys;
   struct page_hashes *pages; /* for state points */
   bool seccomp;              /* the program installed a seccomp filter */
   int refs;
@@ -55,7 +67,7 @@ struct rproc {
 enum rtask_state {
   T_NEW,       /* created, waiting for its first stop and its parent's clone event */
   T_READY,     /* stopped by us at a boundary, may run user code when scheduled */
-  T_RUNNING,   /* the one task running user code */
+  T_RUNNING,   /* running user code (in a run slot) */
   T_IN_KERNEL, /* resumed into a system call */
   T_EXITING,   /* past its exit event */
   T_STOPPED,   /* in a group stop (SIGSTOP & co.), held with PTRACE_LISTEN until SIGCONT */
@@ -120,6 +132,8 @@ struct rtask {
   struct task t;
   struct rproc *proc;
   enum rtask_state state;
+  int slot;                        /* the run slot it holds (record_slots.c), or -1 */
+  int cpu;                         /* the CPU its affinity names, or -1 when deja did not set one */
   bool first_stop_seen, announced; /* T_NEW until both */
   /* the system call in progress */
   bool in_syscall, entry_emitted, clone_done;
@@ -163,6 +177,16 @@ struct emu_zombie {
   int status;
 };
 
+/* One CPU deja records on: the task it runs user code (or is in a system call that may
+ * not block) and since when. Tasks in different slots share no memory. */
+struct record_slot {
+  struct rtask *cur;
+  struct timespec slice_start;
+  int cpu;
+};
+
+#define RECORD_MAX_SLOTS 64
+
 struct recorder {
   const struct record_options *o;
   struct emu_zombie *zombies;
@@ -181,11 +205,11 @@ struct recorder {
   struct timespec last_flush;
   struct rtask **tasks;
   int ntasks, cap;
-  struct rtask *cur; /* running user code, or in a system call that may not block */
-  int next_rr;       /* round-robin position */
+  struct record_slot slots[RECORD_MAX_SLOTS];
+  int nslots;
+  int next_rr; /* round-robin position */
   uint64_t seq;
   int64_t slice_ns;
-  struct timespec slice_start;
   pid_t root;
   int root_status;
   uint64_t state_points;
@@ -219,10 +243,42 @@ void chaos_tick(struct recorder *r);
 void chaos_task_blocked(struct recorder *r, struct rtask *x);
 int64_t chaos_now(void);
 
+/* record_shared.c: which processes share memory, so never run user code at once. */
+/* Whether tasks X and Y may not run user code at the same time: the same process, or
+ * processes that share memory, or a recorded tracer and its tracee. */
+bool record_tasks_share(const struct rtask *x, const struct rtask *y);
+/* After a call of X that may have changed its shared mappings (mmap, mprotect, shmat,
+ * munmap, mremap, shmdt, execve): they are read again. */
+void record_shared_changed(struct rtask *x);
+/* At the exit of X's system call (entry registers in x->entry): record_shared_changed
+ * when the call is one of those. */
+void record_shared_after_call(struct rtask *x);
+/* A new process CHILD made by X's clone, fork or vfork (x->entry): it shares what X's
+ * shares, and X's memory itself with CLONE_VM. */
+void record_shared_forked(struct rproc *child, const struct rtask *x);
+/* X's process has a new image: it shares nothing but what it maps shared anew. */
+void record_shared_exec(struct rtask *x);
+void record_shared_free(struct rproc *p);
+
+/* record_slots.c: the CPUs deja records on, one run slot each. */
+/* Sets up the slots: at most LIMIT (0: every CPU in ALLOWED), the first on PINNED (deja's
+ * own CPU). Under chaos mode, or where cpuid runs natively, one. */
+void record_slots_init(struct recorder *r, const cpu_set_t *allowed, int pinned, int limit);
+/* The slot X runs in, or NULL. */
+struct record_slot *record_slot_of(struct recorder *r, const struct rtask *x);
+/* X gives up its slot (it no longer runs user code, or blocked in a call). */
+void record_slot_release(struct recorder *r, struct rtask *x);
+/* X takes slot S (and S's CPU). */
+void record_slot_take(struct recorder *r, struct record_slot *s, struct rtask *x);
+/* Whether X shares memory with a task running in another slot. */
+bool record_slot_conflict(struct recorder *r, const struct rtask *x);
+/* The CPUs of the slots, for what the program is told. */
+void record_slots_cpus(const struct recorder *r, cpu_set_t *out);
+
 /* record_cpus.c: the CPUs the program is told about (sched_getaffinity, the files that
  * list them) and chaos mode's mmap addresses; system call arguments changed at entry are
  * put back at exit, so the program and the trace see its own. */
-void record_cpus_init(struct recorder *r, int pinned_cpu, int count);
+void record_cpus_init(struct recorder *r, const cpu_set_t *slots, int pinned_cpu, int count);
 void record_cpus_free(struct recorder *r);
 void record_rewrite_entry(struct recorder *r, struct rtask *x);
 void record_rewrite_exit(struct recorder *r, struct rtask *x);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "task/proc_status.h"
@@ -20,9 +21,13 @@ int proc_maps_each(pid_t tid, int (*fn)(const struct proc_mapping *m, void *ctx)
   while (!rc && fgets(line, sizeof line, f)) {
     struct proc_mapping m = {0};
     char perms[8] = "", name[256] = "";
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255[^\n]", &m.start, &m.end,
-               perms, &m.offset, name) < 3)
+    unsigned major = 0, minor = 0;
+    unsigned long ino = 0;
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %lu %255[^\n]", &m.start,
+               &m.end, perms, &m.offset, &major, &minor, &ino, name) < 3)
       continue;
+    m.dev = makedev(major, minor);
+    m.ino = (ino_t)ino;
     m.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
              (perms[2] == 'x' ? PROT_EXEC : 0);
     m.priv = perms[3] == 'p';

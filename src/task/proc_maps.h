@@ -10,6 +10,8 @@ struct proc_mapping {
   uint64_t start, end, offset;
   int prot;  /* PROT_READ | PROT_WRITE | PROT_EXEC */
   bool priv; /* MAP_PRIVATE (p), not shared (s) */
+  dev_t dev; /* the file's device and inode (0 for anonymous memory) */
+  ino_t ino;
   char name[256];
 };
 
