@@ -62,9 +62,24 @@ static void resume_in(struct recorder *r, struct record_slot *s, struct rtask *x
     chaos_task_ran(&r->chaos, x->t.tid);
 }
 
+/* A free slot X may run in now, or NULL. */
+static struct record_slot *free_slot(struct recorder *r, struct rtask *x) {
+  if (record_slot_conflict(r, x))
+    return NULL;
+  for (int i = 0; i < r->nslots; i++)
+    if (!r->slots[i].cur)
+      return &r->slots[i];
+  return NULL;
+}
+
 void record_resume_running(struct recorder *r, struct rtask *x) {
   struct record_slot *s = record_slot_of(r, x);
-  resume_in(r, s ? s : &r->slots[0], x);
+  if (!s)
+    s = free_slot(r, x);
+  if (s)
+    resume_in(r, s, x);
+  else
+    x->state = T_READY; /* its turn comes */
 }
 
 /* Chaos mode: the highest priority first, at random among equals, none that an interval

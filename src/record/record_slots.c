@@ -39,10 +39,22 @@ struct record_slot *record_slot_of(struct recorder *r, const struct rtask *x) {
   return x->slot >= 0 && x->slot < r->nslots ? &r->slots[x->slot] : NULL;
 }
 
+/* The count of busy slots changes by BY: the time several were busy is summed. */
+static void count_busy(struct recorder *r, int by) {
+  if (r->nslots < 2)
+    return;
+  if (r->slots_busy >= 2)
+    r->parallel_ns += elapsed_ns(&r->busy_since);
+  clock_gettime(CLOCK_MONOTONIC, &r->busy_since);
+  r->slots_busy += by;
+}
+
 void record_slot_release(struct recorder *r, struct rtask *x) {
   struct record_slot *s = record_slot_of(r, x);
-  if (s && s->cur == x)
+  if (s && s->cur == x) {
     s->cur = NULL;
+    count_busy(r, -1);
+  }
   x->slot = -1;
 }
 
@@ -62,6 +74,7 @@ void record_slot_take(struct recorder *r, struct record_slot *s, struct rtask *x
   record_slot_release(r, x);
   s->cur = x;
   x->slot = (int)(s - r->slots);
+  count_busy(r, 1);
   if (r->nslots > 1)
     move_to(x, s->cpu);
 }

@@ -40,6 +40,9 @@ static void print_stats(const struct recorder *r, uint64_t seed) {
            " state points (%.3f s, %.1f MB saved), deja's peak memory %ld kB",
            r->events, r->state_points, r->state_point_ns / 1e9, r->state_point_bytes / 1e6,
            peak_rss_kb());
+  if (r->nslots > 1)
+    deja_msg("stats: %d CPUs; tasks of different processes ran at once for %.3f s", r->nslots,
+             r->parallel_ns / 1e9);
   if (r->tsc_patch)
     deja_msg("stats: this machine does not trap rdtsc: %" PRIu64 " rdtsc/rdtscp sites patched "
              "into traps",

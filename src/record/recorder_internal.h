@@ -207,7 +207,10 @@ struct recorder {
   int ntasks, cap;
   struct record_slot slots[RECORD_MAX_SLOTS];
   int nslots;
-  int next_rr; /* round-robin position */
+  int slots_busy;             /* slots holding a task */
+  struct timespec busy_since; /* ...since */
+  int64_t parallel_ns;        /* time two slots or more held a task (DEJA_STATS) */
+  int next_rr;                /* round-robin position */
   uint64_t seq;
   int64_t slice_ns;
   pid_t root;

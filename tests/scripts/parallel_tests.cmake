@@ -1,0 +1,28 @@
+# Recording on several CPUs (issue 30, src/record/record_slots.c): processes that share no
+# memory run at once, processes sharing writable memory one at a time. Every recording
+# here runs on every CPU deja may use (the default); the programs race, so each is
+# recorded until recordings differ (VARY) or several times (REPEAT), and every recording
+# is replayed and checked.
+# Children racing to write one pipe, their exits reaped in the order wait() reports.
+deja_rr_program_test(par_pipe_race VARY 5)
+# Two processes signalling each other while both compute, then one killed.
+deja_rr_program_test(par_signals VARY_OUTPUT 5)
+# Lost updates between processes sharing an anonymous and a file mapping.
+deja_rr_program_test(par_shared_map REPEAT 3)
+deja_rr_program_test(par_compute REPEAT 2 ARGS 20000000)
+# A pool of two Python worker processes (they share semaphores: run one at a time).
+deja_rr_test(real_python_pool VARY 3
+  COMMAND /usr/bin/python3 -c [=[
+import multiprocessing as mp
+def work(n):
+    return sum(i * i for i in range(n)) % 1000003
+if __name__ == '__main__':
+    with mp.Pool(2) as pool:
+        print(pool.map(work, [20000 + k for k in range(8)]))
+]=])
+# What ran at once and what did not, by the recorder's own account; the CPU count the
+# program is told; --cpus.
+add_test(NAME parallel_slots
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/parallel_test.sh $<TARGET_FILE:deja>
+                 $<TARGET_FILE:par_compute> $<TARGET_FILE:par_shared_map>)
+set_tests_properties(parallel_slots PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
