@@ -3,7 +3,8 @@
 # (CPU-bound, system-call heavy, file mapping, two compute threads, futex-heavy threads:
 # a contended lock, condition variable handoffs, a semaphore queue) and on real programs
 # (tar czf, grep -r, git log -p, a python3 script), then the disk cost of ten recordings
-# of one program and state points of a 500 MB process.
+# of one program and state points of a 500 MB process, reverse execution, and processes
+# recorded on several CPUs (scripts/bench_parallel.sh).
 # Prints one table row per workload, with state points (preemptions) per second of
 # recording and the replay time spent restoring them.
 # Usage: scripts/bench.sh [BUILD_DIR]     (default: build; deja is BUILD_DIR/bin/deja)
@@ -200,4 +201,6 @@ else
     echo "goal: each real program's replay no slower than its record: NOT met ($replay_slower )"
 fi
 [ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_reverse.sh" "$build_dir"
+# Processes recorded on several CPUs at once, against one CPU (issue 30).
+[ -z "${BENCH_WORKLOADS:-}" ] && { echo; "$repo_dir/scripts/bench_parallel.sh" "$build_dir"; }
 exit 0
