@@ -272,12 +272,25 @@ static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_re
   return m1 ? 1 : m2 ? 2 : 0;
 }
 
-/* Copies the bytes of CNT buffers at IOV to DST, one after the other. */
-static void gather(uint8_t *dst, const struct iovec *iov, long cnt) {
-  for (long i = 0; i < cnt; i++) {
-    preload_copy(dst, iov[i].iov_base, iov[i].iov_len);
-    dst += iov[i].iov_len;
+/* Copies the first MAX bytes of CNT buffers at IOV to DST, one after the other. */
+static void gather(uint8_t *dst, const struct iovec *iov, long cnt, size_t max) {
+  for (long i = 0; i < cnt && max; i++) {
+    size_t n = iov[i].iov_len < max ? iov[i].iov_len : max;
+    preload_copy(dst, iov[i].iov_base, n);
+    dst += n;
+    max -= n;
   }
+}
+
+/* The bytes of a write's input that go into its record REC, OUTMAX at most. In a replay
+ * the records after REC are in the buffer already, and REC holds what the recording
+ * kept: only the bytes written (a pipe write that a signal cut short keeps fewer than it
+ * was asked to send); copying more would overwrite the next record. */
+static size_t input_room(const struct sbuf_rec *rec, size_t outmax) {
+  if (!*(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF))
+    return outmax;
+  size_t room = rec->size > sizeof *rec ? rec->size - sizeof *rec : 0;
+  return room < outmax ? room : outmax;
 }
 
 /* The helpers of preload_buffered, the hottest code deja has (a loop of buffered calls
@@ -385,10 +398,11 @@ HOT void prepare_record(long nr, const long a[6], const struct sbuf_hdr *h, stru
     unsigned to = output_to(h, (int)a[0], rec);
     rec->flags =
         (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT) | (to << SBUF_REC_OUT_SHIFT));
+    size_t n = input_room(rec, outmax);
     if (nr == SYS_writev)
-      gather(scratch, (const struct iovec *)a[1], a[2]);
-    else if (outmax)
-      preload_copy(scratch, (const void *)a[outarg], outmax);
+      gather(scratch, (const struct iovec *)a[1], a[2], n);
+    else if (n)
+      preload_copy(scratch, (const void *)a[outarg], n);
   } else if (kind == OUT_ARGS) {
     preload_copy(scratch, a, SBUF_EXEC_ARGS_BYTES);
   }
