@@ -1,0 +1,11 @@
+/* The output query's job (stub). */
+#include <stdio.h>
+
+#include "query/query_jobs.h"
+
+int query_output_job(const struct query_opts *o, struct query_job *job, char *err, size_t errlen) {
+  (void)o;
+  (void)job;
+  snprintf(err, errlen, "output queries are not built yet");
+  return 2;
+}
