@@ -57,18 +57,27 @@ static int calls_setup(struct query_pass *p, char *err, size_t errlen) {
   return 0;
 }
 
-/* The return address's breakpoint: one more call (DELTA 1) or one less (-1) returns there. */
+/* The return address's breakpoint: one more call (DELTA 1) or one less (-1) returns there.
+ * It stays set with no call returning there (taking it out and back costs a look at the
+ * process's mappings each time) until its room is wanted. */
 static void ret_break(struct query_pass *p, uint64_t addr, int delta) {
   struct calls *c = p->job->state;
-  for (int i = 0; i < c->nrets; i++)
+  int idle = -1;
+  for (int i = 0; i < c->nrets; i++) {
     if (c->rets[i].addr == addr) {
-      if ((c->rets[i].calls += delta) <= 0) {
-        debug_set_break(p->d, 0, addr, 1, false);
-        c->rets[i] = c->rets[--c->nrets];
-      }
+      c->rets[i].calls += delta;
       return;
     }
-  if (delta <= 0 || c->nrets == (int)(sizeof c->rets / sizeof *c->rets) ||
+    if (c->rets[i].calls <= 0)
+      idle = i;
+  }
+  if (delta <= 0)
+    return;
+  if (c->nrets == (int)(sizeof c->rets / sizeof *c->rets) && idle >= 0) {
+    debug_set_break(p->d, 0, c->rets[idle].addr, 1, false);
+    c->rets[idle] = c->rets[--c->nrets];
+  }
+  if (c->nrets == (int)(sizeof c->rets / sizeof *c->rets) ||
       debug_set_break(p->d, 0, addr, 1, true) < 0)
     return; /* no room: its return stays unknown (null) */
   c->rets[c->nrets++] = (struct ret_break){addr, delta};
