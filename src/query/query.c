@@ -90,3 +90,37 @@ int query_run(const struct query_opts *o, FILE *out) {
   query_job_free(&job);
   return rc;
 }
+
+int query_monitor(const char *trace_dir, const char *cmd, char *out, size_t len) {
+  struct query_opts o = {.trace_dir = trace_dir};
+  if (!strncmp(cmd, "writes ", 7)) {
+    o.kind = QUERY_WRITES;
+    o.expr = cmd + 7;
+  } else if (!strncmp(cmd, "calls ", 6)) {
+    o.kind = QUERY_CALLS;
+    o.expr = cmd + 6;
+  } else {
+    return -1;
+  }
+  while (*o.expr == ' ')
+    o.expr++;
+  char *text = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&text, &n);
+  if (!f) {
+    snprintf(out, len, "deja: out of memory for the query\n");
+    return 0;
+  }
+  int rc = query_run(&o, f);
+  fclose(f);
+  if (rc)
+    snprintf(out, len, "deja: the query failed (exit status %d; its message is on deja's stderr)\n",
+             rc);
+  else if (n < len)
+    snprintf(out, len, "%s", text);
+  else
+    snprintf(out, len, "%.*s...\n(more rows: `deja query %s' lists them all)\n",
+             (int)(len > 200 ? len - 200 : 0), text, cmd);
+  free(text);
+  return 0;
+}
