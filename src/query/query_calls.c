@@ -253,10 +253,7 @@ int query_calls_job(const struct query_opts *o, struct query_job *job, char *err
   } else {
     c->name = o->expr;
   }
-  *job = (struct query_job){.setup = calls_setup,
-                            .stop = calls_stop,
-                            .event = calls_event,
-                            .end = calls_end,
-                            .state = c};
+  *job = (struct query_job){
+      .setup = calls_setup, .stop = calls_stop, .event = calls_event, .end = calls_end, .state = c};
   return 0;
 }

@@ -94,8 +94,7 @@ void gdb_sbuf_catch_regs(const struct gdb_adapter *a, pid_t tid, struct user_reg
 
 /* gdb_goto.c: goes to position P (`deja replay -g POS', `monitor goto POS'); gdb sees
  * the position's task stopped there. 0, or -1 (ERR). */
-int gdb_adapter_go_to_pos(struct gdb_adapter *a, const struct tl_pos *p, char *err,
-                          size_t errlen);
+int gdb_adapter_go_to_pos(struct gdb_adapter *a, const struct tl_pos *p, char *err, size_t errlen);
 /* `monitor goto POS', `monitor writes EXPR', `monitor calls FUNCTION': 0 (OUT filled), or
  * -1 when CMD is none of them. */
 int gdb_goto_monitor(struct gdb_adapter *a, const char *cmd, char *out, size_t len);

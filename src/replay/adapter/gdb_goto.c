@@ -12,8 +12,7 @@
 #include "replay/events/replay_syscallbuf.h"
 #include "replay/timeline/timeline_text.h"
 
-int gdb_adapter_go_to_pos(struct gdb_adapter *a, const struct tl_pos *p, char *err,
-                          size_t errlen) {
+int gdb_adapter_go_to_pos(struct gdb_adapter *a, const struct tl_pos *p, char *err, size_t errlen) {
   gdb_calls_end(a); /* a call's throw-away copy, if gdb was in one, is left */
   /* to the boundary before it (the program's output on the way shown), then quietly on */
   const struct replay_pos *at = &a->s->e.pos;
@@ -26,8 +25,7 @@ int gdb_adapter_go_to_pos(struct gdb_adapter *a, const struct tl_pos *p, char *e
     return -1;
   struct rptask *x = p->kind == TL_BOUNDARY ? NULL : engine_task(&a->s->e, p->tid);
   if (p->kind != TL_BOUNDARY && !x)
-    return seterr(err, errlen, "no task %d runs before event %" PRIu64, (int)p->tid,
-                  p->event + 1);
+    return seterr(err, errlen, "no task %d runs before event %" PRIu64, (int)p->tid, p->event + 1);
   if (x)
     a->dbg.pid = x->rec_pid; /* the process gdb debugs is the position's */
   if (p->kind != TL_BOUNDARY && timeline_go_to(&a->tl, p, err, errlen) < 0)

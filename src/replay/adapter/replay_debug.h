@@ -19,9 +19,9 @@ struct debug_options {
   struct tl_pos goto_pos;
   /* gdb's `monitor writes|calls': deja query's rows over the trace (NULL: none) */
   int (*query)(const char *trace_dir, const char *cmd, char *out, size_t len);
-  pid_t onprocess;       /* -p PID: replay until that recorded process exists (0: none) */
-  const char *debugger;  /* --debugger PATH */
-  char **debugger_args;  /* after `--` */
+  pid_t onprocess;      /* -p PID: replay until that recorded process exists (0: none) */
+  const char *debugger; /* --debugger PATH */
+  char **debugger_args; /* after `--` */
   int ndebugger_args;
 };
 
