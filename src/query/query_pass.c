@@ -140,6 +140,8 @@ static int skip_to_from(struct query_pass *p, bool *first) {
   if (rc)
     deja_msg("query: %s", err);
   *first = false;
+  struct replay_result at = {.what = REPLAY_EVENT_DONE, .event = p->o->from.event};
+  timeline_passed(p->tl, &at); /* what is set now is counted from here */
   return rc;
 }
 
