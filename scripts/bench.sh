@@ -200,4 +200,5 @@ else
     echo "goal: each real program's replay no slower than its record: NOT met ($replay_slower )"
 fi
 [ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_reverse.sh" "$build_dir"
+[ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_query.sh" "$build_dir"
 exit 0

@@ -234,10 +234,9 @@ struct usage {
 };
 
 static const struct usage usages[] = {
-    {"record", record_usage}, {"replay", replay_usage}, {"dump", dump_usage},
-    {"ps", ps_usage},         {"ls", ls_usage},         {"rm", rm_usage},
-    {"pack", pack_usage},     {"caps", caps_usage},     {"help", help_usage},
-    {"query", query_usage},
+    {"record", record_usage}, {"replay", replay_usage}, {"dump", dump_usage}, {"ps", ps_usage},
+    {"ls", ls_usage},         {"rm", rm_usage},         {"pack", pack_usage}, {"caps", caps_usage},
+    {"help", help_usage},     {"query", query_usage},
 };
 
 int print_usage(FILE *f, const char *command) {

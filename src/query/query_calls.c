@@ -58,28 +58,26 @@ static int calls_setup(struct query_pass *p, char *err, size_t errlen) {
 }
 
 /* The return address's breakpoint: one more call (DELTA 1) or one less (-1) returns there.
- * It stays set with no call returning there (taking it out and back costs a look at the
- * process's mappings each time) until its room is wanted. */
+ * It is taken out when none does (a breakpoint the task is stopped on would be stepped
+ * over at the resume: one more ptrace stop per call), and put back as code (`bp_exec'
+ * 1: the instruction after a call, no look at the mappings). */
 static void ret_break(struct query_pass *p, uint64_t addr, int delta) {
   struct calls *c = p->job->state;
-  int idle = -1;
-  for (int i = 0; i < c->nrets; i++) {
+  struct debug_breaks *b = &p->d->breaks;
+  for (int i = 0; i < c->nrets; i++)
     if (c->rets[i].addr == addr) {
-      c->rets[i].calls += delta;
+      if ((c->rets[i].calls += delta) <= 0) {
+        debug_set_break(p->d, 0, addr, 1, false);
+        c->rets[i] = c->rets[--c->nrets];
+      }
       return;
     }
-    if (c->rets[i].calls <= 0)
-      idle = i;
-  }
-  if (delta <= 0)
-    return;
-  if (c->nrets == (int)(sizeof c->rets / sizeof *c->rets) && idle >= 0) {
-    debug_set_break(p->d, 0, c->rets[idle].addr, 1, false);
-    c->rets[idle] = c->rets[--c->nrets];
-  }
-  if (c->nrets == (int)(sizeof c->rets / sizeof *c->rets) ||
+  if (delta <= 0 || c->nrets == (int)(sizeof c->rets / sizeof *c->rets) ||
       debug_set_break(p->d, 0, addr, 1, true) < 0)
     return; /* no room: its return stays unknown (null) */
+  for (int i = 0; i < b->nbps; i++)
+    if (b->bps[i] == addr && !b->bp_exec[i])
+      b->bp_exec[i] = 1;
   c->rets[c->nrets++] = (struct ret_break){addr, delta};
 }
 
@@ -225,7 +223,7 @@ static void calls_stop(struct query_pass *p, const struct replay_result *res) {
     return;
   if (res->stop.addr != c->f.addr)
     at_return_site(p, x, res->stop.addr);
-  else
+  else if (!query_pass_full(p)) /* (enough rows: only their returns are awaited) */
     entered(p, res, x);
 }
 
@@ -240,6 +238,8 @@ static void calls_end(struct query_pass *p) {
     returned(p, c->npend - 1, "null"); /* the recording ended inside */
 }
 
+static bool calls_busy(struct query_pass *p) { return ((struct calls *)p->job->state)->npend > 0; }
+
 int query_calls_job(const struct query_opts *o, struct query_job *job, char *err, size_t errlen) {
   struct calls *c = xcalloc(1, sizeof *c);
   char *end;
@@ -253,7 +253,11 @@ int query_calls_job(const struct query_opts *o, struct query_job *job, char *err
   } else {
     c->name = o->expr;
   }
-  *job = (struct query_job){
-      .setup = calls_setup, .stop = calls_stop, .event = calls_event, .end = calls_end, .state = c};
+  *job = (struct query_job){.setup = calls_setup,
+                            .stop = calls_stop,
+                            .event = calls_event,
+                            .end = calls_end,
+                            .busy = calls_busy,
+                            .state = c};
   return 0;
 }

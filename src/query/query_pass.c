@@ -119,7 +119,7 @@ static int run(struct query_pass *p) {
       if (p->o->have_to && res.event > p->o->to.event + 1)
         return 0;
     }
-    if (query_pass_full(p))
+    if (query_pass_full(p) && !(p->ready && p->job->busy && p->job->busy(p)))
       return 0;
   }
 }

@@ -30,6 +30,9 @@ struct query_job {
   void (*event)(struct query_pass *p, const struct replay_result *res);
   /* The pass ended: results still open are closed. */
   void (*end)(struct query_pass *p);
+  /* Whether a result is still open (a call that has not returned): a pass with enough
+   * rows goes on until none is (NULL: never). */
+  bool (*busy)(struct query_pass *p);
   void *state;
 };
 

@@ -69,7 +69,7 @@ static void print_table(const struct query_rows *r, size_t count, FILE *out) {
     char up[64];
     const char *h = i < 4 ? head[i] : r->v[0].f[i - 4].key;
     size_t j = 0;
-    for (; h[j] && j < sizeof up - 1; j++)
+    for (; j < sizeof up - 1 && h[j]; j++)
       up[j] = (char)(h[j] >= 'a' && h[j] <= 'z' ? h[j] - 32 : h[j]);
     up[j] = 0;
     fprintf(out, "%-*s%s", i + 1 < ncols ? width[i] : 0, up, i + 1 < ncols ? "  " : "\n");

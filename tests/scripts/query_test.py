@@ -131,6 +131,8 @@ def case_calls():
     scale = query(trace, "calls", "scale")
     check([(r["args"], r["return"]) for r in scale] == [({"x": 1.5, "k": 2}, 3), ({"x": 3, "k": 3}, 9)],
           f"scale: {scale}")
+    first = query(trace, "--limit", "2", "calls", "add")
+    check([r["return"] for r in first] == [1, 3], f"--limit 2 calls (returns awaited): {first}")
     raw = query(trace, "calls", add[0]["pc"][2:])
     check(len(raw) == 5 and raw[0]["args"]["rdi"] == "0x0" and raw[4]["return"] == "0xf",
           f"calls ADDR: {raw}")
