@@ -5,7 +5,10 @@ position checked in gdb (stopped just before the writing instruction), bad input
 with what to pass instead), and the trace unchanged by every query.
 
 Usage: query_test.py CASE DEJA PROGRAM
-CASE: writes | threads (recorded twice) | fork | calls | output | goto | monitor | bad"""
+CASE: writes | threads (recorded twice) | fork | calls | output | goto | monitor | bad |
+      nohw (writes and calls without debug registers or perf breakpoints: page protection
+      and traps) | preempt (PROGRAM's sibling query_preempt, two threads computing past
+      their time slices, recorded twice)"""
 import hashlib
 import json
 import os
@@ -121,8 +124,35 @@ def case_fork():
     check([r["new"] for r in only] == [200], f"--pid: {only}")
 
 
-def case_calls():
+def case_nohw():
+    ENV["DEJA_NO_DEBUG_REGISTERS"] = ENV["DEJA_NO_PERF_BREAKPOINTS"] = "1"
     trace = record()
+    check_counter(trace, False)
+    case_calls(trace)
+    rows = query(trace, "writes", "counter")
+    rc, out = gdb(trace, ["-g", rows[3]["pos"]], ["p counter", "stepi", "p counter"])
+    check(rc == 0 and "$1 = 6" in out and "$2 = 10" in out, f"-g without debug registers: {out}")
+
+
+def case_preempt():
+    program = os.path.join(os.path.dirname(PROGRAM), "query_preempt")
+    for _ in range(2):
+        trace = record(program=program)
+        r = run([DEJA, "dump", trace])
+        check(" state at " in r.stdout, "the recording has state points (preempted compute)")
+        rows = query(trace, "writes", "result")
+        check(sorted(r["new"] for r in rows) == [11, 22], f"result's writes: {rows}")
+        check(len({r["tid"] for r in rows}) == 2 and all(r["function"] == "worker" for r in rows),
+              f"one write by each worker: {rows}")
+        check(rows and rows[0]["old"] == 0 and rows[-1]["old"] == rows[0]["new"],
+              f"old values: {rows}")
+        replayed = run([DEJA, "replay", "-a", trace])
+        check(rows and f"result={rows[-1]['new']} " in replayed.stdout,
+              f"the last write is what the program printed: {replayed.stdout}")
+
+
+def case_calls(trace=None):
+    trace = trace or record()
     add = query(trace, "calls", "add")
     got = [(r["args"], r["return"], r["caller"]) for r in add]
     want = [({"a": a, "b": b}, a + b, "main") for a, b in [(0, 1), (1, 2), (3, 3), (6, 4), (10, 5)]]
