@@ -1,5 +1,6 @@
 /* deja query's test program: known writes to globals, known calls, known output, in the
- * main thread, a second thread and (with an argument) a child process. */
+ * main thread, a second thread and (with an argument) a child process. add() is called
+ * five times by main, then three times by the worker. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +18,7 @@ __attribute__((noinline)) void touch(const char *s, unsigned long n) { (void)s, 
 
 static void *worker(void *arg) {
   for (int i = 0; i < 3; i++)
-    counter = 100 + i;
+    counter = add(100, i);
   return arg;
 }
 

@@ -122,6 +122,10 @@ def case_fork():
     rows = check_counter(trace, True)
     only = query(trace, "--pid", str(rows[8]["pid"]), "writes", "counter")
     check([r["new"] for r in only] == [200], f"--pid: {only}")
+    rc, out = gdb(trace, ["-g", rows[8]["pos"]], ["p counter",
+                                                  "info inferiors", "stepi", "p counter"])
+    check(rc == 0 and "$1 = 102" in out and "$2 = 200" in out and
+          f"process {rows[8]['pid']}" in out, f"-g into the child, before its write: {out}")
 
 
 def case_nohw():
@@ -156,7 +160,10 @@ def case_calls(trace=None):
     add = query(trace, "calls", "add")
     got = [(r["args"], r["return"], r["caller"]) for r in add]
     want = [({"a": a, "b": b}, a + b, "main") for a, b in [(0, 1), (1, 2), (3, 3), (6, 4), (10, 5)]]
+    want += [({"a": 100, "b": i}, 100 + i, "worker") for i in range(3)]
     check(got == want, f"add: {got}")
+    check(len({r["tid"] for r in add[:5]}) == 1 and add[5]["tid"] != add[0]["tid"] and
+          len({r["tid"] for r in add[5:]}) == 1, f"add's callers' threads: {add}")
     check(all(r["function"] == "add" for r in add), "add's rows")
     scale = query(trace, "calls", "scale")
     check([(r["args"], r["return"]) for r in scale] == [({"x": 1.5, "k": 2}, 3), ({"x": 3, "k": 3}, 9)],
@@ -164,7 +171,7 @@ def case_calls(trace=None):
     first = query(trace, "--limit", "2", "calls", "add")
     check([r["return"] for r in first] == [1, 3], f"--limit 2 calls (returns awaited): {first}")
     raw = query(trace, "calls", add[0]["pc"][2:])
-    check(len(raw) == 5 and raw[0]["args"]["rdi"] == "0x0" and raw[4]["return"] == "0xf",
+    check(len(raw) == 8 and raw[0]["args"]["rdi"] == "0x0" and raw[4]["return"] == "0xf",
           f"calls ADDR: {raw}")
 
 
@@ -215,9 +222,11 @@ def case_monitor():
     trace = record()
     rc, out = gdb(trace, [], ["monitor writes same", "monitor calls add"])
     check(rc == 0, f"exit {rc}")
-    check(out.count(" 7  ") + out.count(" 7\n") >= 2 and "OLD" in out and "NEW" in out,
-          f"monitor writes: {out}")
-    check(out.count("main      query_target.c") >= 2 or out.count("add") >= 5, f"monitor calls: {out}")
+    writes = [line.split() for line in out.splitlines() if "/w/" in line]
+    check([w[-2:] for w in writes] == [["0", "7"], ["7", "7"]], f"monitor writes: {out}")
+    calls = [line.split() for line in out.splitlines() if "/a/" in line]
+    check([c[-1] for c in calls] == ["1", "3", "6", "10", "15", "100", "101", "102"] and
+          [c[4] for c in calls] == ["main"] * 5 + ["worker"] * 3, f"monitor calls: {out}")
 
 
 def case_bad():
