@@ -173,7 +173,9 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
              "tid of the thread that stopped\n  checkpoint  save the current position (gdb: "
              "checkpoint)\n"
              "  checkpoints  list them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
-             "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n");
+             "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n"
+             "  goto POS  go to a position `deja query' printed\n"
+             "  writes EXPR, calls FUNCTION  `deja query' over this trace: the same rows\n");
     return 0;
   }
   return -1;
