@@ -203,4 +203,5 @@ fi
 [ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_reverse.sh" "$build_dir"
 # Processes recorded on several CPUs at once, against one CPU (issue 30).
 [ -z "${BENCH_WORKLOADS:-}" ] && { echo; "$repo_dir/scripts/bench_parallel.sh" "$build_dir"; }
+[ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_query.sh" "$build_dir"
 exit 0

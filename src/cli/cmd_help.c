@@ -16,6 +16,9 @@ static const char overview_usage[] =
     "  deja record [OPTIONS] [--] PROGRAM [ARG...]    record a run of PROGRAM\n"
     "  deja replay [OPTIONS] [TRACE] [-- DEBUGGER-ARG...]\n"
     "                             replay a trace under gdb (or to the end with -a)\n"
+    "  deja query [OPTIONS] [TRACE] writes EXPR | calls FUNCTION | output TEXT\n"
+    "                             every write, call or printing system call of the\n"
+    "                             whole recording\n"
     "  deja dump [TRACE]          one line per recorded event\n"
     "  deja ps [TRACE]            PID PPID EXIT CMD, one line per recorded process\n"
     "  deja ls                    the traces in the trace directory, newest last\n"
@@ -107,6 +110,9 @@ static const char replay_usage[] =
     "                         unix-connect://PATH'\n"
     "  -g, --goto EVENT       start debugging at event number EVENT (as `deja dump'\n"
     "                         numbers them)\n"
+    "  -g, --goto POS         start debugging at a position `deja query' printed (its\n"
+    "                         pos): just before a write, at a call's first\n"
+    "                         instruction, at a system call's entry\n"
     "  -p, --onprocess PID    debug the process that had PID during recording\n"
     "  -q, --quiet            do not reproduce the program's output\n"
     "      --debugger PATH    the debugger to start (default: gdb; a name starting\n"
@@ -128,6 +134,39 @@ static const char replay_usage[] =
     "Exit status: 0 when the replay reached the end of the trace faithfully; 3 when it\n"
     "diverged (a message names the event, the task, what was expected and what was\n"
     "found); 1 for usage errors and unreadable or corrupt traces.\n";
+
+static const char query_usage[] =
+    "Usage: deja query [OPTIONS] [TRACE] writes EXPR\n"
+    "       deja query [OPTIONS] [TRACE] calls FUNCTION\n"
+    "       deja query [OPTIONS] [TRACE] output TEXT\n"
+    "\n"
+    "Answers a question about the whole recording TRACE (default: the latest trace) in\n"
+    "one forward replay per recorded process, in recording order:\n"
+    "  writes EXPR      every write to EXPR's bytes (a write of the value already there\n"
+    "                   counts): EXPR is a global or static variable's name (its size\n"
+    "                   and type from the debug information) or ADDR[:LEN] (hex\n"
+    "                   address, length in bytes, default 8); old and new value\n"
+    "  calls FUNCTION   every call: the caller, the arguments (by name and type with\n"
+    "                   debug information, the ABI's registers otherwise), the return\n"
+    "  output TEXT      the system calls that wrote TEXT to stdout or stderr, with the\n"
+    "                   writing thread's backtrace\n"
+    "Each result has a position POS: `deja replay -g POS' (or `monitor goto POS' in\n"
+    "gdb) stops there, just before the writing instruction, at the call's first\n"
+    "instruction, at the entry of the system call.\n"
+    "\n"
+    "Options:\n"
+    "      --json             one JSON object a line instead of a table\n"
+    "      --pid PID          only the process that had PID during recording\n"
+    "      --limit N          at most N results\n"
+    "      --from POS         only results at or after POS (or event number N)\n"
+    "      --to POS           only results at or before POS (or event number N)\n"
+    "      --help             show this text\n"
+    "\n"
+    "Progress goes to stderr (when it is a terminal) for queries longer than a second.\n"
+    "\n"
+    "Exit status: 0 (also with no results); 2 for an unknown symbol or an expression\n"
+    "deja cannot type (the message says what to pass instead); 1 for usage errors and\n"
+    "unreadable traces. A query never changes the trace.\n";
 
 static const char dump_usage[] =
     "Usage: deja dump [TRACE]\n"
@@ -202,9 +241,9 @@ struct usage {
 };
 
 static const struct usage usages[] = {
-    {"record", record_usage}, {"replay", replay_usage}, {"dump", dump_usage},
-    {"ps", ps_usage},         {"ls", ls_usage},         {"rm", rm_usage},
-    {"pack", pack_usage},     {"caps", caps_usage},     {"help", help_usage},
+    {"record", record_usage}, {"replay", replay_usage}, {"dump", dump_usage}, {"ps", ps_usage},
+    {"ls", ls_usage},         {"rm", rm_usage},         {"pack", pack_usage}, {"caps", caps_usage},
+    {"help", help_usage},     {"query", query_usage},
 };
 
 int print_usage(FILE *f, const char *command) {

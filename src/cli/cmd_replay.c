@@ -10,7 +10,9 @@
 #include "cli/trace_dir.h"
 #include "common/log.h"
 #include "replay/adapter/replay_debug.h"
+#include "query/query.h"
 #include "replay/engine/replayer.h"
+#include "replay/timeline/timeline_text.h"
 
 /* A whole non-negative number, or -1. */
 static long long parse_number(const char *s, long long max) {
@@ -31,7 +33,7 @@ int cmd_replay(int argc, char **argv) {
       {NULL, 0, NULL, 0},
   };
   bool autopilot = false, quiet = false;
-  struct debug_options d = {.port = -1, .debugger = "gdb"};
+  struct debug_options d = {.port = -1, .debugger = "gdb", .query = query_monitor};
   int c;
   long long v;
   optind = 1;
@@ -53,6 +55,16 @@ int cmd_replay(int argc, char **argv) {
       d.port = (int)v;
       break;
     case 'g':
+      if (strchr(optarg, '/')) { /* a position deja query printed */
+        if (!tl_pos_parse(optarg, &d.goto_pos)) {
+          deja_msg("replay: `%s' is no position; -g takes an event number or a position "
+                   "`deja query' printed (its pos)",
+                   optarg);
+          return 1;
+        }
+        d.have_goto_pos = true;
+        break;
+      }
       if ((v = parse_number(optarg, 1ll << 62)) < 0)
         goto bad_number;
       d.goto_event = (uint64_t)v;

@@ -19,9 +19,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"record", cmd_record}, {"replay", cmd_replay}, {"dump", cmd_dump},
-    {"ps", cmd_ps},         {"ls", cmd_ls},         {"rm", cmd_rm},
-    {"pack", cmd_pack},     {"help", cmd_help},     {"caps", cmd_caps},
+    {"record", cmd_record}, {"replay", cmd_replay}, {"dump", cmd_dump}, {"ps", cmd_ps},
+    {"ls", cmd_ls},         {"rm", cmd_rm},         {"pack", cmd_pack}, {"help", cmd_help},
+    {"caps", cmd_caps},     {"query", cmd_query},
 };
 
 static const struct command *find_command(const char *name) {

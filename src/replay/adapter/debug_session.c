@@ -48,6 +48,11 @@ static const char gdb_commands[] = "set confirm off\n" /* redefining gdb's own c
                                    "define delete checkpoint\n"
                                    "  monitor delete-checkpoint $arg0\n"
                                    "end\n"
+                                   /* `monitor goto POS' moved the replay: gdb reads
+                                    * the registers and frames again */
+                                   "define hookpost-monitor\n"
+                                   "  maintenance flush register-cache\n"
+                                   "end\n"
                                    "set confirm on\n";
 
 /* Where deja has no watchpoints (hw_caps.h), gdb's `watch' makes software watchpoints
@@ -281,7 +286,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   int rc = replay_open(&s, ro, NULL);
   /* -g alone: the timeline replays there, taking its checkpoints on the way (a
    * reverse-continue then starts from them, not from the beginning) */
-  bool timeline_goes = o->goto_event > 1 && !o->onprocess;
+  bool timeline_goes = (o->goto_event > 1 || o->have_goto_pos) && !o->onprocess;
   if (rc == 0 && !timeline_goes)
     rc = replay_to_start(&s, o);
   struct rptask *first =
@@ -290,8 +295,14 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   struct gdb_target t;
   if (rc == 0) {
     gdb_adapter_init(a, &s, ro, first, &t);
-    if (timeline_goes && gdb_adapter_run_to(a, o->goto_event - 1) < 0)
+    a->query = o->query;
+    char err[512];
+    if (o->have_goto_pos && gdb_adapter_go_to_pos(a, &o->goto_pos, err, sizeof err) < 0) {
+      deja_msg("cannot start the session at that position: %s", err);
       rc = 1;
+    } else if (timeline_goes && !o->have_goto_pos && gdb_adapter_run_to(a, o->goto_event - 1) < 0) {
+      rc = 1;
+    }
   }
   struct debugger_channel c = {.lfd = -1};
   if (rc == 0 && open_channel(&c, o) < 0)

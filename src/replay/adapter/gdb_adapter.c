@@ -124,6 +124,8 @@ static long t_auxv(void *ctx, pid_t pid, void *buf, size_t len) {
 static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
   struct gdb_adapter *a = ctx;
   const struct replay_pos *p = &a->s->e.pos;
+  if (gdb_goto_monitor(a, cmd, out, len) == 0)
+    return 0;
   if (!strcmp(cmd, "when")) {
     /* the event the replay is at: the next to replay, or the one a stop interrupted */
     snprintf(out, len, "Current event: %" PRIu64 ".\n",
@@ -171,7 +173,9 @@ static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
              "tid of the thread that stopped\n  checkpoint  save the current position (gdb: "
              "checkpoint)\n"
              "  checkpoints  list them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
-             "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n");
+             "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n"
+             "  goto POS  go to a position `deja query' printed\n"
+             "  writes EXPR, calls FUNCTION  `deja query' over this trace: the same rows\n");
     return 0;
   }
   return -1;

@@ -44,6 +44,9 @@ struct gdb_adapter {
   bool call_setup; /* gdb wrote into the diversion since the last resume: a call starts */
   struct diversion *dv;
   int failed; /* the replay failed (diverged: 3): deja replay's exit status */
+  /* `monitor writes|calls': a query over the trace (deja query's, given by deja replay;
+   * NULL: none), its rows into OUT */
+  int (*query)(const char *trace_dir, const char *cmd, char *out, size_t len);
   /* deja's messages while gdb's resume runs, shown on gdb's console with the stop */
   char note[sizeof(((struct gdb_stop *)0)->note)];
   size_t note_len;
@@ -88,6 +91,13 @@ void gdb_sbuf_catch_sync(struct gdb_adapter *a);
 bool gdb_sbuf_catch_stop(struct gdb_adapter *a, const struct replay_stop *r, struct gdb_stop *g);
 /* The registers R of task TID as gdb sees them at the last stop. */
 void gdb_sbuf_catch_regs(const struct gdb_adapter *a, pid_t tid, struct user_regs_struct *r);
+
+/* gdb_goto.c: goes to position P (`deja replay -g POS', `monitor goto POS'); gdb sees
+ * the position's task stopped there. 0, or -1 (ERR). */
+int gdb_adapter_go_to_pos(struct gdb_adapter *a, const struct tl_pos *p, char *err, size_t errlen);
+/* `monitor goto POS', `monitor writes EXPR', `monitor calls FUNCTION': 0 (OUT filled), or
+ * -1 when CMD is none of them. */
+int gdb_goto_monitor(struct gdb_adapter *a, const char *cmd, char *out, size_t len);
 
 /* gdb_tls.c: the gdb_target's tls_address (qGetTLSAddr). */
 int gdb_tls_address(void *ctx, pid_t tid, uint64_t lm, uint64_t offset, uint64_t *addr, char *err,

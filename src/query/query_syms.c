@@ -1,0 +1,291 @@
+/* Symbols, types and lines of a replayed process through elfutils libdwfl (query_syms.h). */
+#include "query/query_syms.h"
+
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct query_syms {
+  Dwfl *dwfl;
+  pid_t pid;
+  bool stale;
+  char exe[PATH_MAX];
+};
+
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static int report(struct query_syms *q) {
+  dwfl_report_begin(q->dwfl);
+  int rc = dwfl_linux_proc_report(q->dwfl, q->pid);
+  dwfl_report_end(q->dwfl, NULL, NULL);
+  q->stale = false;
+  return rc;
+}
+
+struct query_syms *query_syms_open(pid_t pid, char *err, size_t errlen) {
+  struct query_syms *q = calloc(1, sizeof *q);
+  if (!q || !(q->dwfl = dwfl_begin(&callbacks))) {
+    snprintf(err, errlen, "cannot start libdwfl: %s", dwfl_errmsg(-1));
+    free(q);
+    return NULL;
+  }
+  q->pid = pid;
+  char link[64];
+  snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+  ssize_t n = readlink(link, q->exe, sizeof q->exe - 1);
+  q->exe[n > 0 ? n : 0] = 0;
+  if (report(q) != 0) {
+    snprintf(err, errlen, "cannot read the mappings of the replayed process %d: %s", (int)pid,
+             dwfl_errmsg(-1));
+    query_syms_close(q);
+    return NULL;
+  }
+  return q;
+}
+
+void query_syms_close(struct query_syms *q) {
+  if (!q)
+    return;
+  dwfl_end(q->dwfl);
+  free(q);
+}
+
+void query_syms_stale(struct query_syms *q) { q->stale = true; }
+
+struct Dwfl *query_syms_dwfl(struct query_syms *q) {
+  if (q->stale)
+    report(q);
+  return q->dwfl;
+}
+
+const char *query_syms_main_name(struct query_syms *q) {
+  const char *slash = strrchr(q->exe, '/');
+  return slash ? slash + 1 : q->exe[0] ? q->exe : "the program";
+}
+
+/* The modules, the main executable first. */
+#define MAX_MODULES 256
+struct modules {
+  Dwfl_Module *m[MAX_MODULES];
+  int n;
+  const char *exe;
+};
+
+static int add_module(Dwfl_Module *mod, void **user, const char *name, Dwarf_Addr start,
+                      void *arg) {
+  (void)user;
+  (void)start;
+  struct modules *ms = arg;
+  if (ms->n == MAX_MODULES)
+    return DWARF_CB_ABORT;
+  bool main = name && !strcmp(name, ms->exe);
+  if (main && ms->n) {
+    ms->m[ms->n++] = ms->m[0];
+    ms->m[0] = mod;
+  } else {
+    ms->m[ms->n++] = mod;
+  }
+  return DWARF_CB_OK;
+}
+
+static void modules_of(struct query_syms *q, struct modules *ms) {
+  ms->n = 0;
+  ms->exe = q->exe;
+  dwfl_getmodules(query_syms_dwfl(q), add_module, ms, 0);
+}
+
+static bool named(Dwarf_Die *d, const char *name) {
+  const char *n = dwarf_diename(d);
+  return n && !strcmp(n, name);
+}
+
+/* D's type (typedefs and qualifiers kept), false when it has none. */
+static bool type_of(Dwarf_Die *d, Dwarf_Die *type) {
+  Dwarf_Attribute at;
+  return dwarf_attr_integrate(d, DW_AT_type, &at) && dwarf_formref_die(&at, type);
+}
+
+/* The static address of variable D (a DW_OP_addr location), false when it has none. */
+static bool static_addr(Dwarf_Die *d, Dwarf_Addr *addr) {
+  Dwarf_Attribute at;
+  Dwarf_Op *ops;
+  size_t nops;
+  if (!dwarf_attr(d, DW_AT_location, &at) || dwarf_getlocation(&at, &ops, &nops) != 0 ||
+      nops != 1 || ops[0].atom != DW_OP_addr)
+    return false;
+  *addr = ops[0].number;
+  return true;
+}
+
+/* A variable NAME with a static address among PARENT's children (DEPTH: and inside
+ * functions and blocks, that many levels down). */
+static bool find_var(Dwarf_Die *parent, const char *name, int depth, Dwarf_Die *out) {
+  Dwarf_Die c;
+  if (dwarf_child(parent, &c) != 0)
+    return false;
+  do {
+    int tag = dwarf_tag(&c);
+    Dwarf_Addr a;
+    if (tag == DW_TAG_variable && named(&c, name) && static_addr(&c, &a)) {
+      *out = c;
+      return true;
+    }
+    if (depth > 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) &&
+        find_var(&c, name, depth - 1, out))
+      return true;
+  } while (dwarf_siblingof(&c, &c) == 0);
+  return false;
+}
+
+/* NAME in the DWARF of module MOD, looking DEPTH levels down: true with *OUT and BIAS. */
+static bool var_in_module(Dwfl_Module *mod, const char *name, int depth, Dwarf_Die *out,
+                          Dwarf_Addr *bias) {
+  Dwarf_Die *cu = NULL;
+  while ((cu = dwfl_module_nextcu(mod, cu, bias)))
+    if (find_var(cu, name, depth, out))
+      return true;
+  return false;
+}
+
+/* An ELF symbol NAME of TYPE (STT_OBJECT, STT_FUNC) in any module: its address and size. */
+static bool elf_symbol(struct modules *ms, const char *name, int type, uint64_t *addr,
+                       uint64_t *size) {
+  for (int i = 0; i < ms->n; i++) {
+    int n = dwfl_module_getsymtab(ms->m[i]);
+    for (int k = 1; k < n; k++) {
+      GElf_Sym sym;
+      GElf_Addr a;
+      const char *s = dwfl_module_getsym_info(ms->m[i], k, &sym, &a, NULL, NULL, NULL);
+      if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == type && sym.st_shndx != SHN_UNDEF) {
+        *addr = a;
+        *size = sym.st_size;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+int query_syms_variable(struct query_syms *q, const char *name, struct query_var *v, char *err,
+                        size_t errlen) {
+  struct modules ms;
+  modules_of(q, &ms);
+  for (int depth = 0; depth <= 8; depth += 8)
+    for (int i = 0; i < ms.n; i++) {
+      Dwarf_Die d;
+      Dwarf_Addr bias, a;
+      Dwarf_Word size;
+      if (!var_in_module(ms.m[i], name, depth, &d, &bias) || !static_addr(&d, &a))
+        continue;
+      if (!type_of(&d, &v->type) || dwarf_aggregate_size(&v->type, &size) != 0 || !size) {
+        snprintf(err, errlen,
+                 "the debug information gives `%s' no type with a size deja can read: pass "
+                 "its address and length as ADDR:LEN (e.g. 0x%llx:8)",
+                 name, (unsigned long long)(a + bias));
+        return 2;
+      }
+      v->addr = a + bias;
+      v->size = size;
+      return 0;
+    }
+  uint64_t addr, size;
+  if (elf_symbol(&ms, name, STT_OBJECT, &addr, &size)) {
+    snprintf(err, errlen,
+             "`%s' has no debug information (DWARF) in %s, only an ELF symbol at 0x%llx of %llu "
+             "bytes: deja cannot type it; pass ADDR:LEN instead (0x%llx:%llu), or record a "
+             "program built with -g",
+             name, query_syms_main_name(q), (unsigned long long)addr, (unsigned long long)size,
+             (unsigned long long)addr, (unsigned long long)(size ? size : 8));
+    return 2;
+  }
+  snprintf(err, errlen,
+           "no global or static variable `%s' in %s or its libraries' debug information or "
+           "symbols: check the name (a global or static variable, not an expression), or pass "
+           "ADDR:LEN",
+           name, query_syms_main_name(q));
+  return 2;
+}
+
+/* Function D's parameters and return type into F. */
+static void describe_function(Dwarf_Die *d, struct query_func *f) {
+  f->dwarf = true;
+  f->returns = type_of(d, &f->ret);
+  f->nparams = 0;
+  Dwarf_Die c;
+  if (dwarf_child(d, &c) != 0)
+    return;
+  do {
+    if (dwarf_tag(&c) != DW_TAG_formal_parameter || f->nparams == QUERY_MAX_PARAMS)
+      continue;
+    struct query_param *p = &f->params[f->nparams++];
+    const char *n = dwarf_diename(&c);
+    snprintf(p->name, sizeof p->name, "%s", n ? n : "?");
+    if (!n)
+      snprintf(p->name, sizeof p->name, "arg%d", f->nparams);
+    p->typed = type_of(&c, &p->type);
+  } while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* Function NAME (with code) in module MOD's DWARF. */
+static bool function_in_module(Dwfl_Module *mod, const char *name, struct query_func *f) {
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = NULL;
+  while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+    Dwarf_Die c;
+    if (dwarf_child(cu, &c) != 0)
+      continue;
+    do {
+      Dwarf_Addr lo;
+      if (dwarf_tag(&c) == DW_TAG_subprogram && named(&c, name) && dwarf_lowpc(&c, &lo) == 0) {
+        f->addr = lo + bias;
+        describe_function(&c, f);
+        return true;
+      }
+    } while (dwarf_siblingof(&c, &c) == 0);
+  }
+  return false;
+}
+
+int query_syms_function(struct query_syms *q, const char *name, struct query_func *f, char *err,
+                        size_t errlen) {
+  struct modules ms;
+  modules_of(q, &ms);
+  memset(f, 0, sizeof *f);
+  for (int i = 0; i < ms.n; i++)
+    if (function_in_module(ms.m[i], name, f))
+      return 0;
+  uint64_t size;
+  if (elf_symbol(&ms, name, STT_FUNC, &f->addr, &size)) {
+    f->nparams = -1; /* the ABI's registers */
+    return 0;
+  }
+  snprintf(err, errlen,
+           "no function `%s' in %s or the libraries loaded when it starts (functions of "
+           "libraries loaded later are not found): check the name",
+           name, query_syms_main_name(q));
+  return 2;
+}
+
+void query_syms_where(struct query_syms *q, uint64_t pc, struct query_where *w) {
+  memset(w, 0, sizeof *w);
+  Dwfl_Module *mod = dwfl_addrmodule(query_syms_dwfl(q), pc);
+  if (!mod) {
+    report(q); /* a library loaded since */
+    mod = dwfl_addrmodule(q->dwfl, pc);
+  }
+  if (!mod)
+    return;
+  const char *fn = dwfl_module_addrname(mod, pc);
+  snprintf(w->function, sizeof w->function, "%s", fn ? fn : "");
+  Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+  const char *file = line ? dwfl_lineinfo(line, NULL, &w->line, NULL, NULL, NULL) : NULL;
+  snprintf(w->file, sizeof w->file, "%s", file ? file : "");
+}
