@@ -5,6 +5,8 @@
 # is replayed and checked.
 # Children racing to write one pipe, their exits reaped in the order wait() reports.
 deja_rr_program_test(par_pipe_race VARY 5)
+# Children racing to append to one file (O_APPEND); the parent prints it.
+deja_rr_program_test(par_file_race VARY 5)
 # Two processes signalling each other while both compute, then one killed.
 deja_rr_program_test(par_signals VARY_OUTPUT 5)
 # Lost updates between processes sharing an anonymous and a file mapping.
