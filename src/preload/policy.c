@@ -34,6 +34,11 @@
  * through another one is missed.) */
 static bool shared_file_mapped;
 
+/* Set once the process maps anything MAP_SHARED: the recorder runs processes that share
+ * writable memory one at a time (record/record_shared.c), and learns what they share at
+ * traced calls, so an mprotect that may make such memory writable stays traced. */
+static bool shared_mapped;
+
 /* The recorder shows the program its own view of the CPUs (record_cpus.c) by redirecting
  * opens of these files: they stay traced. */
 static bool cpu_view_path(const char *p) {
@@ -155,6 +160,8 @@ HOT long fcntl_call(long nr, const long a[6]) {
 
 /* mmap: anonymous private memory, and small files read whole. */
 HOT long mmap_call(long nr, const long a[6]) {
+  if (a[3] & MAP_SHARED)
+    shared_mapped = true;
   if ((a[3] & MAP_SHARED) && (int)a[4] >= 0 && !shared_file_mapped) {
     /* Only a file open for writing: glibc maps gconv's cache shared, read-only. */
     long getfl[6] = {a[4], F_GETFL, 0, 0, 0, 0};
@@ -260,7 +267,7 @@ long preload_syscall(long nr, const long a[6]) {
   case SYS_mprotect:
     /* Making memory executable stays traced: where the kernel does not trap rdtsc the
      * recorder patches the code it finds there (task/tsc_patch.h). */
-    if (a[2] & PROT_EXEC)
+    if ((a[2] & PROT_EXEC) || (shared_mapped && (a[2] & PROT_WRITE)))
       break;
     return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
   case SYS_munmap:

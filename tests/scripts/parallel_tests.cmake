@@ -11,6 +11,7 @@ deja_rr_program_test(par_file_race VARY 5)
 deja_rr_program_test(par_signals VARY_OUTPUT 5)
 # Lost updates between processes sharing an anonymous and a file mapping.
 deja_rr_program_test(par_shared_map REPEAT 3)
+deja_rr_test(par_shared_mprotect REPEAT 3 COMMAND $<TARGET_FILE:par_shared_map> mprotect)
 deja_rr_program_test(par_compute REPEAT 2 ARGS 20000000)
 # A pool of two Python worker processes (they share semaphores: run one at a time).
 deja_rr_test(real_python_pool VARY 3
