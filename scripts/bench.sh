@@ -3,14 +3,16 @@
 # (CPU-bound, system-call heavy, file mapping, two compute threads, futex-heavy threads:
 # a contended lock, condition variable handoffs, a semaphore queue) and on real programs
 # (tar czf, grep -r, git log -p, a python3 script), then the disk cost of ten recordings
-# of one program and state points of a 500 MB process, reverse execution, and processes
-# recorded on several CPUs (scripts/bench_parallel.sh).
-# Prints one table row per workload, with state points (preemptions) per second of
-# recording and the replay time spent restoring them.
+# of one program and state points of a 500 MB process, reverse execution, processes
+# recorded on several CPUs (scripts/bench_parallel.sh) and queries (bench_query.sh).
+# Prints one table row per workload with its goal beside it (record/native, issue 35), the
+# replay's ratio, and where the recording's time goes: system calls traced (each two ptrace
+# stops), instructions trapped (rdtsc, cpuid: one stop each), system call buffer flushes,
+# state points per second of recording, and the replay time spent restoring them.
 # Usage: scripts/bench.sh [BUILD_DIR]     (default: build; deja is BUILD_DIR/bin/deja)
 # DEJA_RECORD_ARGS: extra `deja record` options (e.g. -n: without the system call
 # buffer, which is on by default).
-# BENCH_SYSCALLS_ITERATIONS: the syscalls workload's loop count (default 200000).
+# BENCH_SYSCALLS_ITERATIONS: the syscalls workload's loop count (default 400000).
 # BENCH_WORKLOADS: only these workloads (names as in the table, e.g. "grep_r python3"),
 # without the disk, state point and reverse-execution parts (default: everything).
 # The bench reports; it does not fail on slow numbers. It fails only when it cannot run.
@@ -23,17 +25,23 @@ bench_bin="$build_dir/bench"
 runs=3
 cpu_goal=1.25
 
-# Each name is a bench/NAME.c program, built into $bench_bin/NAME.
-workloads=(cpu syscalls mmap threads_cpu locks)
-syscalls_goal=4
-real_goal=2.5
+# Each program is a bench/NAME.c, built into $bench_bin/NAME; a workload runs one with
+# arguments, against a goal for record/native ("-": none).
+programs=(cpu syscalls mmap threads_cpu locks timed_handoff)
+workloads=(cpu syscalls syscalls_20k mmap threads_cpu locks timed_handoff)
+workload_commands=(cpu "syscalls ${BENCH_SYSCALLS_ITERATIONS:-400000}" "syscalls 20000" mmap
+    threads_cpu locks timed_handoff)
+workload_goals=("$cpu_goal" 2 2.5 - - - 2)
+syscalls_goal=2
+real_goal=1.5
+startup_goal_ms=5
 record_args=(${DEJA_RECORD_ARGS:-})
 
 die() { echo "bench: $*" >&2; exit 1; }
 
 [ -x "$deja" ] || die "no deja binary at $deja; run 'make' first"
 mkdir -p "$bench_bin" || die "cannot create $bench_bin"
-for name in "${workloads[@]}"; do
+for name in "${programs[@]}"; do
     gcc -std=gnu11 -O2 -pthread -Wall -Wextra -Werror -D_GNU_SOURCE \
         -o "$bench_bin/$name" "$repo_dir/bench/$name.c" \
         || die "compiling bench/$name.c failed"
@@ -49,13 +57,15 @@ work="$DEJA_TRACE_DIR/work"
 mkdir -p "$work/tree" || die "cannot create $work"
 cp -r /usr/include/linux "$work/tree/" || die "cannot copy /usr/include/linux"
 cp "$repo_dir/bench/python_work.py" "$work/" || die "cannot copy bench/python_work.py"
-real_names=(tar_czf grep_r git_log_p python3)
+real_names=(tar_czf grep_r git_log_p python3 gcc_c)
 real_commands=(
     "tar czf $work/out.tgz -C $work tree"
     "grep -r -c define $work/tree"
     "git -C $repo_dir log -p -n 300"
     "/usr/bin/python3 $work/python_work.py"
+    "gcc -O2 -c -o $work/reverse.o $repo_dir/bench/reverse.c"
 )
+real_goals=(1.5 2.5 1.5 1.5 1.5)
 git -C "$repo_dir" rev-parse HEAD >/dev/null 2>&1 || die "$repo_dir is not a git repository"
 
 now() { date +%s.%N; }
@@ -72,9 +82,9 @@ time_run() {
     elapsed "$start" "$end"
 }
 
-printf '%-11s %9s %9s %9s %13s %13s %8s %12s %12s %9s %13s\n' \
-    workload "native s" "record s" "replay s" record/native replay/native events \
-    "trace bytes" "bytes/event" "states/s" "restore s"
+row_format='%-13s %9s %9s %9s %13s %6s %13s %8s %6s %8s %8s %12s %9s %9s\n'
+printf "$row_format" workload "native s" "record s" "replay s" record/native goal \
+    replay/native traced traps flushes events "trace bytes" "states/s" "restore s"
 
 selected() { [ -z "${BENCH_WORKLOADS:-}" ] || [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
 
@@ -82,10 +92,12 @@ cpu_record_ratio="" syscalls_ratios="" real_record_ratios="" replay_slower=""
 for ((w = 0; w < ${#workloads[@]} + ${#real_names[@]}; w++)); do
     if ((w < ${#workloads[@]})); then
         name=${workloads[w]}
-        command=("$bench_bin/$name")
-        [ "$name" = syscalls ] && command+=("${BENCH_SYSCALLS_ITERATIONS:-200000}")
+        goal=${workload_goals[w]}
+        read -r -a command <<<"${workload_commands[w]}"
+        command[0]="$bench_bin/${command[0]}"
     else
         name=${real_names[w - ${#workloads[@]}]}
+        goal=${real_goals[w - ${#workloads[@]}]}
         read -r -a command <<<"${real_commands[w - ${#workloads[@]}]}"
     fi
     selected "$name" || continue
@@ -108,10 +120,14 @@ for ((w = 0; w < ${#workloads[@]} + ${#real_names[@]}; w++)); do
         continue
     fi
 
-    events=$("$deja" dump "$trace" | wc -l)
+    "$deja" dump "$trace" >"$DEJA_TRACE_DIR/dump" 2>/dev/null
+    events=$(wc -l <"$DEJA_TRACE_DIR/dump")
+    traced=$(grep -c '^[0-9]* tid=[0-9]* syscall ' "$DEJA_TRACE_DIR/dump")
+    traps=$(grep -c '^[0-9]* tid=[0-9]* insn ' "$DEJA_TRACE_DIR/dump")
+    flushes=$(grep -c '^[0-9]* tid=[0-9]* sbuf [0-9]' "$DEJA_TRACE_DIR/dump")
     trace_bytes=$(du -sB1 "$trace" | cut -f1)
     events_bytes=$(stat -c %s "$trace/events" 2>/dev/null || echo 0)
-    states=$("$deja" dump "$trace" | grep -c ' state' || true)
+    states=$(grep -c ' state' "$DEJA_TRACE_DIR/dump")
     restore=$(sed -n 's/.*state points restored in \([0-9.]*\) s.*/\1/p' "$DEJA_TRACE_DIR/last-stderr" | tail -n 1)
     record_ratio=$(ratio "$best_record" "$best_native")
     replay_ratio=$(ratio "$best_replay" "$best_native")
@@ -120,20 +136,44 @@ for ((w = 0; w < ${#workloads[@]} + ${#real_names[@]}; w++)); do
         syscalls_ratios="$record_ratio $replay_ratio"
         # Buffered calls, their records' bytes (32 per call plus the data the calls
         # returned), and the events file's bytes per buffered call.
-        syscalls_sbuf=$("$deja" dump "$trace" | sed -n 's/.* sbuf \([0-9]*\) calls\{0,1\} (\([0-9]*\) bytes).*/\1 \2/p' \
-            | awk -v f="$events_bytes" '{ n += $1; b += $2 } END { if (n) printf "%d buffered calls, %.1f record bytes per call (%.1f of them data), %.2f trace bytes per call", n, b / n, b / n - 32, f / n; else print "no buffered calls" }')
+        syscalls_sbuf=$(sed -n 's/.* sbuf \([0-9]*\) calls\{0,1\} (\([0-9]*\) bytes).*/\1 \2/p' \
+            "$DEJA_TRACE_DIR/dump" | awk -v f="$events_bytes" '{ n += $1; b += $2 } END { if (n) printf "%d buffered calls, %.1f record bytes per call (%.1f of them data), %.2f trace bytes per call", n, b / n, b / n - 32, f / n; else print "no buffered calls" }')
     fi
-    if ((w >= ${#workloads[@]})); then
-        real_record_ratios="$real_record_ratios $record_ratio"
-        awk -v a="$best_replay" -v b="$best_record" 'BEGIN { exit !(a > b) }' \
-            && replay_slower="$replay_slower $name"
-    fi
-    printf '%-11s %9s %9s %9s %13s %13s %8s %12s %12s %9s %13s\n' \
-        "$name" "$best_native" "$best_record" "$best_replay" "$record_ratio" \
-        "$replay_ratio" "$events" "$trace_bytes" \
-        "$(ratio "$events_bytes" "$events")" "$(ratio "$states" "$best_record")" "${restore:-0}"
+    ((w >= ${#workloads[@]})) && real_record_ratios="$real_record_ratios $record_ratio"
+    awk -v a="$best_replay" -v b="$best_record" 'BEGIN { exit !(a > b) }' \
+        && replay_slower="$replay_slower $name"
+    printf "$row_format" "$name" "$best_native" "$best_record" "$best_replay" "$record_ratio" \
+        "$goal" "$replay_ratio" "$traced" "$traps" "$flushes" "$events" "$trace_bytes" \
+        "$(ratio "$states" "$best_record")" "${restore:-0}"
     rm -rf "$trace"
 done
+
+# Start-up: `deja record /bin/true`, best of 5, in milliseconds, with DEJA_STATS's phases
+# of the best run (set-up, the program's start, its run, finishing the trace).
+startup() {
+    local best_native="" best_record="" phases="" t i
+    for ((i = 1; i <= 5; i++)); do
+        t=$(time_run /bin/true) || die "/bin/true failed"
+        best_native=$(min "$best_native" "$t")
+        t=$(DEJA_STATS=1 time_run "$deja" record "${record_args[@]}" -o "$DEJA_TRACE_DIR/startup-$i" /bin/true) \
+            || die "deja record /bin/true failed: $(tail -n 1 "$DEJA_TRACE_DIR/last-stderr")"
+        if [ "$(min "$best_record" "$t")" != "$best_record" ]; then
+            best_record=$t
+            phases=$(sed -n 's/.*stats: \([0-9.]*\) ms setting up.*, \([0-9.]*\) ms starting.*, \([0-9.]*\) ms recording.*, \([0-9.]*\) ms finishing.*/set-up \1, start \2, run \3, finish \4 ms/p' "$DEJA_TRACE_DIR/last-stderr")
+        fi
+    done
+    "$deja" dump "$DEJA_TRACE_DIR/startup-1" >"$DEJA_TRACE_DIR/dump" 2>/dev/null
+    local traced traps ms native_ms verdict="NOT met"
+    traced=$(grep -c '^[0-9]* tid=[0-9]* syscall ' "$DEJA_TRACE_DIR/dump")
+    traps=$(grep -c '^[0-9]* tid=[0-9]* insn ' "$DEJA_TRACE_DIR/dump")
+    ms=$(awk -v t="$best_record" 'BEGIN { printf "%.1f", t * 1000 }')
+    native_ms=$(awk -v t="$best_native" 'BEGIN { printf "%.1f", t * 1000 }')
+    awk -v m="$ms" -v g="$startup_goal_ms" 'BEGIN { exit !(m <= g) }' && verdict=met
+    echo "start-up: deja record /bin/true $ms ms (native $native_ms ms; goal <= $startup_goal_ms ms: $verdict);" \
+        "$traced system calls traced and $traps instructions trapped before the buffer is on; ${phases:-no phases}"
+    rm -rf "$DEJA_TRACE_DIR"/startup-*
+}
+selected startup && { echo; startup; }
 
 # Traces at any size, at little disk cost (issue 11).
 disk_and_state_points() {
@@ -173,7 +213,8 @@ disk_and_state_points() {
 
 echo
 echo "times: best of $runs wall-clock runs; trace bytes: disk used by the trace directory (du);"
-echo "bytes/event: size of the trace's events file divided by the number of events."
+echo "traced: system calls recorded at ptrace stops (two each); traps: rdtsc/cpuid trapped (one stop"
+echo "each); flushes: system call buffer flushes (one stop each, more when a buffered call blocked)."
 if [ -z "$cpu_record_ratio" ]; then
     echo "goal: record/native <= $cpu_goal for cpu-bound: NOT met (the cpu workload did not run)"
 elif awk -v r="$cpu_record_ratio" -v g="$cpu_goal" 'BEGIN { exit !(r <= g) }'; then
@@ -196,9 +237,9 @@ else
     echo "goal: geometric mean of record/native <= $real_goal for real programs: NOT met ($geomean)"
 fi
 if [ -z "$replay_slower" ]; then
-    echo "goal: each real program's replay no slower than its record: met"
+    echo "goal: each workload's replay no slower than its record: met"
 else
-    echo "goal: each real program's replay no slower than its record: NOT met ($replay_slower )"
+    echo "goal: each workload's replay no slower than its record: NOT met ($replay_slower )"
 fi
 [ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_reverse.sh" "$build_dir"
 # Processes recorded on several CPUs at once, against one CPU (issue 30).

@@ -54,6 +54,23 @@ static void print_stats(const struct recorder *r, uint64_t seed) {
              r->settle_ns / 1e9);
 }
 
+/* Where a recording's time went, for DEJA_STATS: MARKS are the times at its start, once
+ * the probes and the trace were set up, once the program was running traced (its first
+ * exec done), at the end of its run, and once the trace was written out. */
+enum { MARK_START, MARK_SET_UP, MARK_TRACED, MARK_RAN, MARK_CLOSED, MARKS };
+static void print_times(const struct timespec marks[MARKS]) {
+  if (!getenv("DEJA_STATS"))
+    return;
+  double ms[MARKS] = {0};
+  for (int i = 1; i < MARKS; i++)
+    ms[i] = ((marks[i].tv_sec - marks[i - 1].tv_sec) * 1e9 +
+             (marks[i].tv_nsec - marks[i - 1].tv_nsec)) /
+            1e6;
+  deja_msg("stats: %.2f ms setting up (probes, trace files), %.2f ms starting the program, "
+           "%.2f ms recording it, %.2f ms finishing the trace",
+           ms[MARK_SET_UP], ms[MARK_TRACED], ms[MARK_RAN], ms[MARK_CLOSED]);
+}
+
 /* Chaos mode's seed: DEJA_CHAOS_SEED, or a random one. */
 static uint64_t chaos_seed(void) {
   uint64_t seed = 0;
@@ -96,6 +113,8 @@ int record_run(const struct record_options *o) {
              strchr(o->argv[0], '/') ? " (no such executable file)" : " in PATH");
     return 127;
   }
+  struct timespec marks[MARKS] = {0};
+  clock_gettime(CLOCK_MONOTONIC, &marks[MARK_START]);
   struct record_options with_buffer = *o;
   /* Chaos scheduling acts at system call stops: it goes without the buffer. */
   char **env = syscallbuf_record_start(o->syscall_buffer && !o->chaos, o->env);
@@ -158,6 +177,7 @@ int record_run(const struct record_options *o) {
   if (cpu >= 0)
     CPU_CLR(cpu, &others);
   trace_writer_background(r.w, cpu < 0 ? NULL : &cpus);
+  clock_gettime(CLOCK_MONOTONIC, &marks[MARK_SET_UP]);
   pid_t pid = record_spawn(o, path, &old);
   if (pid < 0) {
     deja_msg("cannot fork: %s", strerror(errno));
@@ -165,6 +185,7 @@ int record_run(const struct record_options *o) {
   }
   record_forward_signals(pid);
   status = record_start_tracing(&r, pid);
+  clock_gettime(CLOCK_MONOTONIC, &marks[MARK_TRACED]);
   if (status == 0 && r.ntasks) {
     status = record_loop(&r);
     if (status == 0)
@@ -173,6 +194,7 @@ int record_run(const struct record_options *o) {
   if (r.warned_cpuid && cpu >= 0 && cpu_bind_note(o->trace_dir, cpu) < 0)
     status = RECORD_DEJA_FAILED; /* cpuid ran natively: replay must run on this CPU */
   print_stats(&r, seed);
+  clock_gettime(CLOCK_MONOTONIC, &marks[MARK_RAN]);
 out:
   record_forward_signals(0);
   if (r.w && trace_writer_close(r.w) < 0) {
@@ -180,6 +202,9 @@ out:
     status = RECORD_DEJA_FAILED;
   }
   free_recorder(&r);
+  clock_gettime(CLOCK_MONOTONIC, &marks[MARK_CLOSED]);
+  if (marks[MARK_RAN].tv_sec)
+    print_times(marks);
   sigprocmask(SIG_SETMASK, &old, NULL);
   sched_setaffinity(0, sizeof cpus, &cpus);
   free(files);
