@@ -164,8 +164,10 @@ HOT long mmap_call(long nr, const long a[6]) {
   /* Anonymous private memory (malloc's large blocks, thread stacks): buffered, replay
    * makes it at the recorded address. File mappings stay traced (replay maps the
    * preserved file). */
+  bool chaos_picks = preload_chaos() && !a[0]; /* chaos mode picks the address */
   if ((a[3] & (MAP_SHARED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_GROWSDOWN)) ==
-      (MAP_PRIVATE | MAP_ANONYMOUS))
+          (MAP_PRIVATE | MAP_ANONYMOUS) &&
+      !chaos_picks)
     return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
   /* A small file read whole (git maps each object it reads): its bytes are recorded.
    * Not while a file is mapped shared and writable (a private mapping of it would see
@@ -180,8 +182,14 @@ HOT long mmap_call(long nr, const long a[6]) {
 HOT long futex_call(long nr, const long a[6]) {
   switch (a[1] & FUTEX_CMD_MASK) {
   case FUTEX_WAKE:
-  case FUTEX_WAKE_BITSET: /* never block, write no memory */
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case FUTEX_WAKE_BITSET: { /* never block, write no memory */
+    long woken = preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+    /* Chaos mode: a preemption point where a woken thread may overtake its waker (a
+     * traced sched_yield: deja's scheduler decides who runs next). */
+    if (woken > 0 && preload_chaos())
+      preload_raw_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+    return woken;
+  }
   case FUTEX_WAIT:
     if (a[3])
       break; /* a relative timeout: made again after it blocked, it would wait longer */

@@ -94,8 +94,9 @@ int record_run(const struct record_options *o) {
     return 127;
   }
   struct record_options with_buffer = *o;
-  /* Chaos scheduling acts at system call stops: it goes without the buffer. */
-  char **env = syscallbuf_record_start(o->syscall_buffer && !o->chaos, o->env);
+  /* Chaos mode keeps the buffer: its decisions apply at traced stops, interrupts and
+   * flushes (src/record/README.md). */
+  char **env = syscallbuf_record_start(o->syscall_buffer, o->env);
   if (env)
     with_buffer.env = env;
   o = &with_buffer;
