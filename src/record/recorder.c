@@ -46,9 +46,10 @@ static void print_stats(const struct recorder *r, uint64_t seed) {
              r->tsc_sites);
   if (r->o->chaos)
     deja_msg("chaos: seed %#" PRIx64 ", %d CPUs, %" PRIu64 " high-priority-only intervals (%" PRIu64
-             " at scheduling events, %.3f s), %.3f s waiting for woken tasks",
+             " at scheduling events, %.3f s), pauses of %" PRId64 " ms, %.3f s waiting for "
+             "woken tasks",
              seed, r->cpus.count, r->chaos.intervals, r->chaos.anchored, r->chaos.spent / 1e9,
-             r->settle_ns / 1e9);
+             r->chaos.pause_ns / 1000000, r->settle_ns / 1e9);
 }
 
 /* Chaos mode's seed: DEJA_CHAOS_SEED, or a random one. */
@@ -103,6 +104,8 @@ int record_run(const struct record_options *o) {
   struct recorder r = {.o = o, .slice_ns = 20000000L, .root_status = 0};
   uint64_t seed = chaos_seed();
   chaos_init(&r.chaos, seed, chaos_now());
+  if (o->chaos && o->hunt)
+    chaos_plan_pauses(&r.chaos, o->hunt->run, o->hunt->active_ns);
   tbuf_init(&r.rec);
   tbuf_init(&r.data);
   tbuf_init(&r.addrs);
@@ -167,6 +170,8 @@ int record_run(const struct record_options *o) {
   if (r.warned_cpuid && cpu >= 0 && cpu_bind_note(o->trace_dir, cpu) < 0)
     status = RECORD_DEJA_FAILED; /* cpuid ran natively: replay must run on this CPU */
   print_stats(&r, seed);
+  if (o->hunt)
+    o->hunt->active_ns = chaos_active_ns(&r.chaos, chaos_now());
 out:
   record_forward_signals(0);
   if (r.w && trace_writer_close(r.w) < 0) {
