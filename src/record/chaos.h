@@ -62,7 +62,7 @@ struct chaos {
   uint64_t mm_addr[16], mm_len[16];
   uint64_t mm_count;
   unsigned mm_weight[4]; /* this recording's weights of the kinds of address */
-  bool log; /* DEJA_CHAOS_LOG: say what chaos mode decides */
+  bool log;              /* DEJA_CHAOS_LOG: say what chaos mode decides */
 };
 
 uint64_t chaos_random(struct chaos *c);
