@@ -491,13 +491,7 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
     return probed_traced(nr, a, h, used, rec, sizeof *rec);
   if (kind == OUT_FILE_MAP)
     return buffered_file_map(nr, a, h, used, rec);
-  /* Chaos mode: a write to a pipe or socket may wake a reader, which may then overtake
-   * the writer: a preemption point (a traced sched_yield: deja's scheduler decides). */
-  bool wakes = g_chaos && (probe == PROBE_WRITE || probe == PROBE_WRITE_NOFILE) && rec->aux < 0;
-  long ret = buffered_call(nr, a, h, used, rec, outarg, outmax, kind, armed);
-  if (wakes && ret > 0)
-    preload_raw_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
-  return ret;
+  return buffered_call(nr, a, h, used, rec, outarg, outmax, kind, armed);
 }
 
 bool preload_start_buffers(void) {
