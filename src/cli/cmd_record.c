@@ -46,7 +46,8 @@ static int cpus_limit;
 
 /* One recording into a new trace directory. Returns the exit status; *DIR_OUT gets the
  * malloc'ed trace path (NULL when none was created). */
-static int record_once(char **prog, char **env, const char *output, bool chaos, char **dir_out) {
+static int record_once(char **prog, char **env, const char *output, bool chaos,
+                       struct chaos_hunt *hunt, char **dir_out) {
   char err[512];
   *dir_out = trace_dir_create(prog[0], output, err, sizeof err);
   if (!*dir_out) {
@@ -59,7 +60,8 @@ static int record_once(char **prog, char **env, const char *output, bool chaos, 
                              .trace_dir = *dir_out,
                              .chaos = chaos,
                              .syscall_buffer = syscall_buffer,
-                             .cpus = cpus_limit};
+                             .cpus = cpus_limit,
+                             .hunt = chaos ? hunt : NULL};
   return record_run(&o);
 }
 
@@ -89,9 +91,11 @@ static int record_until_failure(char **prog, char **env, const char *output, boo
   char *store = NULL;
   int status = 0;
   long run;
+  struct chaos_hunt hunt = {0, 0};
   for (run = 1; run <= max; run++) {
     char *dir;
-    status = record_once(prog, env, output, chaos, &dir);
+    hunt.run = (int)run;
+    status = record_once(prog, env, output, chaos, &hunt, &dir);
     int sig = record_signal_received();
     if (sig) {
       if (dir)
@@ -221,7 +225,7 @@ int cmd_record(int argc, char **argv) {
     status = record_until_failure(prog, env, output, chaos, until);
   } else {
     char *dir;
-    status = record_once(prog, env, output, chaos, &dir);
+    status = record_once(prog, env, output, chaos, NULL, &dir);
     free(dir);
   }
   free(env);

@@ -124,6 +124,23 @@ static long iov_total(const struct iovec *iov, long cnt) {
   return (long)total;
 }
 
+/* Chaos mode: a preemption point where a woken thread may overtake the one that woke it
+ * (a traced sched_yield: deja's scheduler decides who runs next). Made here, after the
+ * buffered call has returned, so the registers that call leaves are those of a recording
+ * without chaos mode and of its replay alike. */
+static void chaos_preemption_point(void) { preload_raw_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0); }
+
+/* Chaos mode: after a write of RET bytes to FD, a preemption point when FD is a pipe or
+ * socket (a reader may have been woken); whether it is, a buffered lseek tells. */
+static long chaos_after_write(long fd, long ret) {
+  if (ret > 0 && preload_chaos()) {
+    const long seek[6] = {fd, 0, SEEK_CUR, 0, 0, 0};
+    if (preload_buffered(SYS_lseek, seek, -1, 0, OUT_NONE, PROBE_NONE) < 0)
+      chaos_preemption_point();
+  }
+  return ret;
+}
+
 /* write and writev. Those to descriptors 0-2 keep their bytes in the record (gathered
  * from a writev's buffers), for replay. With a file mapped MAP_SHARED, only writes of
  * pipes and sockets (which cannot change the file) are buffered. */
@@ -134,15 +151,16 @@ HOT long write_call(long nr, const long a[6]) {
     long len = nr == SYS_write ? a[2] : iov_total((const struct iovec *)a[1], a[2]);
     if (len < 0)
       return preload_traced(nr, a); /* a count the kernel refuses (EINVAL) */
-    return preload_buffered(nr, a, 1, (size_t)len, OUT_INPUT,
-                            shared_file_mapped ? PROBE_WRITE_NOFILE : PROBE_WRITE);
+    return chaos_after_write(
+        a[0], preload_buffered(nr, a, 1, (size_t)len, OUT_INPUT,
+                               shared_file_mapped ? PROBE_WRITE_NOFILE : PROBE_WRITE));
   }
   if (a[0] < 0 || (shared_file_mapped && nr == SYS_writev))
     return preload_traced(nr, a);
-  return preload_buffered(nr, a, -1, 0, OUT_NONE,
-                          nr == SYS_writev     ? PROBE_SEEKABLE
-                          : shared_file_mapped ? PROBE_WRITE_NOFILE
-                                               : PROBE_WRITE);
+  return chaos_after_write(a[0], preload_buffered(nr, a, -1, 0, OUT_NONE,
+                                                  nr == SYS_writev     ? PROBE_SEEKABLE
+                                                  : shared_file_mapped ? PROBE_WRITE_NOFILE
+                                                                       : PROBE_WRITE));
 }
 
 /* fcntl: the requests that never block (locks may). */
@@ -171,8 +189,10 @@ HOT long mmap_call(long nr, const long a[6]) {
   /* Anonymous private memory (malloc's large blocks, thread stacks): buffered, replay
    * makes it at the recorded address. File mappings stay traced (replay maps the
    * preserved file). */
+  bool chaos_picks = preload_chaos() && !a[0]; /* chaos mode picks the address */
   if ((a[3] & (MAP_SHARED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_GROWSDOWN)) ==
-      (MAP_PRIVATE | MAP_ANONYMOUS))
+          (MAP_PRIVATE | MAP_ANONYMOUS) &&
+      !chaos_picks)
     return preload_buffered(nr, a, -1, 0, OUT_ARGS, PROBE_NONE);
   /* A small file read whole (git maps each object it reads): its bytes are recorded.
    * Not while a file is mapped shared and writable (a private mapping of it would see
@@ -187,8 +207,12 @@ HOT long mmap_call(long nr, const long a[6]) {
 HOT long futex_call(long nr, const long a[6]) {
   switch (a[1] & FUTEX_CMD_MASK) {
   case FUTEX_WAKE:
-  case FUTEX_WAKE_BITSET: /* never block, write no memory */
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case FUTEX_WAKE_BITSET: { /* never block, write no memory */
+    long woken = preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+    if (woken > 0 && preload_chaos())
+      chaos_preemption_point();
+    return woken;
+  }
   case FUTEX_WAIT:
     if (a[3])
       break; /* a relative timeout: made again after it blocked, it would wait longer */

@@ -27,10 +27,13 @@ static __thread struct sbuf_hdr *t_buf TLS;
 static __thread int t_state TLS;
 static __thread int t_desched TLS = -1; /* the thread's context-switch event, or -1 */
 #define DESCHED_FD_FLOOR 900            /* where it goes (below the usual limit of 1024) */
-static int g_on;  /* the page is mapped and deja took the first thread's buffer */
-static int g_off; /* the process has a seccomp filter of its own */
+static int g_on;    /* the page is mapped and deja took the first thread's buffer */
+static int g_off;   /* the process has a seccomp filter of its own */
+static int g_chaos; /* deja records in chaos mode (SBUF_ANNOUNCE_CHAOS) */
 
 void preload_off(void) { g_off = 1; }
+
+bool preload_chaos(void) { return g_chaos; }
 
 /* rdi=nr, rsi..r9 = a0..a4, [rsp+8] = a5, [rsp+16] = where the result lives in the
  * record (the replay entry reads it from there). */
@@ -196,6 +199,10 @@ static long announce(long b) {
     fd = high;
   }
   long rc = preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, fd < 0 ? -1 : fd, 0, 0, 0);
+  if (rc == SBUF_ANNOUNCE_CHAOS) {
+    g_chaos = 1;
+    rc = 0;
+  }
   if (rc != 0 && fd >= 0)
     preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
   t_desched = rc != 0 || fd < 0 ? -1 : (int)fd;

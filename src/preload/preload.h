@@ -61,6 +61,8 @@ void preload_forked_child(void);
 /* From now on every call of this process is made traced: it installs a seccomp filter
  * of its own, whose errno results the recorder sees only at traced calls' entries. */
 void preload_off(void);
+/* deja records in chaos mode: the calls whose results chaos mode chooses stay traced. */
+bool preload_chaos(void);
 /* A raw result as libc returns it: -1 with errno set on failure. */
 long preload_errno(long ret);
 

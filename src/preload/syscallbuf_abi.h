@@ -95,11 +95,14 @@ static inline int sbuf_exec_call_nr(unsigned nr) {
 }
 
 /* The traced call a thread makes to announce its buffer: (buffer, size, desched fd).
- * deja answers 0 when it records the buffer; anything else (no deja, or -n) turns the
- * library off. The desched fd (or -1) is the thread's perf software context-switch
+ * deja answers 0 (or SBUF_ANNOUNCE_CHAOS) when it records the buffer; anything else (no
+ * deja, or -n) turns the library off. The desched fd (or -1) is the thread's perf software context-switch
  * event: the library enables it around calls that may block, deja takes a copy of it
  * (pidfd_getfd) and is sent a signal when the thread is switched out meanwhile. */
 #define SBUF_ANNOUNCE_NR 0x5dea
+/* deja's answer under chaos mode (`record -h`): the buffer is taken, and mmaps without
+ * an address stay traced (chaos mode chooses their addresses). */
+#define SBUF_ANNOUNCE_CHAOS 1
 #define SBUF_SIZE (1u << 20)
 
 /* The buffer: this header, then records back to back from SBUF_DATA_OFF. */

@@ -65,14 +65,77 @@ int64_t chaos_slice(struct chaos *c) {
   return 20000 + (int64_t)chaos_below(c, (uint64_t)max);
 }
 
-uint64_t chaos_mmap_address(struct chaos *c, uint64_t len) {
-  /* [1 TiB, 80 TiB): below a position-independent program (0x555555554000 without ASLR)
-   * and its heap, far below the libraries and the stack at the top. */
-  const uint64_t lo = 1ull << 40, hi = 80ull << 40;
-  if (len + 4096 > hi - lo)
+#define MAP_LO (1ull << 40)
+#define MAP_HI (80ull << 40)
+
+/* [1 TiB, 80 TiB): below a position-independent program (0x555555554000 without ASLR)
+ * and its heap, far below the libraries and the stack at the top. */
+static uint64_t far_address(struct chaos *c, uint64_t len) {
+  if (len + 4096 > MAP_HI - MAP_LO)
     return 0;
-  uint64_t pages = (hi - lo - len) >> 12;
-  return lo + (chaos_below(c, pages) << 12);
+  uint64_t pages = (MAP_HI - MAP_LO - len) >> 12;
+  return MAP_LO + (chaos_below(c, pages) << 12);
+}
+
+/* An earlier mapping: one of the last three at random (NEXT), or the last one with
+ * probability 1/2, the one before 1/4, ... */
+static unsigned earlier_map(struct chaos *c, bool next) {
+  uint64_t n = c->mm_count < CHAOS_MAPS ? c->mm_count : CHAOS_MAPS, back = 0;
+  if (next)
+    back = chaos_below(c, n < 3 ? n : 3);
+  else
+    while (back + 1 < n && chaos_below(c, 2))
+      back++;
+  return (unsigned)((c->mm_count - 1 - back) % CHAOS_MAPS);
+}
+
+/* Bugs that assume the kernel's layout show where it differs from it: some mappings the
+ * kernel places, others far away, right next to an earlier one (below, mostly, as the
+ * kernel's next one would be, or above), or with an earlier one's low address bits
+ * (bits 12 up to 20, 24 ... 36: hash tables and caches indexed by address bits). */
+enum { MAP_KERNEL, MAP_FAR, MAP_NEXT, MAP_ALIAS };
+
+/* Each recording weighs the kinds its own way (0-3 each): a layout bug that needs several
+ * mappings placed alike shows more often than with the same odds everywhere. */
+static void pick_map_weights(struct chaos *c) {
+  do {
+    for (int i = 0; i < 4; i++)
+      c->mm_weight[i] = (unsigned)chaos_below(c, 4);
+  } while (!(c->mm_weight[0] | c->mm_weight[1] | c->mm_weight[2] | c->mm_weight[3]));
+}
+
+static int map_kind(struct chaos *c) {
+  unsigned total = c->mm_weight[0] + c->mm_weight[1] + c->mm_weight[2] + c->mm_weight[3];
+  unsigned x = (unsigned)chaos_below(c, total);
+  int kind = 0;
+  while (x >= c->mm_weight[kind])
+    x -= c->mm_weight[kind++];
+  return kind;
+}
+
+uint64_t chaos_mmap_address(struct chaos *c, uint64_t len) {
+  int kind = map_kind(c);
+  if (kind == MAP_KERNEL)
+    return 0;
+  if (kind == MAP_FAR || !c->mm_count)
+    return far_address(c, len);
+  unsigned e = earlier_map(c, kind == MAP_NEXT);
+  if (kind == MAP_NEXT) {
+    if (chaos_below(c, 4))
+      return c->mm_addr[e] >= len + MAP_LO ? c->mm_addr[e] - len : 0;
+    return c->mm_addr[e] + c->mm_len[e] + len <= (1ull << 47) ? c->mm_addr[e] + c->mm_len[e] : 0;
+  }
+  uint64_t far = far_address(c, len), low = (1ull << (20 + 4 * chaos_below(c, 5))) - 1;
+  uint64_t addr = (far & ~low) | (c->mm_addr[e] & low & ~4095ull);
+  return far && addr + len <= MAP_HI ? addr : far;
+}
+
+void chaos_mmap_placed(struct chaos *c, uint64_t addr, uint64_t len) {
+  if (addr > -4096ull || !len)
+    return;
+  c->mm_addr[c->mm_count % CHAOS_MAPS] = addr;
+  c->mm_len[c->mm_count % CHAOS_MAPS] = (len + 4095) & ~4095ull;
+  c->mm_count++;
 }
 
 /* When the first interval starts: right at the start sometimes; otherwise at a time
@@ -85,6 +148,7 @@ void chaos_init(struct chaos *c, uint64_t seed, int64_t now) {
   c->prio_refresh_at = now + (int64_t)chaos_below(c, PRIO_REFRESH_MAX_NS);
   c->log = getenv("DEJA_CHAOS_LOG") != NULL;
   c->next_duration = chaos_duration(c);
+  pick_map_weights(c);
   if (chaos_below(c, 100) < START_AT_ONCE_PERCENT) {
     c->next_timed = now;
   } else {
@@ -117,7 +181,17 @@ static void start_interval(struct chaos *c, int64_t now, int64_t duration) {
  * the chance of one at the first interesting event. */
 static int64_t budget_time(const struct chaos *c) { return c->started + 5 * c->spent; }
 
+static bool pause_at(const struct chaos *c, int64_t now) {
+  return c->pause_ns && now >= c->pause_from &&
+         (now - c->pause_from) % (2 * c->pause_ns) < c->pause_ns;
+}
+
 void chaos_advance(struct chaos *c, int64_t now) {
+  c->last_now = now;
+  bool pausing = pause_at(c, now);
+  if (pausing != c->pausing && c->log)
+    deja_msg("chaos: %" PRId64 " ms: %s", since(c, now), pausing ? "pause" : "pause over");
+  c->pausing = pausing;
   if (c->in_interval && ((now >= c->iv_end && !c->waiting_for) || now >= c->iv_cap)) {
     c->in_interval = false;
     c->waiting_for = 0;
@@ -152,7 +226,7 @@ bool chaos_event_starts_interval(struct chaos *c, int64_t now) {
 }
 
 bool chaos_holds(const struct chaos *c, const struct chaos_task *t, int ntasks) {
-  return c->in_interval && (t->prio == CHAOS_LOW || ntasks == 1);
+  return c->pausing || (c->in_interval && (t->prio == CHAOS_LOW || ntasks == 1));
 }
 
 void chaos_extend(struct chaos *c, pid_t tid, int64_t deadline) {
@@ -172,10 +246,56 @@ void chaos_task_ran(struct chaos *c, pid_t tid) {
     c->waiting_for = 0;
 }
 
+/* When the current pause, or the run between two, ends (-1: no pauses). */
+static int64_t next_pause_change(const struct chaos *c) {
+  if (!c->pause_ns)
+    return -1;
+  int64_t now = c->last_now;
+  if (now < c->pause_from)
+    return c->pause_from;
+  int64_t cycle = 2 * c->pause_ns;
+  int64_t base = c->pause_from + (now - c->pause_from) / cycle * cycle;
+  return c->pausing ? base + c->pause_ns : base + cycle;
+}
+
 int64_t chaos_next_change(const struct chaos *c) {
+  int64_t change;
   if (c->in_interval)
-    return c->waiting_for ? c->iv_cap : c->iv_end;
-  return c->next_timed > budget_time(c) ? c->next_timed : budget_time(c);
+    change = c->waiting_for ? c->iv_cap : c->iv_end;
+  else
+    change = c->next_timed > budget_time(c) ? c->next_timed : budget_time(c);
+  int64_t pause = next_pause_change(c);
+  return pause >= 0 && pause < change ? pause : change;
+}
+
+/* D goes through 1 ms, 2 ms ... 2^top ms (the largest at most half the program's run),
+ * one value per recording after the first, the largest and the smallest first: L/2, 1 ms,
+ * L/4, 2 ms ... A pause of D starts at a random moment of every stretch of 2D of the run:
+ * one as long as the bug needs and at most twice that long catches it in 1 recording of
+ * 2 when the bug's window is as long as D, and wherever the window lies. */
+void chaos_plan_pauses(struct chaos *c, int run, int64_t active_ns) {
+  if (run < 2 || active_ns <= 0)
+    return;
+  int top = 0;
+  while (top + 1 < MAX_DURATION_STEPS && ((int64_t)2 << top) * MS <= active_ns / 2)
+    top++;
+  int p = (run - 2) % (top + 1);
+  int k = p % 2 == 0 ? top - p / 2 : p / 2;
+  c->pause_ns = ((int64_t)1 << k) * MS;
+  c->pause_from = c->started + (int64_t)chaos_below(c, (uint64_t)(2 * c->pause_ns));
+  if (c->log)
+    deja_msg("chaos: pauses of %" PRId64 " ms every %" PRId64 " ms from %" PRId64 " ms",
+             (int64_t)(c->pause_ns / MS), (int64_t)(2 * c->pause_ns / MS), since(c, c->pause_from));
+}
+
+int64_t chaos_active_ns(const struct chaos *c, int64_t now) {
+  int64_t total = now - c->started;
+  if (!c->pause_ns || now <= c->pause_from)
+    return total;
+  int64_t cycle = 2 * c->pause_ns, in = now - c->pause_from;
+  int64_t paused = in / cycle * c->pause_ns;
+  paused += in % cycle < c->pause_ns ? in % cycle : c->pause_ns;
+  return total - paused;
 }
 
 /* ---- applied to the recorder's tasks ---------------------------------------------- */

@@ -14,8 +14,13 @@
  *   those tasks have run (up to 2 s): a victim is kept off the CPU exactly as long as a
  *   timeout elsewhere needs. Intervals take at most about a fifth of the run time (the
  *   first one at an event may start whatever the time spent before).
- * - Random time slices; random addresses for mmap without an address; a random number of
- *   CPUs (1-8) reported to the program (record_cpus.c). */
+ * - Pauses, in the recordings of a hunt (`--until-failure`) after the first: the whole
+ *   program is held for D, runs for D, is held for D ... D goes through 1 ms ... L/2 (L:
+ *   how long the program ran before) from one recording to the next, largest and
+ *   smallest first, so a thread is kept off the CPU for D at any moment of its run.
+ * - Random time slices; addresses for mmap without an address (the kernel's, random,
+ *   next to an earlier mapping, or sharing its low bits); a random number of CPUs (1-8)
+ *   reported to the program (record_cpus.c). */
 #ifndef DEJA_RECORD_CHAOS_H
 #define DEJA_RECORD_CHAOS_H
 
@@ -48,7 +53,16 @@ struct chaos {
   int64_t next_duration; /* its D */
   int candidates;        /* scheduling events since the last interval */
   uint64_t intervals, anchored;
-  bool log; /* DEJA_CHAOS_LOG: say what chaos mode decides */
+  /* Pauses (recordings of a hunt after its first): every task is held for pause_ns, then
+   * runs for pause_ns, and so on from pause_from; pausing while one lasts. */
+  int64_t pause_ns, pause_from, last_now;
+  bool pausing;
+  /* the last mappings chaos mode placed (mm_count of them in all, the last at
+   * (mm_count - 1) % CHAOS_MAPS) */
+  uint64_t mm_addr[16], mm_len[16];
+  uint64_t mm_count;
+  unsigned mm_weight[4]; /* this recording's weights of the kinds of address */
+  bool log;              /* DEJA_CHAOS_LOG: say what chaos mode decides */
 };
 
 uint64_t chaos_random(struct chaos *c);
@@ -61,9 +75,13 @@ int chaos_random_priority(struct chaos *c, bool main_thread);
 int64_t chaos_duration(struct chaos *c);
 /* A random time slice. */
 int64_t chaos_slice(struct chaos *c);
-/* A page-aligned address for an mmap of LEN bytes without an address, far from the
- * program, its heap, the libraries and the stack. */
+#define CHAOS_MAPS 16
+/* A page-aligned address for an mmap of LEN bytes without an address, or 0 to leave it
+ * to the kernel: far from the program, its heap, the libraries and the stack, right next
+ * to an earlier mapping, or with the low bits of one. */
 uint64_t chaos_mmap_address(struct chaos *c, uint64_t len);
+/* An mmap without an address got ADDR (LEN bytes), or failed. */
+void chaos_mmap_placed(struct chaos *c, uint64_t addr, uint64_t len);
 
 /* Ends or starts intervals by time. */
 void chaos_advance(struct chaos *c, int64_t now);
@@ -77,5 +95,11 @@ void chaos_extend(struct chaos *c, pid_t tid, int64_t deadline);
 int64_t chaos_next_change(const struct chaos *c);
 /* The waited-for task ran (or left). */
 void chaos_task_ran(struct chaos *c, pid_t tid);
+
+/* Recording RUN (from 1) of a hunt whose previous recordings ran the program for ACTIVE_NS
+ * (0: unknown): the pauses it makes, if any. */
+void chaos_plan_pauses(struct chaos *c, int run, int64_t active_ns);
+/* How long the program could run until NOW: the time since the start less the pauses. */
+int64_t chaos_active_ns(const struct chaos *c, int64_t now);
 
 #endif

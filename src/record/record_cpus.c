@@ -222,9 +222,7 @@ void record_rewrite_entry(struct recorder *r, struct rtask *x) {
         (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_32BIT | MAP_GROWSDOWN)))
       break;
     uint64_t addr = chaos_mmap_address(&r->chaos, (e->rsi + 4095) & ~4095ull);
-    if (!addr)
-      break;
-    w->kind = RW_MMAP;
+    w->kind = RW_MMAP; /* (with 0 too: chaos mode notes where it went) */
     w->arg = 0;
     w->value = 0;
     set_arg(x, 0, addr); /* a hint: the kernel takes it when the range is free */
@@ -244,6 +242,8 @@ void record_rewrite_exit(struct recorder *r, struct rtask *x) {
     task_write_mem(&x->t, w->mem, w->saved, w->len);
     /* fall through */
   case RW_MMAP:
+    if (kind == RW_MMAP)
+      chaos_mmap_placed(&r->chaos, x->t.regs.rax, x->entry.rsi);
     set_arg(x, w->arg, w->value);
     task_set_regs(&x->t, &x->t.regs);
     break;

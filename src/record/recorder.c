@@ -49,9 +49,10 @@ static void print_stats(const struct recorder *r, uint64_t seed) {
              r->tsc_sites);
   if (r->o->chaos)
     deja_msg("chaos: seed %#" PRIx64 ", %d CPUs, %" PRIu64 " high-priority-only intervals (%" PRIu64
-             " at scheduling events, %.3f s), %.3f s waiting for woken tasks",
+             " at scheduling events, %.3f s), pauses of %" PRId64 " ms, %.3f s waiting for "
+             "woken tasks",
              seed, r->cpus.count, r->chaos.intervals, r->chaos.anchored, r->chaos.spent / 1e9,
-             r->settle_ns / 1e9);
+             r->chaos.pause_ns / 1000000, r->settle_ns / 1e9);
 }
 
 /* Where a recording's time went, for DEJA_STATS: MARKS are the times at its start, once
@@ -116,14 +117,17 @@ int record_run(const struct record_options *o) {
   struct timespec marks[MARKS] = {0};
   clock_gettime(CLOCK_MONOTONIC, &marks[MARK_START]);
   struct record_options with_buffer = *o;
-  /* Chaos scheduling acts at system call stops: it goes without the buffer. */
-  char **env = syscallbuf_record_start(o->syscall_buffer && !o->chaos, o->env);
+  /* Chaos mode keeps the buffer: its decisions apply at traced stops, interrupts and
+   * flushes (src/record/README.md). */
+  char **env = syscallbuf_record_start(o->syscall_buffer, o->env);
   if (env)
     with_buffer.env = env;
   o = &with_buffer;
   struct recorder r = {.o = o, .slice_ns = 20000000L, .root_status = 0};
   uint64_t seed = chaos_seed();
   chaos_init(&r.chaos, seed, chaos_now());
+  if (o->chaos && o->hunt)
+    chaos_plan_pauses(&r.chaos, o->hunt->run, o->hunt->active_ns);
   tbuf_init(&r.rec);
   tbuf_init(&r.data);
   tbuf_init(&r.addrs);
@@ -195,6 +199,8 @@ int record_run(const struct record_options *o) {
     status = RECORD_DEJA_FAILED; /* cpuid ran natively: replay must run on this CPU */
   print_stats(&r, seed);
   clock_gettime(CLOCK_MONOTONIC, &marks[MARK_RAN]);
+  if (o->hunt)
+    o->hunt->active_ns = chaos_active_ns(&r.chaos, chaos_now());
 out:
   record_forward_signals(0);
   if (r.w && trace_writer_close(r.w) < 0) {

@@ -3,15 +3,25 @@
 #define DEJA_RECORD_RECORDER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* The recordings of one `record --until-failure` hunt: chaos mode varies its pauses from
+ * one to the next (record/chaos.h). */
+struct chaos_hunt {
+  int run;           /* this recording's number, from 1 */
+  int64_t active_ns; /* how long the program ran in the previous one (0: unknown); set to
+                        this one's at its end */
+};
 
 struct record_options {
   char **argv;           /* program and its arguments; argv[0] searched in PATH */
   char **env;            /* the program's full environment */
   const char *trace_dir; /* created already, empty */
   bool chaos;
-  bool syscall_buffer; /* record common calls in-process (src/preload/); -n turns it off */
-  int cpus;            /* --cpus N: record on at most N CPUs at once (0: every one allowed) */
+  bool syscall_buffer;     /* record common calls in-process (src/preload/); -n turns it off */
+  int cpus;                /* --cpus N: record on at most N CPUs at once (0: every one allowed) */
+  struct chaos_hunt *hunt; /* under --chaos in a hunt, or NULL */
 };
 
 /* The exit status of `deja record` when deja itself failed (the trace up to there stays

@@ -60,6 +60,9 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* The task's next event is a buffered call the recorder restarted as a traced one (it
  * blocked): replay diverts the call whose record follows these to the traced entry. */
 #define EVF_SBUF_DIVERT 4u
+/* ...taken under chaos mode: the library keeps chaos mode's calls traced (it was told
+ * SBUF_ANNOUNCE_CHAOS, and replay tells it the same) */
+#define EVF_SBUF_CHAOS 8u
 
 struct event_mem {
   uint64_t addr;

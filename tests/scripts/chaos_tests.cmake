@@ -16,6 +16,14 @@ deja_chaos_test(starve_worker chaos_starve_worker 500)
 deja_chaos_test(starve_main chaos_starve_main 100)
 # A lone thread kept off the CPU for 300 ms (150 failed without chaos mode at load 9 on 2 cores).
 deja_chaos_test(starve_lone chaos_starve_lone 300)
+# A thread kept off the CPU for 50 ms inside the 50 ms window at 100 ms of its run,
+# alone or with three idle threads (found by the pauses of a hunt's later recordings; 20
+# ms inside 20 ms failed once without chaos mode at load 8 on 2 cores), and two mmaps
+# sharing address bits 16-22, a later one right below an earlier one.
+deja_chaos_test(starve_window chaos_starve_window 50 100 150)
+deja_chaos_test(starve_window_idle chaos_starve_window 50 100 150 3)
+deja_chaos_test(mmap_bits chaos_mmap_bits)
+deja_chaos_test(mmap_below chaos_mmap_below)
 # Wake-up races: the woken thread runs before the waker's next step.
 deja_chaos_test(wakeup_futex chaos_wakeup_race futex)
 deja_chaos_test(wakeup_pipe chaos_wakeup_race pipe)
@@ -28,8 +36,10 @@ deja_chaos_test(mmap_adjacent chaos_mmap_adjacent)
 deja_rr_program_test(cpu_count_view)
 deja_rr_test(chaos_cpu_count_view REPEAT 4 RECORD_ARGS -h COMMAND $<TARGET_FILE:cpu_count_view>)
 
-# Chaos recordings of racy programs replay faithfully, several of each.
-foreach(program mt_racy_counter mt_timer_compute pt_pipeline)
+# Chaos recordings of racy programs replay faithfully, several of each (with the system
+# call buffer on: the sbuf_* ones buffer reads, writes, futex waits and wakes).
+foreach(program mt_racy_counter mt_timer_compute pt_pipeline sbuf_thread_pipe sbuf_futex_sync
+        sbuf_calls)
   deja_rr_test(chaos_${program} REPEAT 3 RECORD_ARGS -h COMMAND $<TARGET_FILE:${program}>)
 endforeach()
 deja_rr_test(chaos_mt_condvar_pingpong REPEAT 2 RECORD_ARGS -h

@@ -46,15 +46,70 @@ static void test_slices_and_addresses(void **state) {
     very_short += s <= 120000;
   }
   assert_in_range(very_short, 700, 1600); /* a tenth are at most 0.1 ms */
+  /* with no earlier mapping: the kernel's place (0) or a far one */
   for (int i = 0; i < 10000; i++) {
     uint64_t len = (uint64_t)(i % 7 + 1) << 20;
     uint64_t a = chaos_mmap_address(&c, len);
     assert_int_equal(a & 4095, 0);
-    assert_true(a >= 1ull << 40);
+    assert_true(a == 0 || a >= 1ull << 40);
     assert_true(a + len <= 80ull << 40);
   }
   assert_int_equal(chaos_mmap_address(&c, 1ull << 47), 0); /* too large: no address */
   assert_int_equal(chaos_below(&c, 0), 0);
+}
+
+/* After a mapping was placed: some addresses are right below or above it, some share
+ * its low bits (bits 16-22 among them), over many recordings' weights. */
+static void test_addresses_near_earlier(void **state) {
+  (void)state;
+  const uint64_t first = 0x7f1234560000ull, len = 1 << 20;
+  int kernel = 0, below = 0, above = 0, alias = 0;
+  for (uint64_t seed = 1; seed <= 400; seed++) {
+    struct chaos c;
+    chaos_init(&c, seed, 0);
+    chaos_mmap_placed(&c, first, len);
+    for (int i = 0; i < 25; i++) {
+      uint64_t a = chaos_mmap_address(&c, len);
+      assert_int_equal(a & 4095, 0);
+      kernel += a == 0;
+      below += a == first - len;
+      above += a == first + len;
+      alias += a && a != first - len && ((a >> 16) & 0x7f) == ((first >> 16) & 0x7f);
+    }
+  }
+  assert_true(kernel > 500 && below > 500 && above > 100 && alias > 500);
+  struct chaos c;
+  chaos_init(&c, 1, 0);
+  chaos_mmap_placed(&c, (uint64_t)-12, len); /* a failed mmap is not noted */
+  assert_int_equal(c.mm_count, 0);
+}
+
+/* Pauses: none in a hunt's first recording; then D through the largest and smallest
+ * values first, every task held for D out of every 2D. */
+static void test_pauses(void **state) {
+  (void)state;
+  struct chaos c;
+  chaos_init(&c, 5, 0);
+  chaos_plan_pauses(&c, 1, 0);
+  assert_int_equal(c.pause_ns, 0);
+  int64_t expect[] = {64, 1, 32, 2, 16, 4, 8, 64}; /* a run of 150 ms: up to 64 ms */
+  for (int run = 2; run < 10; run++) {
+    chaos_init(&c, (uint64_t)run, 0);
+    chaos_plan_pauses(&c, run, 150 * MS);
+    assert_int_equal(c.pause_ns, expect[run - 2] * MS);
+    assert_in_range(c.pause_from, 0, 2 * c.pause_ns);
+  }
+  chaos_init(&c, 7, 0);
+  chaos_plan_pauses(&c, 2, 10000 * MS); /* at most 2048 ms */
+  assert_int_equal(c.pause_ns, 2048 * MS);
+  struct chaos_task high = {.prio = CHAOS_HIGH};
+  c.next_timed = INT64_MAX / 2;
+  chaos_advance(&c, c.pause_from + 10 * MS);
+  assert_true(chaos_holds(&c, &high, 3)); /* every task */
+  assert_int_equal(chaos_next_change(&c), c.pause_from + 2048 * MS);
+  chaos_advance(&c, c.pause_from + 2100 * MS);
+  assert_false(chaos_holds(&c, &high, 3));
+  assert_int_equal(chaos_active_ns(&c, c.pause_from + 2100 * MS), c.pause_from + 52 * MS);
 }
 
 static void test_holds(void **state) {
@@ -79,7 +134,7 @@ static void test_extend_until_waited_task_ran(void **state) {
   for (uint64_t seed = 1;; seed++) {
     chaos_init(&c, seed, 0);
     c.next_timed = INT64_MAX / 2; /* no interval by time in this test */
-    if (chaos_event_starts_interval(&c, 10 * MS))
+    if (chaos_event_starts_interval(&c, 10 * MS) && c.iv_end - c.iv_start <= 1024 * MS)
       break;
   }
   assert_true(c.in_interval);
@@ -155,6 +210,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_durations),
       cmocka_unit_test(test_slices_and_addresses),
+      cmocka_unit_test(test_addresses_near_earlier),
+      cmocka_unit_test(test_pauses),
       cmocka_unit_test(test_holds),
       cmocka_unit_test(test_extend_until_waited_task_ran),
       cmocka_unit_test(test_event_probability),

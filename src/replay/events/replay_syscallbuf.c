@@ -141,7 +141,9 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   if (task_get_regs(&x->t) < 0)
     return -1;
   bool refused = e->ev->flags & EVF_SBUF_REFUSED;
-  x->t.regs.rax = refused ? (uint64_t)-ENOSYS : 0;
+  x->t.regs.rax = refused                         ? (uint64_t)-ENOSYS
+                  : e->ev->flags & EVF_SBUF_CHAOS ? SBUF_ANNOUNCE_CHAOS
+                                                  : 0;
   /* As the recorder left it (it skipped the call): a signal delivered right after the
    * announcement sees no call number (under PTRACE_SYSEMU the kernel kept it). */
   x->t.regs.orig_rax = (uint64_t)-1;
