@@ -19,7 +19,7 @@ endforeach()
 deja_rr_test(container_python3 DIFFER COMMAND /usr/bin/python3 -c
   "(lambda random, time, os: print(random.random(), time.time(), os.getpid(), os.urandom(8).hex()))(*map(__import__, ['random', 'time', 'os']))"
   RECORD_IN ${DEJA_CONTAINER} REPLAY_IN ${DEJA_CONTAINER})
-deja_rr_test(container_python_threads VARY 4 COMMAND /usr/bin/python3 -c [=[
+deja_rr_test(container_python_threads VARY 6 COMMAND /usr/bin/python3 -c [=[
 import threading
 out = []
 workers = [threading.Thread(target=lambda n=n: out.append(sum(range(n * 200000)))) for n in range(1, 4)]
