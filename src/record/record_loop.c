@@ -111,6 +111,9 @@ int record_loop(struct recorder *r) {
     if (r->o->chaos)
       chaos_tick(r);
     int64_t emu_wait = record_ptrace_tick(r);
+    int deferred = record_ptrace_deferred(r);
+    if (deferred)
+      return deferred;
     run_or_preempt(r);
     pid_t tid;
     int status;

@@ -16,7 +16,7 @@ bool record_held(struct recorder *r, struct rtask *x) {
 /* Y may run user code now in a slot other tasks than EXCEPT hold (EXCEPT's own or a
  * free one): ready, not held, sharing no memory with a task in another slot. */
 static bool may_run(struct recorder *r, struct rtask *y, struct rtask *except) {
-  if (y == except || y->state != T_READY || record_held(r, y))
+  if (y == except || y->state != T_READY || record_held(r, y) || y->ptrace_deferred)
     return false;
   for (int i = 0; i < r->nslots; i++) {
     struct rtask *z = r->slots[i].cur;
@@ -116,6 +116,8 @@ static void schedule_slot(struct recorder *r, struct record_slot *s) {
 }
 
 void record_schedule(struct recorder *r) {
+  if (r->ptrace_waiting)
+    return; /* the slots empty for a ptrace call (record_ptrace_deferred) */
   for (int i = 0; i < r->nslots && r->ntasks; i++) {
     if (r->slots[i].cur)
       continue;
@@ -128,8 +130,9 @@ void record_schedule(struct recorder *r) {
 
 bool record_should_preempt(struct recorder *r, struct rtask *c) {
   struct record_slot *s = record_slot_of(r, c);
-  if (!s || record_slot_conflict(r, c))
-    return true; /* it came to share memory with a task running elsewhere */
+  if (!s || record_slot_conflict(r, c) || r->ptrace_waiting)
+    return true; /* it came to share memory with a task running elsewhere, or a ptrace
+                    call waits for every slot */
   if (elapsed_ns(&s->slice_start) > r->slice_ns && (record_any_ready(r, c) || c->nheld))
     return true;
   return record_held(r, c) || higher_ready(r, c);

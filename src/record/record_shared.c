@@ -3,7 +3,9 @@
  * only by running them one at a time. Processes share memory through the same mm
  * (CLONE_VM, a vfork's child before it execs), through writable MAP_SHARED mappings of
  * the same file, memfd, SysV segment or shared anonymous memory (all of which /proc
- * names by device and inode), and a recorded tracer reaches into its tracees. */
+ * names by device and inode), and a recorded tracer reaches into its tracees: a process
+ * that made a ptrace call shares with every other from then on (record_stops.c makes the
+ * call itself wait until nothing runs elsewhere). */
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -122,5 +124,6 @@ static bool ptrace_related(const struct rtask *x, const struct rtask *y) {
 }
 
 bool record_tasks_share(const struct rtask *x, const struct rtask *y) {
-  return procs_share(x->proc, y->proc) || ptrace_related(x, y);
+  return procs_share(x->proc, y->proc) || x->proc->tracer || y->proc->tracer ||
+         ptrace_related(x, y);
 }

@@ -280,6 +280,53 @@ static int on_exited(struct recorder *r, struct rtask *x, int status) {
   return rc;
 }
 
+/* X enters a ptrace call while tasks run in other slots: the call reaches into another
+ * task (and deja writes into its memory for it), which must not be running meanwhile.
+ * X's process runs alone from now on; the tasks in other slots are interrupted, and X
+ * waits at its entry until they stopped (record_ptrace_deferred). */
+static bool ptrace_waits(struct recorder *r, struct rtask *x) {
+  if (r->nslots < 2 || x->t.regs.orig_rax != SYS_ptrace)
+    return false;
+  x->proc->tracer = true;
+  bool busy = false;
+  for (int i = 0; i < r->nslots; i++) {
+    struct rtask *y = r->slots[i].cur;
+    if (!y || y == x)
+      continue;
+    busy = true;
+    if (y->state == T_RUNNING && !y->interrupting) {
+      y->interrupting = true;
+      ptrace(PTRACE_INTERRUPT, y->t.tid, 0, 0);
+    }
+  }
+  if (busy) {
+    x->ptrace_deferred = true;
+    r->ptrace_waiting++;
+    x->state = T_READY;
+    record_slot_release(r, x);
+  }
+  return busy;
+}
+
+int record_ptrace_deferred(struct recorder *r) {
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *x = r->tasks[i];
+    if (!x->ptrace_deferred || record_slot_conflict(r, x))
+      continue;
+    for (int k = 0; k < r->nslots; k++) {
+      if (r->slots[k].cur)
+        continue;
+      x->ptrace_deferred = false;
+      r->ptrace_waiting--;
+      record_slot_take(r, &r->slots[k], x);
+      clock_gettime(CLOCK_MONOTONIC, &r->slots[k].slice_start);
+      x->entry_regs_read = true; /* still at the entry stop they were read at */
+      return recorder_enter_syscall(r, x);
+    }
+  }
+  return 0;
+}
+
 static int on_syscall_entry(struct recorder *r, struct rtask *x) {
   int rc = syscallbuf_record_entry(r, x);
   if (rc == 0 && record_ptrace_entry_stop(r, x))
@@ -291,6 +338,8 @@ static int on_syscall_entry(struct recorder *r, struct rtask *x) {
   if (rc)
     return rc;
   x->entry_regs_read = true; /* syscallbuf_record_entry read them */
+  if (ptrace_waits(r, x))
+    return 0;
   return recorder_enter_syscall(r, x);
 }
 

@@ -60,6 +60,8 @@ void recorder_vfork_released(struct recorder *r, pid_t tid) {
 
 void recorder_remove_task(struct recorder *r, struct rtask *x) {
   free(x->effect.big);
+  if (x->ptrace_deferred)
+    r->ptrace_waiting--; /* killed while its ptrace call waited */
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
       r->tasks[i] = r->tasks[--r->ntasks];

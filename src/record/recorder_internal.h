@@ -55,6 +55,7 @@ struct rproc {
   pid_t vm_peer;
   struct shared_key *keys;
   int nkeys;
+  bool tracer;               /* it made a ptrace call: it reaches into others, it runs alone */
   struct page_hashes *pages; /* for state points */
   bool seccomp;              /* the program installed a seccomp filter */
   int refs;
@@ -133,6 +134,7 @@ struct rtask {
   struct rproc *proc;
   enum rtask_state state;
   int slot;                        /* the run slot it holds (record_slots.c), or -1 */
+  bool ptrace_deferred;            /* at a ptrace call's entry, waiting for other slots to empty */
   int cpu;                         /* the CPU its affinity names, or -1 when deja did not set one */
   bool first_stop_seen, announced; /* T_NEW until both */
   /* the system call in progress */
@@ -207,6 +209,7 @@ struct recorder {
   int ntasks, cap;
   struct record_slot slots[RECORD_MAX_SLOTS];
   int nslots;
+  int ptrace_waiting;         /* tasks at a ptrace call's entry waiting for the slots to empty */
   int slots_busy;             /* slots holding a task */
   struct timespec busy_since; /* ...since */
   int64_t parallel_ns;        /* time two slots or more held a task (DEJA_STATS) */
@@ -481,6 +484,9 @@ void record_on_timeout(struct recorder *r);
 int recorder_handle_stop(struct recorder *r, pid_t tid, int status);
 /* X's entry stop recorded and X resumed into the call (also after a ptrace stop). */
 int recorder_enter_syscall(struct recorder *r, struct rtask *x);
+/* Tasks whose ptrace call waited for the other slots (record_stops.c) make it now that
+ * they are empty. 0, or RECORD_DEJA_FAILED. */
+int record_ptrace_deferred(struct recorder *r);
 /* X leaves the recording (it ended, or an exec'ing thread took its tid): a tracer's end
  * lets its tracees go, waits look again, and X leaves the table. */
 void record_task_gone(struct recorder *r, struct rtask *x);

@@ -33,7 +33,7 @@ deja_rr_test(real_sh_pipeline VARY 5 PS ${DEJA_TEST_DATA_DIR}/ps/real_sh_pipelin
 deja_rr_test(real_make_j2 VARY 8
   COMMAND make -j2 -C ${DEJA_TEST_DATA_DIR}/mk OUT=${CMAKE_CURRENT_BINARY_DIR}/mkout)
 # Python code without ';' (CMake would split the argument there): 4 threads sum ranges.
-deja_rr_test(real_python_threads VARY 5
+deja_rr_test(real_python_threads VARY 8
   COMMAND /usr/bin/python3 -c [=[
 import threading
 results = []
