@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Recording on several CPUs (issue 30): workloads of several processes, each timed native,
-# recorded on every CPU deja may use and with --cpus 1 (one CPU, as rr records), and
+# recorded on every CPU (--cpus $(nproc)) and with --cpus 1 (one CPU, as rr records), and
 # replayed, best of 3 runs alternating the four; the goal next to each.
 #   make_j2    make -j2 of a generated project of 24 C files (gcc -O2 -c each)
 #   compute2   two processes that only compute (tests/programs/par_compute)
@@ -81,7 +81,7 @@ for ((w = 0; w < ${#names[@]}; w++)); do
             { failure="deja record --cpus 1 failed: $(tail -n 1 "$work/last-stderr")"; break; }
         one=$(min "$one" "$t")
         rm -rf "$DEJA_TRACE_DIR/one"
-        t=$(time_run "$deja" record -o "$DEJA_TRACE_DIR/t" "${cmd[@]}") ||
+        t=$(time_run "$deja" record --cpus="$(nproc)" -o "$DEJA_TRACE_DIR/t" "${cmd[@]}") ||
             { failure="deja record failed: $(tail -n 1 "$work/last-stderr")"; break; }
         rec=$(min "$rec" "$t")
         t=$(time_run "$deja" replay -a -q "$DEJA_TRACE_DIR/t") ||

@@ -23,7 +23,11 @@ static void add_slot(struct recorder *r, int cpu) {
 }
 
 void record_slots_init(struct recorder *r, const cpu_set_t *allowed, int pinned, int limit) {
-  int want = limit > 0 ? limit : CPU_COUNT(allowed);
+  /* One by default: processes recorded at once may print to deja's stdout in an order
+   * that replay, printing each at its event, does not reproduce yet. */
+  int want = limit > 0 ? limit : 1;
+  if (want > CPU_COUNT(allowed))
+    want = CPU_COUNT(allowed);
   if (want > RECORD_MAX_SLOTS)
     want = RECORD_MAX_SLOTS;
   if (r->o->chaos || pinned < 0 || cpuid_native())

@@ -20,7 +20,7 @@ struct record_options {
   const char *trace_dir; /* created already, empty */
   bool chaos;
   bool syscall_buffer;     /* record common calls in-process (src/preload/); -n turns it off */
-  int cpus;                /* --cpus N: record on at most N CPUs at once (0: every one allowed) */
+  int cpus;                /* --cpus N: record on at most N CPUs at once (0: one) */
   struct chaos_hunt *hunt; /* under --chaos in a hunt, or NULL */
 };
 

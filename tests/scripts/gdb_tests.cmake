@@ -243,7 +243,8 @@ deja_gdb_test(checkpoints_forks reverse)
 # is then made by replaying to it instead of a fork: the same session, the same values.
 deja_gdb_test(checkpoints_fork_tree fork_tree MODE goto RECORD_OPTIONS --cpus=1)
 deja_gdb_test(checkpoints_fork_tree_parallel fork_tree MODE goto REPEAT 3
-              SCRIPT checkpoints_fork_tree EXPECT checkpoints_fork_tree_parallel)
+              SCRIPT checkpoints_fork_tree EXPECT checkpoints_fork_tree_parallel
+              RECORD_OPTIONS --cpus=2)
 deja_gdb_test(checkpoints_threads threads)
 deja_gdb_test(checkpoints_thread_state threads_state)
 deja_gdb_test(checkpoints_thread_state_again threads_state SCRIPT checkpoints_thread_state)

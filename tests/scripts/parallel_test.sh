@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Recording on several CPUs (record/record_slots.c): processes that share no memory run
+# Recording on several CPUs (record/record_slots.c, --cpus N): processes that share no memory run
 # at the same time, those that share writable memory never do, and the program is told
 # as many CPUs as deja records on. Reads the recorder's own account (DEJA_STATS=1: "tasks
 # of different processes ran at once for S s").
@@ -36,7 +36,7 @@ overlap() {
 }
 
 # Two processes that only compute run at once for most of their run.
-record compute -- "$compute" 200000000
+record compute --cpus=$want -- "$compute" 200000000
 s=$(overlap compute)
 [ "$s" != none ] || { cat "$tmp/compute.err" >&2; fail "the recorder does not say it recorded on $want CPUs"; }
 grep -q "stats: $want CPUs;" "$tmp/compute.err" || fail "the recorder did not use $want CPUs"
@@ -45,21 +45,23 @@ awk -v s="$s" 'BEGIN { exit !(s > 0.05) }' ||
 
 # Processes sharing writable memory (a shared anonymous and a MAP_SHARED file mapping)
 # never run at once; the lost updates between them replay exactly.
-record shared -- "$shared"
+record shared --cpus=$want -- "$shared"
 s=$(overlap shared)
 [ "$s" = 0.000 ] || fail "processes sharing memory ran at once for $s s"
 # ...also when a read-only shared mapping was made writable by mprotect (which the library
 # otherwise buffers: with a shared mapping it is traced, so the recorder sees it).
-record shared_later -- "$shared" mprotect
+record shared_later --cpus=$want -- "$shared" mprotect
 s=$(overlap shared_later)
 [ "$s" = 0.000 ] || fail "processes sharing memory made writable by mprotect ran at once for $s s"
 
-# --cpus 1 records on one CPU as rr does.
+# --cpus 1, and the default, record on one CPU as rr does.
 record one --cpus 1 -- "$compute" 20000000
 [ "$(overlap one)" = none ] || fail "--cpus 1 still recorded on several CPUs"
+record default -- "$compute" 20000000
+[ "$(overlap default)" = none ] || fail "without --cpus deja recorded on several CPUs"
 
 # The program is told as many CPUs as deja records on, wherever it looks.
-record nproc -- nproc
+record nproc --cpus=$want -- nproc
 [ "$(cat "$tmp/nproc.out")" = "$want" ] || fail "nproc under deja says $(cat "$tmp/nproc.out"), not $want"
 record online --cpus 1 -- getconf _NPROCESSORS_ONLN
 [ "$(cat "$tmp/online.out")" = 1 ] || fail "with --cpus 1 the program sees $(cat "$tmp/online.out") CPUs online"

@@ -1,20 +1,20 @@
 # Recording on several CPUs (issue 30, src/record/record_slots.c): processes that share no
 # memory run at once, processes sharing writable memory one at a time. Every recording
-# here runs on every CPU deja may use (the default); the programs race, so each is
+# here runs on two CPUs (--cpus=2; the default is one); the programs race, so each is
 # recorded until recordings differ (VARY) or several times (REPEAT), and every recording
 # is replayed and checked.
 # Children racing to write one pipe, their exits reaped in the order wait() reports.
-deja_rr_program_test(par_pipe_race VARY 5)
+deja_rr_program_test(par_pipe_race VARY 5 RECORD_ARGS --cpus=2)
 # Children racing to append to one file (O_APPEND); the parent prints it.
-deja_rr_program_test(par_file_race VARY 5)
+deja_rr_program_test(par_file_race VARY 5 RECORD_ARGS --cpus=2)
 # Two processes signalling each other while both compute, then one killed.
-deja_rr_program_test(par_signals VARY_OUTPUT 5)
+deja_rr_program_test(par_signals VARY_OUTPUT 5 RECORD_ARGS --cpus=2)
 # Lost updates between processes sharing an anonymous and a file mapping.
-deja_rr_program_test(par_shared_map REPEAT 3)
-deja_rr_test(par_shared_mprotect REPEAT 3 COMMAND $<TARGET_FILE:par_shared_map> mprotect)
-deja_rr_program_test(par_compute REPEAT 2 ARGS 20000000)
+deja_rr_program_test(par_shared_map REPEAT 3 RECORD_ARGS --cpus=2)
+deja_rr_test(par_shared_mprotect REPEAT 3 RECORD_ARGS --cpus=2 COMMAND $<TARGET_FILE:par_shared_map> mprotect)
+deja_rr_program_test(par_compute REPEAT 2 RECORD_ARGS --cpus=2 ARGS 20000000)
 # A pool of two Python worker processes (they share semaphores: run one at a time).
-deja_rr_test(real_python_pool VARY 3
+deja_rr_test(real_python_pool VARY 3 RECORD_ARGS --cpus=2
   COMMAND /usr/bin/python3 -c [=[
 import multiprocessing as mp
 def work(n):
