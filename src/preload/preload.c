@@ -90,6 +90,11 @@ _Static_assert(SBUF_EXEC_ADDR == 0x70000080, "sbuf_exec_call's address");
  * the address-space call of record REC is made for real, at the recorded address, unless
  * it failed when recorded. */
 static bool replaying_entry(void) { return *(volatile const uint8_t *)SBUF_ENTRY_ADDR == 0xeb; }
+/* The replay's word on the library's page: set in a replay (the record's fields hold what
+ * the recording saw). */
+static bool replaying(void) {
+  return *(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF) != 0;
+}
 
 /* The struct stat of a file mapping's record decides whether it is buffered. */
 static bool file_map_ok(const long a[6], const uint8_t *st, long fstat_ret) {
@@ -266,7 +271,7 @@ static void desched_arm(bool on) {
 /* Which of deja's stdout (1) and stderr (2) descriptor FD refers to, if either (0), for
  * the write whose record REC is. In a replay, what the record says. */
 static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_rec *rec) {
-  if (*(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF))
+  if (replaying())
     return (rec->flags & SBUF_REC_OUT_MASK) >> SBUF_REC_OUT_SHIFT;
   uint64_t st[18]; /* the kernel's struct stat: st_dev, st_ino first */
   static int64_t ignored;
@@ -294,7 +299,7 @@ static void gather(uint8_t *dst, const struct iovec *iov, long cnt, size_t max) 
  * kept: only the bytes written (a pipe write that a signal cut short keeps fewer than it
  * was asked to send); copying more would overwrite the next record. */
 static size_t input_room(const struct sbuf_rec *rec, size_t outmax) {
-  if (!*(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF))
+  if (!replaying())
     return outmax;
   size_t room = rec->size > sizeof *rec ? rec->size - sizeof *rec : 0;
   return room < outmax ? room : outmax;

@@ -4,17 +4,10 @@
  * cross-CPU wake-up, so a lone process runs as fast as with one slot. A task is moved to
  * its slot's CPU when it takes a slot on another one. */
 #include <sched.h>
-#include <stdlib.h>
 
 #include "common/log.h"
 #include "record/recorder_internal.h"
 #include "task/exec_image.h"
-
-/* Where cpuid runs natively its answers depend on the CPU, and replay runs on one. */
-static bool cpuid_native(void) {
-  const char *native = getenv("DEJA_CPUID_NATIVE");
-  return (native && *native == '1') || !exec_image_cpuid_faulting_possible();
-}
 
 static void add_slot(struct recorder *r, int cpu) {
   struct record_slot *s = &r->slots[r->nslots++];
@@ -30,7 +23,8 @@ void record_slots_init(struct recorder *r, const cpu_set_t *allowed, int pinned,
     want = CPU_COUNT(allowed);
   if (want > RECORD_MAX_SLOTS)
     want = RECORD_MAX_SLOTS;
-  if (r->o->chaos || pinned < 0 || cpuid_native())
+  /* Where cpuid runs natively its answers depend on the CPU, and replay runs on one. */
+  if (r->o->chaos || pinned < 0 || exec_image_cpuid_native())
     want = 1;
   r->nslots = 0;
   add_slot(r, pinned);

@@ -309,6 +309,8 @@ static bool ptrace_waits(struct recorder *r, struct rtask *x) {
 }
 
 int record_ptrace_deferred(struct recorder *r) {
+  if (!r->ptrace_waiting)
+    return 0; /* the common case, at every turn of the loop */
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *x = r->tasks[i];
     if (!x->ptrace_deferred || record_slot_conflict(r, x))

@@ -611,11 +611,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   char *strings;
   if (exec_image_prepare(&x->t, &strings, &ev.strings_len, &ev.argc, &ev.envc, why, sizeof why) < 0)
     return recorder_abort(r, why);
-  /* DEJA_CPUID_NATIVE=1 records as on a CPU that cannot fault cpuid (for tests). */
-  const char *native = getenv("DEJA_CPUID_NATIVE");
-  int cf = (native && *native == '1') || !exec_image_cpuid_faulting_possible()
-               ? 1
-               : exec_image_enable_cpuid_faulting(&x->t);
+  int cf = exec_image_cpuid_native() ? 1 : exec_image_enable_cpuid_faulting(&x->t);
   if (cf < 0) {
     free(strings);
     return recorder_abort(r, "cannot turn on cpuid faulting in the new program image");

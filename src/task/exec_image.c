@@ -114,6 +114,11 @@ bad:
                 t->tid, p, strerror(errno));
 }
 
+bool exec_image_cpuid_native(void) {
+  const char *native = getenv("DEJA_CPUID_NATIVE");
+  return (native && *native == '1') || !exec_image_cpuid_faulting_possible();
+}
+
 bool exec_image_cpuid_faulting_possible(void) {
   static int possible = -1;
   /* Setting the default (cpuid allowed) changes nothing; the kernel refuses it with

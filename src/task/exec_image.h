@@ -19,6 +19,9 @@ int exec_image_prepare(struct task *t, char **strings, uint32_t *len, uint32_t *
 /* Whether this CPU and kernel can fault cpuid (asked once, of deja's own thread): when
  * not, no injection is tried at each exec. */
 bool exec_image_cpuid_faulting_possible(void);
+/* Whether a recording lets the program run cpuid natively: the CPU cannot fault it, or
+ * DEJA_CPUID_NATIVE=1 asks to record as on such a CPU (for tests). */
+bool exec_image_cpuid_native(void);
 
 /* Turns on cpuid faulting for the new image (it is reset by execve) by injecting
  * arch_prctl(ARCH_SET_CPUID, 0) at the current instruction. Returns 0 when on, 1 when the
