@@ -72,7 +72,7 @@ int main(void) {
   size_t len = 100 + (size_t)(ts.tv_nsec % 3000);
   CHECK(write(fd, buf, len) == (ssize_t)len);
   CHECK(lseek(fd, 7, SEEK_SET) == 7);
-  printf("length %zu\n", len);
+  printf("length %zu from %ld ns\n", len, (long)ts.tv_nsec);
   show("FS_IOC_GETFLAGS", fd, FS_IOC_GETFLAGS);
   show_neighbour("FS_IOC_GETFLAGS", fd, FS_IOC_GETFLAGS);
   show("FS_IOC_GETVERSION", fd, FS_IOC_GETVERSION);
