@@ -104,6 +104,15 @@ static bool fault_stop(struct rptask *x, const struct stop *st) {
   return ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) == 0 && signal_is_synchronous(st->sig, &si);
 }
 
+/* A SIGKILL from outside its process (kill, a tracer's PTRACE_KILL) found X stopped by
+ * deja where replay has now put it: resumed, it would run on (a spinning child never
+ * stops), so it is killed before it goes. */
+static void kill_where_stopped(struct replay_engine *e, struct rptask *x) {
+  bool killed = WIFSIGNALED(e->ev->status) && WTERMSIG(e->ev->status) == SIGKILL;
+  if (killed && !x->group_dying)
+    kill(x->t.tid, SIGKILL);
+}
+
 static int exit_complete(struct replay_engine *e, struct rptask *x, const struct stop *at) {
   (void)at;
   struct stop st;
@@ -126,6 +135,7 @@ static int exit_complete(struct replay_engine *e, struct rptask *x, const struct
     if (WIFSIGNALED(e->ev->status) && WTERMSIG(e->ev->status) != SIGKILL)
       deliver_fatal_signal(e, x, WTERMSIG(e->ev->status));
     wait_for_exiting_siblings(e, x);
+    kill_where_stopped(e, x);
     if (x->at_entry) {
       /* killed in a system call (another thread's exit_group): it must not run */
       x->t.regs.orig_rax = (uint64_t)-1;
