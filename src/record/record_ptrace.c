@@ -18,7 +18,8 @@
  * (not traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
  * of a tracee is traced too and starts with a stop; a tracee that ends is reported to a
  * tracer that is not its parent from a list of such ends. Not emulated: group stops (a
- * stop signal is a signal-delivery stop), PTRACE_INTERRUPT and LISTEN (nothing special),
+ * stop signal is a signal-delivery stop), LISTEN (nothing special), INTERRUPT of a
+ * tracee inside a call (it stops at its next stop),
  * VFORK_DONE events, SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail
  * with EIO. */
 #include <elf.h>
@@ -481,6 +482,18 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
   }
 }
 
+/* PTRACE_INTERRUPT of seized Y: an event stop as soon as it is between stretches of
+ * user code (no other slot runs while a ptrace call is made, so a running tracee was
+ * preempted: it stops at once); one in a call stops at its next tracer stop anyway. */
+static int64_t interrupt(struct recorder *r, struct rtask *y) {
+  if (!y->pt.seized)
+    return -EIO;
+  y->pt.interrupt = true; /* record_ptrace_tick stops it as soon as it is ready */
+  if (y->state == T_READY && y->pt.stop == EMU_NONE)
+    record_ptrace_tick(r);
+  return 0;
+}
+
 /* A new tracer-tracee pair (TRACEME, ATTACH, SEIZE). */
 static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer, struct rtask *y,
                       long req, uint64_t data) {
@@ -520,7 +533,7 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
     else if (req == RQ_KILL)
       res = kill(y->t.tid, SIGKILL) < 0 ? -errno : 0;
     else if (req == RQ_INTERRUPT)
-      res = 0; /* the tracee stops at its next tracer stop anyway */
+      res = interrupt(r, y);
     else if (y->state != T_PTRACED && req != RQ_SETOPTIONS)
       res = -ESRCH; /* running: not in a ptrace stop */
     else
