@@ -512,6 +512,17 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
   return 0;
 }
 
+/* Attaching to a task in a group stop (held by deja with PTRACE_LISTEN) is not emulated:
+ * its tracer would wait for ever for the stop it reports. Said, not hung (issue 29). */
+static int attach_stopped(struct recorder *r, struct rtask *x, struct rtask *y) {
+  char why[200];
+  snprintf(why, sizeof why,
+           "task %d attaches (ptrace) to task %d, which is in a group stop (SIGSTOP): deja "
+           "cannot record a tracer attaching to a stopped process yet",
+           x->t.tid, y->t.tid);
+  return recorder_abort(r, why);
+}
+
 int record_ptrace_call(struct recorder *r, struct rtask *x) {
   const struct user_regs_struct *a = &x->entry;
   long req = (long)a->rdi;
@@ -526,6 +537,8 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
     struct rtask *y = recorder_find_task(r, pid);
     if (!y)
       return 0; /* outside the recording: the real ptrace works */
+    if ((req == RQ_ATTACH || req == RQ_SEIZE) && y->state == T_STOPPED)
+      return attach_stopped(r, x, y);
     if (req == RQ_ATTACH || req == RQ_SEIZE)
       res = attach(r, x, x, y, req, a->r10);
     else if (y->pt.tracer != x)

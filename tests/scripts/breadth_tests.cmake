@@ -92,3 +92,8 @@ foreach(mode seize singlestep regs kill exec)
 endforeach()
 deja_rr_test(br_ptrace_seize_cpus2 COMMAND $<TARGET_FILE:br_ptrace_cases> seize DIFFER REPEAT 2
   RECORD_ARGS --cpus=2)
+# PTRACE_ATTACH to a child in a group stop is not emulated: the recording says so (70).
+add_test(NAME br_ptrace_stopped_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
+  $<TARGET_FILE:deja> 70 "attaches \\(ptrace\\) to task [0-9]+, which is in a group stop"
+  $<TARGET_FILE:br_ptrace_cases> stopped)
+set_tests_properties(br_ptrace_stopped_said PROPERTIES TIMEOUT 120)
