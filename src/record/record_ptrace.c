@@ -512,7 +512,8 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
   return 0;
 }
 
-/* Attaching to a task in a group stop (held by deja with PTRACE_LISTEN) is not emulated:
+/* PTRACE_ATTACH to a task in a group stop (held by deja with PTRACE_LISTEN; SEIZE works,
+ * strace uses it) is not emulated:
  * its tracer would wait for ever for the stop it reports. Said, not hung (issue 29). */
 static int attach_stopped(struct recorder *r, struct rtask *x, struct rtask *y) {
   char why[200];
@@ -537,7 +538,7 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
     struct rtask *y = recorder_find_task(r, pid);
     if (!y)
       return 0; /* outside the recording: the real ptrace works */
-    if ((req == RQ_ATTACH || req == RQ_SEIZE) && y->state == T_STOPPED)
+    if (req == RQ_ATTACH && y->state == T_STOPPED)
       return attach_stopped(r, x, y);
     if (req == RQ_ATTACH || req == RQ_SEIZE)
       res = attach(r, x, x, y, req, a->r10);
