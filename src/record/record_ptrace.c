@@ -18,7 +18,8 @@
  * (not traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
  * of a tracee is traced too and starts with a stop; a tracee that ends is reported to a
  * tracer that is not its parent from a list of such ends. Not emulated: group stops (a
- * stop signal is a signal-delivery stop), PTRACE_INTERRUPT and LISTEN (nothing special),
+ * stop signal is a signal-delivery stop), LISTEN (nothing special), INTERRUPT of a
+ * tracee inside a call (it stops at its next stop),
  * VFORK_DONE events, SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail
  * with EIO. */
 #include <elf.h>
@@ -481,6 +482,18 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
   }
 }
 
+/* PTRACE_INTERRUPT of seized Y: an event stop as soon as it is between stretches of
+ * user code (no other slot runs while a ptrace call is made, so a running tracee was
+ * preempted: it stops at once); one in a call stops at its next tracer stop anyway. */
+static int64_t interrupt(struct recorder *r, struct rtask *y) {
+  if (!y->pt.seized)
+    return -EIO;
+  y->pt.interrupt = true; /* record_ptrace_tick stops it as soon as it is ready */
+  if (y->state == T_READY && y->pt.stop == EMU_NONE)
+    record_ptrace_tick(r);
+  return 0;
+}
+
 /* A new tracer-tracee pair (TRACEME, ATTACH, SEIZE). */
 static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer, struct rtask *y,
                       long req, uint64_t data) {
@@ -499,6 +512,18 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
   return 0;
 }
 
+/* PTRACE_ATTACH to a task in a group stop (held by deja with PTRACE_LISTEN; SEIZE works,
+ * strace uses it) is not emulated:
+ * its tracer would wait for ever for the stop it reports. Said, not hung (issue 29). */
+static int attach_stopped(struct recorder *r, struct rtask *x, struct rtask *y) {
+  char why[200];
+  snprintf(why, sizeof why,
+           "task %d attaches (ptrace) to task %d, which is in a group stop (SIGSTOP): deja "
+           "cannot record a tracer attaching to a stopped process yet",
+           x->t.tid, y->t.tid);
+  return recorder_abort(r, why);
+}
+
 int record_ptrace_call(struct recorder *r, struct rtask *x) {
   const struct user_regs_struct *a = &x->entry;
   long req = (long)a->rdi;
@@ -513,6 +538,8 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
     struct rtask *y = recorder_find_task(r, pid);
     if (!y)
       return 0; /* outside the recording: the real ptrace works */
+    if (req == RQ_ATTACH && y->state == T_STOPPED)
+      return attach_stopped(r, x, y);
     if (req == RQ_ATTACH || req == RQ_SEIZE)
       res = attach(r, x, x, y, req, a->r10);
     else if (y->pt.tracer != x)
@@ -520,7 +547,7 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
     else if (req == RQ_KILL)
       res = kill(y->t.tid, SIGKILL) < 0 ? -errno : 0;
     else if (req == RQ_INTERRUPT)
-      res = 0; /* the tracee stops at its next tracer stop anyway */
+      res = interrupt(r, y);
     else if (y->state != T_PTRACED && req != RQ_SETOPTIONS)
       res = -ESRCH; /* running: not in a ptrace stop */
     else

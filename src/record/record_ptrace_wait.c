@@ -189,6 +189,10 @@ int64_t record_ptrace_tick(struct recorder *r) {
   int64_t next = -1;
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *y = r->tasks[i];
+    if (y->pt.interrupt && y->state == T_READY && y->pt.tracer && y->pt.stop == EMU_NONE) {
+      y->pt.interrupt = false;
+      ptrace_post_stop(r, y, EMU_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_STOP << 16);
+    }
     if (!y->pt.start_stop || y->state != T_READY || !y->pt.tracer)
       continue;
     y->pt.start_stop = false; /* a new tracee's first stop */

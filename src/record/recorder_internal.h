@@ -103,6 +103,7 @@ struct emu_trace {
   bool in_call;          /* its tracer saw the entry of the call in progress */
   bool start_stop;       /* a new task of a traced one: it starts with a stop */
   bool tracer_is_parent; /* the kernel tells the tracer of its end */
+  bool interrupt;        /* PTRACE_INTERRUPT: an event stop once it is between stretches */
 };
 
 /* What an emulated ptrace call did to its tracee, for replay to do again. */
