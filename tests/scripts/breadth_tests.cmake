@@ -97,3 +97,10 @@ add_test(NAME br_ptrace_stopped_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_te
   $<TARGET_FILE:deja> 70 "attaches \\(ptrace\\) to task [0-9]+, which is in a group stop"
   $<TARGET_FILE:br_ptrace_cases> stopped)
 set_tests_properties(br_ptrace_stopped_said PROPERTIES TIMEOUT 120)
+# A child killed by SIGKILL while it spins (tests/programs/br_kill_child.c): replay kills
+# it where the recording held it instead of letting it run on.
+foreach(mode spin threads stopped)
+  deja_rr_test(br_kill_child_${mode} COMMAND $<TARGET_FILE:br_kill_child> ${mode} DIFFER REPEAT 2)
+  deja_rr_test(br_kill_child_${mode}_cpus2 COMMAND $<TARGET_FILE:br_kill_child> ${mode} DIFFER
+    REPEAT 2 RECORD_ARGS --cpus=2)
+endforeach()
