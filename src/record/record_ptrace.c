@@ -328,6 +328,24 @@ static int64_t poke_mem(struct rtask *x, struct rtask *y, uint64_t addr, uint64_
   return 0;
 }
 
+/* Whether ADDR in struct user is one of the debug registers. */
+static bool debugreg_at(uint64_t addr) {
+  uint64_t first = offsetof(struct user, u_debugreg);
+  return addr >= first && addr < first + sizeof(((struct user *)0)->u_debugreg);
+}
+
+/* The tracer's debug registers are Y's real ones, which deja (Y's real tracer) reads and
+ * writes for it: a hardware watchpoint or breakpoint traps in the recording, where the
+ * trap is a state point and a stop for the tracer, so replay reaches the place without
+ * the registers and replays the tracer's answers (issue 29: gdb's `watch` under deja). */
+static int64_t peek_debugreg(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  errno = 0;
+  long v = ptrace(PTRACE_PEEKUSER, y->t.tid, addr, 0);
+  if (v == -1 && errno)
+    return -errno;
+  return put_word(x, data, (uint64_t)v);
+}
+
 static int64_t peek_user(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
   if (addr % 8 || addr >= sizeof(struct user))
     return -EIO;
@@ -336,6 +354,8 @@ static int64_t peek_user(struct rtask *x, struct rtask *y, uint64_t addr, uint64
     memcpy(&v, (const uint8_t *)&y->t.regs + addr, 8);
     return put_word(x, data, v);
   }
+  if (debugreg_at(addr))
+    return peek_debugreg(x, y, addr, data);
   return put_word(x, data, 0);
 }
 
@@ -357,9 +377,9 @@ static int64_t poke_user(struct rtask *x, struct rtask *y, uint64_t addr, uint64
     memcpy((uint8_t *)&regs + addr, &data, 8);
     return set_tracee_regs(x, y, &regs);
   }
-  /* Debug registers: clearing them is what a debugger does at the start; setting them
-   * (hardware watchpoints) is not emulated. */
-  return data == 0 ? 0 : -EIO;
+  if (debugreg_at(addr))
+    return ptrace(PTRACE_POKEUSER, y->t.tid, addr, data) < 0 ? -errno : 0;
+  return -EIO;
 }
 
 static int64_t step(struct recorder *r, struct rtask *x, struct rtask *y, uint64_t data) {

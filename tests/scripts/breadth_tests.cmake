@@ -36,6 +36,13 @@ deja_rr_program_test(br_perf_ring DIFFER)
 deja_rr_test(br_strace_fork COMMAND strace -f -o /dev/null sh -c "ls / >/dev/null; (echo sub) | cat; echo $$ | cat" DIFFER REPEAT 2)
 # gdb as the recorded program: breakpoints (written through /proc/PID/mem), single steps.
 deja_rr_test(br_gdb_inferior COMMAND gdb -batch -nx -ex "break main" -ex run -ex next -ex next -ex continue --args $<TARGET_FILE:hello> DIFFER)
+# gdb's hardware watchpoint on a global (debug registers through PTRACE_POKEUSER): the
+# three changes it must report are counted, with the buffer on and off.
+set(gdb_watch_script "gdb -batch -nx -ex 'break main' -ex run -ex 'watch counter' -ex continue \
+-ex continue -ex continue -ex delete -ex continue --args $<TARGET_FILE:br_watched> \
+| awk '/New value/ { n++ } { print } END { exit n == 3 ? 0 : 1 }'")
+deja_rr_test(br_gdb_watch COMMAND sh -c "${gdb_watch_script}" DIFFER)
+deja_rr_test(br_gdb_watch_nobuf COMMAND sh -c "${gdb_watch_script}" DIFFER RECORD_ARGS -n)
 
 # Issue 29: programs that work without deja, each recorded with the buffer on and with -n.
 function(deja_rr_both program)
