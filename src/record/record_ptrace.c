@@ -20,7 +20,7 @@
  * tracer that is not its parent from a list of such ends. Not emulated: group stops (a
  * stop signal is a signal-delivery stop), LISTEN (nothing special), INTERRUPT of a
  * tracee inside a call (it stops at its next stop),
- * VFORK_DONE events, SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail
+ * SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail
  * with EIO. */
 #include <elf.h>
 #include <errno.h>
@@ -161,6 +161,16 @@ bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event) {
   }
   x->pt.msg = child;
   ptrace_post_stop(r, x, EMU_CLONE_EVENT, 0x7f | SIGTRAP << 8 | event << 16);
+  return true;
+}
+
+bool record_ptrace_vfork_done(struct recorder *r, struct rtask *x) {
+  unsigned long child = 0;
+  if (!x->pt.tracer || !(x->pt.options & PTRACE_O_TRACEVFORKDONE) ||
+      ptrace(PTRACE_GETEVENTMSG, x->t.tid, 0, &child) < 0)
+    return false;
+  x->pt.msg = child;
+  ptrace_post_stop(r, x, EMU_CLONE_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_VFORK_DONE << 16);
   return true;
 }
 
@@ -471,6 +481,16 @@ static int64_t resume(struct recorder *r, struct rtask *x, struct rtask *y, long
   return rc < 0 ? -EIO : 0;
 }
 
+/* The tracer's options for Y. Its vfork-done events are stops of deja's own, asked for
+ * only then (one stop more a vfork). */
+static int64_t set_options(struct rtask *y, uint64_t data) {
+  y->pt.options = data;
+  if (data & PTRACE_O_TRACEVFORKDONE &&
+      ptrace(PTRACE_SETOPTIONS, y->t.tid, 0, record_trace_options() | PTRACE_O_TRACEVFORKDONE) < 0)
+    return -errno;
+  return 0;
+}
+
 /* A request about tracee Y (traced by X, in a stop), to the function that answers it. */
 static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, long req,
                          uint64_t addr, uint64_t data) {
@@ -492,7 +512,7 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
   case RQ_GETSIGINFO: return get_siginfo(x, y, data);
   case RQ_SETSIGINFO: return set_siginfo(x, y, data);
   case RQ_GETEVENTMSG: return put_word(x, data, y->pt.msg);
-  case RQ_SETOPTIONS: y->pt.options = data; return 0;
+  case RQ_SETOPTIONS: return set_options(y, data);
   case RQ_GET_SYSCALL_INFO: return get_syscall_info(x, y, addr, data);
   case RQ_CONT:
   case RQ_SYSCALL:

@@ -3,7 +3,8 @@
  * A tracer's wait reports a pending tracee stop at its entry (the call is not run).
  * Otherwise it runs in the kernel (a tracee is usually the tracer's child); when a
  * tracee stops, the tracer gets a SIGCHLD as from the kernel, which ends a blocked wait
- * (-ERESTARTSYS, recorded so) and the kernel makes it again, which reports the stop. A
+ * (-ERESTARTSYS, recorded so) and the kernel makes it again, which reports the stop
+ * (a PTRACE_INTERRUPT does that where the tracer blocks SIGCHLD). A
  * wait with only tracees that are not the tracer's children (the kernel says ECHILD)
  * is recorded as interrupted and made again once a tracee stops, a task exits, or 10 ms
  * passed (T_EMU_WAIT). A tracee's end is told to its tracer by the kernel when the
@@ -20,9 +21,30 @@
 #include "common/log.h"
 #include "record/record_ptrace_internal.h"
 #include "record/recorder_internal.h"
+#include "task/proc_status.h"
 
 #define WAIT_RETRY_NS 10000000L /* a tracer's blocking wait is made again this often */
 #define ERESTARTSYS_ 512
+
+/* Whether X, blocked in a call, blocks SIGCHLD: then the SIGCHLD deja sends cannot end
+ * its wait (not stopped, X answers no ptrace request: its status file tells). */
+static bool chld_blocked(const struct rtask *x) {
+  uint64_t mask = 0;
+  return proc_status_mask(x->t.tid, "SigBlk", &mask) == 0 && (mask & 1ull << (SIGCHLD - 1));
+}
+
+/* Threads of TRACER's process blocked in a wait in the kernel with SIGCHLD blocked are
+ * interrupted instead: the wait ends with -ERESTARTSYS (recorded so) and the kernel
+ * makes it again, which reports the stop. */
+static void interrupt_blocked_waits(struct recorder *r, const struct rtask *tracer) {
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *w = r->tasks[i];
+    long nr = (long)w->entry.orig_rax;
+    if (w->proc == tracer->proc && w->state == T_IN_KERNEL &&
+        (nr == SYS_wait4 || nr == SYS_waitid) && chld_blocked(w))
+      ptrace(PTRACE_INTERRUPT, w->t.tid, 0, 0);
+  }
+}
 
 /* The tracer's waits look again: one waiting in T_EMU_WAIT is made ready; and as the
  * kernel does, the tracer's process gets a SIGCHLD (CLD_TRAPPED) for the stop, which
@@ -43,6 +65,7 @@ static void ptrace_wake_tracer(struct recorder *r, struct rtask *tracer, struct 
   si->si_pid = y->t.tid;
   si->si_status = (y->pt.status >> 8) & 0xff;
   kill(tracer->proc->pid, SIGCHLD);
+  interrupt_blocked_waits(r, tracer);
 }
 
 /* Holds Y in a stop its tracer's wait reports with STATUS. */

@@ -68,14 +68,17 @@ static bool run_to_exec(struct task *t, int *status) {
   }
 }
 
+long record_trace_options(void) {
+  return PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
+         PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT |
+         syscallbuf_ptrace_options();
+}
+
 int record_start_tracing(struct recorder *r, pid_t pid) {
   int ws;
   if (waitpid(pid, &ws, WUNTRACED) < 0 || !WIFSTOPPED(ws))
     return 127;
-  long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
-              PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT |
-              syscallbuf_ptrace_options();
-  if (ptrace(PTRACE_SEIZE, pid, 0, (void *)opts) < 0) {
+  if (ptrace(PTRACE_SEIZE, pid, 0, (void *)record_trace_options()) < 0) {
     deja_msg("cannot trace the program (ptrace: %s); is ptrace allowed here (yama ptrace_scope, "
              "seccomp)?",
              strerror(errno));

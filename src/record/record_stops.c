@@ -150,6 +150,10 @@ static int on_event_stop(struct recorder *r, struct rtask *x, int event) {
   case PTRACE_EVENT_CLONE:
   case PTRACE_EVENT_FORK:
   case PTRACE_EVENT_VFORK: return on_clone_event(r, x, event);
+  case PTRACE_EVENT_VFORK_DONE:
+    if (record_ptrace_vfork_done(r, x))
+      return 0; /* its tracer sees it; then on to the call's exit */
+    return continue_task(r, x);
   case PTRACE_EVENT_EXEC:
     x = exec_takeover(r, x); /* the exec'ing task may be another thread */
     rc = record_exec(r, x);

@@ -440,6 +440,8 @@ bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
 /* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the
  * event, and the new task is traced by it too. */
 bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event);
+/* At X's PTRACE_EVENT_VFORK_DONE stop: true when its tracer asked for it (now its stop). */
+bool record_ptrace_vfork_done(struct recorder *r, struct rtask *x);
 /* Y's tracer ended: Y is let go from its stop (as by PTRACE_DETACH without a signal); what
  * is left to the run loop, which then detaches Y (record_ptrace_detach). */
 struct ptrace_action record_ptrace_let_go(struct recorder *r, struct rtask *y);
@@ -501,6 +503,8 @@ pid_t record_spawn(const struct record_options *o, const char *path, const sigse
 /* Seizes the stopped child and lets it run to its execve. Returns 0, or the exit status
  * when it never got there. */
 int record_start_tracing(struct recorder *r, pid_t pid);
+/* The ptrace options deja traces every task with. */
+long record_trace_options(void);
 /* The exit status of `deja record' for a wait status of the program (recorder.h). */
 int record_exit_status(int wstatus);
 

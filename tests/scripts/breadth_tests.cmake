@@ -111,3 +111,12 @@ foreach(mode spin threads stopped)
   deja_rr_test(br_kill_child_${mode}_cpus2 COMMAND $<TARGET_FILE:br_kill_child> ${mode} DIFFER
     REPEAT 2 RECORD_ARGS --cpus=2)
 endforeach()
+# A recorded tracer's waits and events (tests/programs/br_ptrace_waits.c): SIGCHLD blocked,
+# a waiter thread, traced clones, vfork-done events, a tracer exiting before its tracee.
+foreach(mode sigchld waiter clone vforkdone tracerdies)
+  deja_rr_test(br_ptrace_${mode} COMMAND $<TARGET_FILE:br_ptrace_waits> ${mode} DIFFER REPEAT 2)
+  deja_rr_test(br_ptrace_${mode}_nobuf COMMAND $<TARGET_FILE:br_ptrace_waits> ${mode} DIFFER
+    REPEAT 2 RECORD_ARGS -n)
+endforeach()
+deja_rr_test(br_ptrace_sigchld_cpus2 COMMAND $<TARGET_FILE:br_ptrace_waits> sigchld DIFFER
+  REPEAT 2 RECORD_ARGS --cpus=2)
