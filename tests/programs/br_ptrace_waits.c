@@ -4,6 +4,7 @@
  *   clone:      PTRACE_O_TRACECLONE: a tracee's new thread is traced, both ends seen
  *   vforkdone:  PTRACE_O_TRACEVFORKDONE: the event after the tracee's vfork child exits
  *   tracerdies: the tracer exits while its tracee is in a system call stop
+ *   exitkill:   PTRACE_O_EXITKILL: the tracer's exit kills its three-threaded tracee
  * The child pids differ from run to run. */
 #include <pthread.h>
 #include <signal.h>
@@ -145,20 +146,67 @@ static void tracerdies_case(void) {
   printf("tracer %d exited, its tracee %s let go\n", tracer, buf);
 }
 
+static void *slow_calls(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 2000; i++)
+    usleep(getppid() > 0 ? 500 : 1);
+  return NULL;
+}
+
+static void threads(void) {
+  pthread_t t[3];
+  for (int i = 0; i < 3; i++)
+    CHECK(pthread_create(&t[i], NULL, slow_calls, NULL) == 0);
+  for (int i = 0; i < 3; i++)
+    CHECK(pthread_join(t[i], NULL) == 0);
+  printf("tracee not killed\n");
+}
+
+/* The tracer: sees the tracee's three clone events, then exits. */
+static void exitkill_tracer(int out) {
+  pid_t c = traceme_child(threads);
+  CHECK(ptrace(PTRACE_SETOPTIONS, c, 0, PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL) == 0);
+  CHECK(ptrace(PTRACE_CONT, c, 0, 0) == 0);
+  for (int clones = 0; clones < 3;) {
+    int st;
+    pid_t w = waitpid(-1, &st, __WALL);
+    CHECK(w > 0);
+    clones += WIFSTOPPED(st) && st >> 16 == PTRACE_EVENT_CLONE;
+    if (WIFSTOPPED(st))
+      CHECK(ptrace(PTRACE_CONT, w, 0, 0) == 0);
+  }
+  dprintf(out, "%d", c);
+  _exit(0);
+}
+
+static void exitkill_case(void) {
+  int p[2];
+  CHECK(pipe(p) == 0);
+  pid_t tracer = fork();
+  CHECK(tracer >= 0);
+  if (tracer == 0)
+    exitkill_tracer(p[1]);
+  CHECK(waitpid(tracer, NULL, 0) == tracer);
+  char buf[32] = {0};
+  CHECK(read(p[0], buf, sizeof buf - 1) > 0);
+  pid_t c = (pid_t)atoi(buf);
+  for (int i = 0; i < 1000 && kill(c, 0) == 0; i++)
+    usleep(5000); /* the grandchild, reaped by another */
+  printf("tracer %d exited; its tracee %d %s\n", tracer, c, kill(c, 0) ? "is gone" : "runs");
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*run)(void);
-  } cases[] = {{"sigchld", sigchld_case},
-               {"waiter", waiter_case},
-               {"clone", clone_case},
-               {"vforkdone", vforkdone_case},
-               {"tracerdies", tracerdies_case}};
+  } cases[] = {{"sigchld", sigchld_case},       {"waiter", waiter_case},
+               {"clone", clone_case},           {"vforkdone", vforkdone_case},
+               {"tracerdies", tracerdies_case}, {"exitkill", exitkill_case}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (argc > 1 && strcmp(argv[1], cases[i].name) == 0) {
       cases[i].run();
       return 0;
     }
-  fprintf(stderr, "usage: br_ptrace_waits sigchld|waiter|clone|vforkdone|tracerdies\n");
+  fprintf(stderr, "usage: br_ptrace_waits sigchld|waiter|clone|vforkdone|tracerdies|exitkill\n");
   return 2;
 }

@@ -112,8 +112,9 @@ foreach(mode spin threads stopped)
     REPEAT 2 RECORD_ARGS --cpus=2)
 endforeach()
 # A recorded tracer's waits and events (tests/programs/br_ptrace_waits.c): SIGCHLD blocked,
-# a waiter thread, traced clones, vfork-done events, a tracer exiting before its tracee.
-foreach(mode sigchld waiter clone vforkdone tracerdies)
+# a waiter thread, traced clones, vfork-done events, a tracer exiting before its tracee
+# (with PTRACE_O_EXITKILL: the tracee killed).
+foreach(mode sigchld waiter clone vforkdone tracerdies exitkill)
   deja_rr_test(br_ptrace_${mode} COMMAND $<TARGET_FILE:br_ptrace_waits> ${mode} DIFFER REPEAT 2)
   deja_rr_test(br_ptrace_${mode}_nobuf COMMAND $<TARGET_FILE:br_ptrace_waits> ${mode} DIFFER
     REPEAT 2 RECORD_ARGS -n)
