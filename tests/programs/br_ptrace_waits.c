@@ -160,6 +160,7 @@ static void threads(void) {
   for (int i = 0; i < 3; i++)
     CHECK(pthread_join(t[i], NULL) == 0);
   printf("tracee not killed\n");
+  fflush(stdout);
 }
 
 /* The tracer: sees the tracee's three clone events, then exits. */
