@@ -17,11 +17,11 @@
  * ptrace_action in the tracer's ptrace_next. A tracer of a process outside the recording
  * (not traced by deja) uses the real ptrace. With PTRACE_O_TRACECLONE/FORK/VFORK a new task
  * of a tracee is traced too and starts with a stop; a tracee that ends is reported to a
- * tracer that is not its parent from a list of such ends. Not emulated: group stops (a
- * stop signal is a signal-delivery stop), LISTEN (nothing special), INTERRUPT of a
- * tracee inside a call (it stops at its next stop),
- * SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail
- * with EIO. */
+ * tracer that is not its parent from a list of such ends. A tracee's group stop is its
+ * tracer's stop (EMU_GROUP; PTRACE_LISTEN holds it as deja holds its own, and a SIGCONT
+ * then gives an event stop); attaching to a stopped task reports its group stop. Not
+ * emulated: INTERRUPT of a tracee inside a call (it stops at its next stop), SYSEMU,
+ * SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail with EIO. */
 #include <elf.h>
 #include <errno.h>
 #include <linux/audit.h>
@@ -172,6 +172,43 @@ bool record_ptrace_vfork_done(struct recorder *r, struct rtask *x) {
   x->pt.msg = child;
   ptrace_post_stop(r, x, EMU_CLONE_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_VFORK_DONE << 16);
   return true;
+}
+
+/* The status of a group stop by SIG as Y's tracer's wait reports it. */
+static int group_status(const struct rtask *y, int sig) {
+  return 0x7f | sig << 8 | (y->pt.seized ? PTRACE_EVENT_STOP << 16 : 0);
+}
+
+bool record_ptrace_group_stop(struct recorder *r, struct rtask *x, int sig) {
+  if (!x->pt.tracer)
+    return false;
+  if (x->state != T_STOPPED) { /* it stops: the tracer sees it first */
+    x->stopped_by = sig;
+    ptrace_post_stop(r, x, EMU_GROUP, group_status(x, sig));
+    return true;
+  }
+  if (!x->pt.listening)
+    return false;
+  x->pt.listening = false; /* a SIGCONT ended the stop its tracer listened to */
+  ptrace_post_stop(r, x, EMU_EVENT, 0x7f | SIGTRAP << 8 | PTRACE_EVENT_STOP << 16);
+  return true;
+}
+
+/* Y, held by deja in a group stop with PTRACE_LISTEN, answers no ptrace request: an
+ * interrupt traps it there (its event stop is waited for here). */
+static bool trap_listening(struct rtask *y) {
+  int st;
+  if (ptrace(PTRACE_INTERRUPT, y->t.tid, 0, 0) < 0 || waitpid(y->t.tid, &st, __WALL) != y->t.tid)
+    return false;
+  return WIFSTOPPED(st) && st >> 16 == PTRACE_EVENT_STOP;
+}
+
+/* Y in a group stop reported to its tracer as one. */
+static int64_t report_group_stop(struct recorder *r, struct rtask *y) {
+  if (!trap_listening(y))
+    return -ESRCH;
+  ptrace_post_stop(r, y, EMU_GROUP, group_status(y, y->stopped_by));
+  return 0;
 }
 
 bool record_ptrace_signal_stop(struct recorder *r, struct rtask *x, int sig, const siginfo_t *si) {
@@ -465,15 +502,29 @@ static int64_t get_syscall_info(struct rtask *x, struct rtask *y, uint64_t addr,
 }
 
 /* PTRACE_CONT, SYSCALL, DETACH and LISTEN: Y goes on (with signal DATA). */
+/* PTRACE_LISTEN at Y's group stop: it stays stopped, and a SIGCONT ends the stop with an
+ * event stop for its tracer (record_ptrace_group_stop). */
+static int64_t listen_stopped(struct rtask *y) {
+  if (!y->pt.seized || y->pt.stop != EMU_GROUP || ptrace(PTRACE_LISTEN, y->t.tid, 0, 0) < 0)
+    return -EIO;
+  y->pt.stop = EMU_NONE;
+  y->pt.unreported = false;
+  y->pt.listening = true;
+  y->state = T_STOPPED;
+  return 0;
+}
+
 static int64_t resume(struct recorder *r, struct rtask *x, struct rtask *y, long req,
                       uint64_t data) {
   if (data >= 65)
     return -EIO;
+  if (req == RQ_LISTEN)
+    return listen_stopped(y);
   if (req == RQ_DETACH)
     y->pt.tracer = NULL;
   else
     y->pt.syscalls = req == RQ_SYSCALL;
-  int rc = release(r, y, req == RQ_LISTEN ? 0 : (int)data, &x->ptrace_next);
+  int rc = release(r, y, (int)data, &x->ptrace_next);
   if (req == RQ_DETACH) {
     record_ptrace_detach(y);
     set_traced_calls(x, y, 0);
@@ -528,6 +579,12 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
 static int64_t interrupt(struct recorder *r, struct rtask *y) {
   if (!y->pt.seized)
     return -EIO;
+  if (y->state == T_PTRACED)
+    return 0; /* in a stop already */
+  if (y->state == T_STOPPED) {
+    y->pt.listening = false;
+    return report_group_stop(r, y);
+  }
   y->pt.interrupt = true; /* record_ptrace_tick stops it as soon as it is ready */
   if (y->state == T_READY && y->pt.stop == EMU_NONE)
     record_ptrace_tick(r);
@@ -552,16 +609,17 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
   return 0;
 }
 
-/* PTRACE_ATTACH to a task in a group stop (held by deja with PTRACE_LISTEN; SEIZE works,
- * strace uses it) is not emulated:
- * its tracer would wait for ever for the stop it reports. Said, not hung (issue 29). */
-static int attach_stopped(struct recorder *r, struct rtask *x, struct rtask *y) {
-  char why[200];
-  snprintf(why, sizeof why,
-           "task %d attaches (ptrace) to task %d, which is in a group stop (SIGSTOP): deja "
-           "cannot record a tracer attaching to a stopped process yet",
-           x->t.tid, y->t.tid);
-  return recorder_abort(r, why);
+/* ATTACH or SEIZE of Y in a group stop (held by deja with PTRACE_LISTEN): as the kernel
+ * does, its tracer's next wait reports that stop (no SIGSTOP is sent). */
+static int64_t attach_stopped(struct recorder *r, struct rtask *x, struct rtask *y, long req,
+                              uint64_t data) {
+  int64_t res = attach(r, x, x, y, RQ_SEIZE, data);
+  if (res < 0)
+    return res;
+  y->pt.seized = req == RQ_SEIZE;
+  if (req == RQ_ATTACH)
+    y->pt.options = 0;
+  return report_group_stop(r, y);
 }
 
 int record_ptrace_call(struct recorder *r, struct rtask *x) {
@@ -578,9 +636,9 @@ int record_ptrace_call(struct recorder *r, struct rtask *x) {
     struct rtask *y = recorder_find_task(r, pid);
     if (!y)
       return 0; /* outside the recording: the real ptrace works */
-    if (req == RQ_ATTACH && y->state == T_STOPPED)
-      return attach_stopped(r, x, y);
-    if (req == RQ_ATTACH || req == RQ_SEIZE)
+    if ((req == RQ_ATTACH || req == RQ_SEIZE) && y->state == T_STOPPED)
+      res = attach_stopped(r, x, y, req, a->r10);
+    else if (req == RQ_ATTACH || req == RQ_SEIZE)
       res = attach(r, x, x, y, req, a->r10);
     else if (y->pt.tracer != x)
       res = -ESRCH;

@@ -68,12 +68,6 @@ static bool run_to_exec(struct task *t, int *status) {
   }
 }
 
-long record_trace_options(void) {
-  return PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
-         PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT |
-         syscallbuf_ptrace_options();
-}
-
 int record_start_tracing(struct recorder *r, pid_t pid) {
   int ws;
   if (waitpid(pid, &ws, WUNTRACED) < 0 || !WIFSTOPPED(ws))

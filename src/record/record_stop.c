@@ -3,7 +3,8 @@
  * not scheduled. Its parent's waitpid(WUNTRACED) sees the stop from the kernel. When a
  * SIGCONT ends the stop the kernel reports another group stop; the task is ready again
  * and the SIGCONT is then delivered (and recorded) like any signal. Replay needs none of
- * this: the stopped stretch has no events, and the waits are replayed from the trace. */
+ * this: the stopped stretch has no events, and the waits are replayed from the trace.
+ * A tracee's group stop is its tracer's (record_ptrace.c). */
 #include <signal.h>
 #include <sys/ptrace.h>
 
@@ -14,6 +15,8 @@ static bool stop_signal(int sig) {
 }
 
 bool record_group_stop(struct recorder *r, struct rtask *x, int sig) {
+  if ((stop_signal(sig) || x->state == T_STOPPED) && record_ptrace_group_stop(r, x, sig))
+    return true; /* a tracee's: its tracer decides */
   if (x->state == T_STOPPED && !stop_signal(sig)) {
     x->state = T_READY; /* SIGCONT ended the stop */
     return true;
@@ -23,6 +26,7 @@ bool record_group_stop(struct recorder *r, struct rtask *x, int sig) {
   if (ptrace(PTRACE_LISTEN, x->t.tid, 0, 0) < 0)
     return false;
   x->state = T_STOPPED;
+  x->stopped_by = sig;
   record_slot_release(r, x);
   return true;
 }

@@ -37,8 +37,9 @@ void record_task_gone(struct recorder *r, struct rtask *x) {
   x->pt.tracer = NULL;
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *y = r->tasks[i];
-    if (y->pt.tracer == x) { /* a tracer's end detaches its tracees */
-      if (y->pt.options & PTRACE_O_EXITKILL) /* or kills them, as it asked */
+    /* A tracer's end detaches its tracees, or kills them as it asked. */
+    if (y->pt.tracer == x) {
+      if (y->pt.options & PTRACE_O_EXITKILL)
         syscall(SYS_tgkill, y->proc->pid, y->t.tid, SIGKILL);
       do_ptrace_action(r, record_ptrace_let_go(r, y));
       record_ptrace_detach(y);

@@ -86,6 +86,7 @@ enum emu_stop {
   EMU_EVENT,         /* a PTRACE_EVENT stop (exec) */
   EMU_EXIT_EVENT,    /* PTRACE_EVENT_EXIT, at deja's own */
   EMU_CLONE_EVENT,   /* PTRACE_EVENT_CLONE/FORK/VFORK, at deja's own (recorded) */
+  EMU_GROUP,         /* a group stop (SIGSTOP & co.), at deja's own */
 };
 
 /* X traced by another recorded task: ptrace emulated as rr does (record_ptrace.c). */
@@ -104,6 +105,7 @@ struct emu_trace {
   bool start_stop;       /* a new task of a traced one: it starts with a stop */
   bool tracer_is_parent; /* the kernel tells the tracer of its end */
   bool interrupt;        /* PTRACE_INTERRUPT: an event stop once it is between stretches */
+  bool listening;        /* PTRACE_LISTEN at a group stop: a SIGCONT is an event stop */
 };
 
 /* What an emulated ptrace call did to its tracee, for replay to do again. */
@@ -135,6 +137,7 @@ struct rtask {
   struct rproc *proc;
   enum rtask_state state;
   int slot;                        /* the run slot it holds (record_slots.c), or -1 */
+  int stopped_by;                  /* the signal of its group stop (T_STOPPED) */
   bool ptrace_deferred;            /* at a ptrace call's entry, waiting for other slots to empty */
   int cpu;                         /* the CPU its affinity names, or -1 when deja did not set one */
   bool first_stop_seen, announced; /* T_NEW until both */
@@ -437,6 +440,9 @@ void record_ptrace_effects(struct rtask *x, struct event *ev);
  * effect too. */
 void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result);
 bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
+/* At X's group stop by SIG (a stop signal), or at the end of one (another SIG, with X
+ * T_STOPPED): true when X's tracer sees it (X is then in its ptrace stop). */
+bool record_ptrace_group_stop(struct recorder *r, struct rtask *x, int sig);
 /* At PTRACE_EVENT_CLONE/FORK/VFORK of X (recorded): a tracer asking for it sees the
  * event, and the new task is traced by it too. */
 bool record_ptrace_clone_event(struct recorder *r, struct rtask *x, int event);
@@ -503,8 +509,7 @@ pid_t record_spawn(const struct record_options *o, const char *path, const sigse
 /* Seizes the stopped child and lets it run to its execve. Returns 0, or the exit status
  * when it never got there. */
 int record_start_tracing(struct recorder *r, pid_t pid);
-/* The ptrace options deja traces every task with. */
-long record_trace_options(void);
+
 /* The exit status of `deja record' for a wait status of the program (recorder.h). */
 int record_exit_status(int wstatus);
 

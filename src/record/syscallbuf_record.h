@@ -6,6 +6,7 @@
 #define DEJA_RECORD_SYSCALLBUF_RECORD_H
 
 #include <stdint.h>
+#include <sys/ptrace.h>
 #include <sys/types.h>
 #include <stdbool.h>
 
@@ -27,6 +28,13 @@ void syscallbuf_install_filter(void);
 int syscallbuf_resume_request(const struct rtask *x);
 /* ptrace options the buffer needs (PTRACE_O_TRACESECCOMP). */
 long syscallbuf_ptrace_options(void);
+
+/* The ptrace options deja traces every task with. */
+static inline long record_trace_options(void) {
+  return PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC | PTRACE_O_TRACECLONE |
+         PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXIT |
+         syscallbuf_ptrace_options();
+}
 
 /* syscallbuf_announce.c: at a traced system call's entry: flushes the task's buffer;
  * handles the library's announcing call. 0: an ordinary call; 1: the announcing call,

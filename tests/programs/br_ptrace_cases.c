@@ -1,6 +1,8 @@
 /* ptrace cases of issue 29, one per argument, each by a recorded tracer of its child:
  *   seize:      PTRACE_SEIZE a running child, PTRACE_INTERRUPT (an event stop), CONT, kill
  *   stopped:    PTRACE_ATTACH to a child that stopped itself (SIGSTOP) before
+ *   groupstop:  a tracee let into its group stop (CONT with SIGSTOP): the tracer sees it
+ *   listen:     PTRACE_SEIZE of a stopped child, INTERRUPT, LISTEN; SIGCONT's event stop
  *   singlestep: a TRACEME child stepped 20 instructions from its SIGSTOP
  *   regs:       PEEKUSER/POKEUSER and GETREGS/SETREGS of a stopped child (a changed rax)
  *   kill:       PTRACE_KILL of a stopped tracee; the wait sees SIGKILL
@@ -85,6 +87,40 @@ static void stopped_case(void) {
   report_end(c);
 }
 
+static void groupstop_case(void) {
+  pid_t c = traceme_child();
+  int st;
+  CHECK(ptrace(PTRACE_CONT, c, 0, SIGSTOP) == 0); /* the stop signal delivered: a group stop */
+  CHECK(waitpid(c, &st, 0) == c);
+  printf("group stop of %d: stopped %d by SIGSTOP %d\n", c, WIFSTOPPED(st),
+         WSTOPSIG(st) == SIGSTOP);
+  CHECK(ptrace(PTRACE_CONT, c, 0, 0) == 0);
+  report_end(c);
+}
+
+static void listen_case(void) {
+  pid_t c = fork();
+  CHECK(c >= 0);
+  if (c == 0) {
+    raise(SIGSTOP);
+    _exit(6);
+  }
+  int st;
+  CHECK(waitpid(c, &st, WUNTRACED) == c && WIFSTOPPED(st));
+  CHECK(ptrace(PTRACE_SEIZE, c, 0, 0) == 0);
+  CHECK(ptrace(PTRACE_INTERRUPT, c, 0, 0) == 0);
+  CHECK(waitpid(c, &st, 0) == c);
+  printf("seized stopped %d: SIGSTOP %d, event stop %d\n", c, WSTOPSIG(st) == SIGSTOP,
+         st >> 16 == PTRACE_EVENT_STOP);
+  CHECK(ptrace(PTRACE_LISTEN, c, 0, 0) == 0);
+  CHECK(kill(c, SIGCONT) == 0);
+  CHECK(waitpid(c, &st, 0) == c);
+  printf("after SIGCONT: SIGTRAP %d, event stop %d\n", WSTOPSIG(st) == SIGTRAP,
+         st >> 16 == PTRACE_EVENT_STOP);
+  CHECK(ptrace(PTRACE_CONT, c, 0, 0) == 0);
+  report_end(c);
+}
+
 static void singlestep_case(void) {
   pid_t c = traceme_child();
   int moved = 0, st;
@@ -143,13 +179,20 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*run)(void);
-  } cases[] = {{"seize", seize_case}, {"stopped", stopped_case}, {"singlestep", singlestep_case},
-               {"regs", regs_case},   {"kill", kill_case},       {"exec", exec_case}};
+  } cases[] = {{"seize", seize_case},
+               {"stopped", stopped_case},
+               {"groupstop", groupstop_case},
+               {"listen", listen_case},
+               {"singlestep", singlestep_case},
+               {"regs", regs_case},
+               {"kill", kill_case},
+               {"exec", exec_case}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (argc > 1 && strcmp(argv[1], cases[i].name) == 0) {
       cases[i].run();
       return 0;
     }
-  fprintf(stderr, "usage: br_ptrace_cases seize|stopped|singlestep|regs|kill|exec\n");
+  fprintf(stderr,
+          "usage: br_ptrace_cases seize|stopped|groupstop|listen|singlestep|regs|kill|exec\n");
   return 2;
 }

@@ -90,20 +90,16 @@ foreach(mode reap init_exits init_fault)
     RECORD_ARGS -n)
 endforeach()
 # Issue 29, ptrace by the recorded program (tests/programs/br_ptrace_cases.c): SEIZE and
-# INTERRUPT of a spinning child, single steps, PEEKUSER/POKEUSER/SETREGS, PTRACE_KILL,
+# INTERRUPT of a spinning child, group stops (ATTACH to a stopped child, a tracee's own, LISTEN),
+# single steps, PEEKUSER/POKEUSER/SETREGS, PTRACE_KILL,
 # exec under TRACEME; buffered and -n; SEIZE also on two CPUs (ptrace calls serialised).
-foreach(mode seize singlestep regs kill exec)
+foreach(mode seize stopped groupstop listen singlestep regs kill exec)
   deja_rr_test(br_ptrace_${mode} COMMAND $<TARGET_FILE:br_ptrace_cases> ${mode} DIFFER REPEAT 2)
   deja_rr_test(br_ptrace_${mode}_nobuf COMMAND $<TARGET_FILE:br_ptrace_cases> ${mode} DIFFER
     REPEAT 2 RECORD_ARGS -n)
 endforeach()
 deja_rr_test(br_ptrace_seize_cpus2 COMMAND $<TARGET_FILE:br_ptrace_cases> seize DIFFER REPEAT 2
   RECORD_ARGS --cpus=2)
-# PTRACE_ATTACH to a child in a group stop is not emulated: the recording says so (70).
-add_test(NAME br_ptrace_stopped_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
-  $<TARGET_FILE:deja> 70 "attaches \\(ptrace\\) to task [0-9]+, which is in a group stop"
-  $<TARGET_FILE:br_ptrace_cases> stopped)
-set_tests_properties(br_ptrace_stopped_said PROPERTIES TIMEOUT 120)
 # A child killed by SIGKILL while it spins (tests/programs/br_kill_child.c): replay kills
 # it where the recording held it instead of letting it run on.
 foreach(mode spin threads stopped)
