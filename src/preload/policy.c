@@ -147,7 +147,7 @@ static long chaos_after_write(long fd, long ret) {
  * out of /proc/PID/fd listings (record_hidden_fds.c). Whether it is one, a buffered
  * fstatfs tells. */
 static long dents_call(long nr, const long a[6]) {
-  long fs_type[STATFS_SIZE / sizeof(long)];
+  long fs_type[STATFS_SIZE / sizeof(long)] = {0};
   const long fs[6] = {a[0], (long)fs_type, 0, 0, 0, 0};
   if (preload_buffered(SYS_fstatfs, fs, 1, STATFS_SIZE, OUT_FIXED, PROBE_NONE) == 0 &&
       fs_type[0] == PROC_SUPER_MAGIC_)
