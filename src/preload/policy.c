@@ -7,6 +7,7 @@
  * writevs) to descriptors 0-2 keep their bytes in the record, so replay can reproduce the
  * program's terminal output. */
 #include <asm/termbits.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -248,9 +249,32 @@ HOT long ioctl_call(long nr, const long a[6]) {
   return preload_traced(nr, a);
 }
 
+/* Whether the call acts on one of deja's own descriptors, which the program must not see
+ * (a test probing which descriptors are open with fstat found deja's): EBADF, as
+ * without deja, in a recording and in its replay alike. */
+static bool on_deja_fd(long nr, const long a[6]) {
+  switch (nr) {
+  case SYS_read:
+  case SYS_write:
+  case SYS_writev:
+  case SYS_pread64:
+  case SYS_pwrite64:
+  case SYS_lseek:
+  case SYS_close:
+  case SYS_fstat:
+  case SYS_fcntl:
+  case SYS_ioctl: return preload_is_deja_fd(a[0]);
+  case SYS_newfstatat: return (a[3] & AT_EMPTY_PATH) && preload_is_deja_fd(a[0]);
+  case SYS_statx: return (a[2] & AT_EMPTY_PATH) && preload_is_deja_fd(a[0]);
+  default: return false;
+  }
+}
+
 /* getpid and getppid stay traced: cheap enough, and what debuggers catch (`catch
  * syscall getpid`) and tests alter in traces. */
 long preload_syscall(long nr, const long a[6]) {
+  if (on_deja_fd(nr, a))
+    return -EBADF;
   switch (nr) {
   case SYS_read: /* of a file, or of a pipe, socket or terminal that has data */
     return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_READ);

@@ -35,6 +35,29 @@ void preload_off(void) { g_off = 1; }
 
 bool preload_chaos(void) { return g_chaos; }
 
+/* The process's context-switch events (one per thread, and a forked child keeps its
+ * parent's until exec): descriptors the program must not see (preload_is_deja_fd). */
+#define DEJA_FDS 256
+static uint64_t g_deja_fds[DEJA_FDS / 64];
+
+static void deja_fd_mark(long fd, bool open) {
+  if (fd < DESCHED_FD_FLOOR || fd >= DESCHED_FD_FLOOR + DEJA_FDS)
+    return;
+  uint64_t bit = 1ull << ((fd - DESCHED_FD_FLOOR) % 64);
+  uint64_t *word = &g_deja_fds[(fd - DESCHED_FD_FLOOR) / 64];
+  if (open)
+    __atomic_fetch_or(word, bit, __ATOMIC_RELAXED);
+  else
+    __atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
+}
+
+bool preload_is_deja_fd(long fd) {
+  if (fd < DESCHED_FD_FLOOR || fd >= DESCHED_FD_FLOOR + DEJA_FDS)
+    return false;
+  uint64_t word = __atomic_load_n(&g_deja_fds[(fd - DESCHED_FD_FLOOR) / 64], __ATOMIC_RELAXED);
+  return word >> ((fd - DESCHED_FD_FLOOR) % 64) & 1;
+}
+
 /* rdi=nr, rsi..r9 = a0..a4, [rsp+8] = a5, [rsp+16] = where the result lives in the
  * record (the replay entry reads it from there). */
 __asm__(".text\n"
@@ -211,6 +234,7 @@ static long announce(long b) {
   if (rc != 0 && fd >= 0)
     preload_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
   t_desched = rc != 0 || fd < 0 ? -1 : (int)fd;
+  deja_fd_mark(t_desched, true);
   return rc;
 }
 
@@ -249,6 +273,7 @@ void preload_forked_child(void) {
     return;
   if (t_desched >= 0)
     preload_raw_syscall(SYS_close, t_desched, 0, 0, 0, 0, 0);
+  deja_fd_mark(t_desched, false);
   t_state = T_BUSY;
   t_state = announce((long)t_buf) == 0 ? T_READY : T_OFF;
 }

@@ -63,6 +63,8 @@ void preload_forked_child(void);
 void preload_off(void);
 /* deja records in chaos mode: the calls whose results chaos mode chooses stay traced. */
 bool preload_chaos(void);
+/* Whether FD is one of deja's own descriptors (a context-switch event). */
+bool preload_is_deja_fd(long fd);
 /* A raw result as libc returns it: -1 with errno set on failure. */
 long preload_errno(long ret);
 

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -317,11 +318,14 @@ static const replay_hook_fn replay_skip_hooks[SCH_COUNT] = {
 };
 
 /* A successful change of the program's own resource limits runs for real: the stack
- * limit decides where the stack stops growing, others how far mmap and brk may go. */
+ * limit decides where the stack stops growing, others how far mmap and brk may go. Not
+ * the core file's: replay keeps it at 0 (hard limit too), which a program raising its
+ * soft limit to its recorded hard one could not do (EPERM; Python's tests do that). */
 static bool sets_own_limit(const struct event *ev) {
   long nr = (long)ev->regs.orig_rax;
-  return ev->result == 0 &&
-         (nr == SYS_setrlimit || (nr == SYS_prlimit64 && ev->regs.rdi == 0 && ev->regs.rdx));
+  bool own = nr == SYS_setrlimit || (nr == SYS_prlimit64 && ev->regs.rdi == 0 && ev->regs.rdx);
+  uint64_t resource = nr == SYS_setrlimit ? ev->regs.rdi : ev->regs.rsi;
+  return ev->result == 0 && own && resource != RLIMIT_CORE;
 }
 
 /* Whether replay executes the call (rather than skipping it), as its row says. */
