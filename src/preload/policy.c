@@ -22,8 +22,6 @@
 
 #define STAT_SIZE 144 /* the kernel's struct stat on x86-64 */
 #define STATX_SIZE 256
-#define STATFS_SIZE 120           /* the kernel's struct statfs, f_type first */
-#define PROC_SUPER_MAGIC_ 0x9fa0L /* procfs's f_type */
 #define TIMESPEC_SIZE 16
 #define KERNEL_SIGACTION_SIZE 32 /* handler, flags, restorer, 8-byte mask */
 
@@ -142,18 +140,6 @@ static long chaos_after_write(long fd, long ret) {
       chaos_preemption_point();
   }
   return ret;
-}
-
-/* getdents64. A listing of a /proc directory is traced: deja takes its own descriptors
- * out of /proc/PID/fd listings (record_hidden_fds.c). Whether it is one, a buffered
- * fstatfs tells. */
-static long dents_call(long nr, const long a[6]) {
-  long fs_type[STATFS_SIZE / sizeof(long)] = {0};
-  const long fs[6] = {a[0], (long)fs_type, 0, 0, 0, 0};
-  if (preload_buffered(SYS_fstatfs, fs, 1, STATFS_SIZE, OUT_FIXED, PROBE_NONE) == 0 &&
-      fs_type[0] == PROC_SUPER_MAGIC_)
-    return preload_traced(nr, a);
-  return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
 }
 
 /* write and writev. Those to descriptors 0-2 keep their bytes in the record (gathered
@@ -311,7 +297,7 @@ long preload_syscall(long nr, const long a[6]) {
   case SYS_lstat: return preload_buffered(nr, a, 1, STAT_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_newfstatat: return preload_buffered(nr, a, 2, STAT_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_statx: return preload_buffered(nr, a, 4, STATX_SIZE, OUT_FIXED, PROBE_NONE);
-  case SYS_getdents64: return dents_call(nr, a);
+  case SYS_getdents64:
   case SYS_readlink: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
   case SYS_readlinkat: return preload_buffered(nr, a, 2, (size_t)a[3], OUT_RESULT, PROBE_NONE);
   case SYS_clock_gettime: return preload_buffered(nr, a, 1, TIMESPEC_SIZE, OUT_FIXED, PROBE_NONE);

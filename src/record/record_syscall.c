@@ -254,11 +254,6 @@ static int warn_unknown_ioctl(struct recorder *r, struct rtask *x, struct exit_i
   return 0;
 }
 
-static int hide_deja_fds(struct recorder *r, struct rtask *x, struct exit_info *in) {
-  (void)r;
-  return record_hide_deja_fds(x, &in->result);
-}
-
 static const struct {
   int (*entry)(struct recorder *r, struct rtask *x);
   int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
@@ -274,7 +269,6 @@ static const struct {
     [SCH_brk] = {.exit = forget_heap},
     [SCH_mmap] = {.entry = refuse_perf_mmap, .exit = preserve_mapped},
     [SCH_ioctl] = {.exit = warn_unknown_ioctl},
-    [SCH_dents] = {.exit = hide_deja_fds},
 };
 
 #define VSYSCALL_PAGE 0xffffffffff600000ull /* the legacy time, gettimeofday, getcpu */
@@ -487,7 +481,6 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     event_free(&ev);
     return recorder_abort(r, in.why);
   }
-  result = ev.result = in.result; /* a hook may have edited it */
   if (!ev.out_to)
     record_file_change(r, x, &ev, in.file, sizeof in.file);
   uint32_t out_len = (uint32_t)r->data.len; /* output or file data come first in r->data */

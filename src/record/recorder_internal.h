@@ -440,9 +440,6 @@ void record_ptrace_effects(struct rtask *x, struct event *ev);
  * effect too. */
 void record_ptrace_mem_write(struct recorder *r, struct rtask *x, int64_t result);
 bool record_ptrace_exit_event(struct recorder *r, struct rtask *x);
-/* At the exit of X's getdents64 of RESULT bytes: deja's own descriptors are taken out of
- * a listing of a /proc descriptor directory (record_hidden_fds.c); 0. */
-int record_hide_deja_fds(struct rtask *x, int64_t *result);
 /* At X's group stop by SIG (a stop signal), or at the end of one (another SIG, with X
  * T_STOPPED): true when X's tracer sees it (X is then in its ptrace stop). */
 bool record_ptrace_group_stop(struct recorder *r, struct rtask *x, int sig);

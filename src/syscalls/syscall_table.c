@@ -363,7 +363,7 @@ static const struct syscall_desc table[] = {
   SC(epoll_ctl_old, EMU, 4),
   SC(epoll_wait_old, EMU, 4),
   SC(remap_file_pages, EXE, 5),
-  SCH(getdents64, EMU, dents, 3, WR_DENTS(1)),
+  SC(getdents64, EMU, 3, WR_DENTS(1)),
   /* The kernel keeps the address and uses it at thread exit. */
   SCH(set_tid_address, EXE, tid_result, 1),
   SC(restart_syscall, EMU, 0),

@@ -33,7 +33,6 @@ enum syscall_replay {
   X(robust_list) /* replay: runs; the thread's robust list is kept (for checkpoints) */             \
   X(altstack)    /* replay: runs; the thread's alternate signal stack is kept (checkpoints) */      \
   X(rseq)        /* record: refused with ENOSYS */                                                  \
-  X(dents)       /* record: deja's own descriptors left out of /proc/PID/fd listings */             \
   X(write)       /* record: output to deja's stdout/stderr (buffer, result bytes) */                \
   X(writev)      /* record: output to deja's stdout/stderr (iovecs) */                              \
   X(copy_out)    /* record: what sendfile/splice/copy_file_range sent to deja's stdout/stderr */    \
