@@ -157,7 +157,7 @@ HOT long write_call(long nr, const long a[6]) {
   }
   if (a[0] < 0 || (shared_file_mapped && nr == SYS_writev))
     return preload_traced(nr, a);
-  return chaos_after_write(a[0], preload_buffered(nr, a, -1, 0, OUT_NONE,
+  return chaos_after_write(a[0], preload_buffered(nr, a, -1, 0, OUT_WRITE,
                                                   nr == SYS_writev     ? PROBE_SEEKABLE
                                                   : shared_file_mapped ? PROBE_WRITE_NOFILE
                                                                        : PROBE_WRITE));

@@ -268,6 +268,11 @@ static void desched_arm(bool on) {
                   0, 0, (int64_t *)&ignored);
 }
 
+/* Whether the file of struct stat ST is deja's stdout (I 0) or stderr (I 1). */
+static bool same_file(const struct sbuf_hdr *h, int i, const uint64_t st[2]) {
+  return (h->out_dev[i] || h->out_ino[i]) && st[0] == h->out_dev[i] && st[1] == h->out_ino[i];
+}
+
 /* Which of deja's stdout (1) and stderr (2) descriptor FD refers to, if either (0), for
  * the write whose record REC is. In a replay, what the record says. */
 static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_rec *rec) {
@@ -277,8 +282,7 @@ static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_re
   static int64_t ignored;
   if (sbuf_entry_call(SYS_fstat, fd, (long)st, 0, 0, 0, 0, &ignored) != 0)
     return 0;
-  bool m1 = (h->out_dev[0] || h->out_ino[0]) && st[0] == h->out_dev[0] && st[1] == h->out_ino[0];
-  bool m2 = (h->out_dev[1] || h->out_ino[1]) && st[0] == h->out_dev[1] && st[1] == h->out_ino[1];
+  bool m1 = same_file(h, 0, st), m2 = same_file(h, 1, st);
   if (m1 && m2)
     return fd == 2 ? 2 : 1;
   return m1 ? 1 : m2 ? 2 : 0;
@@ -340,6 +344,20 @@ HOT size_t record_room(const long a[6], int outarg, size_t outmax, enum out_kind
   if (outarg < 0 || !a[outarg])
     return 0;
   return outmax;
+}
+
+/* Whether a write to descriptor FD (3 or above) goes to deja's stdout or stderr (a dup of
+ * them, /dev/stdout opened): then it is made traced, and the recorder keeps its bytes as
+ * output. The answer is in the record's `aux` (a value no lseek probe leaves there, which
+ * overwrites it otherwise), which the replay entry returns. */
+HOT bool writes_output(const struct sbuf_hdr *h, long fd, struct sbuf_rec *rec) {
+  uint64_t st[18]; /* the kernel's struct stat: st_dev, st_ino first */
+  long s = sbuf_entry_call(SYS_fstat, fd, (long)st, 0, 0, 0, 0, &rec->aux);
+  if (replaying())
+    return s == SBUF_AUX_OUTPUT;
+  bool out = s == 0 && (same_file(h, 0, st) || same_file(h, 1, st));
+  rec->aux = out ? SBUF_AUX_OUTPUT : 0;
+  return out;
 }
 
 /* The probes PROBE asks for a call on descriptor a[0] that might block, their results
@@ -506,6 +524,8 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   bool armed = probe == PROBE_BLOCKS;
   /* The bytes a write sends (a writev's: gathered into the record, OUTMAX of them). */
   size_t wlen = kind == OUT_INPUT ? outmax : (size_t)a[2];
+  if (kind == OUT_WRITE && writes_output(h, a[0], rec))
+    return probed_traced(nr, a, h, used, rec, sizeof *rec);
   if (probe != PROBE_NONE && !armed && !probes_pass(a, rec, probe, wlen, &armed))
     return probed_traced(nr, a, h, used, rec, sizeof *rec);
   if (kind == OUT_FILE_MAP)

@@ -22,6 +22,8 @@ enum out_kind {
   OUT_ARGS,     /* a call that changes the address space: the record keeps its six arguments,
                    and in a replay the library makes it for real (SBUF_EXEC_ADDR) */
   OUT_FILE_MAP, /* a private read-only mmap of a small file (SBUF_FILE_MAP_MAX) */
+  OUT_WRITE,    /* none: a write to descriptor 3 or above, made traced when it is a dup of
+                   deja's stdout/stderr (the recorder then keeps its bytes as output) */
 };
 
 /* How a call on descriptor a[0] that might block is made sure not to: probes the

@@ -104,3 +104,7 @@ foreach(mode spin threads stopped)
   deja_rr_test(br_kill_child_${mode}_cpus2 COMMAND $<TARGET_FILE:br_kill_child> ${mode} DIFFER
     REPEAT 2 RECORD_ARGS --cpus=2)
 endforeach()
+# Output through dups of stdout and stderr (descriptors above 2): buffered writes to them
+# are made traced, so the recorder keeps their bytes as output.
+deja_rr_both(br_dup_stdout DIFFER)
+deja_rr_test(br_dup_stdout_cpus2 COMMAND $<TARGET_FILE:br_dup_stdout> DIFFER RECORD_ARGS --cpus=2)
