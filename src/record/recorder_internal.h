@@ -144,6 +144,10 @@ struct rtask {
   int refused;       /* the errno a call refused at its entry returns (0: it runs) */
   uint64_t entry_seq;
   struct user_regs_struct entry;
+  /* a 32-bit call (int $0x80): entry is its 64-bit twin's view, entry32 the registers the
+   * trace keeps (replay compares them at the call) */
+  bool compat32;
+  struct user_regs_struct entry32;
   struct timespec entered;
   int deliver; /* signal to pass on at the next resume */
   /* registers at the last boundary (syscall exit, state point) while no user code ran,
@@ -503,5 +507,10 @@ pid_t record_spawn(const struct record_options *o, const char *path, const sigse
 int record_start_tracing(struct recorder *r, pid_t pid);
 /* The exit status of `deja record' for a wait status of the program (recorder.h). */
 int record_exit_status(int wstatus);
+
+/* The entry registers X's call event keeps: entry32 for a 32-bit call. */
+static inline const struct user_regs_struct *rtask_entry_regs(const struct rtask *x) {
+  return x->compat32 ? &x->entry32 : &x->entry;
+}
 
 #endif

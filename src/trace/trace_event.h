@@ -50,6 +50,9 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
  * in the flags' bits 8-31 (the result stays the task's id in the trace). */
 #define EVF_NS_PID 128u
 #define EVF_NS_PID_SHIFT 8
+/* A 32-bit call (int $0x80; regs as the task had them, the number i386's): replay
+ * emulates it, its 64-bit twin (syscalls/syscall_compat32.h) telling what it wrote. */
+#define EVF_COMPAT32 (1u << 25)
 /* An emulated ptrace call changed its tracee (task remote_tid): the regions from index
  * remote_from on are that task's memory, and with remote_regs its registers became
  * regs_after. */

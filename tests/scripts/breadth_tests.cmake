@@ -108,3 +108,10 @@ endforeach()
 # are made traced, so the recorder keeps their bytes as output.
 deja_rr_both(br_dup_stdout DIFFER)
 deja_rr_test(br_dup_stdout_cpus2 COMMAND $<TARGET_FILE:br_dup_stdout> DIFFER RECORD_ARGS --cpus=2)
+# 32-bit system calls (int $0x80) from 64-bit code: those with a 64-bit twin laid out
+# alike are recorded as it and emulated in replay; another stops the recording, named.
+deja_rr_both(br_int80 DIFFER)
+add_test(NAME br_int80_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
+  $<TARGET_FILE:deja> 70 "32-bit system call number 13 \\(int \\$0x80\\).*cannot record"
+  $<TARGET_FILE:br_int80> time)
+set_tests_properties(br_int80_said PROPERTIES TIMEOUT 120)
