@@ -273,7 +273,7 @@ long preload_syscall(long nr, const long a[6]) {
   case SYS_lstat: return preload_buffered(nr, a, 1, STAT_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_newfstatat: return preload_buffered(nr, a, 2, STAT_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_statx: return preload_buffered(nr, a, 4, STATX_SIZE, OUT_FIXED, PROBE_NONE);
-  case SYS_getdents64:
+  case SYS_getdents64: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_PROC_DIR);
   case SYS_readlink: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
   case SYS_readlinkat: return preload_buffered(nr, a, 2, (size_t)a[3], OUT_RESULT, PROBE_NONE);
   case SYS_clock_gettime: return preload_buffered(nr, a, 1, TIMESPEC_SIZE, OUT_FIXED, PROBE_NONE);

@@ -255,6 +255,13 @@ static int warn_unknown_ioctl(struct recorder *r, struct rtask *x, struct exit_i
   return 0;
 }
 
+/* A listing of /proc/PID/fd: without deja's own descriptors. */
+static int hide_fds(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  in->result = record_hide_deja_fds(r, x, in->result);
+  in->ev->result = in->result;
+  return 0;
+}
+
 static const struct {
   int (*entry)(struct recorder *r, struct rtask *x);
   int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
@@ -270,6 +277,7 @@ static const struct {
     [SCH_brk] = {.exit = forget_heap},
     [SCH_mmap] = {.entry = refuse_perf_mmap, .exit = preserve_mapped},
     [SCH_ioctl] = {.exit = warn_unknown_ioctl},
+    [SCH_dents] = {.exit = hide_fds},
 };
 
 #define VSYSCALL_PAGE 0xffffffffff600000ull /* the legacy time, gettimeofday, getcpu */
@@ -498,6 +506,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     event_free(&ev);
     return recorder_abort(r, in.why);
   }
+  result = in.result;
   if (!ev.out_to)
     record_file_change(r, x, &ev, in.file, sizeof in.file);
   uint32_t out_len = (uint32_t)r->data.len; /* output or file data come first in r->data */

@@ -354,6 +354,9 @@ int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, ch
 
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);
+/* At the exit of X's getdents64 or getdents that returned RESULT: a listing of a recorded
+ * process's descriptors loses deja's own (record_fd_hide.c); the result left. */
+int64_t record_hide_deja_fds(struct recorder *r, struct rtask *x, int64_t result);
 
 /* record_tasks.c: the task table. */
 struct rtask *recorder_find_task(struct recorder *r, pid_t tid);

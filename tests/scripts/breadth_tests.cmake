@@ -115,3 +115,8 @@ add_test(NAME br_int80_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
   $<TARGET_FILE:deja> 70 "32-bit system call number 13 \\(int \\$0x80\\).*cannot record"
   $<TARGET_FILE:br_int80> time)
 set_tests_properties(br_int80_said PROPERTIES TIMEOUT 120)
+# Listings of /proc/PID/fd leave deja's descriptors out (listed buffered: made traced).
+deja_rr_both(br_proc_fds DIFFER)
+deja_rr_test(br_proc_fds_cpus2 COMMAND $<TARGET_FILE:br_proc_fds> DIFFER RECORD_ARGS --cpus=2)
+# Short-lived threads one after another: each closes its context-switch event as it ends.
+deja_rr_both(br_thread_churn DIFFER)
