@@ -157,9 +157,10 @@ struct rtask {
   uint32_t boundary_used;
   struct held_signal held[32];
   int nheld;
-  bool interrupting;   /* PTRACE_INTERRUPT sent */
-  bool desched;        /* ...because it was switched out inside a buffered call */
-  bool sbuf_restarted; /* a buffered call that blocked restarted as a traced call: the
+  struct timespec held_since; /* when the first of them was held */
+  bool interrupting;          /* PTRACE_INTERRUPT sent */
+  bool desched;               /* ...because it was switched out inside a buffered call */
+  bool sbuf_restarted;        /* a buffered call that blocked restarted as a traced call: the
                           next entry is that call's, which blocks (others run at once) */
   bool exit_emitted;
   bool entry_regs_read;  /* t.regs hold the registers of the entry stop being handled */

@@ -120,3 +120,6 @@ deja_rr_both(br_proc_fds DIFFER)
 deja_rr_test(br_proc_fds_cpus2 COMMAND $<TARGET_FILE:br_proc_fds> DIFFER RECORD_ARGS --cpus=2)
 # Short-lived threads one after another: each closes its context-switch event as it ends.
 deja_rr_both(br_thread_churn DIFFER)
+# A timer's signal while the program spins on buffered calls: a held signal is delivered
+# within a millisecond (at a state point), not at the end of the time slice.
+deja_rr_both(br_signal_spin DIFFER REPEAT 2)
