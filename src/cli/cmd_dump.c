@@ -38,7 +38,7 @@ static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
   switch (ev->kind) {
   case EV_SYSCALL: {
     long nr = (long)ev->regs.orig_rax;
-    if (ev->flags & EVF_COMPAT32)
+    if (event_compat32(ev))
       dump_compat32(ev);
     else
       printf(" %s(0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx) = %" PRId64, syscall_name(nr),

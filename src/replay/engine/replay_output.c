@@ -72,7 +72,7 @@ int replay_output(struct replay_engine *e, struct rptask *x) {
     return 0;
   long nr = (long)e->ev->regs.orig_rax;
   struct user_regs_struct regs = x->t.regs;
-  if ((e->ev->flags & EVF_COMPAT32) && syscall_compat32_view(&e->ev->regs, &regs))
+  if (event_compat32(e->ev) && syscall_compat32_view(&e->ev->regs, &regs))
     nr = (long)regs.orig_rax; /* int $0x80: its 64-bit twin's registers */
   if (nr == SYS_sendfile || nr == SYS_splice || nr == SYS_copy_file_range) {
     /* The bytes went from a file to the output, not through the program's memory. */
