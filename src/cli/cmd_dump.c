@@ -11,6 +11,7 @@
 #include "cli/trace_dir.h"
 #include "common/log.h"
 #include "replay/events/replay_syscallbuf.h"
+#include "syscalls/syscall_compat32.h"
 #include "syscalls/syscall_table.h"
 #include "task/tsc_patch.h"
 
@@ -23,15 +24,26 @@ static void print_strings(const struct event *ev) {
   }
 }
 
+/* A 32-bit call: its i386 name and arguments (ebx, ecx, edx, esi, edi, ebp). */
+static void dump_compat32(const struct event *ev) {
+  const char *name = syscall_compat32_name((long)ev->regs.orig_rax);
+  printf(" %s(0x%x, 0x%x, 0x%x, 0x%x, 0x%x, 0x%x) = %" PRId64 " (int $0x80)", name ? name : "?",
+         (uint32_t)ev->regs.rbx, (uint32_t)ev->regs.rcx, (uint32_t)ev->regs.rdx,
+         (uint32_t)ev->regs.rsi, (uint32_t)ev->regs.rdi, (uint32_t)ev->regs.rbp, ev->result);
+}
+
 static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
   (void)ctx;
   printf("%" PRIu64 " tid=%d %s", evno, ev->tid, event_kind_name(ev->kind));
   switch (ev->kind) {
   case EV_SYSCALL: {
     long nr = (long)ev->regs.orig_rax;
-    printf(" %s(0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx) = %" PRId64, syscall_name(nr),
-           ev->regs.rdi, ev->regs.rsi, ev->regs.rdx, ev->regs.r10, ev->regs.r8, ev->regs.r9,
-           ev->result);
+    if (event_compat32(ev))
+      dump_compat32(ev);
+    else
+      printf(" %s(0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx, 0x%llx) = %" PRId64, syscall_name(nr),
+             ev->regs.rdi, ev->regs.rsi, ev->regs.rdx, ev->regs.r10, ev->regs.r8, ev->regs.r9,
+             ev->result);
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < ev->nmem; i++)
       bytes += ev->mem[i].len;

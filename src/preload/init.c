@@ -24,7 +24,10 @@ static bool map_page(void) {
 }
 
 __attribute__((constructor)) static void preload_init(void) {
-  if (!map_page() || !preload_start_buffers())
+  if (!map_page())
+    return;
+  preload_watch_thread_ends();
+  if (!preload_start_buffers())
     return;
   preload_patch_libc();
   pthread_atfork(NULL, NULL, preload_forked_child);

@@ -158,7 +158,7 @@ HOT long write_call(long nr, const long a[6]) {
   }
   if (a[0] < 0 || (shared_file_mapped && nr == SYS_writev))
     return preload_traced(nr, a);
-  return chaos_after_write(a[0], preload_buffered(nr, a, -1, 0, OUT_NONE,
+  return chaos_after_write(a[0], preload_buffered(nr, a, -1, 0, OUT_WRITE,
                                                   nr == SYS_writev     ? PROBE_SEEKABLE
                                                   : shared_file_mapped ? PROBE_WRITE_NOFILE
                                                                        : PROBE_WRITE));
@@ -297,7 +297,7 @@ long preload_syscall(long nr, const long a[6]) {
   case SYS_lstat: return preload_buffered(nr, a, 1, STAT_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_newfstatat: return preload_buffered(nr, a, 2, STAT_SIZE, OUT_FIXED, PROBE_NONE);
   case SYS_statx: return preload_buffered(nr, a, 4, STATX_SIZE, OUT_FIXED, PROBE_NONE);
-  case SYS_getdents64:
+  case SYS_getdents64: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_PROC_DIR);
   case SYS_readlink: return preload_buffered(nr, a, 1, (size_t)a[2], OUT_RESULT, PROBE_NONE);
   case SYS_readlinkat: return preload_buffered(nr, a, 2, (size_t)a[3], OUT_RESULT, PROBE_NONE);
   case SYS_clock_gettime: return preload_buffered(nr, a, 1, TIMESPEC_SIZE, OUT_FIXED, PROBE_NONE);

@@ -14,9 +14,11 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #define TLS __attribute__((tls_model("initial-exec")))
@@ -238,6 +240,25 @@ static long announce(long b) {
   return rc;
 }
 
+/* At the end of a thread that took a buffer (a pthread key's destructor, run in the
+ * thread): its context-switch event is closed, or every short-lived thread would leave
+ * one open until the process ran out of descriptors. Its last calls are traced. */
+static pthread_key_t g_end_key;
+static int g_end_key_ok;
+
+static void thread_ends(void *buf) {
+  (void)buf;
+  t_state = T_OFF;
+  if (t_desched >= 0)
+    preload_raw_syscall(SYS_close, t_desched, 0, 0, 0, 0, 0);
+  deja_fd_mark(t_desched, false);
+  t_desched = -1;
+}
+
+void preload_watch_thread_ends(void) {
+  g_end_key_ok = pthread_key_create(&g_end_key, thread_ends) == 0;
+}
+
 /* Not inlined into preload_buffered (nor was it before that function was cut into
  * parts): the registers a buffered call leaves to the program must be the same in a
  * recording and in its replay, whose paths through the library differ (replaying_entry,
@@ -262,6 +283,8 @@ __attribute__((noinline)) static struct sbuf_hdr *thread_buffer(void) {
   }
   t_buf = (struct sbuf_hdr *)b;
   t_state = T_READY;
+  if (g_end_key_ok && t_desched >= 0)
+    pthread_setspecific(g_end_key, t_buf);
   return t_buf;
 }
 
@@ -293,6 +316,11 @@ static void desched_arm(bool on) {
                   0, 0, (int64_t *)&ignored);
 }
 
+/* Whether the file of struct stat ST is deja's stdout (I 0) or stderr (I 1). */
+static bool same_file(const struct sbuf_hdr *h, int i, const uint64_t st[2]) {
+  return (h->out_dev[i] || h->out_ino[i]) && st[0] == h->out_dev[i] && st[1] == h->out_ino[i];
+}
+
 /* Which of deja's stdout (1) and stderr (2) descriptor FD refers to, if either (0), for
  * the write whose record REC is. In a replay, what the record says. */
 static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_rec *rec) {
@@ -302,8 +330,7 @@ static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_re
   static int64_t ignored;
   if (sbuf_entry_call(SYS_fstat, fd, (long)st, 0, 0, 0, 0, &ignored) != 0)
     return 0;
-  bool m1 = (h->out_dev[0] || h->out_ino[0]) && st[0] == h->out_dev[0] && st[1] == h->out_ino[0];
-  bool m2 = (h->out_dev[1] || h->out_ino[1]) && st[0] == h->out_dev[1] && st[1] == h->out_ino[1];
+  bool m1 = same_file(h, 0, st), m2 = same_file(h, 1, st);
   if (m1 && m2)
     return fd == 2 ? 2 : 1;
   return m1 ? 1 : m2 ? 2 : 0;
@@ -365,6 +392,22 @@ HOT size_t record_room(const long a[6], int outarg, size_t outmax, enum out_kind
   if (outarg < 0 || !a[outarg])
     return 0;
   return outmax;
+}
+
+/* Whether a call on descriptor FD is made traced after all: a write (3 or above) to
+ * deja's stdout or stderr (a dup of them, /dev/stdout opened), whose bytes the recorder
+ * keeps as output; a listing (DIR) of a /proc directory, from which the recorder takes
+ * deja's own descriptors out. The answer is in the record's `aux` (a value no lseek
+ * probe leaves there, which overwrites it otherwise), which the replay entry returns. */
+HOT bool probe_traced(const struct sbuf_hdr *h, long fd, struct sbuf_rec *rec, bool dir) {
+  uint64_t st[18]; /* the kernel's struct stat (st_dev, st_ino first) or statfs (f_type) */
+  long s = sbuf_entry_call(dir ? SYS_fstatfs : SYS_fstat, fd, (long)st, 0, 0, 0, 0, &rec->aux);
+  if (replaying())
+    return s == SBUF_AUX_TRACED;
+  bool traced =
+      s == 0 && (dir ? st[0] == PROC_SUPER_MAGIC : same_file(h, 0, st) || same_file(h, 1, st));
+  rec->aux = traced ? SBUF_AUX_TRACED : 0;
+  return traced;
 }
 
 /* The probes PROBE asks for a call on descriptor a[0] that might block, their results
@@ -531,7 +574,11 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   bool armed = probe == PROBE_BLOCKS;
   /* The bytes a write sends (a writev's: gathered into the record, OUTMAX of them). */
   size_t wlen = kind == OUT_INPUT ? outmax : (size_t)a[2];
-  if (probe != PROBE_NONE && !armed && !probes_pass(a, rec, probe, wlen, &armed))
+  if ((kind == OUT_WRITE || probe == PROBE_PROC_DIR) &&
+      probe_traced(h, a[0], rec, probe == PROBE_PROC_DIR))
+    return probed_traced(nr, a, h, used, rec, sizeof *rec);
+  if (probe != PROBE_NONE && probe != PROBE_PROC_DIR && !armed &&
+      !probes_pass(a, rec, probe, wlen, &armed))
     return probed_traced(nr, a, h, used, rec, sizeof *rec);
   if (kind == OUT_FILE_MAP)
     return buffered_file_map(nr, a, h, used, rec);

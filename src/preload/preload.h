@@ -22,6 +22,8 @@ enum out_kind {
   OUT_ARGS,     /* a call that changes the address space: the record keeps its six arguments,
                    and in a replay the library makes it for real (SBUF_EXEC_ADDR) */
   OUT_FILE_MAP, /* a private read-only mmap of a small file (SBUF_FILE_MAP_MAX) */
+  OUT_WRITE,    /* none: a write to descriptor 3 or above, made traced when it is a dup of
+                   deja's stdout/stderr (the recorder then keeps its bytes as output) */
 };
 
 /* How a call on descriptor a[0] that might block is made sure not to: probes the
@@ -35,6 +37,8 @@ enum probe {
   PROBE_WRITE_NOFILE, /* as PROBE_WRITE, but never a file (it may be mapped MAP_SHARED) */
   PROBE_BLOCKS,       /* any descriptor or none (a futex wait): made with the context-switch
                          event armed, traced when the thread has none */
+  PROBE_PROC_DIR,     /* traced when a directory of /proc (deja hides its own descriptors
+                         from /proc/PID/fd listings) */
 };
 
 /* Runs call NR buffered when the thread has a buffer with room, else traced. The kernel
@@ -56,6 +60,8 @@ void preload_patch_libc(void);
 /* Once the fixed page is mapped (init.c): buffers may be taken, starting with the calling
  * thread's. False when deja did not take it: the library stays off. */
 bool preload_start_buffers(void);
+/* From now on, threads that end close their context-switch events (init.c, at start). */
+void preload_watch_thread_ends(void);
 /* In the child of fork(): its thread's buffer announced again, with an event of its own. */
 void preload_forked_child(void);
 /* From now on every call of this process is made traced: it installs a seccomp filter

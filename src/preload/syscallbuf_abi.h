@@ -138,6 +138,9 @@ struct sbuf_rec {
  * 10-11: the descriptor was deja's stdout (1) or stderr (2) when written (replay prints
  * those bytes). */
 #define SBUF_REC_OUTPUT 2u
+/* A probe-only record's `aux`: a write's descriptor (3 or above) was deja's stdout or
+ * stderr, a getdents64's a /proc directory (preload.c, probe_traced). */
+#define SBUF_AUX_TRACED (-0x5dea0000000000ll)
 #define SBUF_REC_FD_SHIFT 8
 #define SBUF_REC_OUT_SHIFT 10
 #define SBUF_REC_OUT_MASK (3u << SBUF_REC_OUT_SHIFT)

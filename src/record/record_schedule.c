@@ -128,12 +128,31 @@ void record_schedule(struct recorder *r) {
   }
 }
 
+/* A signal held while the task ran user code (its handler would have run by now) is
+ * delivered at a state point within this long, not at the end of the slice: a program
+ * spinning on buffered calls until a timer's signal comes must see it come. */
+#define HELD_SIGNAL_NS 1000000
+
+/* How long task C may still run before its held signals are due (-1: none held that
+ * was not sent again already: one the program blocks stays pending in the kernel). */
+static int64_t held_left(const struct rtask *c) {
+  bool due = false;
+  for (int i = 0; i < c->nheld; i++)
+    due |= !c->held[i].resent;
+  if (!due)
+    return -1;
+  int64_t left = HELD_SIGNAL_NS - elapsed_ns(&c->held_since);
+  return left > 0 ? left : 0;
+}
+
 bool record_should_preempt(struct recorder *r, struct rtask *c) {
   struct record_slot *s = record_slot_of(r, c);
   if (!s || record_slot_conflict(r, c) || r->ptrace_waiting)
     return true; /* it came to share memory with a task running elsewhere, or a ptrace
                     call waits for every slot */
   if (elapsed_ns(&s->slice_start) > r->slice_ns && (record_any_ready(r, c) || c->nheld))
+    return true;
+  if (held_left(c) == 0)
     return true;
   return record_held(r, c) || higher_ready(r, c);
 }
@@ -158,6 +177,8 @@ static int64_t slot_budget(struct recorder *r, struct record_slot *s) {
     left = r->slice_ns - elapsed_ns(&s->slice_start);
   else
     return -1;
+  if (c->state == T_RUNNING && !c->interrupting && held_left(c) >= 0 && held_left(c) < left)
+    left = held_left(c);
   return left > 0 ? left : 0;
 }
 

@@ -95,6 +95,8 @@ int record_signal(struct recorder *r, struct rtask *x, int sig) {
       bool dup = false;
       for (int i = 0; i < x->nheld && sig < SIGRTMIN; i++)
         dup |= x->held[i].si.si_signo == sig;
+      if (!x->nheld)
+        clock_gettime(CLOCK_MONOTONIC, &x->held_since);
       if (!dup && x->nheld < (int)(sizeof x->held / sizeof x->held[0]))
         x->held[x->nheld++] = (struct held_signal){si, false};
       return 0;

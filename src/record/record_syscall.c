@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "record/recorder_internal.h"
+#include "syscalls/syscall_compat32.h"
 #include "syscalls/syscall_table.h"
 #include "task/exec_image.h"
 #include "task/proc_maps.h"
@@ -254,6 +255,13 @@ static int warn_unknown_ioctl(struct recorder *r, struct rtask *x, struct exit_i
   return 0;
 }
 
+/* A listing of /proc/PID/fd: without deja's own descriptors. */
+static int hide_fds(struct recorder *r, struct rtask *x, struct exit_info *in) {
+  in->result = record_hide_deja_fds(r, x, in->result);
+  in->ev->result = in->result;
+  return 0;
+}
+
 static const struct {
   int (*entry)(struct recorder *r, struct rtask *x);
   int (*exit)(struct recorder *r, struct rtask *x, struct exit_info *in);
@@ -269,9 +277,27 @@ static const struct {
     [SCH_brk] = {.exit = forget_heap},
     [SCH_mmap] = {.entry = refuse_perf_mmap, .exit = preserve_mapped},
     [SCH_ioctl] = {.exit = warn_unknown_ioctl},
+    [SCH_dents] = {.exit = hide_fds},
 };
 
 #define VSYSCALL_PAGE 0xffffffffff600000ull /* the legacy time, gettimeofday, getcpu */
+
+/* Whether X's call is a 32-bit one (int $0x80 from 64-bit code). */
+static bool is_compat32(struct rtask *x) {
+  struct __ptrace_syscall_info info;
+  return ptrace(PTRACE_GET_SYSCALL_INFO, x->t.tid, (void *)sizeof info, &info) > 0 &&
+         info.arch != AUDIT_ARCH_X86_64;
+}
+
+/* A 32-bit call without a 64-bit twin deja records it as stops the recording. */
+static int compat32_refused(struct recorder *r, struct rtask *x) {
+  char why[512];
+  snprintf(why, sizeof why,
+           "task %d made the 32-bit system call number %llu (int $0x80) at 0x%llx, event %" PRIu64
+           ", which deja cannot record; the 32-bit calls it records are %s",
+           x->t.tid, x->t.regs.orig_rax, x->t.regs.rip - 2, r->events + 1, syscall_compat32_list());
+  return recorder_abort(r, why);
+}
 
 int record_syscall_entry(struct recorder *r, struct rtask *x) {
   bool fresh = x->entry_regs_read;
@@ -279,9 +305,15 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   if (!fresh && task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot read registers at a system call");
   record_resend_held(x);
-  long nr = (long)x->t.regs.orig_rax;
-  const struct syscall_desc *d = syscall_table_lookup(nr);
+  /* A 32-bit call is recorded as its 64-bit twin: x->entry is the twin's view, entry32
+   * what the trace keeps (replay emulates the call). */
+  x->compat32 = is_compat32(x);
+  x->entry32 = x->t.regs;
   x->entry = x->t.regs;
+  if (x->compat32 && !syscall_compat32_view(&x->t.regs, &x->entry))
+    return compat32_refused(r, x);
+  long nr = (long)x->entry.orig_rax;
+  const struct syscall_desc *d = syscall_table_lookup(nr);
   x->in_syscall = true;
   x->refused = 0;
   x->emulated = x->wait_tracer = x->wait_again = false;
@@ -290,15 +322,6 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   x->entry_emitted = x->clone_done = false;
   x->entry_seq = ++r->seq;
   char why[256];
-  struct __ptrace_syscall_info info;
-  if (ptrace(PTRACE_GET_SYSCALL_INFO, x->t.tid, (void *)sizeof info, &info) > 0 &&
-      info.arch != AUDIT_ARCH_X86_64) {
-    snprintf(why, sizeof why,
-             "task %d made a 32-bit system call (int $0x80, number %ld) at 0x%llx, event %" PRIu64
-             "; deja records 64-bit system calls only",
-             x->t.tid, nr, x->t.regs.rip - 2, r->events + 1);
-    return recorder_abort(r, why);
-  }
   if (x->t.regs.rip >= VSYSCALL_PAGE && x->t.regs.rip < VSYSCALL_PAGE + 4096) {
     /* The kernel emulates the call at its seccomp stop and returns straight to the
      * caller: no exit stop follows, and replay would see no entry stop either. */
@@ -465,7 +488,8 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   if (x->refused || x->emulated) {
     result = x->emulated ? x->emu_result : -x->refused;
     x->t.regs.rax = (uint64_t)result;
-    x->t.regs.orig_rax = e->orig_rax; /* as replay has it, should a signal come now */
+    x->t.regs.orig_rax =
+        rtask_entry_regs(x)->orig_rax; /* as replay has it, should a signal come now */
     task_set_regs(&x->t, &x->t.regs);
   }
   const struct syscall_desc *d = syscall_table_lookup(nr);
@@ -473,7 +497,8 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   event_init(&ev);
   ev.kind = EV_SYSCALL;
   ev.tid = x->t.tid;
-  ev.regs = *e;
+  ev.regs = *rtask_entry_regs(x);
+  ev.flags |= x->compat32 ? EVF_COMPAT32 : 0;
   ev.result = result;
   tbuf_reset(&r->data);
   struct exit_info in = {.ev = &ev, .result = result};
@@ -481,6 +506,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     event_free(&ev);
     return recorder_abort(r, in.why);
   }
+  result = in.result;
   if (!ev.out_to)
     record_file_change(r, x, &ev, in.file, sizeof in.file);
   uint32_t out_len = (uint32_t)r->data.len; /* output or file data come first in r->data */

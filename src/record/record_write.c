@@ -77,7 +77,7 @@ int recorder_write_enters(struct recorder *r, struct rtask *x) {
     event_init(&enter);
     enter.kind = EV_ENTER;
     enter.tid = oldest->t.tid;
-    enter.regs = oldest->entry;
+    enter.regs = *rtask_entry_regs(oldest);
     oldest->entry_emitted = true;
     if (recorder_write_event(r, &enter) < 0)
       return -1;

@@ -147,6 +147,10 @@ struct rtask {
   int refused;       /* the errno a call refused at its entry returns (0: it runs) */
   uint64_t entry_seq;
   struct user_regs_struct entry;
+  /* a 32-bit call (int $0x80): entry is its 64-bit twin's view, entry32 the registers the
+   * trace keeps (replay compares them at the call) */
+  bool compat32;
+  struct user_regs_struct entry32;
   struct timespec entered;
   int deliver; /* signal to pass on at the next resume */
   /* registers at the last boundary (syscall exit, state point) while no user code ran,
@@ -156,9 +160,10 @@ struct rtask {
   uint32_t boundary_used;
   struct held_signal held[32];
   int nheld;
-  bool interrupting;   /* PTRACE_INTERRUPT sent */
-  bool desched;        /* ...because it was switched out inside a buffered call */
-  bool sbuf_restarted; /* a buffered call that blocked restarted as a traced call: the
+  struct timespec held_since; /* when the first of them was held */
+  bool interrupting;          /* PTRACE_INTERRUPT sent */
+  bool desched;               /* ...because it was switched out inside a buffered call */
+  bool sbuf_restarted;        /* a buffered call that blocked restarted as a traced call: the
                           next entry is that call's, which blocks (others run at once) */
   bool exit_emitted;
   bool entry_regs_read;  /* t.regs hold the registers of the entry stop being handled */
@@ -353,6 +358,9 @@ int record_mremap_file(struct recorder *r, struct rtask *x, struct event *ev, ch
 
 /* record_refuse.c: the errno to refuse the call X enters with, or 0 to let it run. */
 int record_refusal(struct recorder *r, struct rtask *x, long nr);
+/* At the exit of X's getdents64 or getdents that returned RESULT: a listing of a recorded
+ * process's descriptors loses deja's own (record_fd_hide.c); the result left. */
+int64_t record_hide_deja_fds(struct recorder *r, struct rtask *x, int64_t result);
 
 /* record_tasks.c: the task table. */
 struct rtask *recorder_find_task(struct recorder *r, pid_t tid);
@@ -512,5 +520,10 @@ int record_start_tracing(struct recorder *r, pid_t pid);
 
 /* The exit status of `deja record' for a wait status of the program (recorder.h). */
 int record_exit_status(int wstatus);
+
+/* The entry registers X's call event keeps: entry32 for a 32-bit call. */
+static inline const struct user_regs_struct *rtask_entry_regs(const struct rtask *x) {
+  return x->compat32 ? &x->entry32 : &x->entry;
+}
 
 #endif

@@ -35,6 +35,7 @@ struct sbuf_task {
   uint64_t buf;
   uint32_t flushed;
   int desched;
+  int task_fd; /* the event's number in the task, or -1 */
 };
 
 static struct {
@@ -165,7 +166,7 @@ static struct sbuf_task *set_buffer(pid_t tid, uint64_t buf, uint32_t flushed) {
   } else if (s->desched >= 0) {
     close(s->desched);
   }
-  *s = (struct sbuf_task){tid, buf, flushed, -1};
+  *s = (struct sbuf_task){tid, buf, flushed, -1, -1};
   return s;
 }
 
@@ -313,7 +314,18 @@ int syscallbuf_record_flush(struct recorder *r, struct rtask *x, bool divert) {
 }
 
 void syscallbuf_record_adopt(struct rtask *x, uint64_t buf, int desched_fd) {
-  set_buffer(x->t.tid, buf, 0)->desched = take_desched(x, desched_fd);
+  struct sbuf_task *s = set_buffer(x->t.tid, buf, 0);
+  s->desched = take_desched(x, desched_fd);
+  s->task_fd = desched_fd;
+}
+
+bool syscallbuf_is_deja_fd(struct recorder *r, pid_t pid, int fd) {
+  for (int i = 0; i < S.n; i++)
+    if (S.tasks[i].task_fd == fd && fd >= 0)
+      for (int k = 0; k < r->ntasks; k++)
+        if (r->tasks[k]->t.tid == S.tasks[i].tid && r->tasks[k]->proc->pid == pid)
+          return true;
+  return false;
 }
 
 int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const struct event *ev) {
@@ -343,8 +355,8 @@ void syscallbuf_record_clone(struct recorder *r, struct rtask *x) {
   for (int i = 0; i < r->ntasks; i++) {
     struct rtask *c = r->tasks[i];
     /* A new thread has its own thread-local state and announces its own buffer. */
-    if (c->t.tid == (pid_t)child && c->proc != x->proc)
-      set_buffer(c->t.tid, s->buf, s->flushed);
+    if (c->t.tid == (pid_t)child && c->proc != x->proc) /* with the parent's descriptors */
+      set_buffer(c->t.tid, s->buf, s->flushed)->task_fd = s->task_fd;
   }
 }
 

@@ -46,6 +46,8 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x);
 int syscallbuf_record_flush(struct recorder *r, struct rtask *x, bool divert);
 /* X announced its buffer at BUF; DESCHED_FD is its context-switch event (in X), or -1. */
 void syscallbuf_record_adopt(struct rtask *x, uint64_t buf, int desched_fd);
+/* Whether descriptor FD of process PID is one of deja's (a thread's context-switch event). */
+bool syscallbuf_is_deja_fd(struct recorder *r, pid_t pid, int fd);
 /* Before an event of task X is written (EV, or NULL when streamed): flushes X's buffer
  * when X is in user code. 0 or -1 (the trace cannot be written). */
 int syscallbuf_record_before_emit(struct recorder *r, struct rtask *x, const struct event *ev);

@@ -220,7 +220,7 @@ static const struct syscall_desc table[] = {
   SC(fdatasync, EMU, 1),
   SC(truncate, EMU, 2),
   SC(ftruncate, EMU, 2),
-  SC(getdents, EMU, 3, WR_DENTS(1)),
+  SCH(getdents, EMU, dents, 3, WR_DENTS(1)),
   SC(getcwd, EMU, 2, WR_RESULT(0)),
   SC(chdir, EMU, 1),
   SC(fchdir, EMU, 1),
@@ -363,7 +363,7 @@ static const struct syscall_desc table[] = {
   SC(epoll_ctl_old, EMU, 4),
   SC(epoll_wait_old, EMU, 4),
   SC(remap_file_pages, EXE, 5),
-  SC(getdents64, EMU, 3, WR_DENTS(1)),
+  SCH(getdents64, EMU, dents, 3, WR_DENTS(1)),
   /* The kernel keeps the address and uses it at thread exit. */
   SCH(set_tid_address, EXE, tid_result, 1),
   SC(restart_syscall, EMU, 0),

@@ -40,7 +40,8 @@ enum syscall_replay {
   X(shmat)       /* record: the segment's content; replay: attaches a segment like it */            \
   X(masked_wait) /* replay: skipped, or run as rt_sigsuspend when a signal its temporary          \
                     mask let through ended it (replay_masked_wait.c) */ \
-  X(ioctl)       /* record: says so when deja does not know what the request writes */
+  X(ioctl)       /* record: says so when deja does not know what the request writes */              \
+  X(dents)       /* record: deja's descriptors taken out of /proc/PID/fd listings */
 
 #define SYSCALL_HOOK_ENUM(name) SCH_##name,
 enum syscall_hook { SCH_NONE = 0, SYSCALL_HOOKS(SYSCALL_HOOK_ENUM) SCH_COUNT };

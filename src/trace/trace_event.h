@@ -50,6 +50,11 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
  * in the flags' bits 8-31 (the result stays the task's id in the trace). */
 #define EVF_NS_PID 128u
 #define EVF_NS_PID_SHIFT 8
+/* A 32-bit call (int $0x80; regs as the task had them, the number i386's): replay
+ * emulates it, its 64-bit twin (syscalls/syscall_compat32.h) telling what it wrote. A
+ * bit of a clone's namespace pid otherwise (never a 32-bit call): read it with
+ * event_compat32. */
+#define EVF_COMPAT32 (1u << 25)
 /* An emulated ptrace call changed its tracee (task remote_tid): the regions from index
  * remote_from on are that task's memory, and with remote_regs its registers became
  * regs_after. */
@@ -163,6 +168,11 @@ void event_encode_sbuf_head(const struct event *ev, struct tbuf *b);
 int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_t errlen);
 
 const char *event_kind_name(uint32_t kind);
+
+/* Whether syscall event EV is a 32-bit call (EVF_COMPAT32, not a clone's pid bit). */
+static inline bool event_compat32(const struct event *ev) {
+  return (ev->flags & (EVF_COMPAT32 | EVF_NS_PID)) == EVF_COMPAT32;
+}
 
 /* True for a signal the program's own instruction raised (a fault, int3, ud2): it
  * recurs by itself in replay at the same instruction. Other signals (sent by a process,

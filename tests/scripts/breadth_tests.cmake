@@ -126,3 +126,22 @@ deja_rr_test(br_core_limit COMMAND $<TARGET_FILE:br_core_limit> DIFFER)
 # mapped (tests/programs/br_shared_refile.c).
 deja_rr_test(br_shared_refile COMMAND $<TARGET_FILE:br_shared_refile> DIFFER)
 deja_rr_test(br_shared_refile_nobuf COMMAND $<TARGET_FILE:br_shared_refile> DIFFER RECORD_ARGS -n)
+# Output through dups of stdout and stderr (descriptors above 2): buffered writes to them
+# are made traced, so the recorder keeps their bytes as output.
+deja_rr_both(br_dup_stdout DIFFER)
+deja_rr_test(br_dup_stdout_cpus2 COMMAND $<TARGET_FILE:br_dup_stdout> DIFFER RECORD_ARGS --cpus=2)
+# 32-bit system calls (int $0x80) from 64-bit code: those with a 64-bit twin laid out
+# alike are recorded as it and emulated in replay; another stops the recording, named.
+deja_rr_both(br_int80 DIFFER)
+add_test(NAME br_int80_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
+  $<TARGET_FILE:deja> 70 "32-bit system call number 13 \\(int \\$0x80\\).*cannot record"
+  $<TARGET_FILE:br_int80> time)
+set_tests_properties(br_int80_said PROPERTIES TIMEOUT 120)
+# Listings of /proc/PID/fd leave deja's descriptors out (listed buffered: made traced).
+deja_rr_both(br_proc_fds DIFFER)
+deja_rr_test(br_proc_fds_cpus2 COMMAND $<TARGET_FILE:br_proc_fds> DIFFER RECORD_ARGS --cpus=2)
+# Short-lived threads one after another: each closes its context-switch event as it ends.
+deja_rr_both(br_thread_churn DIFFER)
+# A timer's signal while the program spins on buffered calls: a held signal is delivered
+# within a millisecond (at a state point), not at the end of the time slice.
+deja_rr_both(br_signal_spin DIFFER REPEAT 2)

@@ -181,7 +181,7 @@ case_unsupported_syscall() {
     fail_case "$what: record exited $status, expected 70" "$tmp/unsupported.record.err"
     return
   fi
-  if ! grep -q "32-bit system call (int \$0x80, number 20)" "$tmp/unsupported.record.err"; then
+  if ! grep -q "32-bit system call number 45 (int \$0x80)" "$tmp/unsupported.record.err"; then
     fail_case "$what: record's message does not name the 32-bit call" "$tmp/unsupported.record.err"
     return
   fi

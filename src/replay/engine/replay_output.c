@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "replay/engine/replay_output.h"
 #include "replay/engine/replay_engine.h"
+#include "syscalls/syscall_compat32.h"
 #include "syscalls/syscall_table.h"
 
 #define MAX_IOVECS 1024 /* as many as the recorder reads (IOV_MAX) */
@@ -70,6 +71,9 @@ int replay_output(struct replay_engine *e, struct rptask *x) {
   if (!e->ev->out_to)
     return 0;
   long nr = (long)e->ev->regs.orig_rax;
+  struct user_regs_struct regs = x->t.regs;
+  if (event_compat32(e->ev) && syscall_compat32_view(&e->ev->regs, &regs))
+    nr = (long)regs.orig_rax; /* int $0x80: its 64-bit twin's registers */
   if (nr == SYS_sendfile || nr == SYS_splice || nr == SYS_copy_file_range) {
     /* The bytes went from a file to the output, not through the program's memory. */
     if (print_now(e))
@@ -77,12 +81,12 @@ int replay_output(struct replay_engine *e, struct rptask *x) {
     return 0;
   }
   const char *stream = e->ev->out_to == OUT_TO_STDERR ? "stderr" : "stdout";
-  int fd = (int)x->t.regs.rdi;
+  int fd = (int)regs.rdi;
   uint32_t len = e->ev->out_len;
   uint8_t *got = xmalloc(len ? len : 1);
   char why[256];
   int rc = 0;
-  if (gather(x, nr, &x->t.regs, got, len, why, sizeof why) < 0) {
+  if (gather(x, nr, &regs, got, len, why, sizeof why) < 0) {
     rc = diverge(e, "%s to descriptor %d (the recording's %s): %s", syscall_name(nr), fd, stream,
                  why);
   } else {

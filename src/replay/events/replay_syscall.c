@@ -342,7 +342,8 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
   if (x->at_entry)
     return task_get_regs(&x->t) < 0 ? -1 : 0; /* an enter event got there */
   const struct syscall_desc *d = syscall_table_lookup((long)e->ev->regs.orig_rax);
-  bool runs = d && !(e->ev->flags & EVF_NOT_RUN) && runs_for_real(d, e->ev);
+  bool runs =
+      d && !(e->ev->flags & EVF_NOT_RUN) && !event_compat32(e->ev) && runs_for_real(d, e->ev);
   int rc = run_task_to_call(e, x, st, runs);
   if (rc)
     return rc;
@@ -370,8 +371,9 @@ static int call_complete(struct replay_engine *e, struct rptask *x) {
     if (rc)
       return rc;
   }
-  if (!d || (e->ev->flags & EVF_NOT_RUN))
-    return replay_emulate(e, x); /* unknown numbers (ENOSYS), calls a seccomp filter failed */
+  /* unknown numbers (ENOSYS), calls a seccomp filter failed, 32-bit calls */
+  if (!d || (e->ev->flags & EVF_NOT_RUN) || event_compat32(e->ev))
+    return replay_emulate(e, x);
   if (!runs_for_real(d, e->ev))
     return d->hook && replay_skip_hooks[d->hook] ? replay_skip_hooks[d->hook](e, x, d)
                                                  : replay_emulate(e, x);
