@@ -122,10 +122,6 @@ deja_rr_test(br_own_fds COMMAND $<TARGET_FILE:br_own_fds> DIFFER)
 deja_rr_test(br_own_fds_nobuf COMMAND $<TARGET_FILE:br_own_fds> DIFFER RECORD_ARGS -n)
 # A program's changes of its core file limit (tests/programs/br_core_limit.c).
 deja_rr_test(br_core_limit COMMAND $<TARGET_FILE:br_core_limit> DIFFER)
-# A file mapped MAP_SHARED after another of the same first content was truncated while
-# mapped (tests/programs/br_shared_refile.c).
-deja_rr_test(br_shared_refile COMMAND $<TARGET_FILE:br_shared_refile> DIFFER)
-deja_rr_test(br_shared_refile_nobuf COMMAND $<TARGET_FILE:br_shared_refile> DIFFER RECORD_ARGS -n)
 # Output through dups of stdout and stderr (descriptors above 2): buffered writes to them
 # are made traced, so the recorder keeps their bytes as output.
 deja_rr_both(br_dup_stdout DIFFER)

@@ -54,48 +54,6 @@ char *replay_shared_copy(struct replay_engine *e, const char *name) {
   return copy;
 }
 
-/* The marker of NAME's copy having been changed since it was made from the trace. */
-static char *changed_marker(const struct replay_engine *e, const char *name) {
-  return xasprintf("%s/%s.changed", e->shared_dir, name);
-}
-
-#define COMPARE_MAX (64ull << 20) /* larger copies of the same size are taken as unchanged */
-
-/* Whether files A and B differ (sizes, then bytes up to COMPARE_MAX). */
-static bool files_differ(const char *a, const char *b) {
-  int fa = open(a, O_RDONLY | O_CLOEXEC), fb = open(b, O_RDONLY | O_CLOEXEC);
-  off_t na = fa >= 0 ? lseek(fa, 0, SEEK_END) : -1, nb = fb >= 0 ? lseek(fb, 0, SEEK_END) : -2;
-  bool differ = na != nb;
-  enum { CHUNK = 65536 };
-  char *ba = xmalloc(CHUNK), *bb = xmalloc(CHUNK);
-  for (off_t at = 0; !differ && at < na && (uint64_t)at < COMPARE_MAX; at += CHUNK) {
-    ssize_t ra = pread(fa, ba, CHUNK, at), rb = pread(fb, bb, CHUNK, at);
-    differ = ra != rb || ra <= 0 || memcmp(ba, bb, (size_t)ra) != 0;
-  }
-  free(ba);
-  free(bb);
-  if (fa >= 0)
-    close(fa);
-  if (fb >= 0)
-    close(fb);
-  return differ;
-}
-
-char *replay_shared_copy_fresh(struct replay_engine *e, const char *name) {
-  char *marker = e->shared_dir ? changed_marker(e, name) : NULL;
-  if (marker && access(marker, F_OK) == 0) {
-    char *copy = xasprintf("%s/%s", e->shared_dir, name);
-    char *src = xasprintf("%s/files/%s", e->o->trace_dir, name);
-    if (files_differ(copy, src))
-      unlink(copy); /* made anew below; mappings of the old one keep it */
-    unlink(marker);
-    free(src);
-    free(copy);
-  }
-  free(marker);
-  return replay_shared_copy(e, name);
-}
-
 int replay_file_change(struct replay_engine *e) {
   char *path = replay_shared_copy(e, e->ev->file);
   if (!path)
@@ -112,11 +70,6 @@ int replay_file_change(struct replay_engine *e) {
   if (fd >= 0)
     close(fd);
   free(path);
-  char *marker = changed_marker(e, e->ev->file);
-  int m = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (m >= 0)
-    close(m);
-  free(marker);
   e->file_changes++;
   return rc;
 }

@@ -8,10 +8,6 @@
 /* The writable copy of preserved file NAME that replay's MAP_SHARED mappings of it map,
  * made (sparsely) when first needed (malloc'ed path; NULL after a message). */
 char *replay_shared_copy(struct replay_engine *e, const char *name);
-/* The same for a new mapping: the recording mapped the content the trace preserved, so a
- * copy changed since (by a file of that same first content, since removed) is made
- * anew; mappings of the changed one keep it. */
-char *replay_shared_copy_fresh(struct replay_engine *e, const char *name);
 /* Applies an EVF_FILE_CHANGE event's change to the file's shared copy. */
 int replay_file_change(struct replay_engine *e);
 /* After an executed mremap of an EVF_FILE_REMAP event (task X at its exit stop): maps the

@@ -90,7 +90,7 @@ static int replay_mmap(struct replay_engine *e, struct rptask *x) {
     /* A private mapping of a file the program may write maps the working copy too, so it
      * sees the file's changes in the pages it has not written itself. */
     char *path = shared || (e->ev->flags & EVF_SHARED_COPY)
-                     ? replay_shared_copy_fresh(e, e->ev->file)
+                     ? replay_shared_copy(e, e->ev->file)
                      : xasprintf("%s/files/%s", e->o->trace_dir, e->ev->file);
     if (!path)
       return diverge(e, "cannot prepare the shared file mapping of %s", e->ev->file);
