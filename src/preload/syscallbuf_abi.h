@@ -103,6 +103,10 @@ static inline int sbuf_exec_call_nr(unsigned nr) {
 /* deja's answer under chaos mode (`record -h`): the buffer is taken, and mmaps without
  * an address stay traced (chaos mode chooses their addresses). */
 #define SBUF_ANNOUNCE_CHAOS 1
+/* A bit of deja's answer: writes to deja's stdout and stderr are traced, not buffered.
+ * deja records processes on several CPUs at once: their traced writes reach the output
+ * one at a time in the order of their events, which replay prints in. */
+#define SBUF_ANNOUNCE_OUT_TRACED 2
 #define SBUF_SIZE (1u << 20)
 
 /* The buffer: this header, then records back to back from SBUF_DATA_OFF. */

@@ -141,9 +141,10 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   if (task_get_regs(&x->t) < 0)
     return -1;
   bool refused = e->ev->flags & EVF_SBUF_REFUSED;
-  x->t.regs.rax = refused                         ? (uint64_t)-ENOSYS
-                  : e->ev->flags & EVF_SBUF_CHAOS ? SBUF_ANNOUNCE_CHAOS
-                                                  : 0;
+  uint32_t fl = e->ev->flags;
+  x->t.regs.rax = refused ? (uint64_t)-ENOSYS
+                          : (uint64_t)((fl & EVF_SBUF_CHAOS ? SBUF_ANNOUNCE_CHAOS : 0) |
+                                       (fl & EVF_SBUF_OUT_TRACED ? SBUF_ANNOUNCE_OUT_TRACED : 0));
   /* As the recorder left it (it skipped the call): a signal delivered right after the
    * announcement sees no call number (under PTRACE_SYSEMU the kernel kept it). */
   x->t.regs.orig_rax = (uint64_t)-1;
@@ -460,8 +461,9 @@ const struct event_handler replay_syscallbuf_handler = {
 
 void syscallbuf_describe(const struct event *ev, FILE *f) {
   if (ev->flags & EVF_SBUF_INIT) {
-    fprintf(f, " buffer at 0x%" PRIx64 " announced%s", ev->sbuf,
-            ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "");
+    fprintf(f, " buffer at 0x%" PRIx64 " announced%s%s", ev->sbuf,
+            ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "",
+            ev->flags & EVF_SBUF_OUT_TRACED ? " (output traced)" : "");
     return;
   }
   uint32_t count = 0, len = syscallbuf_records_len(ev);
