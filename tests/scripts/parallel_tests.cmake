@@ -1,6 +1,6 @@
 # Recording on several CPUs (issue 30, src/record/record_slots.c): processes that share no
 # memory run at once, processes sharing writable memory one at a time. Every recording
-# here runs on two CPUs (--cpus=2; the default is one); the programs race, so each is
+# here runs on two CPUs (--cpus=2; the default is every CPU); the programs race, so each is
 # recorded until recordings differ (VARY) or several times (REPEAT), and every recording
 # is replayed and checked.
 # Children racing to write one pipe, their exits reaped in the order wait() reports.
