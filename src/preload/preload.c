@@ -154,6 +154,12 @@ static bool replaying(void) {
   return *(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF) != 0;
 }
 
+/* Writes to deja's stdout and stderr are traced: deja said so at the announcement or,
+ * at this process's first fork, in the page. */
+static bool out_traced(void) {
+  return g_out_traced || *(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_OUT_TRACED_OFF) != 0;
+}
+
 /* The struct stat of a file mapping's record decides whether it is buffered. */
 static bool file_map_ok(const long a[6], const uint8_t *st, long fstat_ret) {
   uint32_t mode;
@@ -536,7 +542,7 @@ HOT long buffered_call(long nr, const long a[6], struct sbuf_hdr *h, uint32_t us
   long b[6];
   preload_copy(b, a, sizeof b);
   prepare_record(nr, a, h, rec, outarg, outmax, kind);
-  if (kind == OUT_INPUT && g_out_traced && (rec->flags & SBUF_REC_OUT_MASK))
+  if (kind == OUT_INPUT && (rec->flags & SBUF_REC_OUT_MASK) && out_traced())
     return output_traced(nr, a, h, used, rec);
   if (armed)
     desched_arm(true);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
 
 /* The descriptor that call NR (entry registers E) writes to, or -1 for other calls. */
@@ -86,4 +87,28 @@ struct rtask *record_output_next(struct recorder *r) {
   r->out_waiting--;
   r->out_writer[next->out_lock - 1] = next;
   return next;
+}
+
+/* X's writes to deja's stdout and stderr are traced from now on: the word in its
+ * library's page (none without the library), and an event that tells replay. */
+static int trace_output_of(struct recorder *r, struct rtask *x) {
+  static const uint32_t one = 1;
+  task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_OUT_TRACED_OFF, &one, sizeof one);
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_SBUF;
+  ev.tid = x->t.tid;
+  ev.flags = EVF_SBUF_OUT_TRACED;
+  return recorder_emit(r, x, &ev);
+}
+
+/* A lone process keeps its output buffered, even on several slots: nothing runs at the
+ * same time. Its first fork makes a second one (neither ran user code since), and from
+ * then on every process traces its output: these two by the word in their page, their
+ * children by its copy, new images by the announcement's answer. */
+int record_output_forked(struct recorder *r, struct rtask *x, struct rtask *c) {
+  if (r->nslots < 2 || r->out_multi)
+    return 0;
+  r->out_multi = true;
+  return trace_output_of(r, x) < 0 || trace_output_of(r, c) < 0 ? -1 : 0;
 }

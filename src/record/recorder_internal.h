@@ -217,6 +217,7 @@ struct recorder {
   struct rtask *out_writer[2]; /* the task whose write to deja's stdout [0] or stderr is in
                                   the kernel (record_output_order.c) */
   int out_waiting;             /* tasks at a write's entry waiting for it */
+  bool out_multi;              /* several slots, and a second process was made: output is traced */
   uint64_t out_wait_seq;
   int slots_busy;             /* slots holding a task */
   struct timespec busy_since; /* ...since */
@@ -298,6 +299,9 @@ bool record_output_waits(struct recorder *r, struct rtask *x);
 void record_output_done(struct recorder *r, struct rtask *x);
 /* A waiting task whose lock is free now, which takes it; NULL when none. */
 struct rtask *record_output_next(struct recorder *r);
+/* At X's clone event that made process C: when it is the recording's second process on
+ * several slots, both trace their output from now on. 0, or -1 (the trace failed). */
+int record_output_forked(struct recorder *r, struct rtask *x, struct rtask *c);
 
 /* record_cpus.c: the CPUs the program is told about (sched_getaffinity, the files that
  * list them) and chaos mode's mmap addresses; system call arguments changed at entry are

@@ -39,7 +39,7 @@ static int answer_announcement(struct recorder *r, struct rtask *x, struct user_
   ev.regs = regs;
   bool chaos = ok && r->o->chaos;
   /* Processes recorded at once print in the order of their traced writes' events. */
-  bool out_traced = ok && r->nslots > 1;
+  bool out_traced = ok && r->out_multi;
   ev.flags = EVF_SBUF_INIT | (ok ? 0 : EVF_SBUF_REFUSED) | (chaos ? EVF_SBUF_CHAOS : 0) |
              (out_traced ? EVF_SBUF_OUT_TRACED : 0);
   ev.sbuf = regs.rdi;

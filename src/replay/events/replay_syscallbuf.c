@@ -261,11 +261,23 @@ uint32_t syscallbuf_records_len(const struct event *ev) {
   return ev->sbuf_len < extra ? 0 : ev->sbuf_len - extra;
 }
 
+/* The recording's second process was made: X's writes to deja's stdout and stderr are
+ * traced from here, as the recorder told its library in its page. */
+static int trace_output(struct replay_engine *e, struct rptask *x) {
+  static const uint32_t one = 1;
+  if (task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_OUT_TRACED_OFF, &one, sizeof one) < 0 && x->sbuf)
+    return diverge(e, "cannot tell the system call buffer of task %d to trace its output: %s",
+                   e->ev->tid, strerror(errno));
+  return 0;
+}
+
 /* Refills the buffer before the task runs the code that made the calls. A diverted
  * call's record header follows them: what its probes returned. */
 static int refill(struct replay_engine *e, struct rptask *x) {
   if (e->ev->flags & EVF_SBUF_INIT)
     return 0;
+  if (e->ev->flags & EVF_SBUF_OUT_TRACED)
+    return trace_output(e, x);
   uint32_t count, len = syscallbuf_records_len(e->ev);
   bool divert = e->ev->flags & EVF_SBUF_DIVERT;
   if (e->ev->sbuf_off % 8 || e->ev->sbuf_off > SBUF_CAPACITY ||
@@ -464,6 +476,10 @@ void syscallbuf_describe(const struct event *ev, FILE *f) {
     fprintf(f, " buffer at 0x%" PRIx64 " announced%s%s", ev->sbuf,
             ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "",
             ev->flags & EVF_SBUF_OUT_TRACED ? " (output traced)" : "");
+    return;
+  }
+  if (ev->flags & EVF_SBUF_OUT_TRACED) {
+    fprintf(f, " writes to stdout and stderr traced from here");
     return;
   }
   uint32_t count = 0, len = syscallbuf_records_len(ev);
