@@ -1,6 +1,7 @@
 /* Parallel recording: two children print numbered lines with their pid to stdout at the
    same time, one through libc's write (the system call buffer's path), the other by a
-   raw system call (always traced), then the parent prints a last line. How the lines
+   raw system call (always traced); the parent prints a line before (alone: buffered
+   even on several CPUs) and after. How the lines
    interleave, and the pids, differ from run to run; the replay must print the recorded
    lines in the recorded order. Usage: par_output [LINES] (default 2000). */
 #include <stdio.h>
@@ -25,6 +26,9 @@ static void child(int go, int id, int lines) {
 
 int main(int argc, char **argv) {
   int lines = argc > 1 ? atoi(argv[1]) : 2000;
+  char first[64];
+  int n = snprintf(first, sizeof first, "parent %d: %d lines each\n", (int)getpid(), lines);
+  CHECK(write(1, first, (size_t)n) == n);
   int go[2];
   CHECK(pipe(go) == 0);
   pid_t kids[2];
