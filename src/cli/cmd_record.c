@@ -41,7 +41,7 @@ static char **build_env(char **sets, int nsets) {
 
 /* The in-process system call buffer: on unless -n (or DEJA_SYSCALL_BUFFER=0). */
 static bool syscall_buffer;
-/* --cpus N: at most N CPUs at once (0: every CPU deja may use). */
+/* --cpus N: at most N CPUs at once (0, the default: every CPU deja may use). */
 static int cpus_limit;
 
 /* One recording into a new trace directory. Returns the exit status; *DIR_OUT gets the

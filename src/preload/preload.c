@@ -29,9 +29,10 @@ static __thread struct sbuf_hdr *t_buf TLS;
 static __thread int t_state TLS;
 static __thread int t_desched TLS = -1; /* the thread's context-switch event, or -1 */
 #define DESCHED_FD_FLOOR 900            /* where it goes (below the usual limit of 1024) */
-static int g_on;    /* the page is mapped and deja took the first thread's buffer */
-static int g_off;   /* the process has a seccomp filter of its own */
-static int g_chaos; /* deja records in chaos mode (SBUF_ANNOUNCE_CHAOS) */
+static int g_on;         /* the page is mapped and deja took the first thread's buffer */
+static int g_off;        /* the process has a seccomp filter of its own */
+static int g_chaos;      /* deja records in chaos mode (SBUF_ANNOUNCE_CHAOS) */
+static int g_out_traced; /* writes to deja's stdout/stderr are traced (SBUF_ANNOUNCE_OUT_TRACED) */
 
 void preload_off(void) { g_off = 1; }
 
@@ -88,6 +89,63 @@ __asm__(".text\n"
 long sbuf_entry_call(long nr, long a0, long a1, long a2, long a3, long a4, long a5,
                      int64_t *result);
 
+/* A traced call NR with the six arguments at A (rdi, rsi), made with every other register
+ * the kernel's entry stop shows set alike (zero, the flags of that zero), so that it
+ * does not depend on the path that led to it: a recording and its replay reach it
+ * through different code (output_to), and deja compares the registers at a traced
+ * call's entry. */
+__asm__(".text\n"
+        ".globl preload_traced_clean\n"
+        ".hidden preload_traced_clean\n"
+        ".type preload_traced_clean,@function\n"
+        "preload_traced_clean:\n"
+        "  .cfi_startproc\n"
+        "  push %rbx\n"
+        "  .cfi_adjust_cfa_offset 8\n"
+        "  push %rbp\n"
+        "  .cfi_adjust_cfa_offset 8\n"
+        "  push %r12\n"
+        "  .cfi_adjust_cfa_offset 8\n"
+        "  push %r13\n"
+        "  .cfi_adjust_cfa_offset 8\n"
+        "  push %r14\n"
+        "  .cfi_adjust_cfa_offset 8\n"
+        "  push %r15\n"
+        "  .cfi_adjust_cfa_offset 8\n"
+        "  mov %rdi, %rax\n"
+        "  mov %rsi, %r11\n"
+        "  mov 0(%r11), %rdi\n"
+        "  mov 8(%r11), %rsi\n"
+        "  mov 16(%r11), %rdx\n"
+        "  mov 24(%r11), %r10\n"
+        "  mov 32(%r11), %r8\n"
+        "  mov 40(%r11), %r9\n"
+        "  xor %ecx, %ecx\n"
+        "  xor %ebx, %ebx\n"
+        "  xor %ebp, %ebp\n"
+        "  xor %r12d, %r12d\n"
+        "  xor %r13d, %r13d\n"
+        "  xor %r14d, %r14d\n"
+        "  xor %r15d, %r15d\n"
+        "  xor %r11d, %r11d\n"
+        "  syscall\n"
+        "  pop %r15\n"
+        "  .cfi_adjust_cfa_offset -8\n"
+        "  pop %r14\n"
+        "  .cfi_adjust_cfa_offset -8\n"
+        "  pop %r13\n"
+        "  .cfi_adjust_cfa_offset -8\n"
+        "  pop %r12\n"
+        "  .cfi_adjust_cfa_offset -8\n"
+        "  pop %rbp\n"
+        "  .cfi_adjust_cfa_offset -8\n"
+        "  pop %rbx\n"
+        "  .cfi_adjust_cfa_offset -8\n"
+        "  ret\n"
+        "  .cfi_endproc\n"
+        ".size preload_traced_clean, .-preload_traced_clean\n");
+long preload_traced_clean(long nr, const long a[6]);
+
 /* The same through the page's `syscall` replay lets through (SBUF_EXEC_ADDR). */
 __asm__(".text\n"
         ".globl sbuf_exec_call\n"
@@ -119,6 +177,12 @@ static bool replaying_entry(void) { return *(volatile const uint8_t *)SBUF_ENTRY
  * the recording saw). */
 static bool replaying(void) {
   return *(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_REPLAYING_OFF) != 0;
+}
+
+/* Writes to deja's stdout and stderr are traced: deja said so at the announcement or,
+ * at this process's first fork, in the page. */
+static bool out_traced(void) {
+  return g_out_traced || *(volatile const uint32_t *)(SBUF_PAGE_ADDR + SBUF_OUT_TRACED_OFF) != 0;
 }
 
 /* The struct stat of a file mapping's record decides whether it is buffered. */
@@ -229,8 +293,9 @@ static long announce(long b) {
     fd = high;
   }
   long rc = preload_raw_syscall(SBUF_ANNOUNCE_NR, b, SBUF_SIZE, fd < 0 ? -1 : fd, 0, 0, 0);
-  if (rc == SBUF_ANNOUNCE_CHAOS) {
-    g_chaos = 1;
+  if (rc > 0 && !(rc & ~(long)(SBUF_ANNOUNCE_CHAOS | SBUF_ANNOUNCE_OUT_TRACED))) {
+    g_chaos = (rc & SBUF_ANNOUNCE_CHAOS) != 0;
+    g_out_traced = (rc & SBUF_ANNOUNCE_OUT_TRACED) != 0;
     rc = 0;
   }
   if (rc != 0 && fd >= 0)
@@ -516,6 +581,18 @@ HOT void output_copy(void *user, void *rec, size_t n) {
 }
 _Static_assert(SBUF_ENTRY_ADDR == 0x70000000, "output_copy reads the entry's first byte");
 
+/* A write to deja's stdout or stderr while deja records on several CPUs: made traced, so
+ * that it takes its place among other processes' output in the trace. Its record (REC at
+ * USED, the stream in its flags) keeps no bytes: the traced call's event has them. */
+HOT long output_traced(long nr, const long a[6], struct sbuf_hdr *h, uint32_t used,
+                       struct sbuf_rec *rec) {
+  rec->flags |= SBUF_REC_PROBE_ONLY;
+  rec->ret = 0;
+  rec->size = sizeof *rec;
+  commit(h, used, rec);
+  return preload_traced_clean(nr, a);
+}
+
 /* The bytes of output the record of a call of kind KIND that returned RET keeps. */
 HOT size_t kept_bytes(enum out_kind kind, long ret, size_t outmax) {
   size_t n = 0;
@@ -533,6 +610,8 @@ HOT long buffered_call(long nr, const long a[6], struct sbuf_hdr *h, uint32_t us
   long b[6];
   preload_copy(b, a, sizeof b);
   prepare_record(nr, a, h, rec, outarg, outmax, kind);
+  if (kind == OUT_INPUT && (rec->flags & SBUF_REC_OUT_MASK) && out_traced())
+    return output_traced(nr, a, h, used, rec);
   if (armed)
     desched_arm(true);
   long ret = kind == OUT_ARGS && replaying_entry()
@@ -567,7 +646,8 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   }
   struct sbuf_rec *rec = (struct sbuf_rec *)((char *)h + SBUF_DATA_OFF + used);
   rec->nr = (uint16_t)nr;
-  rec->flags = 0;
+  /* In a replay the refilled record says which stream a write went to (output_to). */
+  rec->flags = (uint16_t)(replaying() ? rec->flags & SBUF_REC_OUT_MASK : 0);
   rec->hash = args_hash(nr, a);
   /* A call that may block (a futex wait): if it does, deja restarts it as a traced call
    * and runs another task meanwhile. */

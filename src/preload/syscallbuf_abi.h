@@ -103,6 +103,11 @@ static inline int sbuf_exec_call_nr(unsigned nr) {
 /* deja's answer under chaos mode (`record -h`): the buffer is taken, and mmaps without
  * an address stay traced (chaos mode chooses their addresses). */
 #define SBUF_ANNOUNCE_CHAOS 1
+/* A bit of deja's answer: writes to deja's stdout and stderr are traced, not buffered.
+ * deja records processes on several CPUs at once, and more than one has been recorded:
+ * their traced writes reach the output one at a time in the order of their events,
+ * which replay prints in. */
+#define SBUF_ANNOUNCE_OUT_TRACED 2
 #define SBUF_SIZE (1u << 20)
 
 /* The buffer: this header, then records back to back from SBUF_DATA_OFF. */
@@ -120,6 +125,12 @@ struct sbuf_hdr {
 /* In the page: nonzero in a replay (deja writes it; state points never restore the
  * page, which is not writable). */
 #define SBUF_REPLAYING_OFF 56
+/* In the page: nonzero when the process's writes to deja's stdout and stderr are traced
+ * (SBUF_ANNOUNCE_OUT_TRACED for the images started later): deja writes it into the
+ * first two processes at the fork that makes the second while it records on several
+ * CPUs (an EV_SBUF event flagged EVF_SBUF_OUT_TRACED, without records, says so to replay,
+ * which writes it too); their children copy it. */
+#define SBUF_OUT_TRACED_OFF 60
 #define SBUF_DATA_OFF 64u
 #define SBUF_CAPACITY (SBUF_SIZE - SBUF_DATA_OFF)
 

@@ -112,6 +112,8 @@ int record_loop(struct recorder *r) {
       chaos_tick(r);
     int64_t emu_wait = record_ptrace_tick(r);
     int deferred = record_ptrace_deferred(r);
+    if (!deferred)
+      deferred = record_output_deferred(r);
     if (deferred)
       return deferred;
     run_or_preempt(r);

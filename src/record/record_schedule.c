@@ -16,7 +16,8 @@ bool record_held(struct recorder *r, struct rtask *x) {
 /* Y may run user code now in a slot other tasks than EXCEPT hold (EXCEPT's own or a
  * free one): ready, not held, sharing no memory with a task in another slot. */
 static bool may_run(struct recorder *r, struct rtask *y, struct rtask *except) {
-  if (y == except || y->state != T_READY || record_held(r, y) || y->ptrace_deferred)
+  if (y == except || y->state != T_READY || record_held(r, y) || y->ptrace_deferred ||
+      y->out_deferred)
     return false;
   for (int i = 0; i < r->nslots; i++) {
     struct rtask *z = r->slots[i].cur;

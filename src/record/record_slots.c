@@ -16,9 +16,9 @@ static void add_slot(struct recorder *r, int cpu) {
 }
 
 void record_slots_init(struct recorder *r, const cpu_set_t *allowed, int pinned, int limit) {
-  /* One by default: processes recorded at once may print to deja's stdout in an order
-   * that replay, printing each at its event, does not reproduce yet. */
-  int want = limit > 0 ? limit : 1;
+  /* Every CPU by default: the output of processes recorded at once is traced there, in
+   * the order it reached deja's stdout and stderr (record_output_order.c). */
+  int want = limit > 0 ? limit : CPU_COUNT(allowed);
   if (want > CPU_COUNT(allowed))
     want = CPU_COUNT(allowed);
   if (want > RECORD_MAX_SLOTS)

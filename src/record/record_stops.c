@@ -336,6 +336,19 @@ int record_ptrace_deferred(struct recorder *r) {
   return 0;
 }
 
+int record_output_deferred(struct recorder *r) {
+  if (!r->out_waiting)
+    return 0; /* the common case, at every turn of the loop */
+  struct rtask *x;
+  while ((x = record_output_next(r)) != NULL) {
+    x->entry_regs_read = true; /* still at the entry stop they were read at */
+    int rc = recorder_enter_syscall(r, x);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
 static int on_syscall_entry(struct recorder *r, struct rtask *x) {
   int rc = syscallbuf_record_entry(r, x);
   if (rc == 0 && record_ptrace_entry_stop(r, x))
@@ -347,7 +360,7 @@ static int on_syscall_entry(struct recorder *r, struct rtask *x) {
   if (rc)
     return rc;
   x->entry_regs_read = true; /* syscallbuf_record_entry read them */
-  if (ptrace_waits(r, x))
+  if (ptrace_waits(r, x) || record_output_waits(r, x))
     return 0;
   return recorder_enter_syscall(r, x);
 }
@@ -359,6 +372,7 @@ static int on_syscall_exit(struct recorder *r, struct rtask *x) {
   if (record_ptrace_wait_exit(r, x))
     return 0; /* a tracer's wait, made again later */
   rc = record_syscall_exit(r, x);
+  record_output_done(r, x); /* its write is in the trace: the next may go */
   if (rc)
     return rc;
   record_shared_after_call(x);

@@ -586,6 +586,8 @@ int record_clone(struct recorder *r, struct rtask *x) {
   capture_regions(r, x, &w, &ev);
   int rc = recorder_emit(r, x, &ev);
   event_free(&ev);
+  if (rc == 0 && c->proc != x->proc)
+    rc = record_output_forked(r, x, c);
   x->clone_done = true;
   c->announced = true;
   if (c->first_stop_seen && c->state == T_NEW)

@@ -62,6 +62,7 @@ void recorder_remove_task(struct recorder *r, struct rtask *x) {
   free(x->effect.big);
   if (x->ptrace_deferred)
     r->ptrace_waiting--; /* killed while its ptrace call waited */
+  record_output_done(r, x);
   for (int i = 0; i < r->ntasks; i++)
     if (r->tasks[i] == x)
       r->tasks[i] = r->tasks[--r->ntasks];

@@ -136,10 +136,13 @@ struct rtask {
   struct task t;
   struct rproc *proc;
   enum rtask_state state;
-  int slot;                        /* the run slot it holds (record_slots.c), or -1 */
-  int stopped_by;                  /* the signal of its group stop (T_STOPPED) */
-  bool ptrace_deferred;            /* at a ptrace call's entry, waiting for other slots to empty */
-  int cpu;                         /* the CPU its affinity names, or -1 when deja did not set one */
+  int slot;              /* the run slot it holds (record_slots.c), or -1 */
+  int stopped_by;        /* the signal of its group stop (T_STOPPED) */
+  bool ptrace_deferred;  /* at a ptrace call's entry, waiting for other slots to empty */
+  bool out_deferred;     /* at a write's entry, waiting for another task's write to the file */
+  int out_lock;          /* the output lock its write holds or waits for, plus one (0: none) */
+  uint64_t out_wait_seq; /* ...since (record_output_order.c) */
+  int cpu;               /* the CPU its affinity names, or -1 when deja did not set one */
   bool first_stop_seen, announced; /* T_NEW until both */
   /* the system call in progress */
   bool in_syscall, entry_emitted, clone_done;
@@ -218,7 +221,12 @@ struct recorder {
   int ntasks, cap;
   struct record_slot slots[RECORD_MAX_SLOTS];
   int nslots;
-  int ptrace_waiting;         /* tasks at a ptrace call's entry waiting for the slots to empty */
+  int ptrace_waiting;          /* tasks at a ptrace call's entry waiting for the slots to empty */
+  struct rtask *out_writer[2]; /* the task whose write to deja's stdout [0] or stderr is in
+                                  the kernel (record_output_order.c) */
+  int out_waiting;             /* tasks at a write's entry waiting for it */
+  bool out_multi;              /* several slots, and a second process was made: output is traced */
+  uint64_t out_wait_seq;
   int slots_busy;             /* slots holding a task */
   struct timespec busy_since; /* ...since */
   int64_t parallel_ns;        /* time two slots or more held a task (DEJA_STATS) */
@@ -289,6 +297,19 @@ void record_slot_take(struct recorder *r, struct record_slot *s, struct rtask *x
 bool record_slot_conflict(struct recorder *r, const struct rtask *x);
 /* The CPUs of the slots, for what the program is told. */
 void record_slots_cpus(const struct recorder *r, cpu_set_t *out);
+
+/* record_output_order.c: writes to deja's stdout and stderr, one at a time on several
+ * slots (see there). */
+/* At X's entry stop (registers in x->t.regs): true when X's write waits for another
+ * task's (X is then ready, without a slot, until record_output_next names it). */
+bool record_output_waits(struct recorder *r, struct rtask *x);
+/* X's call left the kernel (its event written), or X ended: its lock is free. */
+void record_output_done(struct recorder *r, struct rtask *x);
+/* A waiting task whose lock is free now, which takes it; NULL when none. */
+struct rtask *record_output_next(struct recorder *r);
+/* At X's clone event that made process C: when it is the recording's second process on
+ * several slots, both trace their output from now on. 0, or -1 (the trace failed). */
+int record_output_forked(struct recorder *r, struct rtask *x, struct rtask *c);
 
 /* record_cpus.c: the CPUs the program is told about (sched_getaffinity, the files that
  * list them) and chaos mode's mmap addresses; system call arguments changed at entry are
@@ -504,6 +525,9 @@ int recorder_enter_syscall(struct recorder *r, struct rtask *x);
 /* Tasks whose ptrace call waited for the other slots (record_stops.c) make it now that
  * they are empty. 0, or RECORD_DEJA_FAILED. */
 int record_ptrace_deferred(struct recorder *r);
+/* Tasks whose write waited for another's (record_output_order.c) make it now. 0, or
+ * RECORD_DEJA_FAILED. */
+int record_output_deferred(struct recorder *r);
 /* X leaves the recording (it ended, or an exec'ing thread took its tid): a tracer's end
  * lets its tracees go, waits look again, and X leaves the table. */
 void record_task_gone(struct recorder *r, struct rtask *x);

@@ -38,13 +38,18 @@ static int answer_announcement(struct recorder *r, struct rtask *x, struct user_
   ev.tid = x->t.tid;
   ev.regs = regs;
   bool chaos = ok && r->o->chaos;
-  ev.flags = EVF_SBUF_INIT | (ok ? 0 : EVF_SBUF_REFUSED) | (chaos ? EVF_SBUF_CHAOS : 0);
+  /* Processes recorded at once print in the order of their traced writes' events. */
+  bool out_traced = ok && r->out_multi;
+  ev.flags = EVF_SBUF_INIT | (ok ? 0 : EVF_SBUF_REFUSED) | (chaos ? EVF_SBUF_CHAOS : 0) |
+             (out_traced ? EVF_SBUF_OUT_TRACED : 0);
   ev.sbuf = regs.rdi;
   if (recorder_emit(r, x, &ev) < 0)
     return 70;
   /* Skipped; its result is set now (the kernel leaves rax alone for call -1). */
   regs.orig_rax = (uint64_t)-1;
-  regs.rax = !ok ? (uint64_t)-ENOSYS : chaos ? SBUF_ANNOUNCE_CHAOS : 0;
+  regs.rax = !ok ? (uint64_t)-ENOSYS
+                 : (uint64_t)((chaos ? SBUF_ANNOUNCE_CHAOS : 0) |
+                              (out_traced ? SBUF_ANNOUNCE_OUT_TRACED : 0));
   if (task_set_regs(&x->t, &regs) < 0)
     return recorder_abort(r, "cannot answer the system call buffer's announcement");
   return 1;

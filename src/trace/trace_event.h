@@ -68,6 +68,9 @@ enum event_out { OUT_TO_NONE = 0, OUT_TO_STDOUT = 1, OUT_TO_STDERR = 2 };
 /* ...taken under chaos mode: the library keeps chaos mode's calls traced (it was told
  * SBUF_ANNOUNCE_CHAOS, and replay tells it the same) */
 #define EVF_SBUF_CHAOS 8u
+/* ...taken while deja records on several CPUs: writes to its stdout/stderr are traced
+ * (SBUF_ANNOUNCE_OUT_TRACED, which replay tells the library too) */
+#define EVF_SBUF_OUT_TRACED 16u
 
 struct event_mem {
   uint64_t addr;

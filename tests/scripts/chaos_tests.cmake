@@ -31,8 +31,8 @@ deja_chaos_test(wakeup_pipe chaos_wakeup_race pipe)
 deja_chaos_test(core_count chaos_core_count)
 deja_chaos_test(mmap_adjacent chaos_mmap_adjacent)
 
-# The program sees one CPU (1-8 under chaos mode, the same for the whole recording), the
-# same way everywhere it looks, and the replay shows the same.
+# The program sees as many CPUs as deja records on (1-8 under chaos mode, the same for the
+# whole recording), the same way everywhere it looks, and the replay shows the same.
 deja_rr_program_test(cpu_count_view)
 deja_rr_test(chaos_cpu_count_view REPEAT 4 RECORD_ARGS -h COMMAND $<TARGET_FILE:cpu_count_view>)
 

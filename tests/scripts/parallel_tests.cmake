@@ -1,6 +1,6 @@
 # Recording on several CPUs (issue 30, src/record/record_slots.c): processes that share no
 # memory run at once, processes sharing writable memory one at a time. Every recording
-# here runs on two CPUs (--cpus=2; the default is one); the programs race, so each is
+# here runs on two CPUs (--cpus=2; the default is every CPU); the programs race, so each is
 # recorded until recordings differ (VARY) or several times (REPEAT), and every recording
 # is replayed and checked.
 # Children racing to write one pipe, their exits reaped in the order wait() reports.
@@ -13,6 +13,13 @@ deja_rr_program_test(par_signals VARY_OUTPUT 5 RECORD_ARGS --cpus=2)
 deja_rr_program_test(par_shared_map REPEAT 3 RECORD_ARGS --cpus=2)
 deja_rr_test(par_shared_mprotect REPEAT 3 RECORD_ARGS --cpus=2 COMMAND $<TARGET_FILE:par_shared_map> mprotect)
 deja_rr_program_test(par_compute REPEAT 2 RECORD_ARGS --cpus=2 ARGS 20000000)
+# Two children printing 2000 numbered lines each to stdout at once, one through libc's
+# write (the buffer's path: traced on several CPUs), one by a raw system call (traced):
+# the replay prints the lines in the recorded order (and the pids make runs differ).
+deja_rr_program_test(par_output DIFFER REPEAT 5 RECORD_ARGS --cpus=2 TIMEOUT 300)
+# ...and on one CPU, where libc's writes are buffered and the raw ones traced.
+deja_rr_test(par_output_one_cpu DIFFER REPEAT 2 RECORD_ARGS --cpus=1
+  COMMAND $<TARGET_FILE:par_output> 500)
 # A pool of two Python worker processes (they share semaphores: run one at a time).
 deja_rr_test(real_python_pool VARY 3 RECORD_ARGS --cpus=2
   COMMAND /usr/bin/python3 -c [=[

@@ -141,9 +141,10 @@ static int announce_complete(struct replay_engine *e, struct rptask *x, const st
   if (task_get_regs(&x->t) < 0)
     return -1;
   bool refused = e->ev->flags & EVF_SBUF_REFUSED;
-  x->t.regs.rax = refused                         ? (uint64_t)-ENOSYS
-                  : e->ev->flags & EVF_SBUF_CHAOS ? SBUF_ANNOUNCE_CHAOS
-                                                  : 0;
+  uint32_t fl = e->ev->flags;
+  x->t.regs.rax = refused ? (uint64_t)-ENOSYS
+                          : (uint64_t)((fl & EVF_SBUF_CHAOS ? SBUF_ANNOUNCE_CHAOS : 0) |
+                                       (fl & EVF_SBUF_OUT_TRACED ? SBUF_ANNOUNCE_OUT_TRACED : 0));
   /* As the recorder left it (it skipped the call): a signal delivered right after the
    * announcement sees no call number (under PTRACE_SYSEMU the kernel kept it). */
   x->t.regs.orig_rax = (uint64_t)-1;
@@ -260,11 +261,23 @@ uint32_t syscallbuf_records_len(const struct event *ev) {
   return ev->sbuf_len < extra ? 0 : ev->sbuf_len - extra;
 }
 
+/* The recording's second process was made: X's writes to deja's stdout and stderr are
+ * traced from here, as the recorder told its library in its page. */
+static int trace_output(struct replay_engine *e, struct rptask *x) {
+  static const uint32_t one = 1;
+  if (task_write_mem(&x->t, SBUF_PAGE_ADDR + SBUF_OUT_TRACED_OFF, &one, sizeof one) < 0 && x->sbuf)
+    return diverge(e, "cannot tell the system call buffer of task %d to trace its output: %s",
+                   e->ev->tid, strerror(errno));
+  return 0;
+}
+
 /* Refills the buffer before the task runs the code that made the calls. A diverted
  * call's record header follows them: what its probes returned. */
 static int refill(struct replay_engine *e, struct rptask *x) {
   if (e->ev->flags & EVF_SBUF_INIT)
     return 0;
+  if (e->ev->flags & EVF_SBUF_OUT_TRACED)
+    return trace_output(e, x);
   uint32_t count, len = syscallbuf_records_len(e->ev);
   bool divert = e->ev->flags & EVF_SBUF_DIVERT;
   if (e->ev->sbuf_off % 8 || e->ev->sbuf_off > SBUF_CAPACITY ||
@@ -460,8 +473,13 @@ const struct event_handler replay_syscallbuf_handler = {
 
 void syscallbuf_describe(const struct event *ev, FILE *f) {
   if (ev->flags & EVF_SBUF_INIT) {
-    fprintf(f, " buffer at 0x%" PRIx64 " announced%s", ev->sbuf,
-            ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "");
+    fprintf(f, " buffer at 0x%" PRIx64 " announced%s%s", ev->sbuf,
+            ev->flags & EVF_SBUF_REFUSED ? " (refused)" : "",
+            ev->flags & EVF_SBUF_OUT_TRACED ? " (output traced)" : "");
+    return;
+  }
+  if (ev->flags & EVF_SBUF_OUT_TRACED) {
+    fprintf(f, " writes to stdout and stderr traced from here");
     return;
   }
   uint32_t count = 0, len = syscallbuf_records_len(ev);
