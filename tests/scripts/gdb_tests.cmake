@@ -357,6 +357,10 @@ deja_gdb_program(diversion)
 deja_gdb_test(diversion diversion BOTH)
 # positions: when, when-tid as rr's scripts use them; run N / starti N to an event
 deja_gdb_test(positions output_stops BOTH)
+# rr's when-ticks (deja's exact position, back with monitor goto), elapsed-time, and
+# info recording
+deja_gdb_program(monitor)
+deja_gdb_test(monitor monitor BOTH)
 
 # gdb sessions with deja (and gdb) inside a default container (container_tests.cmake):
 # recorded with ASLR on, perf events refused; reverse-continue onto watchpoints.
