@@ -231,6 +231,13 @@ deja_gdb_test(soak_threads_exit_again soak_threads_exit SCRIPT soak_threads_exit
 # reverse-continue and reverse-stepi onto a watched write made by a system call: the
 # call's `syscall` instruction
 deja_gdb_test(watch_syscall watch_syscall)
+# the same in a dynamically linked program, with the buffer on (the library's copy of the
+# recorded bytes writes them) and off, forwards and backwards
+deja_gdb_program(watch_kernel)
+deja_gdb_test(watch_kernel watch_kernel BOTH)
+deja_gdb_test(watch_kernel_pages watch_kernel SCRIPT watch_kernel BOTH)
+set_tests_properties(gdb_watch_kernel_pages gdb_watch_kernel_pages_nobuf
+                     PROPERTIES ENVIRONMENT "DEJA_NO_DEBUG_REGISTERS=1;DEJA_NO_PERF_BREAKPOINTS=1")
 deja_gdb_test(reverse_step reverse)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
