@@ -16,7 +16,7 @@
 
 #include "preload/preload.h"
 
-#define TRAMPOLINE_LEN 80 /* per site, rounded up */
+#define TRAMPOLINE_LEN 96 /* per site, rounded up */
 #define MAX_SITES 2048
 #define MAX_NR 512
 
@@ -53,8 +53,17 @@ __asm__(".text\n"
         ".hidden preload_hook\n"
         ".type preload_hook,@function\n"
         "preload_hook:\n"
+        /* CFI for debuggers, through the trampoline (which has none) to the libc
+         * function of the site: the caller's rsp (the CFA) is above the red zone and the
+         * site's address the trampoline pushed, its pc that address */
+        "  .cfi_startproc\n"
+        "  .cfi_def_cfa %rsp, 144\n"
+        "  .cfi_offset 16, -136\n"
         "  push %rbp\n"
+        "  .cfi_def_cfa_offset 152\n"
+        "  .cfi_offset %rbp, -152\n"
         "  mov %rsp, %rbp\n"
+        "  .cfi_def_cfa_register %rbp\n"
         "  push %rdi\n"
         "  push %rsi\n"
         "  push %rdx\n"
@@ -80,7 +89,9 @@ __asm__(".text\n"
         "  mov -48(%rbp), %r9\n"
         "  mov %rbp, %rsp\n"
         "  pop %rbp\n"
+        "  .cfi_def_cfa %rsp, 144\n"
         "  ret\n"
+        "  .cfi_endproc\n"
         ".size preload_hook, .-preload_hook\n");
 void preload_hook(void);
 
@@ -101,16 +112,19 @@ static void write_trampoline(uint8_t *t, const uint8_t *sys, const struct site_p
   uint8_t *p = t;
   put(&p, sys - pt->pre, pt->pre);        /* the displaced instruction before (mov eax) */
   put(&p, "\x48\x3d\xff\x01\x00\x00", 6); /* cmp rax, MAX_NR-1 */
-  put(&p, "\x77\x2c", 2);                 /* ja plain */
+  put(&p, "\x77\x38", 2);                 /* ja plain */
   put(&p, "\x49\xbb", 2);                 /* movabs r11, bufferable */
   put64(&p, (uint64_t)bufferable);
   put(&p, "\x49\x0f\xa3\x03", 4);     /* bt [r11], rax */
-  put(&p, "\x73\x1c", 2);             /* jnc plain */
+  put(&p, "\x73\x28", 2);             /* jnc plain */
   put(&p, "\x48\x8d\x64\x24\x80", 5); /* lea rsp, [rsp-128]: the red zone */
+  put(&p, "\x49\xbb", 2);             /* movabs r11, the site's end: a debugger's */
+  put64(&p, (uint64_t)(sys + 2));     /* ...return address (preload_hook's CFI) */
+  put(&p, "\x41\x53", 2);             /* push r11 */
   put(&p, "\x49\xbb", 2);             /* movabs r11, preload_hook */
   put64(&p, (uint64_t)preload_hook);
   put(&p, "\x41\xff\xd3", 3);                     /* call r11 */
-  put(&p, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8); /* lea rsp, [rsp+128] */
+  put(&p, "\x48\x8d\xa4\x24\x88\x00\x00\x00", 8); /* lea rsp, [rsp+136] */
   put(&p, "\xeb\x02", 2);                         /* jmp tail */
   put(&p, "\x0f\x05", 2);                         /* plain: syscall */
   put(&p, sys + 2, pt->post);                     /* tail: the displaced instruction after */

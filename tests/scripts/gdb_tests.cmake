@@ -351,6 +351,8 @@ deja_gdb_test(output_stops output_stops BOTH)
 # catch syscall at the calls made through the system call buffer (no events): entry and
 # return with a live process's registers, forwards and backwards, as with -n
 deja_gdb_test(catch_buffered catch_buffered BOTH)
+# backtraces from there reach _start (through the trampoline of a patched libc site)
+deja_gdb_test(catch_backtrace catch_buffered BOTH)
 # thread-local variables in every thread of nine (the executable's and libc's errno)
 deja_gdb_program(tls)
 target_link_libraries(gdb_program_tls PRIVATE pthread)

@@ -1,0 +1,12 @@
+# a backtrace from a caught call libc's stdio makes (its `syscall' patched into a jump to
+# a trampoline with the buffer on): gdb unwinds through the preload library and the
+# trampoline (preload_hook's CFI) to libc's write and on to _start
+catch syscall write
+continue
+continue
+continue
+continue
+continue
+continue
+continue
+bt
