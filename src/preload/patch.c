@@ -153,6 +153,19 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *data) {
   return 0;
 }
 
+/* Whether the `syscall` at P (START: the text's start) is right after a `mov eax, imm32`
+ * of a number the policy never buffers: such a site stays as it is, so the call (traced
+ * anyway) and a signal delivered there stop in libc's function, whose unwind
+ * information and symbols a debugger has (gdb's reverse-step from a handler back into
+ * its caller needs them), not in a trampoline. A match of bytes that are no such `mov`
+ * only leaves a site traced. */
+static bool never_buffered(const uint8_t *p, const uint8_t *start) {
+  if (p - start < 6 || p[-5] != 0xb8 || (p[-6] & 0xf0) == 0x40 || p[-1] || p[-2])
+    return false;
+  int nr = p[-3] << 8 | p[-4];
+  return nr < MAX_NR && !(bufferable[nr / 64] & (1ull << (nr % 64)));
+}
+
 /* Which pattern the `syscall` at P (inside [START, END)) is a site of, or -1. */
 static int site_kind(const uint8_t *p, const uint8_t *start, const uint8_t *end) {
   for (size_t k = 0; k < NPATTERNS; k++) {
@@ -169,7 +182,7 @@ static int site_kind(const uint8_t *p, const uint8_t *start, const uint8_t *end)
     int nr = pt->pre ? p[-3] << 8 | p[-4] : 0;
     if (pt->buffered_only && !(bufferable[nr / 64] & (1ull << (nr % 64))))
       continue;
-    return (int)k;
+    return never_buffered(p, start) ? -1 : (int)k;
   }
   return -1;
 }

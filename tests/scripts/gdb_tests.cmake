@@ -239,6 +239,9 @@ deja_gdb_test(watch_kernel_pages watch_kernel SCRIPT watch_kernel BOTH)
 set_tests_properties(gdb_watch_kernel_pages gdb_watch_kernel_pages_nobuf
                      PROPERTIES ENVIRONMENT "DEJA_NO_DEBUG_REGISTERS=1;DEJA_NO_PERF_BREAKPOINTS=1")
 deja_gdb_test(reverse_step reverse)
+# reverse-next and reverse-step across a signal's handler, and out of it
+deja_gdb_program(reverse_signal)
+deja_gdb_test(reverse_signal reverse_signal BOTH)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
 # starts after the fork), multi-threaded processes (threads recreated in the fork, with
