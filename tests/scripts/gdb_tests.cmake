@@ -348,6 +348,11 @@ deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
 # forks gdb follows: the child (follow-fork-mode child), or both (detach-on-fork off)
 deja_gdb_test(follow_child follow)
 deja_gdb_test(follow_both follow)
+# a breakpoint both processes reach after a fork stops the one gdb follows only (the
+# parent, or the child with follow-fork-mode child, through its exec: catch exec)
+deja_gdb_program(fork_breaks)
+deja_gdb_test(fork_breaks fork_breaks BOTH)
+deja_gdb_test(fork_breaks_child fork_breaks BOTH)
 # what the program printed before a stop is shown before gdb shows it (buffered writes too:
 # the records the task made so far), once, also after going back
 deja_gdb_test(output_stops output_stops BOTH)
