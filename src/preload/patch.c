@@ -7,12 +7,14 @@
  * instruction after it (if any) and jumps back. Only the `syscall` and the instructions
  * displaced with it must not be jump targets: in glibc 2.36 no `syscall` is one. The same code patches the same bytes in a recording and in
  * its replay, so both run the same instructions. */
+#include <dlfcn.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "preload/preload.h"
 
@@ -210,6 +212,19 @@ static uint8_t *next_syscall(uint8_t *p, uint8_t *end) {
   return end;
 }
 
+/* libc's _exit (its bytes): its exit_group, never buffered, takes the number from another
+ * register (no `mov eax, N` tells), and stays unpatched, so that a debugger's stop at a
+ * process's end (rr's and deja's SIGKILL stop at the exit_group) is in _exit, with
+ * its backtrace, not in a trampoline. */
+static struct text exit_function(void) {
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  if (!dladdr1((void *)_exit, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !info.dli_saddr)
+    return (struct text){NULL, NULL};
+  uint8_t *start = info.dli_saddr;
+  return (struct text){start, start + sym->st_size};
+}
+
 void preload_patch_libc(void) {
   struct text t = {NULL, NULL};
   dl_iterate_phdr(find_libc, &t);
@@ -221,10 +236,11 @@ void preload_patch_libc(void) {
   static uint8_t *sites[MAX_SITES];
   static uint8_t kinds[MAX_SITES];
   int n = 0;
+  struct text exit_fn = exit_function();
   for (uint8_t *p = next_syscall(t.start, t.end); p < t.end && n < MAX_SITES;
        p = next_syscall(p + 1, t.end)) {
     int k = site_kind(p, t.start, t.end);
-    if (k >= 0) {
+    if (k >= 0 && !(p >= exit_fn.start && p < exit_fn.end)) {
       kinds[n] = (uint8_t)k;
       sites[n++] = p;
     }
