@@ -7,16 +7,18 @@
  * instruction after it (if any) and jumps back. Only the `syscall` and the instructions
  * displaced with it must not be jump targets: in glibc 2.36 no `syscall` is one. The same code patches the same bytes in a recording and in
  * its replay, so both run the same instructions. */
+#include <dlfcn.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "preload/preload.h"
 
-#define TRAMPOLINE_LEN 80 /* per site, rounded up */
+#define TRAMPOLINE_LEN 96 /* per site, rounded up */
 #define MAX_SITES 2048
 #define MAX_NR 512
 
@@ -53,8 +55,17 @@ __asm__(".text\n"
         ".hidden preload_hook\n"
         ".type preload_hook,@function\n"
         "preload_hook:\n"
+        /* CFI for debuggers, through the trampoline (which has none) to the libc
+         * function of the site: the caller's rsp (the CFA) is above the red zone and the
+         * site's address the trampoline pushed, its pc that address */
+        "  .cfi_startproc\n"
+        "  .cfi_def_cfa %rsp, 144\n"
+        "  .cfi_offset 16, -136\n"
         "  push %rbp\n"
+        "  .cfi_def_cfa_offset 152\n"
+        "  .cfi_offset %rbp, -152\n"
         "  mov %rsp, %rbp\n"
+        "  .cfi_def_cfa_register %rbp\n"
         "  push %rdi\n"
         "  push %rsi\n"
         "  push %rdx\n"
@@ -80,7 +91,9 @@ __asm__(".text\n"
         "  mov -48(%rbp), %r9\n"
         "  mov %rbp, %rsp\n"
         "  pop %rbp\n"
+        "  .cfi_def_cfa %rsp, 144\n"
         "  ret\n"
+        "  .cfi_endproc\n"
         ".size preload_hook, .-preload_hook\n");
 void preload_hook(void);
 
@@ -101,16 +114,19 @@ static void write_trampoline(uint8_t *t, const uint8_t *sys, const struct site_p
   uint8_t *p = t;
   put(&p, sys - pt->pre, pt->pre);        /* the displaced instruction before (mov eax) */
   put(&p, "\x48\x3d\xff\x01\x00\x00", 6); /* cmp rax, MAX_NR-1 */
-  put(&p, "\x77\x2c", 2);                 /* ja plain */
+  put(&p, "\x77\x38", 2);                 /* ja plain */
   put(&p, "\x49\xbb", 2);                 /* movabs r11, bufferable */
   put64(&p, (uint64_t)bufferable);
   put(&p, "\x49\x0f\xa3\x03", 4);     /* bt [r11], rax */
-  put(&p, "\x73\x1c", 2);             /* jnc plain */
+  put(&p, "\x73\x28", 2);             /* jnc plain */
   put(&p, "\x48\x8d\x64\x24\x80", 5); /* lea rsp, [rsp-128]: the red zone */
+  put(&p, "\x49\xbb", 2);             /* movabs r11, the site's end: a debugger's */
+  put64(&p, (uint64_t)(sys + 2));     /* ...return address (preload_hook's CFI) */
+  put(&p, "\x41\x53", 2);             /* push r11 */
   put(&p, "\x49\xbb", 2);             /* movabs r11, preload_hook */
   put64(&p, (uint64_t)preload_hook);
   put(&p, "\x41\xff\xd3", 3);                     /* call r11 */
-  put(&p, "\x48\x8d\xa4\x24\x80\x00\x00\x00", 8); /* lea rsp, [rsp+128] */
+  put(&p, "\x48\x8d\xa4\x24\x88\x00\x00\x00", 8); /* lea rsp, [rsp+136] */
   put(&p, "\xeb\x02", 2);                         /* jmp tail */
   put(&p, "\x0f\x05", 2);                         /* plain: syscall */
   put(&p, sys + 2, pt->post);                     /* tail: the displaced instruction after */
@@ -139,6 +155,19 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *data) {
   return 0;
 }
 
+/* Whether the `syscall` at P (START: the text's start) is right after a `mov eax, imm32`
+ * of a number the policy never buffers: such a site stays as it is, so the call (traced
+ * anyway) and a signal delivered there stop in libc's function, whose unwind
+ * information and symbols a debugger has (gdb's reverse-step from a handler back into
+ * its caller needs them), not in a trampoline. A match of bytes that are no such `mov`
+ * only leaves a site traced. */
+static bool never_buffered(const uint8_t *p, const uint8_t *start) {
+  if (p - start < 6 || p[-5] != 0xb8 || (p[-6] & 0xf0) == 0x40 || p[-1] || p[-2])
+    return false;
+  int nr = p[-3] << 8 | p[-4];
+  return nr < MAX_NR && !(bufferable[nr / 64] & (1ull << (nr % 64)));
+}
+
 /* Which pattern the `syscall` at P (inside [START, END)) is a site of, or -1. */
 static int site_kind(const uint8_t *p, const uint8_t *start, const uint8_t *end) {
   for (size_t k = 0; k < NPATTERNS; k++) {
@@ -155,7 +184,7 @@ static int site_kind(const uint8_t *p, const uint8_t *start, const uint8_t *end)
     int nr = pt->pre ? p[-3] << 8 | p[-4] : 0;
     if (pt->buffered_only && !(bufferable[nr / 64] & (1ull << (nr % 64))))
       continue;
-    return (int)k;
+    return never_buffered(p, start) ? -1 : (int)k;
   }
   return -1;
 }
@@ -183,6 +212,19 @@ static uint8_t *next_syscall(uint8_t *p, uint8_t *end) {
   return end;
 }
 
+/* libc's _exit (its bytes): its exit_group, never buffered, takes the number from another
+ * register (no `mov eax, N` tells), and stays unpatched, so that a debugger's stop at a
+ * process's end (rr's and deja's SIGKILL stop at the exit_group) is in _exit, with
+ * its backtrace, not in a trampoline. */
+static struct text exit_function(void) {
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  if (!dladdr1((void *)_exit, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !info.dli_saddr)
+    return (struct text){NULL, NULL};
+  uint8_t *start = info.dli_saddr;
+  return (struct text){start, start + sym->st_size};
+}
+
 void preload_patch_libc(void) {
   struct text t = {NULL, NULL};
   dl_iterate_phdr(find_libc, &t);
@@ -194,10 +236,11 @@ void preload_patch_libc(void) {
   static uint8_t *sites[MAX_SITES];
   static uint8_t kinds[MAX_SITES];
   int n = 0;
+  struct text exit_fn = exit_function();
   for (uint8_t *p = next_syscall(t.start, t.end); p < t.end && n < MAX_SITES;
        p = next_syscall(p + 1, t.end)) {
     int k = site_kind(p, t.start, t.end);
-    if (k >= 0) {
+    if (k >= 0 && !(p >= exit_fn.start && p < exit_fn.end)) {
       kinds[n] = (uint8_t)k;
       sites[n++] = p;
     }

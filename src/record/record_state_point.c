@@ -73,6 +73,7 @@ int record_state_point(struct recorder *r, struct rtask *x) {
   ev.regs = x->t.regs;
   ev.xsave = xsave;
   ev.xsave_len = (uint32_t)xlen;
+  ev.time_ns = event_time_ns();
   if (recorder_emit_enters(r, x) < 0)
     return RECORD_DEJA_FAILED;
   /* The pages are streamed: a state point of any size holds one chunk in memory. */

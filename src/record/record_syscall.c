@@ -445,6 +445,9 @@ static int emit_streamed(struct recorder *r, struct rtask *x, const struct event
     return snprintf(why, whylen, "cannot write the trace"), -1;
   static uint8_t piece[1 << 20];
   struct trace_writer *tw = r->w;
+  struct event stamped = *ev;
+  stamped.time_ns = event_time_ns();
+  ev = &stamped;
   event_encode_syscall_head(ev, (uint32_t)w->n, &r->rec);
   int rc = trace_writer_begin(tw) < 0 || trace_writer_put(tw, r->rec.data, r->rec.len) < 0 ? -1 : 0;
   for (int i = 0; i < w->n && rc == 0; i++) {

@@ -22,8 +22,11 @@ void recorder_write_failed(struct recorder *r) {
   errno = e;
 }
 
-int recorder_write_event(struct recorder *r, const struct event *ev) {
+int recorder_write_event(struct recorder *r, const struct event *written) {
   int rc;
+  struct event stamped = *written; /* (a copy of the fields: the data is the caller's) */
+  stamped.time_ns = event_time_ns();
+  const struct event *ev = &stamped;
   if (ev->kind == EV_SBUF) { /* up to a MiB of records: written without a copy */
     event_encode_sbuf_head(ev, &r->rec);
     rc = trace_writer_begin(r->w) < 0 || trace_writer_put(r->w, r->rec.data, r->rec.len) < 0 ||

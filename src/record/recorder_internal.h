@@ -245,6 +245,13 @@ struct recorder {
   struct env_refusals refusals; /* what the environment refuses unseen (exec events) */
 };
 
+/* CLOCK_MONOTONIC now, in ns: the time each event is written with (struct event.time_ns). */
+static inline int64_t event_time_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec * 1000000000L + now.tv_nsec;
+}
+
 static inline int64_t elapsed_ns(const struct timespec *since) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);

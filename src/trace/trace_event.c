@@ -64,11 +64,16 @@ static bool get_mem(struct tcur *c, struct event *ev) {
 /* A state event's pages: (u64 address, blob) each, then STATE_PAGES_END. */
 #define STATE_PAGES_END UINT64_MAX
 
+/* The kind byte's flag: the record's head ends in its time (u64 ns). */
+#define KIND_TIMED 0x80u
+
 static void put_head(const struct event *ev, struct tbuf *b) {
   tbuf_reset(b);
-  tbuf_put_u8(b, (uint8_t)ev->kind);
+  tbuf_put_u8(b, (uint8_t)(ev->kind | (ev->time_ns > 0 ? KIND_TIMED : 0)));
   tbuf_put_u32(b, (uint32_t)ev->tid);
   put_regs(b, &ev->regs);
+  if (ev->time_ns > 0)
+    tbuf_put_u64(b, (uint64_t)ev->time_ns);
 }
 
 void event_encode_state_head(const struct event *ev, struct tbuf *b) {
@@ -343,9 +348,11 @@ int event_decode(struct event *ev, const void *rec, size_t len, char *err, size_
   struct tcur c;
   tcur_init(&c, rec, len);
   ev->nmem = 0;
-  ev->kind = tcur_u8(&c);
+  uint8_t kind = tcur_u8(&c);
+  ev->kind = kind & ~KIND_TIMED;
   ev->tid = (int32_t)tcur_u32(&c);
   tcur_bytes(&c, &ev->regs, sizeof ev->regs);
+  ev->time_ns = kind & KIND_TIMED ? (int64_t)tcur_u64(&c) : 0;
   ev->file = "";
   int rc = decode_fields(&c, ev, err, errlen);
   if (rc)

@@ -84,6 +84,9 @@ struct event {
   uint32_t kind;
   int32_t tid;
   struct user_regs_struct regs;
+  /* when the recorder wrote it (CLOCK_MONOTONIC ns; 0: not known, traces of older
+   * versions): `monitor elapsed-time` */
+  int64_t time_ns;
   /* EV_SYSCALL */
   int64_t result;
   uint32_t nmem, mem_cap;

@@ -231,7 +231,17 @@ deja_gdb_test(soak_threads_exit_again soak_threads_exit SCRIPT soak_threads_exit
 # reverse-continue and reverse-stepi onto a watched write made by a system call: the
 # call's `syscall` instruction
 deja_gdb_test(watch_syscall watch_syscall)
+# the same in a dynamically linked program, with the buffer on (the library's copy of the
+# recorded bytes writes them) and off, forwards and backwards
+deja_gdb_program(watch_kernel)
+deja_gdb_test(watch_kernel watch_kernel BOTH)
+deja_gdb_test(watch_kernel_pages watch_kernel SCRIPT watch_kernel BOTH)
+set_tests_properties(gdb_watch_kernel_pages gdb_watch_kernel_pages_nobuf
+                     PROPERTIES ENVIRONMENT "DEJA_NO_DEBUG_REGISTERS=1;DEJA_NO_PERF_BREAKPOINTS=1")
 deja_gdb_test(reverse_step reverse)
+# reverse-next and reverse-step across a signal's handler, and out of it
+deja_gdb_program(reverse_signal)
+deja_gdb_test(reverse_signal reverse_signal BOTH)
 deja_gdb_test(reverse_checkpoints reverse)
 # checkpoints are forks: restart N, reverse moves from them, a process tree (the session
 # starts after the fork), multi-threaded processes (threads recreated in the fork, with
@@ -338,12 +348,19 @@ deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
 # forks gdb follows: the child (follow-fork-mode child), or both (detach-on-fork off)
 deja_gdb_test(follow_child follow)
 deja_gdb_test(follow_both follow)
+# a breakpoint both processes reach after a fork stops the one gdb follows only (the
+# parent, or the child with follow-fork-mode child, through its exec: catch exec)
+deja_gdb_program(fork_breaks)
+deja_gdb_test(fork_breaks fork_breaks BOTH)
+deja_gdb_test(fork_breaks_child fork_breaks BOTH)
 # what the program printed before a stop is shown before gdb shows it (buffered writes too:
 # the records the task made so far), once, also after going back
 deja_gdb_test(output_stops output_stops BOTH)
 # catch syscall at the calls made through the system call buffer (no events): entry and
 # return with a live process's registers, forwards and backwards, as with -n
 deja_gdb_test(catch_buffered catch_buffered BOTH)
+# backtraces from there reach _start (through the trampoline of a patched libc site)
+deja_gdb_test(catch_backtrace catch_buffered BOTH)
 # thread-local variables in every thread of nine (the executable's and libc's errno)
 deja_gdb_program(tls)
 target_link_libraries(gdb_program_tls PRIVATE pthread)
@@ -357,6 +374,10 @@ deja_gdb_program(diversion)
 deja_gdb_test(diversion diversion BOTH)
 # positions: when, when-tid as rr's scripts use them; run N / starti N to an event
 deja_gdb_test(positions output_stops BOTH)
+# rr's when-ticks (deja's exact position, back with monitor goto), elapsed-time, and
+# info recording
+deja_gdb_program(monitor)
+deja_gdb_test(monitor monitor BOTH)
 
 # gdb sessions with deja (and gdb) inside a default container (container_tests.cmake):
 # recorded with ASLR on, perf events refused; reverse-continue onto watchpoints.

@@ -122,63 +122,7 @@ static long t_auxv(void *ctx, pid_t pid, void *buf, size_t len) {
 }
 
 static int t_monitor(void *ctx, const char *cmd, char *out, size_t len) {
-  struct gdb_adapter *a = ctx;
-  const struct replay_pos *p = &a->s->e.pos;
-  if (gdb_goto_monitor(a, cmd, out, len) == 0)
-    return 0;
-  if (!strcmp(cmd, "when")) {
-    /* the event the replay is at: the next to replay, or the one a stop interrupted */
-    snprintf(out, len, "Current event: %" PRIu64 ".\n",
-             p->stage == STAGE_DONE ? p->event + 1 : p->event);
-    return 0;
-  }
-  if (!strcmp(cmd, "when-tid")) {
-    /* the thread gdb saw stop last, by its recorded tid (as rr, the recording's tid) */
-    snprintf(out, len, "Current tid: %d.\n", (int)a->last.tid);
-    return 0;
-  }
-  if (!strcmp(cmd, "checkpoint")) {
-    int id = timeline_checkpoint(&a->tl);
-    if (id < 0)
-      snprintf(out, len, "Too many checkpoints (%d); delete some first.\n", TL_MAX_CHECKPOINTS);
-    else
-      snprintf(out, len, "Checkpoint %d at event %" PRIu64 ".\n", id, a->tl.cur.event + 1);
-    return 0;
-  }
-  if (!strcmp(cmd, "checkpoints")) {
-    size_t n = 0;
-    if (!a->tl.ncps)
-      n += (size_t)snprintf(out, len, "No checkpoints.\n");
-    for (int i = 0; i < a->tl.ncps && n < len; i++) {
-      char what[256];
-      timeline_describe_checkpoint(&a->tl, &a->tl.cps[i], what, sizeof what);
-      n += (size_t)snprintf(out + n, len - n, "%d  event %" PRIu64 "  %s\n", a->tl.cps[i].id,
-                            a->tl.cps[i].pos.event + 1, what);
-    }
-    return 0;
-  }
-  if (!strncmp(cmd, "delete-checkpoint ", 18)) {
-    char *end;
-    long id = strtol(cmd + 18, &end, 10);
-    if (*end || !timeline_delete_checkpoint(&a->tl, (int)id))
-      snprintf(out, len, "No checkpoint %s.\n", cmd + 18);
-    else
-      snprintf(out, len, "Deleted checkpoint %ld.\n", id);
-    return 0;
-  }
-  if (!strcmp(cmd, "help")) {
-    snprintf(out, len,
-             "deja monitor commands:\n  when  the number of the event replayed last (as `deja "
-             "dump` numbers them); gdb's `run N' goes to event N\n  when-tid  the recorded "
-             "tid of the thread that stopped\n  checkpoint  save the current position (gdb: "
-             "checkpoint)\n"
-             "  checkpoints  list them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
-             "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n"
-             "  goto POS  go to a position `deja query' printed\n"
-             "  writes EXPR, calls FUNCTION  `deja query' over this trace: the same rows\n");
-    return 0;
-  }
-  return -1;
+  return gdb_monitor(ctx, cmd, out, len);
 }
 
 static void t_current_stop(void *ctx, struct gdb_stop *stop) {

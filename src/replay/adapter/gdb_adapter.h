@@ -98,6 +98,10 @@ int gdb_adapter_go_to_pos(struct gdb_adapter *a, const struct tl_pos *p, char *e
 /* `monitor goto POS', `monitor writes EXPR', `monitor calls FUNCTION': 0 (OUT filled), or
  * -1 when CMD is none of them. */
 int gdb_goto_monitor(struct gdb_adapter *a, const char *cmd, char *out, size_t len);
+/* gdb_monitor.c: gdb's `monitor CMD' (rr's when, when-ticks, when-tid, elapsed-time,
+ * checkpoints; deja's recording, goto and queries): the answer into OUT. -1: no such
+ * command. */
+int gdb_monitor(struct gdb_adapter *a, const char *cmd, char *out, size_t len);
 
 /* gdb_tls.c: the gdb_target's tls_address (qGetTLSAddr). */
 int gdb_tls_address(void *ctx, pid_t tid, uint64_t lm, uint64_t offset, uint64_t *addr, char *err,

@@ -23,15 +23,17 @@ int gdb_adapter_go_to_pos(struct gdb_adapter *a, const struct tl_pos *p, char *e
     return -1;
   if (p->event < 1 && timeline_restart(&a->tl, err, errlen) < 0)
     return -1;
-  struct rptask *x = p->kind == TL_BOUNDARY ? NULL : engine_task(&a->s->e, p->tid);
-  if (p->kind != TL_BOUNDARY && !x)
-    return seterr(err, errlen, "no task %d runs before event %" PRIu64, (int)p->tid, p->event + 1);
+  /* the position's task: its own, or the one whose single steps come after a boundary */
+  pid_t tid = p->kind == TL_BOUNDARY ? p->step_tid : p->tid;
+  struct rptask *x = tid ? engine_task(&a->s->e, tid) : NULL;
+  if (tid && !x)
+    return seterr(err, errlen, "no task %d runs before event %" PRIu64, (int)tid, p->event + 1);
   if (x)
     a->dbg.pid = x->rec_pid; /* the process gdb debugs is the position's */
-  if (p->kind != TL_BOUNDARY && timeline_go_to(&a->tl, p, err, errlen) < 0)
+  if ((p->kind != TL_BOUNDARY || p->steps) && timeline_go_to(&a->tl, p, err, errlen) < 0)
     return -1;
   /* (the move may have started the replay again: its tasks are new) */
-  x = p->kind == TL_BOUNDARY ? NULL : engine_task(&a->s->e, p->tid);
+  x = tid ? engine_task(&a->s->e, tid) : NULL;
   if (!x)
     x = engine_process(&a->s->e, a->dbg.pid);
   if (!x && a->s->e.ntasks)

@@ -168,6 +168,7 @@ static int open_session(struct replay_session *s, const struct replay_options *o
     return REPLAY_BAD_TRACE;
   }
   s->e.pos = (struct replay_pos){.event = 1, .rec_tid = s->e.ev->tid, .stage = STAGE_DONE};
+  s->start_ns = s->done_ns = s->e.ev->time_ns;
   int rc = start_program(s);
   return rc < 0 ? REPLAY_DIVERGED : rc;
 }
@@ -281,6 +282,7 @@ void replay_step(struct replay_session *s, struct replay_result *res) {
   }
   if (rc == 0) {
     res->what = REPLAY_EVENT_DONE;
+    s->done_ns = e->ev->time_ns;
   } else if (rc == REPLAY_STOPPED) {
     res->what = REPLAY_STOP;
     res->stop = e->stop;

@@ -15,7 +15,9 @@ struct replay_session {
   char *events_path;
   cpu_set_t cpus; /* deja's CPUs before it pinned itself (and the program) to one */
   bool ended;
-  uint64_t states; /* state points restored, and the time it took */
+  int64_t start_ns; /* the first event's recorded time (struct event.time_ns; 0: none) */
+  int64_t done_ns;  /* ...and the last event replayed completely's */
+  uint64_t states;  /* state points restored, and the time it took */
   int64_t state_ns;
 };
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static bool has_text(const struct tl_pos *p) {
-  return !p->steps && !p->back_pc && !p->base && p->event + 1 > 0 &&
+  return (!p->steps || p->step_tid > 0) && !p->back_pc && !p->base && p->event + 1 > 0 &&
          (p->kind == TL_BOUNDARY || p->kind == TL_ARRIVAL ||
           ((p->kind == TL_TRIGGER || p->kind == TL_BEFORE) && p->type == 2));
 }
@@ -28,6 +28,8 @@ bool tl_pos_format(const struct tl_pos *p, char *buf, size_t len) {
     for (int i = 0; p->kind == TL_BEFORE && i < p->nwriters && n > 0 && (size_t)n < len; i++)
       n += snprintf(buf + n, len - (size_t)n, "%c%" PRIx64, i ? ',' : '/', p->writers[i]);
   }
+  if (p->steps && n > 0 && (size_t)n < len)
+    n += snprintf(buf + n, len - (size_t)n, "+%" PRIu64 "@%d", p->steps, (int)p->step_tid);
   return n > 0 && (size_t)n < len;
 }
 
@@ -64,6 +66,21 @@ static bool parse_writers(const char **s, struct tl_pos *p) {
   return true;
 }
 
+/* "+STEPS@TID" at *S, if there is one. */
+static bool parse_steps(const char **s, struct tl_pos *p) {
+  uint64_t tid;
+  if (**s != '+')
+    return true;
+  (*s)++;
+  if (!number(s, 10, &p->steps) || **s != '@')
+    return false;
+  (*s)++;
+  if (!number(s, 10, &tid) || !p->steps || !tid || tid >= (1u << 30))
+    return false;
+  p->step_tid = (pid_t)tid;
+  return true;
+}
+
 bool tl_pos_parse(const char *text, struct tl_pos *p) {
   const char *s = text;
   uint64_t e, tid = 0, len = 0;
@@ -74,7 +91,7 @@ bool tl_pos_parse(const char *text, struct tl_pos *p) {
   s += 2;
   p->event = e - 1;
   switch (kind) {
-  case 'b': p->kind = TL_BOUNDARY; return !*s;
+  case 'b': p->kind = TL_BOUNDARY; return parse_steps(&s, p) && !*s;
   case 'a':
     p->kind = TL_ARRIVAL;
     if (!field(&s, 10, &tid) || !field(&s, 16, &p->addr) || !field(&s, 10, &p->n))
@@ -94,5 +111,5 @@ bool tl_pos_parse(const char *text, struct tl_pos *p) {
   default: return false;
   }
   p->tid = (pid_t)tid;
-  return !*s && p->n > 0 && tid > 0 && tid < (1u << 30);
+  return parse_steps(&s, p) && !*s && p->n > 0 && tid > 0 && tid < (1u << 30);
 }
