@@ -117,7 +117,7 @@ foreach(mode sigchld waiter clone vforkdone tracerdies exitkill)
 endforeach()
 deja_rr_test(br_ptrace_sigchld_cpus2 COMMAND $<TARGET_FILE:br_ptrace_waits> sigchld DIFFER
   REPEAT 2 RECORD_ARGS --cpus=2)
-# deja's own descriptors do not show in /proc/*/fd listings (tests/programs/br_own_fds.c).
+# deja's own descriptors do not answer fstat or fcntl (tests/programs/br_own_fds.c).
 deja_rr_test(br_own_fds COMMAND $<TARGET_FILE:br_own_fds> DIFFER)
 deja_rr_test(br_own_fds_nobuf COMMAND $<TARGET_FILE:br_own_fds> DIFFER RECORD_ARGS -n)
 # A program's changes of its core file limit (tests/programs/br_core_limit.c).
