@@ -602,7 +602,7 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
   y->pt.seized = req == RQ_SEIZE;
   if (req == RQ_SEIZE)
     y->pt.options = data;
-  if (req == RQ_ATTACH)
+  if (req == RQ_ATTACH && y->state != T_STOPPED) /* a stopped one reports its stop */
     syscall(SYS_tgkill, y->proc->pid, y->t.tid, SIGSTOP);
   set_traced_calls(x, y, 1);
   (void)r;
@@ -613,13 +613,8 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
  * does, its tracer's next wait reports that stop (no SIGSTOP is sent). */
 static int64_t attach_stopped(struct recorder *r, struct rtask *x, struct rtask *y, long req,
                               uint64_t data) {
-  int64_t res = attach(r, x, x, y, RQ_SEIZE, data);
-  if (res < 0)
-    return res;
-  y->pt.seized = req == RQ_SEIZE;
-  if (req == RQ_ATTACH)
-    y->pt.options = 0;
-  return report_group_stop(r, y);
+  int64_t res = attach(r, x, x, y, req, data);
+  return res < 0 ? res : report_group_stop(r, y);
 }
 
 int record_ptrace_call(struct recorder *r, struct rtask *x) {
