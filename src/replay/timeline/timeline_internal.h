@@ -1,4 +1,4 @@
-/* What the timeline's files share, top to bottom (calls go down only). timeline.c: the
+/* What the timeline's files share, top to bottom (calls go down only). timeline_moves.c: the
  * public moves and reverse-stepi; timeline_search.c: the reverse-continue search.
  * timeline_before.c and timeline_preds.c: going one instruction before a position.
  * timeline_goto.c: going to a position; timeline_hits.c: the positions of stops and the

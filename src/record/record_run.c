@@ -1,9 +1,9 @@
-/* The recorder (recorder.h): runs the program's tasks under ptrace, one at a time in user
- * code, and writes what crossed into them as events. Threads switch at system calls; a
- * task that runs user code past its time slice while another could run (or a signal
- * waits) is interrupted and a state point recorded. Here a recording is set up, run
- * (record_start.c, record_loop.c) and finished; signals sent to deja go on to the
- * program (record_interrupt.c). */
+/* The recorder's run (declared in recorder.h): runs the program's tasks under ptrace,
+ * one at a time in user code, and writes what crossed into them as events. Threads
+ * switch at system calls; a task that runs user code past its time slice while another
+ * could run (or a signal waits) is interrupted and a state point recorded. Here a
+ * recording is set up, run (record_start.c, record_loop.c) and finished; signals sent to
+ * deja go on to the program (record_interrupt.c). */
 #include "record/recorder.h"
 
 #include <errno.h>
