@@ -3,7 +3,7 @@ BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test fuzz demo bench chaos install clean
+.PHONY: all deps test fuzz demo bench chaos suites install clean
 
 all: deps $(BUILD)/Makefile
 	@$(MAKE) --no-print-directory -C $(BUILD) -j$(JOBS)
@@ -36,6 +36,9 @@ bench: all
 
 chaos: all
 	@scripts/chaos_bench.sh $(BUILD)
+
+suites: all
+	@scripts/suites.sh $(BUILD)
 
 install: all
 	@cmake --install $(BUILD) --prefix $(PREFIX)

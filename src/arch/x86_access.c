@@ -2,6 +2,7 @@
 #include "arch/x86_access.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "arch/x86_decoder.h"
 
@@ -58,8 +59,9 @@ int x86_insn_touches(const uint8_t *code, size_t len, const struct user_regs_str
   return hit;
 }
 
-/* General register REG: where it lives in R, its size and its shift (ah: 8). */
-static uint64_t *gpr(struct user_regs_struct *r, int reg, unsigned *size, unsigned *shift) {
+/* General register REG: its offset in struct user_regs_struct, its size and its shift (ah:
+ * 8); -1 for another register. */
+static long gpr_offset(int reg, unsigned *size, unsigned *shift) {
   static const struct {
     int r64, r32, r16, r8, r8h;
     size_t off;
@@ -77,7 +79,7 @@ static uint64_t *gpr(struct user_regs_struct *r, int reg, unsigned *size, unsign
 #undef GPR
   };
   for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
-    uint64_t *p = (uint64_t *)((char *)r + regs[i].off);
+    long p = (long)regs[i].off;
     *shift = 0;
     if (reg == regs[i].r64)
       return *size = 8, p;
@@ -90,7 +92,24 @@ static uint64_t *gpr(struct user_regs_struct *r, int reg, unsigned *size, unsign
     if (reg == regs[i].r8h)
       return *size = 1, *shift = 8, p;
   }
-  return NULL;
+  return -1;
+}
+
+static uint64_t *gpr(struct user_regs_struct *r, int reg, unsigned *size, unsigned *shift) {
+  long off = gpr_offset(reg, size, shift);
+  return off < 0 ? NULL : (uint64_t *)((char *)r + off);
+}
+
+/* REG's value in R (shifted down for ah..dh), or false for another register. */
+static bool gpr_value(const struct user_regs_struct *r, int reg, unsigned *size, unsigned *shift,
+                      uint64_t *value) {
+  long off = gpr_offset(reg, size, shift);
+  if (off < 0)
+    return false;
+  uint64_t word;
+  memcpy(&word, (const char *)r + off, sizeof word);
+  *value = word >> *shift;
+  return true;
 }
 
 static uint64_t mask_of(unsigned size) { return size == 8 ? ~0ull : (1ull << (8 * size)) - 1; }
@@ -103,19 +122,15 @@ bool x86_plain_mov(const uint8_t *code, size_t len, const struct user_regs_struc
   const cs_x86 *x = &insn->detail->x86;
   bool ok = insn->id == X86_INS_MOV && x->op_count == 2 && x->prefix[0] == 0;
   const cs_x86_op *dst = &x->operands[0], *src = &x->operands[1];
-  struct user_regs_struct copy = *r;
   unsigned size = 0, shift = 0;
   if (ok && dst->type == X86_OP_MEM && (src->type == X86_OP_REG || src->type == X86_OP_IMM)) {
     uint64_t v = (uint64_t)src->imm;
-    if (src->type == X86_OP_REG) {
-      uint64_t *p = gpr(&copy, src->reg, &size, &shift);
-      ok = p && size == dst->size;
-      v = p ? *p >> shift : 0;
-    }
+    if (src->type == X86_OP_REG)
+      ok = gpr_value(r, src->reg, &size, &shift, &v) && size == dst->size;
     *out = (struct x86_mov){.store = true, .size = dst->size, .value = v & mask_of(dst->size)};
     out->addr = x86_mem_address(dst, r, r->rip + insn->size);
   } else if (ok && dst->type == X86_OP_REG && src->type == X86_OP_MEM) {
-    ok = gpr(&copy, dst->reg, &size, &shift) && size == src->size;
+    ok = gpr_offset(dst->reg, &size, &shift) >= 0 && size == src->size;
     *out = (struct x86_mov){.size = src->size, .reg = dst->reg};
     out->addr = x86_mem_address(src, r, r->rip + insn->size);
   } else {
@@ -136,13 +151,11 @@ bool x86_plain_push(const uint8_t *code, size_t len, const struct user_regs_stru
   const cs_x86_op *op = &x->operands[0];
   bool ok = (insn->id == X86_INS_PUSH || insn->id == X86_INS_CALL) && x->op_count == 1 &&
             x->prefix[0] == 0 && x->prefix[1] == 0 && x->prefix[2] == 0 && x->prefix[3] == 0;
-  struct user_regs_struct copy = *r;
   unsigned size = 0, shift = 0;
   uint64_t v = 0;
   if (ok && op->type == X86_OP_REG) {
-    uint64_t *p = gpr(&copy, op->reg, &size, &shift);
-    ok = p && size == 8 && shift == 0; /* (push %rsp pushes its value before the push) */
-    v = p ? *p : 0;
+    /* (push %rsp pushes its value before the push) */
+    ok = gpr_value(r, op->reg, &size, &shift, &v) && size == 8 && shift == 0;
   } else if (ok && op->type == X86_OP_IMM) {
     v = (uint64_t)op->imm; /* sign-extended; a direct call's target */
     ok = insn->id == X86_INS_CALL || op->size == 8 || op->size == 4 || op->size == 1;

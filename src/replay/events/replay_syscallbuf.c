@@ -364,7 +364,7 @@ static int check(struct replay_engine *e, struct rptask *x, const struct pending
     free(all);
     return 0;
   }
-  uint32_t total, i = 0, at = 0;
+  uint32_t total = 0, i = 0, at = 0;
   int b;
   records_valid(p->data, p->len, &total);
   for (; at < p->len && !rc; i++) {
