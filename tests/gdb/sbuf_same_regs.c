@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CALLS 40000
+#define CALLS 20000
 #define DOTS 1500 /* "./" components: each call walks them all */
 
 static volatile long total;
