@@ -162,9 +162,14 @@ bool record_task_runnable(pid_t tid) { return task_proc_state(tid) == 'R'; }
 
 /* Whether the call task C is inside may be waited for as one that blocks: execve never
  * waits for another task, and a vfork parent must not run before the child's exec is in
- * the trace (replay could not release it). */
+ * the trace (replay could not release it). Nor does a thread's exit (but a PID
+ * namespace's init's, which waits for the namespace's tasks): on its way out the kernel
+ * clears the thread's tid word (CLONE_CHILD_CLEARTID) after its exit stop, and a thread
+ * of the process running meanwhile could see the word set where replay, which runs the
+ * exit to its end first, shows it clear (glibc's stack cache takes another stack). */
 static bool may_block(const struct rtask *c) {
-  return c->entry.orig_rax != SYS_execve && c->entry.orig_rax != SYS_execveat;
+  long nr = (long)c->entry.orig_rax;
+  return nr != SYS_execve && nr != SYS_execveat && (nr != SYS_exit || record_ns_init(c));
 }
 
 /* How long the wait for stops may last for slot S's sake: its call may block, or its
