@@ -16,6 +16,7 @@
 #include "replay/events/replay_handlers.h"
 #include "replay/events/replay_sbuf_exec.h"
 #include "replay/events/replay_state_pages.h"
+#include "replay/events/replay_syscallbuf.h"
 #include "replay/events/state_match.h"
 #include "replay/stops/stretch_probe.h"
 
@@ -50,9 +51,12 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
   /* Inside a buffered call the run ends where that call starts (diverted to the traced
    * `syscall`, or at each entry when its record's place is unknown); its end is restored. */
   bool in_call = state_match_inside_call(e, x);
-  uint64_t divert = in_call ? state_match_divert_word(e, x) : 0, none = 0;
+  if (in_call && replay_syscallbuf_divert(e, x))
+    return REPLAY_DIVERGED;
+  uint64_t divert = in_call ? state_match_divert_word(e, x) : 0, before = 0;
   uint64_t stop_at = !in_call ? e->ev->regs.rip : divert ? 0 : SBUF_ENTRY_ADDR;
-  if (divert && task_write_mem(&x->t, SBUF_DIVERT_ADDR, &divert, sizeof divert) < 0)
+  if (divert && (task_read_mem(&x->t, SBUF_DIVERT_ADDR, &before, sizeof before) < 0 ||
+                 task_write_mem(&x->t, SBUF_DIVERT_ADDR, &divert, sizeof divert) < 0))
     return diverge(e,
                    "cannot divert the buffered call of task %d in progress at its state point: %s",
                    x->rec_tid, strerror(errno));
@@ -62,7 +66,7 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
   e->internal_bp = 0;
   e->internal_regs = false;
   if (divert)
-    task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);
+    task_write_mem(&x->t, SBUF_DIVERT_ADDR, &before, sizeof before);
   if (rc)
     return rc;
   if (task_get_regs(&x->t) < 0)

@@ -344,7 +344,9 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
   const struct syscall_desc *d = syscall_table_lookup((long)e->ev->regs.orig_rax);
   bool runs =
       d && !(e->ev->flags & EVF_NOT_RUN) && !event_compat32(e->ev) && runs_for_real(d, e->ev);
-  int rc = run_task_to_call(e, x, st, runs);
+  int rc = replay_syscallbuf_divert(e, x);
+  if (rc == 0)
+    rc = run_task_to_call(e, x, st, runs);
   if (rc)
     return rc;
   if (st->kind != STOP_SYSCALL_ENTRY)

@@ -26,7 +26,9 @@ struct pending {
   uint64_t buf, evno;
   uint32_t off, len;
   uint8_t *data;
-  bool divert; /* the call after these is diverted to the traced entry (EVF_SBUF_DIVERT) */
+  /* The call after these is diverted to the traced entry (EVF_SBUF_DIVERT): the address
+   * of its record's `ret` word, which the divert word holds while it is pending; or 0. */
+  uint64_t divert;
 };
 
 /* The records of every task (one set each): the engine's e->sbuf_pending. */
@@ -306,8 +308,9 @@ static int refill(struct replay_engine *e, struct rptask *x) {
     set->p = xrealloc(set->p, (size_t)set->cap * sizeof *set->p);
   }
   p = &set->p[set->n++];
+  uint64_t ret = divert ? at + len + offsetof(struct sbuf_rec, ret) : 0;
   *p = (struct pending){
-      x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len, xmalloc(len ? len : 1), divert};
+      x->rec_tid, e->ev->sbuf, e->pos.event, e->ev->sbuf_off, len, xmalloc(len ? len : 1), ret};
   memcpy(p->data, e->ev->sbuf_data, len);
   /* calls the library makes for real: the task runs under PTRACE_CONT until they are done */
   for (uint32_t a = 0; a + sizeof(struct sbuf_rec) <= len;) {
@@ -316,12 +319,16 @@ static int refill(struct replay_engine *e, struct rptask *x) {
     x->sbuf_exec_ahead |= sbuf_exec_call_nr(rec.nr) && !(rec.flags & SBUF_REC_PROBE_ONLY);
     a += rec.size;
   }
-  if (divert) {
-    uint64_t ret = at + len + offsetof(struct sbuf_rec, ret);
-    if (task_write_mem(&x->t, SBUF_DIVERT_ADDR, &ret, sizeof ret) < 0)
-      return diverge(e, "cannot divert a buffered call of task %d to its traced entry: %s",
-                     e->ev->tid, strerror(errno));
-  }
+  return replay_syscallbuf_divert(e, x);
+}
+
+int replay_syscallbuf_divert(struct replay_engine *e, struct rptask *x) {
+  struct pending *p = find(e->sbuf_pending, x->rec_tid);
+  if (!p || !p->divert)
+    return 0;
+  if (task_write_mem(&x->t, SBUF_DIVERT_ADDR, &p->divert, sizeof p->divert) < 0)
+    return diverge(e, "cannot divert a buffered call of task %d to its traced entry: %s",
+                   x->rec_tid, strerror(errno));
   return 0;
 }
 
@@ -433,8 +440,10 @@ static int settle(struct replay_engine *e, struct rptask *x, struct pending *p, 
     task_write_mem(&x->t, p->buf + offsetof(struct sbuf_hdr, used), &zero, sizeof zero);
   if (x)
     x->sbuf_exec_ahead = false;
-  uint64_t none = 0;
-  if (p->divert && !gone)
+  /* (the word may name another thread's call by now: that one stays) */
+  uint64_t none = 0, now = 0;
+  if (p->divert && !gone && task_read_mem(&x->t, SBUF_DIVERT_ADDR, &now, sizeof now) == 0 &&
+      now == p->divert)
     task_write_mem(&x->t, SBUF_DIVERT_ADDR, &none, sizeof none);
   drop(e->sbuf_pending, p);
   return rc;

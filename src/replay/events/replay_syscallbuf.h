@@ -19,6 +19,11 @@ int replay_syscallbuf_check(struct replay_engine *e);
 /* At the entry of X's traced call (the current event's; its memory still there, even
  * before an exec or exit): the same check, done now. 0 or REPLAY_DIVERGED. */
 int replay_syscallbuf_check_entry(struct replay_engine *e, struct rptask *x);
+/* Before task X runs to a traced call's entry: the process's divert word names X's
+ * diverted call, if X has one. Threads of a process share the word, and another thread's
+ * blocked call flushed between X's flush and X's entry wrote its own. 0 or
+ * REPLAY_DIVERGED. */
+int replay_syscallbuf_divert(struct replay_engine *e, struct rptask *x);
 /* At the end of the trace: the output of the buffered calls no later event checked
  * (the recording ended before their task's next event) is printed as recorded. */
 void replay_syscallbuf_finish(struct replay_engine *e);

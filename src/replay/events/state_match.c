@@ -129,10 +129,10 @@ uint64_t state_match_divert_word(struct replay_engine *e, struct rptask *x) {
   uint32_t len, off;
   uint64_t evno, buf;
   const uint8_t *data = replay_syscallbuf_pending(e, x->rec_tid, &len, &evno, &buf, &off);
-  uint64_t now = 0;
-  if (!data || task_read_mem(&x->t, SBUF_DIVERT_ADDR, &now, sizeof now) < 0 || now)
-    return 0; /* no buffer known, or a restarted call is diverted already */
-  return buf + SBUF_DATA_OFF + off + len + offsetof(struct sbuf_rec, ret);
+  uint64_t now = 0, want = buf + SBUF_DATA_OFF + off + len + offsetof(struct sbuf_rec, ret);
+  if (!data || task_read_mem(&x->t, SBUF_DIVERT_ADDR, &now, sizeof now) < 0 || now == want)
+    return 0;  /* no buffer known, or a restarted call is diverted already */
+  return want; /* (the word may hold another thread's diverted call: put back after) */
 }
 
 bool state_match_traced_entry(const struct stop *st, const struct rptask *x) {
