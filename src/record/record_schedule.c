@@ -2,6 +2,7 @@
  * never two that share memory at once; round robin, or under --chaos (one slot) by
  * priority. A task runs until its time slice is over while another could take its slot
  * (or a signal waits), or until it blocks in a system call. */
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include "record/recorder_internal.h"
@@ -162,14 +163,17 @@ bool record_task_runnable(pid_t tid) { return task_proc_state(tid) == 'R'; }
 
 /* Whether the call task C is inside may be waited for as one that blocks: execve never
  * waits for another task, and a vfork parent must not run before the child's exec is in
- * the trace (replay could not release it). Nor does a thread's exit (but a PID
- * namespace's init's, which waits for the namespace's tasks): on its way out the kernel
- * clears the thread's tid word (CLONE_CHILD_CLEARTID) after its exit stop, and a thread
- * of the process running meanwhile could see the word set where replay, which runs the
- * exit to its end first, shows it clear (glibc's stack cache takes another stack). */
+ * the trace (replay could not release it). Nor do two calls whose effect on memory
+ * other threads of the process see, which replay makes at once: a fork, whose child
+ * gets a copy of the memory as it is when the kernel copies it (a thread running
+ * meanwhile, taking a lock, changed what the child saw: glibc's atfork lock word); and
+ * a thread's exit (but a PID namespace's init's, which waits for the namespace's
+ * tasks), which clears the thread's tid word (CLONE_CHILD_CLEARTID) after its exit stop
+ * (glibc's stack cache reads it). */
 static bool may_block(const struct rtask *c) {
   long nr = (long)c->entry.orig_rax;
-  return nr != SYS_execve && nr != SYS_execveat && (nr != SYS_exit || record_ns_init(c));
+  bool fork = nr == SYS_fork || (nr == SYS_clone && !(c->entry.rdi & CLONE_VM));
+  return nr != SYS_execve && nr != SYS_execveat && !fork && (nr != SYS_exit || record_ns_init(c));
 }
 
 /* How long the wait for stops may last for slot S's sake: its call may block, or its

@@ -19,6 +19,8 @@ deja_rr_program_test(mt_robust_mutex VARY 5)
 deja_rr_program_test(mt_timer_compute VARY_OUTPUT 5)
 # threads started as the previous one exits: glibc's stack cache sees the exits' tid words
 deja_rr_program_test(mt_stack_reuse REPEAT 4)
+# threads forking at once: each child gets the memory (glibc's atfork lock) it had recorded
+deja_rr_program_test(mt_fork_threads REPEAT 4)
 
 # Process trees: fork, exec, vfork, posix_spawn, shared memory, signals, sessions.
 foreach(program
