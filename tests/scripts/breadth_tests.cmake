@@ -141,3 +141,6 @@ deja_rr_both(br_thread_churn DIFFER)
 # A timer's signal while the program spins on buffered calls: a held signal is delivered
 # within a millisecond (at a state point), not at the end of the time slice.
 deja_rr_both(br_signal_spin DIFFER REPEAT 2)
+# A file mapped MAP_SHARED after another of the same name and first content was truncated
+# while mapped (Python's test_mmap): each file gets a working copy of its own in replay.
+deja_rr_both(br_shared_refile DIFFER)
