@@ -144,3 +144,6 @@ deja_rr_both(br_signal_spin DIFFER REPEAT 2)
 # A file mapped MAP_SHARED after another of the same name and first content was truncated
 # while mapped (Python's test_mmap): each file gets a working copy of its own in replay.
 deja_rr_both(br_shared_refile DIFFER)
+# Threads raise a signal while another switches its action between a handler and SIG_IGN
+# (Python's test_signal): a signal is delivered only once no sigaction is in flight.
+deja_rr_both(br_sigaction_race DIFFER REPEAT 3)
