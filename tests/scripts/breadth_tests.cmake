@@ -147,3 +147,6 @@ deja_rr_both(br_shared_refile DIFFER)
 # Threads raise a signal while another switches its action between a handler and SIG_IGN
 # (Python's test_signal): a signal is delivered only once no sigaction is in flight.
 deja_rr_both(br_sigaction_race DIFFER REPEAT 3)
+# A tracer that emulates its child's calls: PTRACE_SYSEMU (each call skipped, answered by
+# the tracer), then PTRACE_SYSEMU_SINGLESTEP to the next call.
+deja_rr_both(br_ptrace_sysemu DIFFER)
