@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/kernel_abi.h"
 #include "common/log.h"
 #include "record/recorder_internal.h"
 #include "syscalls/syscall_compat32.h"
@@ -279,8 +280,6 @@ static const struct {
     [SCH_ioctl] = {.exit = warn_unknown_ioctl},
     [SCH_dents] = {.exit = hide_fds},
 };
-
-#define VSYSCALL_PAGE 0xffffffffff600000ull /* the legacy time, gettimeofday, getcpu */
 
 /* Whether X's call is a 32-bit one (int $0x80 from 64-bit code). */
 static bool is_compat32(struct rtask *x) {

@@ -150,3 +150,11 @@ deja_rr_both(br_sigaction_race DIFFER REPEAT 3)
 # A tracer that emulates its child's calls: PTRACE_SYSEMU (each call skipped, answered by
 # the tracer), then PTRACE_SYSEMU_SINGLESTEP to the next call.
 deja_rr_both(br_ptrace_sysemu DIFFER)
+# A -n recording does not see a call through the vsyscall page: its replay says so.
+add_test(NAME br_vsyscall_nobuf_said COMMAND sh -c [=[
+  t=$(mktemp -d /tmp/deja-vsyscall.XXXXXX) && trap 'rm -rf "$t"' EXIT &&
+  "$1" record -n -o "$t/t" "$2" >/dev/null 2>&1 || exit 1
+  "$1" replay -a "$t/t" >/dev/null 2>"$t/err"; status=$?
+  grep -q "called [a-z]* through the legacy vsyscall page" "$t/err" && [ $status -eq 3 ]
+  ]=] sh $<TARGET_FILE:deja> $<TARGET_FILE:br_vsyscall>)
+set_tests_properties(br_vsyscall_nobuf_said PROPERTIES TIMEOUT 120)
