@@ -15,6 +15,8 @@
 
 #define PAGE_BYTES 4096ull
 #define PAGE_OF(addr) ((uint64_t)(addr) & ~(PAGE_BYTES - 1))
+/* The legacy vsyscall page (time, gettimeofday, getcpu), which the kernel emulates. */
+#define VSYSCALL_PAGE 0xffffffffff600000ull
 
 /* The `syscall` instruction (0f 05). */
 #define SYSCALL_INSN_LEN 2

@@ -20,8 +20,10 @@
  * tracer that is not its parent from a list of such ends. A tracee's group stop is its
  * tracer's stop (EMU_GROUP; PTRACE_LISTEN holds it as deja holds its own, and a SIGCONT
  * then gives an event stop); attaching to a stopped task reports its group stop. Not
- * emulated: INTERRUPT of a tracee inside a call (it stops at its next stop), SYSEMU,
- * SA_NOCLDSTOP (the SIGCHLD is sent anyway); unknown requests fail with EIO. */
+ * emulated: INTERRUPT of a tracee inside a call (it stops at its next stop), SA_NOCLDSTOP
+ * (the SIGCHLD is sent anyway); unknown requests fail with EIO. PTRACE_SYSEMU: the call
+ * at the entry stop is skipped (orig_rax -1) and recorded as not run (EVF_NOT_RUN) with
+ * the result its tracer left in rax, which replay sets without running it. */
 #include <elf.h>
 #include <errno.h>
 #include <linux/audit.h>
@@ -61,6 +63,8 @@ enum {
   RQ_ATTACH = 16,
   RQ_DETACH = 17,
   RQ_SYSCALL = 24,
+  RQ_SYSEMU = 31,
+  RQ_SYSEMU_SINGLESTEP = 32,
   RQ_SETOPTIONS = 0x4200,
   RQ_GETEVENTMSG = 0x4201,
   RQ_GETSIGINFO = 0x4202,
@@ -98,6 +102,7 @@ bool record_ptrace_entry_stop(struct recorder *r, struct rtask *x) {
   x->entry_emitted = false;
   x->entry_seq = ++r->seq;
   x->pt.in_call = true;
+  x->pt.skip_call = x->pt.sysemu; /* the kernel decides at the entry */
   ptrace_post_stop(r, x, EMU_SYSCALL_ENTRY, syscall_stop_status(x));
   return true;
 }
@@ -325,8 +330,13 @@ static int single_step(struct recorder *r, struct rtask *y, struct ptrace_action
   y->pt.stop = EMU_NONE;
   y->pt.unreported = false;
   y->state = T_RUNNING;
+  /* A `syscall` is not stepped: its entry stop is deja's as at any call (stepped, it ran
+   * unseen where no seccomp filter stops it, and saved the trap flag in r11). */
+  uint8_t insn[2] = {0, 0};
+  bool call = task_read_mem(&y->t, y->t.regs.rip, insn, 2) == 0 && insn[0] == 0x0f && insn[1] == 5;
   int status;
-  if (ptrace(PTRACE_SINGLESTEP, y->t.tid, 0, 0) < 0 || waitpid(y->t.tid, &status, __WALL) < 0)
+  if (ptrace(call ? syscallbuf_resume_request(y) : PTRACE_SINGLESTEP, y->t.tid, 0, 0) < 0 ||
+      waitpid(y->t.tid, &status, __WALL) < 0)
     return -1;
   siginfo_t si;
   memset(&si, 0, sizeof si);
@@ -341,6 +351,38 @@ static int single_step(struct recorder *r, struct rtask *y, struct ptrace_action
   }
   *next = (struct ptrace_action){.what = PTRACE_NEXT_STOP, .tracee = y, .status = status};
   return 0;
+}
+
+/* The call Y stopped at the entry of under PTRACE_SYSEMU is skipped: the kernel runs
+ * none (orig_rax -1) and returns what the tracer left in rax. It is recorded at once as a
+ * call not run (replay sets its result), and Y is at its exit, not reported to the tracer
+ * (the kernel reports none, unless the tracer resumed with PTRACE_SYSCALL). 0, or -1. */
+static int skip_call(struct recorder *r, struct rtask *y) {
+  y->pt.skip_call = false;
+  y->pt.in_call = false;
+  struct user_regs_struct regs = y->t.regs;
+  regs.orig_rax = (uint64_t)-1;
+  int status;
+  if (task_set_regs(&y->t, &regs) < 0 || ptrace(PTRACE_SYSCALL, y->t.tid, 0, 0) < 0 ||
+      waitpid(y->t.tid, &status, __WALL) != y->t.tid || !WIFSTOPPED(status) ||
+      WSTOPSIG(status) != (SIGTRAP | 0x80))
+    return -1;
+  y->entry = y->t.regs; /* as its tracer left it */
+  y->compat32 = false;
+  y->t.regs.orig_rax = y->entry.orig_rax; /* as replay has it */
+  if (task_set_regs(&y->t, &y->t.regs) < 0)
+    return -1;
+  struct event ev;
+  event_init(&ev);
+  ev.kind = EV_SYSCALL;
+  ev.tid = y->t.tid;
+  ev.regs = y->entry;
+  ev.flags = EVF_NOT_RUN;
+  ev.result = (int64_t)y->t.regs.rax;
+  int rc = recorder_emit(r, y, &ev); /* still in_syscall: its entry may need a marker */
+  y->in_syscall = false;
+  record_set_boundary(y);
+  return rc < 0 ? -1 : 0;
 }
 
 /* Y's calls from its system call buffer become traced (ON) or buffered again: its
@@ -429,10 +471,15 @@ static int64_t poke_user(struct rtask *x, struct rtask *y, uint64_t addr, uint64
   return -EIO;
 }
 
-static int64_t step(struct recorder *r, struct rtask *x, struct rtask *y, uint64_t data) {
-  if (data || (y->pt.stop != EMU_SIGNAL && y->pt.stop != EMU_SIGNAL_LATER))
+/* PTRACE_SINGLESTEP and SYSEMU_SINGLESTEP, from a signal stop or from the entry stop of
+ * a call skipped under SYSEMU (skipped first). */
+static int64_t step(struct recorder *r, struct rtask *x, struct rtask *y, long req, uint64_t data) {
+  bool skip = y->pt.stop == EMU_SYSCALL_ENTRY && y->pt.skip_call;
+  if (data || (y->pt.stop != EMU_SIGNAL && y->pt.stop != EMU_SIGNAL_LATER && !skip))
     return -EIO;
-  y->pt.syscalls = false;
+  if (skip && skip_call(r, y) < 0)
+    return -EIO;
+  y->pt.syscalls = y->pt.sysemu = req == RQ_SYSEMU_SINGLESTEP;
   return single_step(r, y, &x->ptrace_next) < 0 ? -EIO : 0;
 }
 
@@ -520,10 +567,22 @@ static int64_t resume(struct recorder *r, struct rtask *x, struct rtask *y, long
     return -EIO;
   if (req == RQ_LISTEN)
     return listen_stopped(y);
+  if (y->pt.stop == EMU_SYSCALL_ENTRY && y->pt.skip_call) {
+    if (skip_call(r, y) < 0)
+      return -EIO;
+    y->pt.stop = EMU_SYSCALL_EXIT; /* at its exit now, recorded */
+    if (req == RQ_SYSCALL) {       /* the kernel reports that exit */
+      y->pt.syscalls = true;
+      y->pt.sysemu = false;
+      ptrace_post_stop(r, y, EMU_SYSCALL_EXIT, syscall_stop_status(y));
+      return 0;
+    }
+  }
   if (req == RQ_DETACH)
     y->pt.tracer = NULL;
   else
-    y->pt.syscalls = req == RQ_SYSCALL;
+    y->pt.syscalls = req == RQ_SYSCALL || req == RQ_SYSEMU;
+  y->pt.sysemu = req == RQ_SYSEMU;
   int rc = release(r, y, (int)data, &x->ptrace_next);
   if (req == RQ_DETACH) {
     record_ptrace_detach(y);
@@ -552,7 +611,8 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
   case RQ_PEEKDATA: return peek_mem(x, y, addr, data);
   case RQ_PEEKUSER: return peek_user(x, y, addr, data);
   case RQ_POKEUSER: return poke_user(x, y, addr, data);
-  case RQ_SINGLESTEP: return step(r, x, y, data);
+  case RQ_SINGLESTEP:
+  case RQ_SYSEMU_SINGLESTEP: return step(r, x, y, req, data);
   case RQ_POKETEXT:
   case RQ_POKEDATA: return poke_mem(x, y, addr, data);
   case RQ_GETREGS: return get_regs(x, y, data);
@@ -567,6 +627,7 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
   case RQ_GET_SYSCALL_INFO: return get_syscall_info(x, y, addr, data);
   case RQ_CONT:
   case RQ_SYSCALL:
+  case RQ_SYSEMU:
   case RQ_DETACH:
   case RQ_LISTEN: return resume(r, x, y, req, data);
   default: return -EIO;

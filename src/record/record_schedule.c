@@ -14,11 +14,25 @@ bool record_held(struct recorder *r, struct rtask *x) {
   return r->o->chaos && chaos_holds(&r->chaos, &x->ct, r->ntasks);
 }
 
+/* Whether another thread of X's process is inside rt_sigaction. The signal X is to be
+ * delivered must wait for that call's end (its exit in the trace): the kernel reads the
+ * signal's action when X runs, which may come before or after the change, while replay
+ * makes the change at the call's exit event and delivers the signal after it. */
+static bool sigaction_in_flight(const struct recorder *r, const struct rtask *x) {
+  for (int i = 0; i < r->ntasks; i++) {
+    const struct rtask *y = r->tasks[i];
+    if (y != x && y->proc == x->proc && y->state == T_IN_KERNEL && y->in_syscall &&
+        y->entry.orig_rax == SYS_rt_sigaction)
+      return true;
+  }
+  return false;
+}
+
 /* Y may run user code now in a slot other tasks than EXCEPT hold (EXCEPT's own or a
  * free one): ready, not held, sharing no memory with a task in another slot. */
 static bool may_run(struct recorder *r, struct rtask *y, struct rtask *except) {
   if (y == except || y->state != T_READY || record_held(r, y) || y->ptrace_deferred ||
-      y->out_deferred)
+      y->out_deferred || (y->deliver && sigaction_in_flight(r, y)))
     return false;
   for (int i = 0; i < r->nslots; i++) {
     struct rtask *z = r->slots[i].cur;
@@ -75,6 +89,11 @@ static struct record_slot *free_slot(struct recorder *r, struct rtask *x) {
 }
 
 void record_resume_running(struct recorder *r, struct rtask *x) {
+  if (x->deliver && sigaction_in_flight(r, x)) {
+    x->state = T_READY; /* its turn comes after that call's exit */
+    record_slot_release(r, x);
+    return;
+  }
   struct record_slot *s = record_slot_of(r, x);
   if (!s)
     s = free_slot(r, x);

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/kernel_abi.h"
 #include "common/log.h"
 #include "record/recorder_internal.h"
 #include "syscalls/syscall_compat32.h"
@@ -280,8 +281,6 @@ static const struct {
     [SCH_dents] = {.exit = hide_fds},
 };
 
-#define VSYSCALL_PAGE 0xffffffffff600000ull /* the legacy time, gettimeofday, getcpu */
-
 /* Whether X's call is a 32-bit one (int $0x80 from 64-bit code). */
 static bool is_compat32(struct rtask *x) {
   struct __ptrace_syscall_info info;
@@ -316,7 +315,7 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   const struct syscall_desc *d = syscall_table_lookup(nr);
   x->in_syscall = true;
   x->refused = 0;
-  x->emulated = x->wait_tracer = x->wait_again = false;
+  x->emulated = x->not_run = x->wait_tracer = x->wait_again = false;
   free(x->effect.big);
   x->effect = (struct emu_effect){0};
   x->entry_emitted = x->clone_done = false;
@@ -495,13 +494,14 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
         rtask_entry_regs(x)->orig_rax; /* as replay has it, should a signal come now */
     task_set_regs(&x->t, &x->t.regs);
   }
-  const struct syscall_desc *d = syscall_table_lookup(nr);
+  /* A call its tracer emulated (PTRACE_SYSEMU) wrote nothing and needs no hook. */
+  const struct syscall_desc *d = x->not_run ? NULL : syscall_table_lookup(nr);
   struct event ev;
   event_init(&ev);
   ev.kind = EV_SYSCALL;
   ev.tid = x->t.tid;
   ev.regs = *rtask_entry_regs(x);
-  ev.flags |= x->compat32 ? EVF_COMPAT32 : 0;
+  ev.flags |= (x->compat32 ? EVF_COMPAT32 : 0) | (x->not_run ? EVF_NOT_RUN : 0);
   ev.result = result;
   tbuf_reset(&r->data);
   struct exit_info in = {.ev = &ev, .result = result};
@@ -510,7 +510,7 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, in.why);
   }
   result = in.result;
-  if (!ev.out_to)
+  if (!ev.out_to && !x->not_run)
     record_file_change(r, x, &ev, in.file, sizeof in.file);
   uint32_t out_len = (uint32_t)r->data.len; /* output or file data come first in r->data */
   struct written w;

@@ -106,6 +106,8 @@ struct emu_trace {
   bool tracer_is_parent; /* the kernel tells the tracer of its end */
   bool interrupt;        /* PTRACE_INTERRUPT: an event stop once it is between stretches */
   bool listening;        /* PTRACE_LISTEN at a group stop: a SIGCONT is an event stop */
+  bool sysemu;           /* resumed with PTRACE_SYSEMU(_SINGLESTEP): its next call is skipped */
+  bool skip_call;        /* at an entry stop under SYSEMU: the call is not run */
 };
 
 /* What an emulated ptrace call did to its tracee, for replay to do again. */
@@ -175,6 +177,7 @@ struct rtask {
   struct syscall_rewrite rw;
   struct emu_trace pt;
   bool emulated; /* the call in progress was emulated at its entry: its result */
+  bool not_run;  /* ...skipped for its tracer's PTRACE_SYSEMU: it had no effect */
   int64_t emu_result;
   struct emu_effect effect;
   struct ptrace_action ptrace_next; /* what its emulated ptrace call left to the loop */

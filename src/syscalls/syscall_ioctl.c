@@ -13,6 +13,7 @@
 #include <linux/serial.h>
 #include <linux/sockios.h>
 #include <linux/vt.h>
+#include <linux/vm_sockets.h>
 #include <linux/kd.h>
 #include <linux/if_tun.h>
 #include <linux/perf_event.h>
@@ -179,6 +180,7 @@ static const struct ioctl_fact facts[] = {
     {SIOCGMIIPHY, IFREQ_SIZE},
     {SIOCGMIIREG, IFREQ_SIZE},
     {SIOCGARP, sizeof(struct arpreq)},
+    {IOCTL_VM_SOCKETS_GET_LOCAL_CID, 4}, /* on /dev/vsock: the CID, encoded without a size */
     {FIOSETOWN, 0},
     {SIOCSPGRP, 0},
     {SIOCADDRT, 0},

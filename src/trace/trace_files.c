@@ -298,6 +298,57 @@ const char *trace_files_shared_name(const struct trace_files *tf, dev_t dev, ino
 
 bool trace_files_any_shared(const struct trace_files *tf) { return tf->nshared > 0; }
 
+/* Copies file FROM to a new file TO (data regions only). 0, or -1 with errno set. */
+static int clone_file(const char *from, const char *to) {
+  int in = open(from, O_RDONLY | O_CLOEXEC);
+  int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+  off_t size = in >= 0 ? lseek(in, 0, SEEK_END) : -1;
+  int rc = out < 0 || size < 0 || file_content_clone(in, out, (uint64_t)size) < 0 ? -1 : 0;
+  int e = errno;
+  if (in >= 0)
+    close(in);
+  if (out >= 0)
+    close(out);
+  if (rc < 0 && out >= 0)
+    unlink(to);
+  errno = e;
+  return rc;
+}
+
+static bool shared_name_taken(const struct trace_files *tf, const char *name) {
+  for (size_t i = 0; i < tf->nshared; i++)
+    if (strcmp(tf->shared[i].name, name) == 0)
+      return true;
+  return false;
+}
+
+/* Another file mapped shared has the same name and content as file NAME (a file removed
+ * and made again, as Python's test_mmap does): replay must give it a working copy of its
+ * own, so it gets a name of its own, "BASE~N-HASH", a hard link to the same content (not
+ * a second copy and hash: such files are often gigabytes of holes). */
+static int distinct_shared_name(struct trace_files *tf, char *name, size_t namelen, char *err,
+                                size_t errlen) {
+  const char *hex = file_content_hash_of_name(name);
+  if (!hex || !shared_name_taken(tf, name))
+    return 0;
+  char base[128], fresh[160];
+  snprintf(base, sizeof base, "%.*s", (int)(hex - 1 - name), name);
+  unsigned n = 2;
+  do
+    snprintf(fresh, sizeof fresh, "%s~%u-%s", base, n++, hex);
+  while (shared_name_taken(tf, fresh));
+  char *from = xasprintf("%s/files/%s", tf->trace_dir, name);
+  char *to = xasprintf("%s/files/%s", tf->trace_dir, fresh);
+  int rc = link(from, to) == 0 || errno == EEXIST ? 0 : clone_file(from, to);
+  if (rc < 0)
+    seterr(err, errlen, "cannot make %s for a second file like %s: %s", to, from, strerror(errno));
+  free(from);
+  free(to);
+  if (rc == 0)
+    snprintf(name, namelen, "%s", fresh);
+  return rc;
+}
+
 int trace_files_preserve_shared(struct trace_files *tf, const char *src_path, const char *orig_name,
                                 char *name, size_t namelen, char *err, size_t errlen) {
   struct stat st;
@@ -309,7 +360,8 @@ int trace_files_preserve_shared(struct trace_files *tf, const char *src_path, co
     snprintf(name, namelen, "%s", known);
     return 0;
   }
-  if (trace_files_preserve(tf, src_path, orig_name, 0, 0, name, namelen, err, errlen) < 0)
+  if (trace_files_preserve(tf, src_path, orig_name, 0, 0, name, namelen, err, errlen) < 0 ||
+      distinct_shared_name(tf, name, namelen, err, errlen) < 0)
     return -1;
   int fd = open(src_path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)

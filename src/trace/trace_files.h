@@ -33,7 +33,9 @@ int trace_files_preserve(struct trace_files *tf, const char *src_path, const cha
 /* For a MAP_SHARED mapping: the first time a file is mapped shared it is preserved whole
  * (sparsely); later shared mappings of it get the same NAME, because replay keeps one
  * writable copy per NAME for all shared mappings of the file and applies to it the
- * changes recorded since (trace_files_shared_name). Returns 0, or -1 with ERR. */
+ * changes recorded since (trace_files_shared_name). Another file with the same name and
+ * content gets "BASENAME~N-HASH", a hard link to that content, and a copy of its own in
+ * replay. Returns 0, or -1 with ERR. */
 int trace_files_preserve_shared(struct trace_files *tf, const char *src_path, const char *orig_name,
                                 char *name, size_t namelen, char *err, size_t errlen);
 /* The name of the shared copy of file (DEV, INO), or NULL when no recorded process has

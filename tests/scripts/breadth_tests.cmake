@@ -141,3 +141,24 @@ deja_rr_both(br_thread_churn DIFFER)
 # A timer's signal while the program spins on buffered calls: a held signal is delivered
 # within a millisecond (at a state point), not at the end of the time slice.
 deja_rr_both(br_signal_spin DIFFER REPEAT 2)
+# A file mapped MAP_SHARED after another of the same name and first content was truncated
+# while mapped (Python's test_mmap): each file gets a working copy of its own in replay.
+deja_rr_both(br_shared_refile DIFFER)
+# Threads raise a signal while another switches its action between a handler and SIG_IGN
+# (Python's test_signal): a signal is delivered only once no sigaction is in flight.
+deja_rr_both(br_sigaction_race DIFFER REPEAT 3)
+# A tracer that emulates its child's calls: PTRACE_SYSEMU (each call skipped, answered by
+# the tracer), then PTRACE_SYSEMU_SINGLESTEP to the next call.
+deja_rr_both(br_ptrace_sysemu DIFFER)
+# A -n recording does not see a call through the vsyscall page: its replay says so.
+add_test(NAME br_vsyscall_nobuf_said COMMAND sh -c [=[
+  t=$(mktemp -d /tmp/deja-vsyscall.XXXXXX) && trap 'rm -rf "$t"' EXIT &&
+  "$1" record -n -o "$t/t" "$2" >/dev/null 2>&1 || exit 1
+  "$1" replay -a "$t/t" >/dev/null 2>"$t/err"; status=$?
+  grep -q "called [a-z]* through the legacy vsyscall page" "$t/err" && [ $status -eq 3 ]
+  ]=] sh $<TARGET_FILE:deja> $<TARGET_FILE:br_vsyscall>)
+set_tests_properties(br_vsyscall_nobuf_said PROPERTIES TIMEOUT 120)
+# The local CID of a VM socket device, an ioctl whose encoding names no size.
+if(EXISTS /dev/vsock)
+  deja_rr_both(br_vsock_cid DIFFER)
+endif()

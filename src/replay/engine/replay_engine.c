@@ -514,9 +514,15 @@ int expect_regs(struct replay_engine *e, struct rptask *x, const struct user_reg
   if (task_get_regs(&x->t) < 0)
     return diverge(e, "cannot read registers: %s", strerror(errno));
   char diff[1024];
-  if (regs_differ(want, &x->t.regs, diff, sizeof diff))
-    return diverge(e, "registers differ: %s", diff);
-  return 0;
+  if (!regs_differ(want, &x->t.regs, diff, sizeof diff))
+    return 0;
+  if (PAGE_OF(x->t.regs.rip) == VSYSCALL_PAGE && PAGE_OF(want->rip) != VSYSCALL_PAGE)
+    return diverge(e,
+                   "the program called %s through the legacy vsyscall page (0x%llx), which the "
+                   "recording did not see: recorded with -n, no seccomp filter stops such a call "
+                   "(recorded without -n, deja stops there and names it)",
+                   syscall_name((long)x->t.regs.orig_rax), x->t.regs.rip);
+  return diverge(e, "registers differ: %s", diff);
 }
 
 int write_back_memory(struct replay_engine *e, struct rptask *x) {
