@@ -9,12 +9,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/filter.h>
+#include <linux/perf_event.h>
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
@@ -406,5 +408,10 @@ bool syscallbuf_record_interrupted(struct rtask *x) {
     return false;
   x->t.regs = g;
   x->sbuf_restarted = true;
+  /* The library disables the event only when the call returns: until then each stop of
+   * the traced call and its sleep would signal deja for nothing (three a hand-over). */
+  struct sbuf_task *s = find(x->t.tid);
+  if (s && s->desched >= 0)
+    ioctl(s->desched, PERF_EVENT_IOC_DISABLE, 0);
   return true;
 }
