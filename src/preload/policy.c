@@ -172,7 +172,11 @@ HOT long fcntl_call(long nr, const long a[6]) {
   case F_GETFL:
   case F_SETFL:
   case F_DUPFD:
-  case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case F_DUPFD_CLOEXEC: {
+    long fd = preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+    preload_fd_forget(fd); /* a number handed out again: what it was is not what it is */
+    return fd;
+  }
   }
   return preload_traced(nr, a);
 }
@@ -278,10 +282,12 @@ long preload_syscall(long nr, const long a[6]) {
     long fd = cpu_view_path(path) ? preload_traced(nr, a)
                                   : preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
     note_mem_fd(fd, proc_mem_path(path));
+    preload_fd_forget(fd);
     return fd;
   }
   case SYS_close:
     note_mem_fd(a[0], false);
+    preload_fd_forget(a[0]);
     return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
   case SYS_lseek:
   case SYS_access:

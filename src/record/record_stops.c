@@ -372,7 +372,8 @@ static int on_syscall_exit(struct recorder *r, struct rtask *x) {
   if (record_ptrace_wait_exit(r, x))
     return 0; /* a tracer's wait, made again later */
   rc = record_syscall_exit(r, x);
-  record_output_done(r, x); /* its write is in the trace: the next may go */
+  record_output_done(r, x);            /* its write is in the trace: the next may go */
+  syscallbuf_record_fds_changed(r, x); /* it may have closed or replaced descriptors */
   if (rc)
     return rc;
   record_shared_after_call(x);

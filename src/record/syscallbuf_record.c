@@ -11,6 +11,7 @@
 #include <linux/filter.h>
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ static struct {
   int n, cap;
   struct tbuf data;
   char *lib;
+  uint32_t fd_gen; /* the last descriptor table generation given to a process */
 } S;
 
 bool syscallbuf_record_on(void) { return S.on; }
@@ -414,4 +416,52 @@ bool syscallbuf_record_interrupted(struct rtask *x) {
   if (s && s->desched >= 0)
     ioctl(s->desched, PERF_EVENT_IOC_DISABLE, 0);
   return true;
+}
+
+/* Whether X's process has the library's page (one of its tasks took a buffer, or was
+ * given its parent's): before that, and in a program without the library, the address
+ * may hold anything of the program's. */
+static bool has_page(struct recorder *r, const struct rtask *x) {
+  if (find(x->t.tid))
+    return true;
+  for (int k = 0; k < r->ntasks; k++)
+    if (r->tasks[k]->proc == x->proc && find(r->tasks[k]->t.tid))
+      return true;
+  return false;
+}
+
+static void write_page_word(struct recorder *r, struct rtask *x, unsigned off, uint32_t v) {
+  if (S.on && has_page(r, x))
+    task_write_mem(&x->t, SBUF_PAGE_ADDR + off, &v, sizeof v);
+}
+
+void syscallbuf_record_fds_changed(struct recorder *r, struct rtask *x) {
+  if (++S.fd_gen == 0)
+    ++S.fd_gen;
+  write_page_word(r, x, SBUF_FD_GEN_OFF, S.fd_gen);
+}
+
+/* The flags of the clone or clone3 of registers G, or 0. */
+static uint64_t clone_flags(struct rtask *x, const struct user_regs_struct *g) {
+  uint64_t flags = 0;
+  if (g->orig_rax == SYS_clone)
+    flags = g->rdi;
+  else if (g->orig_rax == SYS_clone3 && task_read_mem(&x->t, g->rdi, &flags, sizeof flags) < 0)
+    flags = 0;
+  return flags;
+}
+
+void syscallbuf_record_fds_entry(struct recorder *r, struct rtask *x) {
+  const struct user_regs_struct *g = &x->t.regs;
+  uint64_t nr = g->orig_rax, flags = clone_flags(x, g);
+  /* Calls without an exit stop in this image: a vfork child's exec or exit ends its use
+   * of the memory (and the cache) it shared with its parent. */
+  if (nr == SYS_execve || nr == SYS_execveat || nr == SYS_exit || nr == SYS_exit_group)
+    syscallbuf_record_fds_changed(r, x);
+  /* A process that shares its descriptors but not its memory, or the reverse (but for a
+   * vfork, whose parent waits), or io_uring (it closes descriptors without a call): the
+   * library keeps no memory of them (a child made so inherits the word). */
+  bool vm = flags & CLONE_VM, files = flags & CLONE_FILES;
+  if (nr == SYS_io_uring_setup || (files && !vm) || (vm && !files && !(flags & CLONE_VFORK)))
+    write_page_word(r, x, SBUF_FD_NOCACHE_OFF, 1);
 }

@@ -66,6 +66,14 @@ void syscallbuf_record_finish_exec(struct rtask *x);
 int syscallbuf_desched_signal(void);
 /* The task whose context-switch event deja's descriptor FD is, or NULL. */
 struct rtask *syscallbuf_desched_task(struct recorder *r, int fd);
+/* The library's memory of which descriptors are files (preload/fd_cache.c) holds for one
+ * generation of the descriptor table: at the exit of each traced call of X (which may have
+ * closed or replaced descriptors) X's process gets a new one. */
+void syscallbuf_record_fds_changed(struct recorder *r, struct rtask *x);
+/* At a traced call's entry (registers read): a new generation at an exec or exit, and no
+ * memory at all for a process that shares its descriptors but not its memory (or the
+ * reverse), or sets up io_uring. */
+void syscallbuf_record_fds_entry(struct recorder *r, struct rtask *x);
 void syscallbuf_record_end(void);
 /* The address of task TID's buffer, or 0. */
 uint64_t syscallbuf_task_buffer(pid_t tid);
