@@ -21,7 +21,7 @@ static void on_desched(struct recorder *r, int fd) {
   struct rtask *x = syscallbuf_desched_task(r, fd);
   if (!x || !record_slot_of(r, x) || x->state != T_RUNNING || x->interrupting || x->sbuf_restarted)
     return;
-  char st = task_proc_state(x->t.tid);
+  char st = syscallbuf_task_state(x);
   if (st != 'S' && st != 'D')
     return;
   x->interrupting = x->desched = true;

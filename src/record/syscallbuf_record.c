@@ -39,6 +39,7 @@ struct sbuf_task {
   uint32_t flushed;
   int desched;
   int task_fd; /* the event's number in the task, or -1 */
+  int stat_fd; /* deja's descriptor of its /proc/TID/stat, or -1 (opened when first read) */
 };
 
 static struct {
@@ -104,10 +105,17 @@ char **syscallbuf_record_start(bool want, char **env) {
   return out;
 }
 
+/* deja's descriptors of task S. */
+static void close_fds(struct sbuf_task *s) {
+  if (s->desched >= 0)
+    close(s->desched);
+  if (s->stat_fd >= 0)
+    close(s->stat_fd);
+}
+
 void syscallbuf_record_end(void) {
   for (int i = 0; i < S.n; i++)
-    if (S.tasks[i].desched >= 0)
-      close(S.tasks[i].desched);
+    close_fds(&S.tasks[i]);
   free(S.tasks);
   free(S.lib);
   if (S.on)
@@ -167,10 +175,10 @@ static struct sbuf_task *set_buffer(pid_t tid, uint64_t buf, uint32_t flushed) {
       S.tasks = xrealloc(S.tasks, (size_t)S.cap * sizeof *S.tasks);
     }
     s = &S.tasks[S.n++];
-  } else if (s->desched >= 0) {
-    close(s->desched);
+  } else {
+    close_fds(s);
   }
-  *s = (struct sbuf_task){tid, buf, flushed, -1, -1};
+  *s = (struct sbuf_task){tid, buf, flushed, -1, -1, -1};
   return s;
 }
 
@@ -178,8 +186,7 @@ static void drop(pid_t tid) {
   struct sbuf_task *s = find(tid);
   if (!s)
     return;
-  if (s->desched >= 0)
-    close(s->desched);
+  close_fds(s);
   *s = S.tasks[--S.n];
 }
 
@@ -373,6 +380,23 @@ struct rtask *syscallbuf_desched_task(struct recorder *r, int fd) {
   return NULL;
 }
 
+char syscallbuf_task_state(const struct rtask *x) {
+  struct sbuf_task *s = find(x->t.tid);
+  if (s && s->stat_fd < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", x->t.tid);
+    s->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  char buf[512];
+  /* Read from the start, the file is made anew (seq_file). */
+  ssize_t n = s && s->stat_fd >= 0 ? pread(s->stat_fd, buf, sizeof buf - 1, 0) : -1;
+  if (n <= 0)
+    return task_proc_state(x->t.tid);
+  buf[n] = 0;
+  const char *end = strrchr(buf, ')'); /* past the command name, which may hold anything */
+  return end && end[1] == ' ' ? end[2] : 0;
+}
+
 /* The number of the buffered call task X is inside (the record the library is writing). */
 static bool buffered_call_nr(struct rtask *x, uint64_t *nr) {
   struct sbuf_task *s = find(x->t.tid);
@@ -435,10 +459,41 @@ static void write_page_word(struct recorder *r, struct rtask *x, unsigned off, u
     task_write_mem(&x->t, SBUF_PAGE_ADDR + off, &v, sizeof v);
 }
 
-void syscallbuf_record_fds_changed(struct recorder *r, struct rtask *x) {
+/* Frequent traced calls that never close or replace a descriptor (a new one only takes a
+ * number closed before, which the close made known). */
+static bool keeps_fds(uint64_t nr) {
+  switch (nr) {
+  case SYS_futex:
+  case SYS_sched_yield:
+  case SYS_nanosleep:
+  case SYS_clock_nanosleep:
+  case SYS_wait4:
+  case SYS_waitid:
+  case SYS_poll:
+  case SYS_ppoll:
+  case SYS_epoll_wait:
+  case SYS_epoll_pwait:
+  case SYS_read:
+  case SYS_write:
+  case SYS_mmap:
+  case SYS_munmap:
+  case SYS_mprotect:
+  case SYS_brk:
+  case SYS_rt_sigprocmask:
+  case SYS_getpid: return true;
+  }
+  return false;
+}
+
+static void new_generation(struct recorder *r, struct rtask *x) {
   if (++S.fd_gen == 0)
     ++S.fd_gen;
   write_page_word(r, x, SBUF_FD_GEN_OFF, S.fd_gen);
+}
+
+void syscallbuf_record_fds_changed(struct recorder *r, struct rtask *x) {
+  if (x->compat32 || !keeps_fds(x->entry.orig_rax)) /* an int $0x80 call: i386's numbers */
+    new_generation(r, x);
 }
 
 /* The flags of the clone or clone3 of registers G, or 0. */
@@ -456,8 +511,9 @@ void syscallbuf_record_fds_entry(struct recorder *r, struct rtask *x) {
   uint64_t nr = g->orig_rax, flags = clone_flags(x, g);
   /* Calls without an exit stop in this image: a vfork child's exec or exit ends its use
    * of the memory (and the cache) it shared with its parent. */
-  if (nr == SYS_execve || nr == SYS_execveat || nr == SYS_exit || nr == SYS_exit_group)
-    syscallbuf_record_fds_changed(r, x);
+  if (x->compat32 || nr == SYS_execve || nr == SYS_execveat || nr == SYS_exit ||
+      nr == SYS_exit_group)
+    new_generation(r, x);
   /* A process that shares its descriptors but not its memory, or the reverse (but for a
    * vfork, whose parent waits), or io_uring (it closes descriptors without a call): the
    * library keeps no memory of them (a child made so inherits the word). */

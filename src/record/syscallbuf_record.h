@@ -64,6 +64,9 @@ bool syscallbuf_record_interrupted(struct rtask *x);
 void syscallbuf_record_finish_exec(struct rtask *x);
 /* The signal a task's context-switch event sends deja (its si_fd names the event). */
 int syscallbuf_desched_signal(void);
+/* The state letter of task X's /proc/TID/stat (R, S, D, t...; 0: gone), read through a
+ * descriptor deja keeps while X has a buffer: a switch-out in a buffered call asks it. */
+char syscallbuf_task_state(const struct rtask *x);
 /* The task whose context-switch event deja's descriptor FD is, or NULL. */
 struct rtask *syscallbuf_desched_task(struct recorder *r, int fd);
 /* The library's memory of which descriptors are files (preload/fd_cache.c) holds for one
