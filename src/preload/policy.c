@@ -208,6 +208,22 @@ HOT long mmap_call(long nr, const long a[6]) {
   return preload_traced(nr, a);
 }
 
+/* The thread's last futex wait slept (it was woken, or timed out): its next one likely
+ * sleeps too, and is made traced at once, which costs two stops where a buffered wait
+ * that blocks costs three (deja interrupts it and makes it again traced). deja learns
+ * that the traced wait sleeps from the context-switch event, which it enables itself.
+ * Decided from results only, which a replay returns the same. */
+static __thread bool t_wait_slept __attribute__((tls_model("initial-exec")));
+
+/* A futex wait (a relative timeout traced: made again after it blocked, it would wait
+ * longer). */
+HOT long futex_wait(long nr, const long a[6], bool relative) {
+  long ret = relative || t_wait_slept ? preload_traced(nr, a)
+                                      : preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
+  t_wait_slept = ret == 0 || ret == -ETIMEDOUT;
+  return ret;
+}
+
 /* futex: wakes, and waits deja learns blocked (the context-switch event). */
 HOT long futex_call(long nr, const long a[6]) {
   switch (a[1] & FUTEX_CMD_MASK) {
@@ -218,12 +234,8 @@ HOT long futex_call(long nr, const long a[6]) {
       chaos_preemption_point();
     return woken;
   }
-  case FUTEX_WAIT:
-    if (a[3])
-      break; /* a relative timeout: made again after it blocked, it would wait longer */
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
-  case FUTEX_WAIT_BITSET: /* an absolute deadline, or none */
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
+  case FUTEX_WAIT: return futex_wait(nr, a, a[3] != 0);
+  case FUTEX_WAIT_BITSET: return futex_wait(nr, a, false); /* an absolute deadline, or none */
   }
   /* requeues, priority inheritance, WAKE_OP: the kernel writes the futex word */
   return preload_traced(nr, a);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -38,8 +39,9 @@ struct sbuf_task {
   uint64_t buf;
   uint32_t flushed;
   int desched;
-  int task_fd; /* the event's number in the task, or -1 */
-  int stat_fd; /* deja's descriptor of its /proc/TID/stat, or -1 (opened when first read) */
+  int task_fd;     /* the event's number in the task, or -1 */
+  int stat_fd;     /* deja's descriptor of its /proc/TID/stat, or -1 (opened when first read) */
+  bool wait_armed; /* in a traced futex wait, with the event enabled by deja */
 };
 
 static struct {
@@ -178,7 +180,7 @@ static struct sbuf_task *set_buffer(pid_t tid, uint64_t buf, uint32_t flushed) {
   } else {
     close_fds(s);
   }
-  *s = (struct sbuf_task){tid, buf, flushed, -1, -1, -1};
+  *s = (struct sbuf_task){tid, buf, flushed, -1, -1, -1, false};
   return s;
 }
 
@@ -520,4 +522,28 @@ void syscallbuf_record_fds_entry(struct recorder *r, struct rtask *x) {
   bool vm = flags & CLONE_VM, files = flags & CLONE_FILES;
   if (nr == SYS_io_uring_setup || (files && !vm) || (vm && !files && !(flags & CLONE_VFORK)))
     write_page_word(r, x, SBUF_FD_NOCACHE_OFF, 1);
+}
+
+void syscallbuf_arm_traced_wait(struct rtask *x) {
+  struct sbuf_task *s = S.on ? find(x->t.tid) : NULL;
+  const struct user_regs_struct *g = &x->t.regs;
+  int cmd = (int)g->rsi & FUTEX_CMD_MASK;
+  /* not a buffered call restarted here: that one counts as blocked already */
+  if (!s || s->desched < 0 || g->orig_rax != SYS_futex || g->rip == SBUF_TRACED_ENTRY_ADDR + 2 ||
+      (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET))
+    return;
+  s->wait_armed = ioctl(s->desched, PERF_EVENT_IOC_ENABLE, 0) == 0;
+}
+
+void syscallbuf_disarm_traced_wait(struct rtask *x) {
+  struct sbuf_task *s = find(x->t.tid);
+  if (s && s->wait_armed) {
+    ioctl(s->desched, PERF_EVENT_IOC_DISABLE, 0);
+    s->wait_armed = false;
+  }
+}
+
+bool syscallbuf_in_traced_wait(const struct rtask *x) {
+  struct sbuf_task *s = find(x->t.tid);
+  return s && s->wait_armed;
 }

@@ -67,6 +67,13 @@ int syscallbuf_desched_signal(void);
 /* The state letter of task X's /proc/TID/stat (R, S, D, t...; 0: gone), read through a
  * descriptor deja keeps while X has a buffer: a switch-out in a buffered call asks it. */
 char syscallbuf_task_state(const struct rtask *x);
+/* At the entry of a traced futex wait of X (registers read), before X goes into it:
+ * deja enables X's context-switch event, so it learns at once that the wait sleeps
+ * (not after BLOCKED_AFTER_NS); disabled again at the call's exit. */
+void syscallbuf_arm_traced_wait(struct rtask *x);
+void syscallbuf_disarm_traced_wait(struct rtask *x);
+/* X is in a traced futex wait with its event enabled. */
+bool syscallbuf_in_traced_wait(const struct rtask *x);
 /* The task whose context-switch event deja's descriptor FD is, or NULL. */
 struct rtask *syscallbuf_desched_task(struct recorder *r, int fd);
 /* The library's memory of which descriptors are files (preload/fd_cache.c) holds for one
