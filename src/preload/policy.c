@@ -208,10 +208,11 @@ HOT long mmap_call(long nr, const long a[6]) {
   return preload_traced(nr, a);
 }
 
-/* The thread's last futex wait slept (it was woken, or timed out): its next one likely
- * sleeps too, and is made traced at once, which costs two stops where a buffered wait
- * that blocks costs three (deja interrupts it and makes it again traced). deja learns
- * that the traced wait sleeps from the context-switch event, which it enables itself.
+/* The thread's last futex wait slept until woken (a hand-over; not one that timed out,
+ * as an idle worker's do, whose sleeps dwarf a stop more): its next one likely sleeps
+ * too, and is made traced at once, which costs two stops where a buffered wait that
+ * blocks costs three (deja interrupts it and makes it again traced). deja learns that
+ * the traced wait sleeps from the context-switch event, which it enables itself.
  * Decided from results only, which a replay returns the same. */
 static __thread bool t_wait_slept __attribute__((tls_model("initial-exec")));
 
@@ -220,7 +221,7 @@ static __thread bool t_wait_slept __attribute__((tls_model("initial-exec")));
 HOT long futex_wait(long nr, const long a[6], bool relative) {
   long ret = relative || t_wait_slept ? preload_traced(nr, a)
                                       : preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
-  t_wait_slept = ret == 0 || ret == -ETIMEDOUT;
+  t_wait_slept = ret == 0;
   return ret;
 }
 
