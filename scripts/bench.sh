@@ -73,11 +73,13 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
-# Runs "$@" with output discarded; prints its wall time, or returns non-zero on failure.
+# Runs "$@" with its output into a file; prints its wall time, or returns non-zero on
+# failure. Not /dev/null: a program's writes to a /dev/null of its own would then be
+# writes to deja's stdout (the same file), which deja records as traced output.
 time_run() {
     local start end
     start=$(now)
-    "$@" >/dev/null 2>"$DEJA_TRACE_DIR/last-stderr" || return 1
+    "$@" >"$DEJA_TRACE_DIR/last-stdout" 2>"$DEJA_TRACE_DIR/last-stderr" || return 1
     end=$(now)
     elapsed "$start" "$end"
 }

@@ -172,7 +172,11 @@ HOT long fcntl_call(long nr, const long a[6]) {
   case F_GETFL:
   case F_SETFL:
   case F_DUPFD:
-  case F_DUPFD_CLOEXEC: return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+  case F_DUPFD_CLOEXEC: {
+    long fd = preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
+    preload_fd_forget(fd); /* a number handed out again: what it was is not what it is */
+    return fd;
+  }
   }
   return preload_traced(nr, a);
 }
@@ -204,6 +208,23 @@ HOT long mmap_call(long nr, const long a[6]) {
   return preload_traced(nr, a);
 }
 
+/* The thread's last futex wait slept until woken (a hand-over; not one that timed out,
+ * as an idle worker's do, whose sleeps dwarf a stop more): its next one likely sleeps
+ * too, and is made traced at once, which costs two stops where a buffered wait that
+ * blocks costs three (deja interrupts it and makes it again traced). deja learns that
+ * the traced wait sleeps from the context-switch event, which it enables itself.
+ * Decided from results only, which a replay returns the same. */
+static __thread bool t_wait_slept __attribute__((tls_model("initial-exec")));
+
+/* A futex wait (a relative timeout traced: made again after it blocked, it would wait
+ * longer). */
+HOT long futex_wait(long nr, const long a[6], bool relative) {
+  long ret = relative || t_wait_slept ? preload_traced(nr, a)
+                                      : preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
+  t_wait_slept = ret == 0;
+  return ret;
+}
+
 /* futex: wakes, and waits deja learns blocked (the context-switch event). */
 HOT long futex_call(long nr, const long a[6]) {
   switch (a[1] & FUTEX_CMD_MASK) {
@@ -214,12 +235,8 @@ HOT long futex_call(long nr, const long a[6]) {
       chaos_preemption_point();
     return woken;
   }
-  case FUTEX_WAIT:
-    if (a[3])
-      break; /* a relative timeout: made again after it blocked, it would wait longer */
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
-  case FUTEX_WAIT_BITSET: /* an absolute deadline, or none */
-    return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_BLOCKS);
+  case FUTEX_WAIT: return futex_wait(nr, a, a[3] != 0);
+  case FUTEX_WAIT_BITSET: return futex_wait(nr, a, false); /* an absolute deadline, or none */
   }
   /* requeues, priority inheritance, WAKE_OP: the kernel writes the futex word */
   return preload_traced(nr, a);
@@ -278,10 +295,12 @@ long preload_syscall(long nr, const long a[6]) {
     long fd = cpu_view_path(path) ? preload_traced(nr, a)
                                   : preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
     note_mem_fd(fd, proc_mem_path(path));
+    preload_fd_forget(fd);
     return fd;
   }
   case SYS_close:
     note_mem_fd(a[0], false);
+    preload_fd_forget(a[0]);
     return preload_buffered(nr, a, -1, 0, OUT_NONE, PROBE_NONE);
   case SYS_lseek:
   case SYS_access:

@@ -441,7 +441,7 @@ HOT void commit(struct sbuf_hdr *h, uint32_t used, const struct sbuf_rec *rec) {
  * and the call is made traced. */
 HOT long probed_traced(long nr, const long a[6], struct sbuf_hdr *h, uint32_t used,
                        struct sbuf_rec *rec, uint32_t size) {
-  rec->flags = SBUF_REC_PROBE_ONLY;
+  rec->flags = (uint16_t)(SBUF_REC_PROBE_ONLY | (rec->flags & SBUF_REC_FD_KNOWN));
   rec->ret = 0;
   rec->size = size;
   commit(h, used, rec);
@@ -459,12 +459,28 @@ HOT size_t record_room(const long a[6], int outarg, size_t outmax, enum out_kind
   return outmax;
 }
 
+/* Whether an earlier call's probes told what descriptor FD is (FLAG: SBUF_REC_FD_PLAIN,
+ * SBUF_REC_FD_SEEKABLE), so this one makes none; the record says so (in a replay it
+ * says whether the recording made them). */
+HOT bool known_fd(struct sbuf_rec *rec, uint16_t flag, long fd) {
+  if (replaying())
+    return (rec->flags & flag) != 0;
+  bool known = flag == SBUF_REC_FD_PLAIN ? preload_fd_plain(fd) : preload_fd_seekable(fd);
+  if (known)
+    rec->flags |= flag;
+  return known;
+}
+
 /* Whether a call on descriptor FD is made traced after all: a write (3 or above) to
  * deja's stdout or stderr (a dup of them, /dev/stdout opened), whose bytes the recorder
  * keeps as output; a listing (DIR) of a /proc directory, from which the recorder takes
  * deja's own descriptors out. The answer is in the record's `aux` (a value no lseek
  * probe leaves there, which overwrites it otherwise), which the replay entry returns. */
 HOT bool probe_traced(const struct sbuf_hdr *h, long fd, struct sbuf_rec *rec, bool dir) {
+  if (!dir && known_fd(rec, SBUF_REC_FD_PLAIN, fd)) {
+    rec->aux = 0;
+    return false;
+  }
   uint64_t st[18]; /* the kernel's struct stat (st_dev, st_ino first) or statfs (f_type) */
   long s = sbuf_entry_call(dir ? SYS_fstatfs : SYS_fstat, fd, (long)st, 0, 0, 0, 0, &rec->aux);
   if (replaying())
@@ -479,10 +495,14 @@ HOT bool probe_traced(const struct sbuf_hdr *h, long fd, struct sbuf_rec *rec, b
  * in REC: whether the call is buffered, and *ARMED when with the context-switch event.
  * WLEN: the bytes a write sends. */
 HOT bool probes_pass(const long a[6], struct sbuf_rec *rec, enum probe probe, size_t wlen,
-                     bool *armed) {
-  long s = sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
+                     bool *armed, bool write) {
+  bool known = known_fd(rec, SBUF_REC_FD_SEEKABLE, a[0]);
+  long s = known ? 0 : sbuf_entry_call(SYS_lseek, a[0], 0, SEEK_CUR, 0, 0, 0, &rec->aux);
   rec->aux = s;
   bool file = s >= 0;
+  /* A write's fstat probe said it is not deja's output (else it was made traced). */
+  if (file && !known && !replaying())
+    preload_fd_note(a[0], write);
   bool ok = file && probe != PROBE_WRITE_NOFILE; /* a file: never blocks */
   if (probe == PROBE_WRITE_NOFILE)
     probe = file ? PROBE_NONE : PROBE_WRITE;
@@ -541,8 +561,8 @@ HOT void prepare_record(long nr, const long a[6], const struct sbuf_hdr *h, stru
   uint8_t *scratch = (uint8_t *)(rec + 1);
   if (kind == OUT_INPUT) {
     unsigned to = output_to(h, (int)a[0], rec);
-    rec->flags =
-        (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT) | (to << SBUF_REC_OUT_SHIFT));
+    rec->flags = (uint16_t)(SBUF_REC_OUTPUT | (a[0] << SBUF_REC_FD_SHIFT) |
+                            (to << SBUF_REC_OUT_SHIFT) | (rec->flags & SBUF_REC_FD_KNOWN));
     size_t n = input_room(rec, outmax);
     if (nr == SYS_writev)
       gather(scratch, (const struct iovec *)a[1], a[2], n);
@@ -646,8 +666,9 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
   }
   struct sbuf_rec *rec = (struct sbuf_rec *)((char *)h + SBUF_DATA_OFF + used);
   rec->nr = (uint16_t)nr;
-  /* In a replay the refilled record says which stream a write went to (output_to). */
-  rec->flags = (uint16_t)(replaying() ? rec->flags & SBUF_REC_OUT_MASK : 0);
+  /* In a replay the refilled record says which stream a write went to (output_to) and
+   * which probes the recording made (known_fd). */
+  rec->flags = (uint16_t)(replaying() ? rec->flags & (SBUF_REC_OUT_MASK | SBUF_REC_FD_KNOWN) : 0);
   rec->hash = args_hash(nr, a);
   /* A call that may block (a futex wait): if it does, deja restarts it as a traced call
    * and runs another task meanwhile. */
@@ -658,7 +679,7 @@ long preload_buffered(long nr, const long a[6], int outarg, size_t outmax, enum 
       probe_traced(h, a[0], rec, probe == PROBE_PROC_DIR))
     return probed_traced(nr, a, h, used, rec, sizeof *rec);
   if (probe != PROBE_NONE && probe != PROBE_PROC_DIR && !armed &&
-      !probes_pass(a, rec, probe, wlen, &armed))
+      !probes_pass(a, rec, probe, wlen, &armed, kind == OUT_WRITE))
     return probed_traced(nr, a, h, used, rec, sizeof *rec);
   if (kind == OUT_FILE_MAP)
     return buffered_file_map(nr, a, h, used, rec);

@@ -1,5 +1,5 @@
 /* The preload library's internal interface, its files bottom to top: the buffered call
- * and the traced fallback (preload.c), the policy (policy.c), libc's replaced functions
+ * and the traced fallback (preload.c, with fd_cache.c below it), the policy (policy.c), libc's replaced functions
  * (wrappers.c) and redirected call sites (patch.c), the start (init.c). */
 #ifndef DEJA_PRELOAD_PRELOAD_H
 #define DEJA_PRELOAD_PRELOAD_H
@@ -71,6 +71,13 @@ void preload_off(void);
 bool preload_chaos(void);
 /* Whether FD is one of deja's own descriptors (a context-switch event). */
 bool preload_is_deja_fd(long fd);
+/* The descriptors known to be files while recording (fd_cache.c): FD seekable; FD
+ * seekable and not deja's stdout or stderr (plain). Noted after the probes said so,
+ * forgotten when FD is closed or handed out again. */
+bool preload_fd_seekable(long fd);
+bool preload_fd_plain(long fd);
+void preload_fd_note(long fd, bool plain);
+void preload_fd_forget(long fd);
 /* A raw result as libc returns it: -1 with errno set on failure. */
 long preload_errno(long ret);
 

@@ -131,6 +131,15 @@ struct sbuf_hdr {
  * CPUs (an EV_SBUF event flagged EVF_SBUF_OUT_TRACED, without records, says so to replay,
  * which writes it too); their children copy it. */
 #define SBUF_OUT_TRACED_OFF 60
+/* In the page: the generation of the process's descriptor table, which deja changes at
+ * every traced call that may have changed it (each traced call's exit; the entry of an
+ * exec or exit): the library's memory of which descriptors are files (fd_cache.c) holds
+ * for one generation only. */
+#define SBUF_FD_GEN_OFF 16
+/* In the page: nonzero when that memory cannot be kept (deja saw the process share its
+ * descriptors but not its memory with another, or the reverse, or set up io_uring, which
+ * closes descriptors without a call of the process). */
+#define SBUF_FD_NOCACHE_OFF 20
 #define SBUF_DATA_OFF 64u
 #define SBUF_CAPACITY (SBUF_SIZE - SBUF_DATA_OFF)
 
@@ -149,6 +158,12 @@ struct sbuf_rec {
  * 10-11: the descriptor was deja's stdout (1) or stderr (2) when written (replay prints
  * those bytes). */
 #define SBUF_REC_OUTPUT 2u
+/* The descriptor was known to be a file that is not deja's stdout or stderr (no fstat
+ * probe made; `aux` 0), or known to be seekable (no lseek probe made), from an earlier
+ * call's probes: in a replay the library follows these flags, not its own memory. */
+#define SBUF_REC_FD_PLAIN 4u
+#define SBUF_REC_FD_SEEKABLE 8u
+#define SBUF_REC_FD_KNOWN (SBUF_REC_FD_PLAIN | SBUF_REC_FD_SEEKABLE)
 /* A probe-only record's `aux`: a write's descriptor (3 or above) was deja's stdout or
  * stderr, a getdents64's a /proc directory (preload.c, probe_traced). */
 #define SBUF_AUX_TRACED (-0x5dea0000000000ll)

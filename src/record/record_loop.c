@@ -16,16 +16,28 @@
 
 /* The running task X was switched out while the library had its context-switch event
  * enabled (a buffered call that may block): when it sleeps in the kernel, it is
- * interrupted, and its call restarted as a traced one (on_group_stop). */
-static void on_desched(struct recorder *r, int fd) {
+ * interrupted, and its call restarted as a traced one (on_group_stop). Or X sleeps in a
+ * traced futex wait (syscallbuf_arm_traced_wait): it has blocked now, not only after
+ * BLOCKED_AFTER_NS. True when a slot may be given to another task now. */
+static bool on_desched(struct recorder *r, int fd) {
   struct rtask *x = syscallbuf_desched_task(r, fd);
-  if (!x || !record_slot_of(r, x) || x->state != T_RUNNING || x->interrupting || x->sbuf_restarted)
-    return;
-  char st = task_proc_state(x->t.tid);
+  if (!x || !record_slot_of(r, x))
+    return false;
+  if (x->state == T_IN_KERNEL && syscallbuf_in_traced_wait(x)) {
+    char st = syscallbuf_task_state(x);
+    if (st != 'S' && st != 'D')
+      return false;
+    x->entered.tv_sec -= 1; /* blocked already (record_on_timeout) */
+    return true;
+  }
+  if (x->state != T_RUNNING || x->interrupting || x->sbuf_restarted)
+    return false;
+  char st = syscallbuf_task_state(x);
   if (st != 'S' && st != 'D')
-    return;
+    return false;
   x->interrupting = x->desched = true;
   ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0);
+  return false;
 }
 
 /* 1 with a stop (tid and wait status), 0 when BUDGET ran out, -1 when no task is left. */
@@ -55,8 +67,8 @@ static int wait_any(struct recorder *r, int64_t budget, pid_t *tid, int *status)
     int sig = sigtimedwait(&r->chld, &si, tsp);
     if (sig < 0 && (errno == EAGAIN || (errno == EINTR && record_stop_signal())))
       return 0;
-    if (sig == syscallbuf_desched_signal())
-      on_desched(r, si.si_fd);
+    if (sig == syscallbuf_desched_signal() && on_desched(r, si.si_fd))
+      return 0; /* as if its budget ran out: the blocked task's slot goes to another */
   }
 }
 

@@ -250,6 +250,8 @@ int recorder_enter_syscall(struct recorder *r, struct rtask *x) {
     rc = do_ptrace_action(r, next);
   if (rc && rc != 1)
     return rc;
+  if (rc != 1)
+    syscallbuf_arm_traced_wait(x);
   if (task_resume(&x->t, PTRACE_SYSCALL, 0) == 0) {
     x->state = T_IN_KERNEL;
     clock_gettime(CLOCK_MONOTONIC, &x->entered);
@@ -369,10 +371,12 @@ static int on_syscall_exit(struct recorder *r, struct rtask *x) {
   int rc;
   if (x->vfork_child && (rc = vfork_child_first(r, x)) != 0)
     return rc;
+  syscallbuf_disarm_traced_wait(x);
   if (record_ptrace_wait_exit(r, x))
     return 0; /* a tracer's wait, made again later */
   rc = record_syscall_exit(r, x);
-  record_output_done(r, x); /* its write is in the trace: the next may go */
+  record_output_done(r, x);            /* its write is in the trace: the next may go */
+  syscallbuf_record_fds_changed(r, x); /* it may have closed or replaced descriptors */
   if (rc)
     return rc;
   record_shared_after_call(x);

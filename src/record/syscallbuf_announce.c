@@ -70,7 +70,9 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
     return 70;
   if (task_get_regs(&x->t) < 0)
     return recorder_abort(r, "cannot read registers at a system call");
-  if (x->t.regs.orig_rax != SBUF_ANNOUNCE_NR)
+  if (x->t.regs.orig_rax != SBUF_ANNOUNCE_NR) {
+    syscallbuf_record_fds_entry(r, x);
     return 0;
+  }
   return answer_announcement(r, x, x->t.regs);
 }

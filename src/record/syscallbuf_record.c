@@ -9,12 +9,16 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
@@ -35,7 +39,9 @@ struct sbuf_task {
   uint64_t buf;
   uint32_t flushed;
   int desched;
-  int task_fd; /* the event's number in the task, or -1 */
+  int task_fd;     /* the event's number in the task, or -1 */
+  int stat_fd;     /* deja's descriptor of its /proc/TID/stat, or -1 (opened when first read) */
+  bool wait_armed; /* in a traced futex wait, with the event enabled by deja */
 };
 
 static struct {
@@ -44,6 +50,7 @@ static struct {
   int n, cap;
   struct tbuf data;
   char *lib;
+  uint32_t fd_gen; /* the last descriptor table generation given to a process */
 } S;
 
 bool syscallbuf_record_on(void) { return S.on; }
@@ -100,10 +107,17 @@ char **syscallbuf_record_start(bool want, char **env) {
   return out;
 }
 
+/* deja's descriptors of task S. */
+static void close_fds(struct sbuf_task *s) {
+  if (s->desched >= 0)
+    close(s->desched);
+  if (s->stat_fd >= 0)
+    close(s->stat_fd);
+}
+
 void syscallbuf_record_end(void) {
   for (int i = 0; i < S.n; i++)
-    if (S.tasks[i].desched >= 0)
-      close(S.tasks[i].desched);
+    close_fds(&S.tasks[i]);
   free(S.tasks);
   free(S.lib);
   if (S.on)
@@ -163,10 +177,10 @@ static struct sbuf_task *set_buffer(pid_t tid, uint64_t buf, uint32_t flushed) {
       S.tasks = xrealloc(S.tasks, (size_t)S.cap * sizeof *S.tasks);
     }
     s = &S.tasks[S.n++];
-  } else if (s->desched >= 0) {
-    close(s->desched);
+  } else {
+    close_fds(s);
   }
-  *s = (struct sbuf_task){tid, buf, flushed, -1, -1};
+  *s = (struct sbuf_task){tid, buf, flushed, -1, -1, -1, false};
   return s;
 }
 
@@ -174,8 +188,7 @@ static void drop(pid_t tid) {
   struct sbuf_task *s = find(tid);
   if (!s)
     return;
-  if (s->desched >= 0)
-    close(s->desched);
+  close_fds(s);
   *s = S.tasks[--S.n];
 }
 
@@ -369,6 +382,23 @@ struct rtask *syscallbuf_desched_task(struct recorder *r, int fd) {
   return NULL;
 }
 
+char syscallbuf_task_state(const struct rtask *x) {
+  struct sbuf_task *s = find(x->t.tid);
+  if (s && s->stat_fd < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", x->t.tid);
+    s->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  char buf[512];
+  /* Read from the start, the file is made anew (seq_file). */
+  ssize_t n = s && s->stat_fd >= 0 ? pread(s->stat_fd, buf, sizeof buf - 1, 0) : -1;
+  if (n <= 0)
+    return task_proc_state(x->t.tid);
+  buf[n] = 0;
+  const char *end = strrchr(buf, ')'); /* past the command name, which may hold anything */
+  return end && end[1] == ' ' ? end[2] : 0;
+}
+
 /* The number of the buffered call task X is inside (the record the library is writing). */
 static bool buffered_call_nr(struct rtask *x, uint64_t *nr) {
   struct sbuf_task *s = find(x->t.tid);
@@ -406,5 +436,114 @@ bool syscallbuf_record_interrupted(struct rtask *x) {
     return false;
   x->t.regs = g;
   x->sbuf_restarted = true;
+  /* The library disables the event only when the call returns: until then each stop of
+   * the traced call and its sleep would signal deja for nothing (three a hand-over). */
+  struct sbuf_task *s = find(x->t.tid);
+  if (s && s->desched >= 0)
+    ioctl(s->desched, PERF_EVENT_IOC_DISABLE, 0);
   return true;
+}
+
+/* Whether X's process has the library's page (one of its tasks took a buffer, or was
+ * given its parent's): before that, and in a program without the library, the address
+ * may hold anything of the program's. */
+static bool has_page(struct recorder *r, const struct rtask *x) {
+  if (find(x->t.tid))
+    return true;
+  for (int k = 0; k < r->ntasks; k++)
+    if (r->tasks[k]->proc == x->proc && find(r->tasks[k]->t.tid))
+      return true;
+  return false;
+}
+
+static void write_page_word(struct recorder *r, struct rtask *x, unsigned off, uint32_t v) {
+  if (S.on && has_page(r, x))
+    task_write_mem(&x->t, SBUF_PAGE_ADDR + off, &v, sizeof v);
+}
+
+/* Frequent traced calls that never close or replace a descriptor (a new one only takes a
+ * number closed before, which the close made known). */
+static bool keeps_fds(uint64_t nr) {
+  switch (nr) {
+  case SYS_futex:
+  case SYS_sched_yield:
+  case SYS_nanosleep:
+  case SYS_clock_nanosleep:
+  case SYS_wait4:
+  case SYS_waitid:
+  case SYS_poll:
+  case SYS_ppoll:
+  case SYS_epoll_wait:
+  case SYS_epoll_pwait:
+  case SYS_read:
+  case SYS_write:
+  case SYS_mmap:
+  case SYS_munmap:
+  case SYS_mprotect:
+  case SYS_brk:
+  case SYS_rt_sigprocmask:
+  case SYS_getpid: return true;
+  }
+  return false;
+}
+
+static void new_generation(struct recorder *r, struct rtask *x) {
+  if (++S.fd_gen == 0)
+    ++S.fd_gen;
+  write_page_word(r, x, SBUF_FD_GEN_OFF, S.fd_gen);
+}
+
+void syscallbuf_record_fds_changed(struct recorder *r, struct rtask *x) {
+  if (x->compat32 || !keeps_fds(x->entry.orig_rax)) /* an int $0x80 call: i386's numbers */
+    new_generation(r, x);
+}
+
+/* The flags of the clone or clone3 of registers G, or 0. */
+static uint64_t clone_flags(struct rtask *x, const struct user_regs_struct *g) {
+  uint64_t flags = 0;
+  if (g->orig_rax == SYS_clone)
+    flags = g->rdi;
+  else if (g->orig_rax == SYS_clone3 && task_read_mem(&x->t, g->rdi, &flags, sizeof flags) < 0)
+    flags = 0;
+  return flags;
+}
+
+void syscallbuf_record_fds_entry(struct recorder *r, struct rtask *x) {
+  const struct user_regs_struct *g = &x->t.regs;
+  uint64_t nr = g->orig_rax, flags = clone_flags(x, g);
+  /* Calls without an exit stop in this image: a vfork child's exec or exit ends its use
+   * of the memory (and the cache) it shared with its parent. */
+  if (x->compat32 || nr == SYS_execve || nr == SYS_execveat || nr == SYS_exit ||
+      nr == SYS_exit_group)
+    new_generation(r, x);
+  /* A process that shares its descriptors but not its memory, or the reverse (but for a
+   * vfork, whose parent waits), or io_uring (it closes descriptors without a call): the
+   * library keeps no memory of them (a child made so inherits the word). */
+  bool vm = flags & CLONE_VM, files = flags & CLONE_FILES;
+  if (nr == SYS_io_uring_setup || (files && !vm) || (vm && !files && !(flags & CLONE_VFORK)))
+    write_page_word(r, x, SBUF_FD_NOCACHE_OFF, 1);
+}
+
+void syscallbuf_arm_traced_wait(struct rtask *x) {
+  struct sbuf_task *s = S.on ? find(x->t.tid) : NULL;
+  const struct user_regs_struct *g = &x->t.regs;
+  int cmd = (int)g->rsi & FUTEX_CMD_MASK;
+  /* not a buffered call restarted here: that one counts as blocked already */
+  if (!s || s->desched < 0 || g->orig_rax != SYS_futex || g->rip == SBUF_TRACED_ENTRY_ADDR + 2 ||
+      (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET))
+    return;
+  s->wait_armed = ioctl(s->desched, PERF_EVENT_IOC_ENABLE, 0) == 0;
+}
+
+void syscallbuf_disarm_traced_wait(struct rtask *x) {
+  struct sbuf_task *s = find(x->t.tid);
+  if (s && s->wait_armed) {
+    ioctl(s->desched, PERF_EVENT_IOC_DISABLE, 0);
+    s->wait_armed = false;
+  }
+}
+
+bool syscallbuf_in_traced_wait(const struct rtask *x) {
+  struct sbuf_task *s = find(x->t.tid);
+  return s && s->wait_armed;
 }

@@ -64,8 +64,26 @@ bool syscallbuf_record_interrupted(struct rtask *x);
 void syscallbuf_record_finish_exec(struct rtask *x);
 /* The signal a task's context-switch event sends deja (its si_fd names the event). */
 int syscallbuf_desched_signal(void);
+/* The state letter of task X's /proc/TID/stat (R, S, D, t...; 0: gone), read through a
+ * descriptor deja keeps while X has a buffer: a switch-out in a buffered call asks it. */
+char syscallbuf_task_state(const struct rtask *x);
+/* At the entry of a traced futex wait of X (registers read), before X goes into it:
+ * deja enables X's context-switch event, so it learns at once that the wait sleeps
+ * (not after BLOCKED_AFTER_NS); disabled again at the call's exit. */
+void syscallbuf_arm_traced_wait(struct rtask *x);
+void syscallbuf_disarm_traced_wait(struct rtask *x);
+/* X is in a traced futex wait with its event enabled. */
+bool syscallbuf_in_traced_wait(const struct rtask *x);
 /* The task whose context-switch event deja's descriptor FD is, or NULL. */
 struct rtask *syscallbuf_desched_task(struct recorder *r, int fd);
+/* The library's memory of which descriptors are files (preload/fd_cache.c) holds for one
+ * generation of the descriptor table: at the exit of each traced call of X (which may have
+ * closed or replaced descriptors) X's process gets a new one. */
+void syscallbuf_record_fds_changed(struct recorder *r, struct rtask *x);
+/* At a traced call's entry (registers read): a new generation at an exec or exit, and no
+ * memory at all for a process that shares its descriptors but not its memory (or the
+ * reverse), or sets up io_uring. */
+void syscallbuf_record_fds_entry(struct recorder *r, struct rtask *x);
 void syscallbuf_record_end(void);
 /* The address of task TID's buffer, or 0. */
 uint64_t syscallbuf_task_buffer(pid_t tid);

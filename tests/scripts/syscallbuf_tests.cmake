@@ -7,6 +7,10 @@ deja_rr_program_test(sbuf_signals REPEAT 2)
 deja_rr_program_test(sbuf_thread_pipe REPEAT 3)
 deja_rr_program_test(sbuf_fork_exec)
 deja_rr_program_test(sbuf_close_fds)
+# The library's memory of which descriptors are files, made stale behind its back (a raw
+# dup2, a thread's, a process sharing the descriptor table, a vfork child): the writes
+# after it are stdout, which replay prints.
+deja_rr_program_test(sbuf_fd_cache)
 deja_rr_program_test(sbuf_fifo_open REPEAT 2)
 # Small read-only mappings of data files are replayed as anonymous memory (the recording
 # says so); the recording replays (rr_mmap_data_file checks the output).
