@@ -8,8 +8,11 @@ Usage: query_test.py CASE DEJA PROGRAM
 CASE: writes | threads (recorded twice) | fork | calls | output | goto | monitor | bad |
       nohw (writes and calls without debug registers or perf breakpoints: page protection
       and traps) | preempt (PROGRAM's sibling query_preempt, two threads computing past
-      their time slices, recorded twice)"""
+      their time slices, recorded twice) | many (PROGRAM's sibling query_many: thousands
+      of calls logged in the task, checked against their formulas and against the same
+      query with every call trapped, DEJA_NO_CALL_LOG)"""
 import hashlib
+import re
 import json
 import os
 import shutil
@@ -153,6 +156,49 @@ def case_preempt():
         replayed = run([DEJA, "replay", "-a", trace])
         check(rows and f"result={rows[-1]['new']} " in replayed.stdout,
               f"the last write is what the program printed: {replayed.stdout}")
+
+
+def query_env(trace, env, *args):
+    r = subprocess.run([DEJA, "query", "--json"] + list(args[:-2]) + [trace] + list(args[-2:]),
+                       env=dict(ENV, **env), capture_output=True, text=True, timeout=240)
+    check(r.returncode == 0, f"query {args} with {env}: exit {r.returncode}: {r.stderr}")
+    return [json.loads(line) for line in r.stdout.splitlines() if line.strip()], r.stderr
+
+
+def case_many():
+    trace = record(program=os.path.join(os.path.dirname(PROGRAM), "query_many"))
+    mix, err = query_env(trace, {"DEJA_QUERY_DEBUG": "1"}, "calls", "mix")
+    logged = re.search(r"calls logged in the task: (\d+) records", err)
+    check(logged and int(logged.group(1)) >= 2 * 9300 - 2, f"the calls were logged: {err}")
+    main = [r for r in mix if r["caller"] == "main"]
+    worker = [r for r in mix if r["caller"] == "worker"]
+    check(len(main) == 9000 and len(worker) == 300, f"mix: {len(main)} + {len(worker)} rows")
+    want = [({"a": i, "d": i * 0.25, "k": i % 5}, 3 * i + i % 5 + (int(i * 0.25) if i * 0.25 > 1 else 0))
+            for i in range(9000)]
+    check([(r["args"], r["return"]) for r in main] == want, "mix's calls by main")
+    want = [({"a": 1000 + i, "d": 0.5, "k": 7}, 3 * (1000 + i) + 7) for i in range(300)]
+    check([(r["args"], r["return"]) for r in worker] == want, "mix's calls by the worker")
+    check(len({r["tid"] for r in main}) == 1 and len({r["tid"] for r in worker}) == 1 and
+          main[0]["tid"] != worker[0]["tid"], "mix's threads")
+    last = {}
+    for r in mix:  # the n-th arrival of its thread in its stretch, in order
+        event, tid, n = r["event"], r["tid"], int(r["pos"].split("/")[-1])
+        check(n == (last[tid][1] + 1 if tid in last and last[tid][0] == event else 1),
+              f"position {r['pos']} after {last.get(tid)}")
+        last[tid] = (event, n)
+    avg = query(trace, "calls", "avg")
+    check([(r["args"], r["return"]) for r in avg] == [({"a": i, "b": 1}, (i + 1) / 2) for i in range(500)],
+          f"avg: {avg[:3]}")
+    depth = query(trace, "calls", "depth")
+    check([(r["args"]["n"], r["return"], r["caller"]) for r in depth] ==
+          [(n, n * (n + 1) // 2, "main" if n == 40 else "depth") for n in range(40, -1, -1)],
+          f"depth: {depth[:3]}")
+    trapped, _ = query_env(trace, {"DEJA_NO_CALL_LOG": "1"}, "calls", "depth")
+    check(trapped == depth, f"depth with every call trapped: {trapped[:3]}")
+    trapped, _ = query_env(trace, {"DEJA_NO_CALL_LOG": "1"}, "--limit", "40", "calls", "mix")
+    check(trapped == mix[:40], f"mix with every call trapped: {trapped[:3]}")
+    rc, out = gdb(trace, ["-g", main[5000]["pos"]], ["p a", "p k"])
+    check(rc == 0 and "$1 = 5000" in out and "$2 = 0" in out, f"-g to a logged call: {out}")
 
 
 def case_calls(trace=None):

@@ -318,7 +318,8 @@ void call_log_arm(struct call_log *l, struct rptask *x,
                   bool (*other)(void *ctx, uint64_t lo, uint64_t hi), void *ctx) {
   bool in[1 + CALL_LOG_RETS] = {false};
   int n = 0;
-  if (l->off || x->sig || x->queued_sig || task_get_regs(&x->t) < 0)
+  l->placed = false;
+  if (l->off || !l->hot || x->sig || x->queued_sig || task_get_regs(&x->t) < 0)
     return;
   if (l->owner && l->owner != x->pid)
     l->owner = 0; /* left in another process at a stop where it could not go: forgotten */
@@ -337,6 +338,7 @@ void call_log_arm(struct call_log *l, struct rptask *x,
   if (!write_region(l, x, in))
     return;
   l->runs++;
+  l->placed = true;
   for (int i = 0; i < l->nsites; i++)
     if (in[i] && !jmp_in(l, i, x))
       break;
@@ -409,10 +411,36 @@ static void read_records(struct call_log *l, struct rptask *x, bool drop) {
   task_write_mem(&x->t, l->region + OFF_CURSOR, &cursor, 8); /* (when the region stays) */
 }
 
+/* Whether X's stop ST is a breakpoint's trap at one of L's sites (their int3s were in). */
+static bool trapped_at_site(const struct call_log *l, struct rptask *x, const struct stop *st) {
+  if (st->kind != STOP_SIGNAL || st->sig != SIGTRAP || task_get_regs(&x->t) < 0)
+    return false;
+  for (int i = 0; i < l->nsites; i++)
+    if (x->t.regs.rip == l->site[i].addr + 1)
+      return true;
+  return false;
+}
+
+/* After a run: whether calls come (see struct call_log). */
+static void heat(struct call_log *l, struct rptask *x, const struct stop *st, size_t got) {
+  if (!l->placed) {
+    l->hot |= trapped_at_site(l, x, st);
+    l->idle = 0;
+  } else if (got) {
+    l->idle = 0;
+  } else if (++l->idle >= 2) {
+    l->hot = false;
+  }
+  l->placed = false;
+}
+
 enum call_log_stop call_log_stop(struct call_log *l, struct rptask *x, const struct stop *st) {
   call_log_remove(l, &x->t);
-  if (!l->owner || l->owner != x->pid)
+  size_t before = l->ngot;
+  if (!l->owner || l->owner != x->pid) {
+    heat(l, x, st, 0);
     return CALL_LOG_NONE;
+  }
   enum call_log_stop what = CALL_LOG_NONE;
   bool drop = false;
   if (task_get_regs(&x->t) == 0 && x->t.regs.rip >= l->region &&
@@ -422,9 +450,10 @@ enum call_log_stop call_log_stop(struct call_log *l, struct rptask *x, const str
     task_set_regs(&x->t, &x->t.regs);
   }
   read_records(l, x, drop);
+  heat(l, x, st, l->ngot - before + (what != CALL_LOG_NONE));
   if (jump_stop_gone(st))
     l->owner = 0; /* its address space is gone (or going) */
-  else if (jump_page_unmap(x, st, l->region, REGION))
+  else if (what != CALL_LOG_FULL && jump_page_unmap(x, st, l->region, REGION))
     l->owner = 0;
   return what;
 }

@@ -70,7 +70,12 @@ struct call_log {
   /* the records read so far and not taken */
   struct call_log_entry *got;
   size_t ngot, cap;
-  uint64_t runs, logged; /* runs it was placed in, records read (DEJA_TL_DEBUG) */
+  /* Placing it costs two injected calls a run (the region mapped and unmapped): it goes
+   * in only while calls come (hot: from a run that logged some, or a breakpoint's stop at
+   * one of the sites, until two runs in a row logged none). */
+  bool hot, placed;
+  int idle;
+  uint64_t runs, logged; /* runs it was placed in, records read (DEJA_QUERY_DEBUG) */
 };
 
 /* L empty, logging the calls of the function at ENTRY (DEJA_NO_CALL_LOG read). */
