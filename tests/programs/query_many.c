@@ -1,7 +1,8 @@
 /* deja query's test program for calls logged in the task (src/replay/stops/call_log.h):
  * mix() is called 9000 times by main without a system call in between (more calls than
  * the log's buffer holds from one stop to the next) and 300 times by a second thread,
- * avg() 500 times, depth() recurses 40 deep. Their arguments and returns follow formulas
+ * avg() 500 times, depth() recurses 40 deep, twice() (shorter than a jmp: its ret moves
+ * with it) 100 times. Their arguments and returns follow formulas
  * the test checks; the program prints their sums. */
 #include <pthread.h>
 #include <stdio.h>
@@ -15,7 +16,10 @@ __attribute__((noinline)) long mix(long a, double d, int k) {
 
 __attribute__((noinline)) double avg(double a, double b) { return (a + b) / 2; }
 
-__attribute__((noinline)) long depth(int n) {
+__attribute__((noinline, aligned(16))) long twice(long a) { return a * 2; }
+
+/* (aligned: the padding after twice's ret) */
+__attribute__((noinline, aligned(16))) long depth(int n) {
   if (n <= 0)
     return 0;
   return depth(n - 1) + n;
@@ -36,6 +40,8 @@ int main(void) {
     sum += mix(i, i * 0.25, i % 5);
   for (int i = 0; i < 500; i++)
     half += avg(i, 1.0);
+  for (int i = 0; i < 100; i++)
+    sum += twice(i);
   pthread_t t;
   void *ws;
   pthread_create(&t, NULL, worker, NULL);

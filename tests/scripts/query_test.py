@@ -193,6 +193,13 @@ def case_many():
     check([(r["args"]["n"], r["return"], r["caller"]) for r in depth] ==
           [(n, n * (n + 1) // 2, "main" if n == 40 else "depth") for n in range(40, -1, -1)],
           f"depth: {depth[:3]}")
+    twice, err = query_env(trace, {"DEJA_QUERY_DEBUG": "1"}, "calls", "twice")
+    logged = re.search(r"calls logged in the task: (\d+) records", err)
+    check(logged and int(logged.group(1)) >= 2 * 100 - 2, f"twice's calls were logged: {err}")
+    check([(r["args"], r["return"]) for r in twice] == [({"a": i}, 2 * i) for i in range(100)],
+          f"twice: {twice[:3]}")
+    trapped, _ = query_env(trace, {"DEJA_NO_CALL_LOG": "1"}, "calls", "twice")
+    check(trapped == twice, f"twice with every call trapped: {trapped[:3]}")
     trapped, _ = query_env(trace, {"DEJA_NO_CALL_LOG": "1"}, "calls", "depth")
     check(trapped == depth, f"depth with every call trapped: {trapped[:3]}")
     trapped, _ = query_env(trace, {"DEJA_NO_CALL_LOG": "1"}, "--limit", "40", "calls", "mix")

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86_decoder.h"
 #include "common/log.h"
 #include "replay/stops/jump_hook.h"
 #include "task/task.h"
@@ -206,22 +207,62 @@ bool call_log_covers(const struct call_log *l, uint64_t addr) {
   return false;
 }
 
+/* Whether CODE[FROM, TO) is padding: nops (one or more, maybe running past TO) or int3s. */
+static bool padding(const uint8_t *code, size_t len, uint64_t addr, int from, int to) {
+  while (from < to) {
+    if (code[from] == 0xcc) {
+      from++;
+      continue;
+    }
+    cs_insn *insn = x86_decode_one(code + from, len - (size_t)from, addr + (uint64_t)from);
+    bool nop = insn && insn->id == X86_INS_NOP;
+    from += insn ? insn->size : 0;
+    if (insn)
+      x86_cs.free(insn, 1);
+    if (!nop)
+      return false;
+  }
+  return true;
+}
+
+/* A plan for the instructions at ADDR before a `ret` that ends fewer than 5 bytes from
+ * it, padding after: the ret moved with them (the plan's end is the ret's address). */
+static bool plan_ret_tail(const uint8_t *code, size_t n, uint64_t addr, struct x86_displaced *p) {
+  for (int k = 0; k < X86_JMP_LEN && (size_t)X86_JMP_LEN <= n; k++)
+    if (code[k] == 0xc3 && x86_displace_plan_min(code, n, addr, k, p) && p->off[p->n] == k &&
+        padding(code, n, addr, k + 1, X86_JMP_LEN))
+      return true;
+  return false;
+}
+
 /* Whether a jmp fits at site S in X's process (its plan remembered while the code there
  * stays the same: the scan for branches reads the whole mapping). */
 static bool site_fits(struct call_log_site *s, struct rptask *x) {
-  uint8_t code[X86_DISPLACE_MAX * 15];
+  uint8_t code[sizeof s->seen] = {0};
   size_t n = task_read_code(&x->t, s->addr, code, sizeof code);
-  if (s->planned && s->plan_pid == x->pid && n >= s->plan.off[s->plan.n] &&
-      memcmp(code, s->plan.code, s->plan.off[s->plan.n]) == 0)
+  if (s->planned && s->plan_pid == x->pid && n >= sizeof s->orig &&
+      memcmp(code, s->seen, sizeof s->seen) == 0)
     return s->fits;
+  memcpy(s->seen, code, sizeof s->seen);
   s->planned = true;
   s->plan_pid = x->pid;
   s->fits = x86_displace_plan(code, n, s->addr, &s->plan);
+  s->ret_tail = !s->fits && plan_ret_tail(code, n, s->addr, &s->plan);
+  s->fits |= s->ret_tail;
   if (s->fits) {
-    s->end = s->addr + s->plan.off[s->plan.n];
+    s->end = s->addr + (s->ret_tail ? X86_JMP_LEN : s->plan.off[s->plan.n]);
     s->fits = !jump_site_branched_into(&x->t, s->addr, s->end);
   }
   return s->fits;
+}
+
+/* The moved instruction (index) at RIP inside site S's bytes, or -1: one after the
+ * first, or the moved ret. */
+static int inside_at(const struct call_log_site *s, uint64_t rip) {
+  for (int k = 1; k <= s->plan.n; k++)
+    if (rip == s->addr + s->plan.off[k] && (k < s->plan.n || s->ret_tail))
+      return k;
+  return s->ret_tail && s->plan.n == 0 && rip == s->addr ? 0 : -1;
 }
 
 static int64_t dist(uint64_t a, uint64_t b) { return a > b ? (int64_t)(a - b) : (int64_t)(b - a); }
@@ -237,12 +278,7 @@ static bool site_ok(struct call_log *l, int i, struct rptask *x,
     if (l->site[k].in && s->addr < l->site[k].end && l->site[k].addr < s->end)
       return false;
   uint64_t rip = x->t.regs.rip;
-  if (rip <= s->addr || rip >= s->end)
-    return true;
-  for (int k = 1; k < s->plan.n; k++)
-    if (rip == s->addr + s->plan.off[k])
-      return true;
-  return false;
+  return rip <= s->addr || rip >= s->end || inside_at(s, rip) > 0;
 }
 
 /* Slot I's code for site S into CODE (the slot's bytes), its marks into M: false when the
@@ -259,6 +295,8 @@ static bool emit_slot(struct call_log *l, int i, uint8_t *code, struct marks *m)
   size_t len = x86_displace_emit(&s->plan, e.at + (uint64_t)e.pos, out, s->resume_off);
   if (!len || e.pos + (int)len > SLOT || dist(e.at, s->addr) > REACH)
     return false;
+  if (s->ret_tail) /* the ret in place of the jmp back */
+    out[s->resume_off[s->plan.n]] = 0xc3;
   memcpy(code + e.pos, out, len);
   return true;
 }
@@ -304,13 +342,13 @@ static bool jmp_in(struct call_log *l, int i, struct rptask *x) {
     return false;
   s->in = true;
   uint64_t rip = x->t.regs.rip;
-  for (int k = 1; k < s->plan.n && rip > s->addr && rip < s->end; k++)
-    if (rip == s->addr + s->plan.off[k]) {
-      struct marks m;
-      marks_of(l, i, &m);
-      x->t.regs.rip = slot + (uint64_t)m.moved + s->resume_off[k];
-      task_set_regs(&x->t, &x->t.regs);
-    }
+  int k = rip > s->addr && rip < s->end ? inside_at(s, rip) : -1;
+  if (k > 0) {
+    struct marks m;
+    marks_of(l, i, &m);
+    x->t.regs.rip = slot + (uint64_t)m.moved + s->resume_off[k];
+    task_set_regs(&x->t, &x->t.regs);
+  }
   return true;
 }
 

@@ -54,9 +54,13 @@ struct call_log_entry {
 struct call_log_site {
   uint64_t addr, end; /* the bytes its jmp covers */
   bool planned, fits; /* its plan made (in process plan_pid), and whether a jmp fits */
+  /* The plan's instructions end with a `ret` (moved too) followed by padding up to the
+   * jmp's end: a function of fewer than 5 bytes (`lea eax, [rdi+rsi]; ret`). */
+  bool ret_tail;
   pid_t plan_pid;
   struct x86_displaced plan;
   uint8_t resume_off[X86_DISPLACE_MAX + 1]; /* the moved instructions' offsets in its slot */
+  uint8_t seen[X86_DISPLACE_MAX * 15];      /* the code the plan was made for */
   uint8_t orig[X86_JMP_LEN];
   bool in; /* its jmp is in place this run */
 };
