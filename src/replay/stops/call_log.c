@@ -259,8 +259,9 @@ static bool site_fits(struct call_log_site *s, struct rptask *x) {
 /* The moved instruction (index) at RIP inside site S's bytes, or -1: one after the
  * first, or the moved ret. */
 static int inside_at(const struct call_log_site *s, uint64_t rip) {
-  for (int k = 1; k <= s->plan.n; k++)
-    if (rip == s->addr + s->plan.off[k] && (k < s->plan.n || s->ret_tail))
+  int last = s->ret_tail ? s->plan.n : s->plan.n - 1; /* (the jmp back is none) */
+  for (int k = 1; k <= last; k++)
+    if (rip == s->addr + s->plan.off[k])
       return k;
   return s->ret_tail && s->plan.n == 0 && rip == s->addr ? 0 : -1;
 }
