@@ -10,7 +10,8 @@ CASE: writes | threads (recorded twice) | fork | calls | output | goto | monitor
       and traps) | preempt (PROGRAM's sibling query_preempt, two threads computing past
       their time slices, recorded twice) | many (PROGRAM's sibling query_many: thousands
       of calls logged in the task, checked against their formulas and against the same
-      query with every call trapped, DEJA_NO_CALL_LOG)"""
+      query with every call trapped, DEJA_NO_CALL_LOG) | preempt_calls (PROGRAM's sibling
+      query_calls_preempt: two threads calling step() across state points)"""
 import hashlib
 import re
 import json
@@ -206,6 +207,26 @@ def case_many():
     check(trapped == mix[:40], f"mix with every call trapped: {trapped[:3]}")
     rc, out = gdb(trace, ["-g", main[5000]["pos"]], ["p a", "p k"])
     check(rc == 0 and "$1 = 5000" in out and "$2 = 0" in out, f"-g to a logged call: {out}")
+
+
+def case_preempt_calls():
+    trace = record(program=os.path.join(os.path.dirname(PROGRAM), "query_calls_preempt"))
+    r = run([DEJA, "dump", trace])
+    check(" state at " in r.stdout, "the recording has state points (preempted compute)")
+    rows = query(trace, "calls", "step")
+    threads = {}
+    for row in rows:
+        threads.setdefault(row["tid"], []).append(row)
+    check(len(threads) == 2 and all(len(t) == 5000 for t in threads.values()),
+          f"5000 calls in each thread: {[len(t) for t in threads.values()]}")
+    sums = []
+    for t in threads.values():
+        check(all(t[i + 1]["args"]["x"] == t[i]["return"] for i in range(len(t) - 1)) and
+              t[0]["args"]["x"] in (1, 2), f"each call's argument is the last one's return: {t[:2]}")
+        sums.append((t[0]["args"]["x"], sum(c["return"] for c in t) % (1 << 64)))
+    printed = run([DEJA, "replay", "-a", trace]).stdout
+    want = "sums " + " ".join(f"{s:x}" for _, s in sorted(sums))
+    check(want in printed, f"the returns add up to what the program printed: {want}, {printed}")
 
 
 def case_calls(trace=None):

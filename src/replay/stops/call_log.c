@@ -412,9 +412,9 @@ static enum call_log_stop translate(struct call_log *l, int i, struct rptask *x,
   bool trap = st->kind == STOP_SIGNAL && st->sig == SIGTRAP;
   r->rip = s->addr;
   if (off < m.moved)
-    return trap && off == m.unknown + 1 ? CALL_LOG_ARRIVAL
-           : trap && off == m.full + 1  ? CALL_LOG_FULL
-                                        : CALL_LOG_NONE;
+    return trap && m.unknown >= 0 && off == m.unknown + 1 ? CALL_LOG_ARRIVAL
+           : trap && off == m.full + 1                    ? CALL_LOG_FULL
+                                                          : CALL_LOG_NONE;
   for (int k = 0; k <= s->plan.n; k++)
     if (off == m.moved + s->resume_off[k])
       r->rip = s->addr + s->plan.off[k];
