@@ -8,8 +8,12 @@ Usage: query_test.py CASE DEJA PROGRAM
 CASE: writes | threads (recorded twice) | fork | calls | output | goto | monitor | bad |
       nohw (writes and calls without debug registers or perf breakpoints: page protection
       and traps) | preempt (PROGRAM's sibling query_preempt, two threads computing past
-      their time slices, recorded twice)"""
+      their time slices, recorded twice) | many (PROGRAM's sibling query_many: thousands
+      of calls logged in the task, checked against their formulas and against the same
+      query with every call trapped, DEJA_NO_CALL_LOG) | preempt_calls (PROGRAM's sibling
+      query_calls_preempt: two threads calling step() across state points)"""
 import hashlib
+import re
 import json
 import os
 import shutil
@@ -153,6 +157,76 @@ def case_preempt():
         replayed = run([DEJA, "replay", "-a", trace])
         check(rows and f"result={rows[-1]['new']} " in replayed.stdout,
               f"the last write is what the program printed: {replayed.stdout}")
+
+
+def query_env(trace, env, *args):
+    r = subprocess.run([DEJA, "query", "--json"] + list(args[:-2]) + [trace] + list(args[-2:]),
+                       env=dict(ENV, **env), capture_output=True, text=True, timeout=240)
+    check(r.returncode == 0, f"query {args} with {env}: exit {r.returncode}: {r.stderr}")
+    return [json.loads(line) for line in r.stdout.splitlines() if line.strip()], r.stderr
+
+
+def case_many():
+    trace = record(program=os.path.join(os.path.dirname(PROGRAM), "query_many"))
+    mix, err = query_env(trace, {"DEJA_QUERY_DEBUG": "1"}, "calls", "mix")
+    logged = re.search(r"calls logged in the task: (\d+) records", err)
+    check(logged and int(logged.group(1)) >= 2 * 9300 - 2, f"the calls were logged: {err}")
+    main = [r for r in mix if r["caller"] == "main"]
+    worker = [r for r in mix if r["caller"] == "worker"]
+    check(len(main) == 9000 and len(worker) == 300, f"mix: {len(main)} + {len(worker)} rows")
+    want = [({"a": i, "d": i * 0.25, "k": i % 5}, 3 * i + i % 5 + (int(i * 0.25) if i * 0.25 > 1 else 0))
+            for i in range(9000)]
+    check([(r["args"], r["return"]) for r in main] == want, "mix's calls by main")
+    want = [({"a": 1000 + i, "d": 0.5, "k": 7}, 3 * (1000 + i) + 7) for i in range(300)]
+    check([(r["args"], r["return"]) for r in worker] == want, "mix's calls by the worker")
+    check(len({r["tid"] for r in main}) == 1 and len({r["tid"] for r in worker}) == 1 and
+          main[0]["tid"] != worker[0]["tid"], "mix's threads")
+    last = {}
+    for r in mix:  # the n-th arrival of its thread in its stretch, in order
+        event, tid, n = r["event"], r["tid"], int(r["pos"].split("/")[-1])
+        check(n == (last[tid][1] + 1 if tid in last and last[tid][0] == event else 1),
+              f"position {r['pos']} after {last.get(tid)}")
+        last[tid] = (event, n)
+    avg = query(trace, "calls", "avg")
+    check([(r["args"], r["return"]) for r in avg] == [({"a": i, "b": 1}, (i + 1) / 2) for i in range(500)],
+          f"avg: {avg[:3]}")
+    depth = query(trace, "calls", "depth")
+    check([(r["args"]["n"], r["return"], r["caller"]) for r in depth] ==
+          [(n, n * (n + 1) // 2, "main" if n == 40 else "depth") for n in range(40, -1, -1)],
+          f"depth: {depth[:3]}")
+    twice, err = query_env(trace, {"DEJA_QUERY_DEBUG": "1"}, "calls", "twice")
+    logged = re.search(r"calls logged in the task: (\d+) records", err)
+    check(logged and int(logged.group(1)) >= 2 * 100 - 2, f"twice's calls were logged: {err}")
+    check([(r["args"], r["return"]) for r in twice] == [({"a": i}, 2 * i) for i in range(100)],
+          f"twice: {twice[:3]}")
+    trapped, _ = query_env(trace, {"DEJA_NO_CALL_LOG": "1"}, "calls", "twice")
+    check(trapped == twice, f"twice with every call trapped: {trapped[:3]}")
+    trapped, _ = query_env(trace, {"DEJA_NO_CALL_LOG": "1"}, "calls", "depth")
+    check(trapped == depth, f"depth with every call trapped: {trapped[:3]}")
+    trapped, _ = query_env(trace, {"DEJA_NO_CALL_LOG": "1"}, "--limit", "40", "calls", "mix")
+    check(trapped == mix[:40], f"mix with every call trapped: {trapped[:3]}")
+    rc, out = gdb(trace, ["-g", main[5000]["pos"]], ["p a", "p k"])
+    check(rc == 0 and "$1 = 5000" in out and "$2 = 0" in out, f"-g to a logged call: {out}")
+
+
+def case_preempt_calls():
+    trace = record(program=os.path.join(os.path.dirname(PROGRAM), "query_calls_preempt"))
+    r = run([DEJA, "dump", trace])
+    check(" state at " in r.stdout, "the recording has state points (preempted compute)")
+    rows = query(trace, "calls", "step")
+    threads = {}
+    for row in rows:
+        threads.setdefault(row["tid"], []).append(row)
+    check(len(threads) == 2 and all(len(t) == 5000 for t in threads.values()),
+          f"5000 calls in each thread: {[len(t) for t in threads.values()]}")
+    sums = []
+    for t in threads.values():
+        check(all(t[i + 1]["args"]["x"] == t[i]["return"] for i in range(len(t) - 1)) and
+              t[0]["args"]["x"] in (1, 2), f"each call's argument is the last one's return: {t[:2]}")
+        sums.append((t[0]["args"]["x"], sum(c["return"] for c in t) % (1 << 64)))
+    printed = run([DEJA, "replay", "-a", trace]).stdout
+    want = "sums " + " ".join(f"{s:x}" for _, s in sorted(sums))
+    check(want in printed, f"the returns add up to what the program printed: {want}, {printed}")
 
 
 def case_calls(trace=None):

@@ -60,6 +60,14 @@ static int state_run(struct replay_engine *e, struct rptask *x, struct stop *st)
     return diverge(e,
                    "cannot divert the buffered call of task %d in progress at its state point: %s",
                    x->rec_tid, strerror(errno));
+  /* The last stop was a debugger's breakpoint at the recorded address (a query's return
+   * site there): it went to the debugger before this search saw that arrival. */
+  if (!in_call && e->stop.kind == RSTOP_BREAKPOINT && e->stop.addr == stop_at &&
+      e->stop.rec_tid == x->rec_tid && task_get_regs(&x->t) == 0 && x->t.regs.rip == stop_at &&
+      state_match_at(e, x)) {
+    e->pos.reached = true;
+    return 0;
+  }
   e->internal_bp = stop_at;
   e->internal_regs = !in_call; /* (a jump hook passes over the passes with other registers) */
   int rc = run_task(e, x, st, true);

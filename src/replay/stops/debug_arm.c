@@ -102,7 +102,8 @@ static void place_breakpoints(struct replay_debug *d, struct rptask *x, const st
  * breakpoints in the debug registers. */
 static void put_in(struct replay_debug *d, struct rptask *x) {
   for (int i = 0; i < d->run.nwant; i++)
-    if (!count_hooks_cover(&d->run.counts, d->run.want[i], d->run.want[i] + 1))
+    if (!count_hooks_cover(&d->run.counts, d->run.want[i], d->run.want[i] + 1) &&
+        !(d->calls && call_log_covers(d->calls, d->run.want[i])))
       dbg_insert(d, &x->t, d->run.want[i]);
   dbg_arm_hw(d, x);
 }
@@ -160,6 +161,29 @@ static struct counting count_in_kernel(struct replay_debug *d, struct rptask *x)
   return c;
 }
 
+/* What a free run of X puts in besides the call log's jmps (call_log.h). */
+struct log_ctx {
+  struct replay_debug *d;
+  struct rptask *x;
+  const struct resume *r;
+};
+
+/* Whether something of the resume but the client's own breakpoint at LO is in [LO, HI):
+ * an int3, the jump hook, a counting hook, the guarded text of libc. */
+static bool log_other(void *ctx, uint64_t lo, uint64_t hi) {
+  const struct log_ctx *c = ctx;
+  struct replay_debug *d = c->d;
+  uint64_t internal_bp = d->run.internal_bp;
+  bool only_user = is_user_bp(d, lo) && !target_bp_of(d, c->x, lo) && !probe_of(d, c->x, lo) &&
+                   trap_count_of(d, c->x, lo) < 0;
+  for (int i = 0; i < d->run.nwant; i++)
+    if (d->run.want[i] >= lo && d->run.want[i] < hi && !(d->run.want[i] == lo && only_user))
+      return true;
+  return (internal_bp >= lo && internal_bp < hi) ||
+         (c->r->hook && lo < c->r->hook_end && internal_bp < hi) ||
+         count_hooks_cover(&d->run.counts, lo, hi) || dbg_guarded(d, c->x, lo, hi - lo);
+}
+
 /* RESUME_RUN: a free run, its arrivals counted in the kernel where they can be, a string
  * instruction's run limited, the hot addresses counted by hooks. */
 static int arm_run(struct replay_debug *d, struct rptask *x, const struct resume *r) {
@@ -173,6 +197,10 @@ static int arm_run(struct replay_debug *d, struct rptask *x, const struct resume
   if (!r->at_syscall && !d->run.rep.active)
     dbg_place_count_hooks(d, x, c.target_trapped && !is_user_bp(d, d->target.addr),
                           r->hook ? d->run.internal_bp : 0, r->hook ? r->hook_end : 0);
+  /* a function's calls logged without a stop each (not where the run begins with a call
+   * or a limited string instruction) */
+  if (d->calls && !r->at_syscall && !d->run.rep.active)
+    call_log_arm(d->calls, x, log_other, &(struct log_ctx){d, x, r});
   put_in(d, x);
   return PTRACE_SYSCALL;
 }
@@ -223,6 +251,10 @@ int dbg_arm(void *ctx, struct rptask *x, uint64_t internal_bp,
     for (int k = 0; k < r->counts.n; k++)
       store_hooks_busy(sh, r->counts.h[k].addr, r->counts.h[k].end, r->counts.h[k].orig,
                        X86_JMP_LEN);
+    for (int k = 0; d->calls && k < d->calls->nsites; k++)
+      if (d->calls->site[k].in)
+        store_hooks_busy(sh, d->calls->site[k].addr, d->calls->site[k].end, d->calls->site[k].orig,
+                         X86_JMP_LEN);
     if (r->hook.owner == x->pid)
       store_hooks_trust(sh, r->hook.page, r->hook.page + 4096);
     debug_regs_arm(&r->regs, x, r->resume_req); /* after the registers were set for X */

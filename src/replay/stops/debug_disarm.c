@@ -9,6 +9,7 @@ enum stop_cause {
   BY_INTERRUPT,      /* the debugger's interrupt or the slice's: its group stop */
   BY_OTHER,          /* a task of another process, or a blind run: not observed */
   BY_COUNT_HOOK,     /* a counting hook reached its count: the target's arrival */
+  BY_CALL_LOG_FULL,  /* the call log's buffer is full (read now): the task goes on */
   BY_REP_LIMIT,      /* a string instruction ran the iterations its run was limited to */
   BY_COUNTER,        /* a kernel counter's signal at an arrival */
   BY_COUNTER_TARGET, /* a kernel counter's signal at the target's n-th arrival */
@@ -112,6 +113,9 @@ static enum stop_cause classify(struct replay_debug *d, struct rptask *x, const 
   bool hook_hit = jump_hook_stop(&r->hook, x, st);
   uint64_t count_trap = 0; /* a moved int3's stop: X is at its breakpoint */
   f->count_hit = r->counts.n || r->counts.owner ? dbg_count_hooks_done(d, x, st, &count_trap) : 0;
+  /* the call log's jmps out, its records read; an entry's stop is a breakpoint's arrival */
+  enum call_log_stop logged = d->calls ? call_log_stop(d->calls, x, st) : CALL_LOG_NONE;
+  count_trap = logged == CALL_LOG_ARRIVAL ? x->t.regs.rip : count_trap;
   /* a string instruction's limited run: its registers as the instruction left them */
   bool rep_done = r->rep.active && r->rep.tid == x->rec_tid && rep_limit_end(&r->rep, x);
   if (r->interrupt_sent && st->kind == STOP_GROUP)
@@ -122,6 +126,8 @@ static enum stop_cause classify(struct replay_debug *d, struct rptask *x, const 
   d->wps_fired = 0;
   if (f->count_hit)
     return BY_COUNT_HOOK;
+  if (logged == CALL_LOG_FULL)
+    return BY_CALL_LOG_FULL;
   if (rep_done)
     return BY_REP_LIMIT;
   bool inserted_at_pc = hook_hit || count_trap;
@@ -171,6 +177,19 @@ static enum hook_verdict on_count_hook(struct replay_debug *d, struct rptask *x,
   fill_stop(out, RSTOP_TARGET, x);
   out->addr = f->count_hit;
   return HOOK_STOP;
+}
+
+/* BY_CALL_LOG_FULL: the records are read; the task is back at the address it was at,
+ * not arrived, and goes on. */
+static enum hook_verdict on_log_full(struct replay_debug *d, struct rptask *x,
+                                     const struct stop *st) {
+  dbg_remove_all(d, &x->t);
+  if (d->run.counter.fd >= 0)
+    dbg_take_target_count(d, x, st);
+  if (d->run.nbp_counters)
+    dbg_take_bp_counts(d, x, st);
+  debug_regs_take_dr6(&d->run.regs, x->t.tid);
+  return HOOK_AGAIN;
 }
 
 /* BY_REP_LIMIT: its iterations ran: just before the target's write, or on (the watched
@@ -312,6 +331,7 @@ enum hook_verdict dbg_disarm(void *ctx, struct rptask *x, const struct stop *st,
   case BY_INTERRUPT: return on_interrupt(d, x, st, out);
   case BY_OTHER: return HOOK_NONE;
   case BY_COUNT_HOOK: return on_count_hook(d, x, st, &f, out);
+  case BY_CALL_LOG_FULL: return on_log_full(d, x, st);
   case BY_REP_LIMIT: return on_rep_limit(d, x, st, out);
   case BY_COUNTER: return on_counter(d, x, st, false, out);
   case BY_COUNTER_TARGET: return on_counter(d, x, st, true, out);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "replay/stops/call_log.h"
 #include "replay/stops/debug_regs.h"
 #include "replay/stops/count_hooks.h"
 #include "replay/stops/exec_counter.h"
@@ -147,6 +148,10 @@ struct replay_debug {
    * system calls it catches. */
   struct debug_breaks breaks;
   struct debug_catches catches;
+  /* A function's calls logged in the task instead of trapped (call_log.h; the client's,
+   * NULL: none): its entry and return sites are breakpoints above too, whose int3s stay
+   * out in the free runs where the log's jmps go in. */
+  struct call_log *calls;
   bool stepping;                  /* a single step of step_tid is asked for */
   pid_t step_tid;                 /* recorded tid */
   bool (*interrupted)(void *arg); /* the debugger's Ctrl-C, polled while the program runs */

@@ -110,6 +110,8 @@ bool dbg_other_bp_in(const struct replay_debug *d, const struct rptask *x, uint6
 void dbg_remove_all(struct replay_debug *d, struct task *t) {
   jump_hook_remove(&d->run.hook, t);
   count_hooks_remove(&d->run.counts, t);
+  if (d->calls)
+    call_log_remove(d->calls, t);
   for (int i = d->run.nins; i-- > 0;)
     task_write_mem(t, d->run.ins[i].addr, &d->run.ins[i].orig, 1);
   d->run.nins = 0;
