@@ -89,10 +89,11 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
         reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
-        watch_libc watch_read output_stops catch_buffered)
+        watch_libc watch_read output_stops catch_buffered reverse_step_threads)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
+target_link_libraries(gdb_program_reverse_step_threads PRIVATE pthread)
 target_link_libraries(gdb_program_spin_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_crash_thread PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
@@ -356,6 +357,9 @@ deja_gdb_test(fork_breaks_child fork_breaks BOTH)
 # what the program printed before a stop is shown before gdb shows it (buffered writes too:
 # the records the task made so far), once, also after going back
 deja_gdb_test(output_stops output_stops BOTH)
+# reverse-next and reverse-step in one thread while another made system calls and worked
+# in between: the previous line of the same thread, as gdb on rr lands
+deja_gdb_test(reverse_step_threads reverse_step_threads BOTH REPEAT 2)
 # catch syscall at the calls made through the system call buffer (no events): entry and
 # return with a live process's registers, forwards and backwards, as with -n
 deja_gdb_test(catch_buffered catch_buffered BOTH)
