@@ -350,6 +350,7 @@ deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
 # forks gdb follows: the child (follow-fork-mode child), or both (detach-on-fork off)
 deja_gdb_test(follow_child follow)
 deja_gdb_test(follow_both follow)
+deja_gdb_test(follow_both_late follow BOTH)
 # a breakpoint both processes reach after a fork stops the one gdb follows only (the
 # parent, or the child with follow-fork-mode child, through its exec: catch exec)
 deja_gdb_program(fork_breaks)
