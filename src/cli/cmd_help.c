@@ -21,10 +21,12 @@ static const char overview_usage[] =
     "                             whole recording\n"
     "  deja dump [TRACE]          one line per recorded event\n"
     "  deja ps [TRACE]            PID PPID EXIT CMD, one line per recorded process\n"
-    "  deja ls                    the traces in the trace directory, newest last\n"
+    "  deja ls [DIR] [-t] [-r]    the traces in the trace directory, newest last\n"
     "  deja rm TRACE              delete a trace\n"
     "  deja pack [TRACE]          make a trace self-contained and movable to another\n"
     "                             machine\n"
+    "  deja gdbinit               the gdb commands deja replay gives gdb, for a gdb\n"
+    "                             another tool starts\n"
     "  deja caps                  what this machine lets deja use (debug registers,\n"
     "                             perf breakpoints, rdtsc trapping)\n"
     "  deja help [COMMAND]        this text, or the usage and options of COMMAND\n"
@@ -113,7 +115,13 @@ static const char replay_usage[] =
     "  -g, --goto POS         start debugging at a position `deja query' printed (its\n"
     "                         pos): just before a write, at a call's first\n"
     "                         instruction, at a system call's entry\n"
-    "  -p, --onprocess PID    debug the process that had PID during recording\n"
+    "  -p, --onprocess PID    debug the process that had PID during recording, from\n"
+    "                         the fork that made it\n"
+    "  -f, --onfork PID       the same (rr's name)\n"
+    "  -h, --dbghost HOST     with -s: the address to serve on, 127.0.0.1 or\n"
+    "                         localhost (deja serves this machine only)\n"
+    "  -k, --keep-listening   with -s: once gdb leaves, serve the next gdb that\n"
+    "                         connects, from where the replay is, until deja is ended\n"
     "  -q, --quiet            do not reproduce the program's output\n"
     "      --debugger PATH    the debugger to start (default: gdb; a name starting\n"
     "                         with lldb, such as lldb-22, starts LLDB connected)\n"
@@ -133,7 +141,12 @@ static const char replay_usage[] =
     "\n"
     "Exit status: 0 when the replay reached the end of the trace faithfully; 3 when it\n"
     "diverged (a message names the event, the task, what was expected and what was\n"
-    "found); 1 for usage errors and unreadable or corrupt traces.\n";
+    "found); 1 for usage errors and unreadable or corrupt traces.\n"
+    "\n"
+    "Tools made for rr (VS Code's Midas) drive deja as rr: their rr path set to deja,\n"
+    "they run `deja ls', `deja ps', `deja gdbinit' and `deja replay -h 127.0.0.1 -s\n"
+    "PORT -p PID -k TRACE', and send rr's qRRCmd packets (checkpoint, info\n"
+    "checkpoints, delete checkpoint, when, when-ticks, when-tid, elapsed-time).\n";
 
 static const char query_usage[] =
     "Usage: deja query [OPTIONS] [TRACE] writes EXPR\n"
@@ -185,12 +198,25 @@ static const char ps_usage[] =
     "Exit status: 0, or 1 for usage errors and unreadable traces.\n";
 
 static const char ls_usage[] =
-    "Usage: deja ls\n"
+    "Usage: deja ls [DIR] [-t] [-r]\n"
     "\n"
     "Lists the traces in the trace directory ($DEJA_TRACE_DIR, else\n"
-    "$XDG_DATA_HOME/deja, else ~/.local/share/deja), one name per line, newest last.\n"
+    "$XDG_DATA_HOME/deja, else ~/.local/share/deja), or in DIR, one name per line,\n"
+    "newest last. -t lists the newest first, -r the other way round (-t -r: newest\n"
+    "last), as rr's ls takes them.\n"
     "\n"
     "Exit status: 0, or 1 for usage errors and an unreadable trace directory.\n";
+
+static const char gdbinit_usage[] =
+    "Usage: deja gdbinit\n"
+    "\n"
+    "Prints the gdb commands deja replay gives the gdb it starts (rr's checkpoint,\n"
+    "info checkpoints, delete checkpoint, restart N, when, when-ticks, when-tid,\n"
+    "elapsed-time, info recording), for a gdb another tool starts and connects to\n"
+    "`deja replay -s PORT' (source it: `gdb -x FILE'). Tools made for rr (VS Code's\n"
+    "Midas) run it as `rr gdbinit'.\n"
+    "\n"
+    "Exit status: 0, or 1 for usage errors.\n";
 
 static const char rm_usage[] =
     "Usage: deja rm TRACE\n"
@@ -241,9 +267,10 @@ struct usage {
 };
 
 static const struct usage usages[] = {
-    {"record", record_usage}, {"replay", replay_usage}, {"dump", dump_usage}, {"ps", ps_usage},
-    {"ls", ls_usage},         {"rm", rm_usage},         {"pack", pack_usage}, {"caps", caps_usage},
-    {"help", help_usage},     {"query", query_usage},
+    {"record", record_usage}, {"replay", replay_usage},   {"dump", dump_usage},
+    {"ps", ps_usage},         {"ls", ls_usage},           {"rm", rm_usage},
+    {"pack", pack_usage},     {"caps", caps_usage},       {"help", help_usage},
+    {"query", query_usage},   {"gdbinit", gdbinit_usage},
 };
 
 int print_usage(FILE *f, const char *command) {

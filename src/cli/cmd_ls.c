@@ -1,4 +1,6 @@
-/* `deja ls`: the traces in the trace directory, one name per line, newest last. */
+/* `deja ls [DIR] [-t] [-r]`: the traces in the trace directory (or DIR), one name per
+ * line, newest last; rr's -t (newest first) and -r (the other way round), which tools
+ * made for rr pass. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,15 +39,33 @@ static int is_trace_entry(int dir_fd, const char *name, struct stat *st) {
   return faccessat(dir_fd, events, F_OK, 0) == 0;
 }
 
-int cmd_ls(int argc, char **argv) {
-  (void)argv;
-  if (argc > 1) {
-    deja_msg("ls takes no arguments");
-    fputc('\n', stderr);
-    print_usage(stderr, "ls");
-    return 1;
+/* The options and directory of `deja ls'; false (said, with the usage) on bad ones. */
+static bool ls_arguments(int argc, char **argv, const char **dir, bool *newest_first) {
+  bool by_time = false, reverse = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-t"))
+      by_time = true;
+    else if (!strcmp(argv[i], "-r"))
+      reverse = true;
+    else if (argv[i][0] != '-' && !*dir)
+      *dir = argv[i];
+    else {
+      deja_msg("ls: unexpected argument `%s'", argv[i]);
+      fputc('\n', stderr);
+      print_usage(stderr, "ls");
+      return false;
+    }
   }
-  char *base = trace_dir_base();
+  *newest_first = by_time != reverse;
+  return true;
+}
+
+int cmd_ls(int argc, char **argv) {
+  const char *dir_arg = NULL;
+  bool newest_first;
+  if (!ls_arguments(argc, argv, &dir_arg, &newest_first))
+    return 1;
+  char *base = dir_arg ? strdup(dir_arg) : trace_dir_base();
   if (!base) {
     deja_msg("out of memory");
     return 1;
@@ -53,7 +73,12 @@ int cmd_ls(int argc, char **argv) {
   DIR *dir = opendir(base);
   if (!dir) {
     int rc = 0;
-    if (errno != ENOENT) {
+    if (dir_arg) {
+      deja_msg("ls: cannot read the directory %s: %s", base, strerror(errno));
+      fputc('\n', stderr);
+      print_usage(stderr, "ls");
+      rc = 1;
+    } else if (errno != ENOENT) {
       deja_msg("cannot read the trace directory %s: %s", base, strerror(errno));
       rc = 1;
     }
@@ -93,7 +118,7 @@ int cmd_ls(int argc, char **argv) {
   if (rc == 0) {
     qsort(traces, count, sizeof(*traces), by_age_then_name);
     for (size_t i = 0; i < count; i++)
-      printf("%s\n", traces[i].name);
+      printf("%s\n", traces[newest_first ? count - 1 - i : i].name);
   }
   for (size_t i = 0; i < count; i++)
     free(traces[i].name);

@@ -14,6 +14,12 @@
 #include "replay/engine/replayer.h"
 #include "replay/timeline/timeline_text.h"
 
+/* rr's -h HOST (--dbghost): deja serves this machine only (a TCP peer's uid is read
+ * from /proc/net/tcp), so HOST must be its loopback address. */
+static bool loopback_host(const char *host) {
+  return !strcmp(host, "127.0.0.1") || !strcmp(host, "localhost");
+}
+
 /* A whole non-negative number, or -1. */
 static long long parse_number(const char *s, long long max) {
   char *end;
@@ -24,13 +30,11 @@ static long long parse_number(const char *s, long long max) {
 
 int cmd_replay(int argc, char **argv) {
   static const struct option longopts[] = {
-      {"autopilot", no_argument, NULL, 'a'},
-      {"dbgport", required_argument, NULL, 's'},
-      {"goto", required_argument, NULL, 'g'},
-      {"onprocess", required_argument, NULL, 'p'},
-      {"quiet", no_argument, NULL, 'q'},
-      {"debugger", required_argument, NULL, 'D'},
-      {NULL, 0, NULL, 0},
+      {"autopilot", no_argument, NULL, 'a'},       {"dbgport", required_argument, NULL, 's'},
+      {"dbghost", required_argument, NULL, 'h'},   {"keep-listening", no_argument, NULL, 'k'},
+      {"onfork", required_argument, NULL, 'f'},    {"goto", required_argument, NULL, 'g'},
+      {"onprocess", required_argument, NULL, 'p'}, {"quiet", no_argument, NULL, 'q'},
+      {"debugger", required_argument, NULL, 'D'},  {NULL, 0, NULL, 0},
   };
   bool autopilot = false, quiet = false;
   struct debug_options d = {.port = -1, .debugger = "gdb", .query = query_monitor};
@@ -38,11 +42,20 @@ int cmd_replay(int argc, char **argv) {
   long long v;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "+as:g:p:q", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+as:g:p:f:qh:k", longopts, NULL)) != -1) {
     switch (c) {
     case 'a': autopilot = true; break;
     case 'q': quiet = true; break;
     case 'D': d.debugger = optarg; break;
+    case 'k': d.keep_listening = true; break;
+    case 'h':
+      if (!loopback_host(optarg)) {
+        deja_msg("replay: -h %s: deja serves gdb on this machine only (127.0.0.1 or "
+                 "localhost), where it can tell which user connects",
+                 optarg);
+        return 1;
+      }
+      break;
     case 's':
       if (!strncmp(optarg, "unix:", 5) && optarg[5]) {
         d.unix_path = optarg + 5;
@@ -69,7 +82,8 @@ int cmd_replay(int argc, char **argv) {
         goto bad_number;
       d.goto_event = (uint64_t)v;
       break;
-    case 'p':
+    case 'p': /* rr's -f (--onfork) PID: the same, from the fork that made it */
+    case 'f':
       if ((v = parse_number(optarg, 1 << 30)) < 1)
         goto bad_number;
       d.onprocess = (pid_t)v;
@@ -98,6 +112,11 @@ int cmd_replay(int argc, char **argv) {
     return 1;
   }
   struct replay_options o = {.trace_dir = dir, .quiet = quiet};
+  if (d.keep_listening && d.port < 0 && !d.unix_path) {
+    deja_msg("replay: -k (keep listening for gdb) needs -s PORT or -s unix:PATH");
+    free(dir);
+    return 1;
+  }
   int rc = autopilot ? replay_run(&o) : replay_debug_session(&o, &d);
   free(dir);
   return rc;

@@ -14,6 +14,7 @@ int cmd_pack(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_caps(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_gdbinit(int argc, char **argv);
 
 /* Prints the usage of COMMAND (NULL: the overview) to F. Returns 0, or 1 when COMMAND is
  * not a command. */

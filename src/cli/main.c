@@ -19,9 +19,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"record", cmd_record}, {"replay", cmd_replay}, {"dump", cmd_dump}, {"ps", cmd_ps},
-    {"ls", cmd_ls},         {"rm", cmd_rm},         {"pack", cmd_pack}, {"help", cmd_help},
-    {"caps", cmd_caps},     {"query", cmd_query},
+    {"record", cmd_record}, {"replay", cmd_replay}, {"dump", cmd_dump},       {"ps", cmd_ps},
+    {"ls", cmd_ls},         {"rm", cmd_rm},         {"pack", cmd_pack},       {"help", cmd_help},
+    {"caps", cmd_caps},     {"query", cmd_query},   {"gdbinit", cmd_gdbinit},
 };
 
 static const struct command *find_command(const char *name) {
@@ -39,14 +39,15 @@ static bool record_option_takes_value(const char *arg) {
 
 /* True when the command's own options ask for help. Scanning stops at `--`, and for
  * record at PROGRAM, so `deja record prog --help` passes --help to prog. For record, -h
- * means --chaos, not help. */
+ * means --chaos, not help; for replay, -h followed by a host is rr's --dbghost. */
 static bool asks_for_help(const char *command, int argc, char **argv) {
   bool is_record = strcmp(command, "record") == 0;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--") == 0)
       break;
-    if (strcmp(arg, "--help") == 0 || (!is_record && strcmp(arg, "-h") == 0))
+    bool host = !strcmp(command, "replay") && i + 1 < argc && argv[i + 1][0] != '-';
+    if (strcmp(arg, "--help") == 0 || (!is_record && !host && strcmp(arg, "-h") == 0))
       return true;
     if (is_record) {
       if (arg[0] != '-')

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "gdb/gdb_packet.h"
 #include "gdb/gdb_regs.h"
+#include "gdb/gdb_rrcmd.h"
 #include "gdb/gdb_signal.h"
 #include "gdb/gdb_stop_reply.h"
 #include "gdb/gdb_strbuf.h"
@@ -818,6 +819,8 @@ static enum after_reply dispatch(struct server *s, const char *pkt, size_t len) 
     gdb_strbuf_adds(&s->out, "OK");
   else if (starts_with(pkt, "qXfer:"))
     cmd_xfer(s, pkt + 6, len - 6);
+  else if (starts_with(pkt, "qRRCmd:"))
+    gdb_rrcmd(s->t, pkt + 7, &s->out);
   else if (starts_with(pkt, "qRcmd,")) {
     if (cmd_monitor(s, pkt + 6) != 0)
       return END_SESSION;

@@ -8,7 +8,7 @@ print value
 checkpoint
 continue
 print v
-info checkpoints
+monitor checkpoints
 restart 1
 print v
 continue
@@ -19,7 +19,7 @@ print v
 reverse-continue
 print v
 delete checkpoint 2
-info checkpoints
+monitor checkpoints
 delete
 continue
 monitor when

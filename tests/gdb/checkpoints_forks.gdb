@@ -10,7 +10,7 @@ print value
 continue
 print work
 checkpoint
-info checkpoints
+monitor checkpoints
 restart 1
 print value
 next
@@ -35,7 +35,7 @@ watch -l value
 reverse-continue
 delete
 delete checkpoint 1
-info checkpoints
+monitor checkpoints
 restart 1
 restart 2
 print v

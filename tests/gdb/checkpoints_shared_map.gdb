@@ -3,12 +3,12 @@
 shell ps -o pgid= --ppid $(ps -o ppid= -p $PPID) >>$DEJA_TEST_PGIDS
 break mark
 continue
-info checkpoints
+monitor checkpoints
 checkpoint
-info checkpoints
+monitor checkpoints
 continue
 print seen
-info checkpoints
+monitor checkpoints
 restart 1
 print v
 print seen

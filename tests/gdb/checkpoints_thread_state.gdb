@@ -18,7 +18,7 @@ set $v2 = values[2]
 thread apply 1 -q set $m_pc = $pc
 thread apply 1 -q set $m_sp = $sp
 checkpoint
-info checkpoints
+monitor checkpoints
 info threads
 delete
 break 97

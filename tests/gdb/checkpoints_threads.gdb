@@ -5,13 +5,13 @@ break worker
 continue
 set $idx = index
 checkpoint
-info checkpoints
+monitor checkpoints
 delete
 break 25
 continue
 print sums[0]
 checkpoint
-info checkpoints
+monitor checkpoints
 restart 1
 print index == $idx
 info threads
@@ -22,6 +22,6 @@ print sums[1]
 reverse-stepi
 print sums[1]
 delete checkpoint 1
-info checkpoints
+monitor checkpoints
 delete
 continue

@@ -4,7 +4,7 @@ checkpoint
 continue
 print v
 checkpoint
-info checkpoints
+monitor checkpoints
 restart 1
 print v
 print value
@@ -13,6 +13,6 @@ print value
 restart 2
 print v
 delete checkpoint 1
-info checkpoints
+monitor checkpoints
 delete
 continue

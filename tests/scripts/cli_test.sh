@@ -87,7 +87,7 @@ check_stdout "ls without trace directory prints nothing" ""
 mkdir -p "$DEJA_TRACE_DIR"
 run ls;         check "ls on empty trace directory" 0
 check_stdout "ls on empty trace directory prints nothing" ""
-run ls extra;   check "ls with an argument" 1 "$ERR" 'Usage: deja ls'
+run ls extra;   check "ls with a directory that is none" 1 "$ERR" 'Usage: deja ls'
 
 fake_trace ls-1 "2024-01-01 10:00:02"
 fake_trace ls-0 "2024-01-01 10:00:01"

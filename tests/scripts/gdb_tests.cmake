@@ -89,10 +89,12 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         reverse_inside reverse_stepi reverse_events reverse_many libc_breaks sbuf_preempted
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
         reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
-        watch_libc watch_read output_stops catch_buffered)
+        watch_libc watch_read output_stops catch_buffered reverse_step_threads
+        reverse_long_call)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
+target_link_libraries(gdb_program_reverse_step_threads PRIVATE pthread)
 target_link_libraries(gdb_program_spin_preempted PRIVATE pthread)
 target_link_libraries(gdb_program_crash_thread PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_spin PRIVATE pthread)
@@ -348,6 +350,7 @@ deja_gdb_test(stepi_blocked_again stepi_blocked SCRIPT stepi_blocked)
 # forks gdb follows: the child (follow-fork-mode child), or both (detach-on-fork off)
 deja_gdb_test(follow_child follow)
 deja_gdb_test(follow_both follow)
+deja_gdb_test(follow_both_late follow BOTH)
 # a breakpoint both processes reach after a fork stops the one gdb follows only (the
 # parent, or the child with follow-fork-mode child, through its exec: catch exec)
 deja_gdb_program(fork_breaks)
@@ -356,6 +359,12 @@ deja_gdb_test(fork_breaks_child fork_breaks BOTH)
 # what the program printed before a stop is shown before gdb shows it (buffered writes too:
 # the records the task made so far), once, also after going back
 deja_gdb_test(output_stops output_stops BOTH)
+# reverse-next and reverse-step in one thread while another made system calls and worked
+# in between: the previous line of the same thread, as gdb on rr lands
+deja_gdb_test(reverse_step_threads reverse_step_threads BOTH REPEAT 2)
+# reverse-stepi and reverse-next over calls running millions of instructions (a loop; libc's
+# memset through the PLT): the callee's ret found by counting, not single steps
+deja_gdb_test(reverse_long_call reverse_long_call BOTH)
 # catch syscall at the calls made through the system call buffer (no events): entry and
 # return with a live process's registers, forwards and backwards, as with -n
 deja_gdb_test(catch_buffered catch_buffered BOTH)

@@ -23,3 +23,11 @@ add_test(NAME dap_lldb_breakpoint
           $<TARGET_FILE:gdb_program_watchpoints> ${CMAKE_CURRENT_SOURCE_DIR}/gdb/watchpoints.c
           13 watched 3)
 set_tests_properties(dap_lldb_breakpoint PROPERTIES TIMEOUT 200 SKIP_RETURN_CODE 77)
+
+# VS Code's Midas (made for rr) with its rr path set to deja: what it runs (ls, ps,
+# gdbinit, replay -h -s -p/-f -k) and the answers it parses (rr's info checkpoints table,
+# qRRCmd packets), through a real gdb (scripts/rr_compat_test.sh).
+add_test(NAME gdb_rr_compat
+  COMMAND sh ${DEJA_TEST_SCRIPTS}/rr_compat_test.sh $<TARGET_FILE:deja>
+          $<TARGET_FILE:gdb_program_reverse> ${CMAKE_CURRENT_SOURCE_DIR}/gdb/reverse.c)
+set_tests_properties(gdb_rr_compat PROPERTIES TIMEOUT 200)

@@ -22,47 +22,70 @@
 #include "replay/adapter/gdb_adapter.h"
 #include "task/hw_caps.h"
 
-/* gdb commands deja replay gives gdb: checkpoints as rr has them, through monitor
- * commands, and `restart N` as a restart of the replay from checkpoint N. */
-static const char gdb_commands[] = "set confirm off\n" /* redefining gdb's own commands */
-                                   "define checkpoint\n"
-                                   "  monitor checkpoint\n"
-                                   "end\n"
-                                   "define restart\n"
-                                   "  set confirm off\n"
-                                   "  starti c$arg0\n"
-                                   /* (a later `run` starts from the start again) */
-                                   "  set args\n"
-                                   "  set confirm on\n"
-                                   "end\n"
-                                   /* rr's, which scripts use without `monitor' */
-                                   "define when\n"
-                                   "  monitor when\n"
-                                   "end\n"
-                                   "define when-tid\n"
-                                   "  monitor when-tid\n"
-                                   "end\n"
-                                   "define when-ticks\n"
-                                   "  monitor when-ticks\n"
-                                   "end\n"
-                                   "define elapsed-time\n"
-                                   "  monitor elapsed-time\n"
-                                   "end\n"
-                                   "define info recording\n"
-                                   "  monitor recording\n"
-                                   "end\n"
-                                   "define info checkpoints\n"
-                                   "  monitor checkpoints\n"
-                                   "end\n"
-                                   "define delete checkpoint\n"
-                                   "  monitor delete-checkpoint $arg0\n"
-                                   "end\n"
-                                   /* `monitor goto POS' moved the replay: gdb reads
+/* gdb commands deja replay gives gdb (and `deja gdbinit' prints): checkpoints as rr has
+ * them, through monitor commands, and `restart N' as a restart of the replay from
+ * checkpoint N. `checkpoint' tells deja gdb's FILE:LINE (rr's Where column) through
+ * gdb's Python where gdb has it; the Python block comes last, so that a gdb without
+ * it still gets everything before it. */
+static const char gdb_commands[] =
+    "set confirm off\n" /* redefining gdb's own commands */
+    "set $deja_python = 0\n"
+    "define checkpoint\n"
+    "  if $deja_python\n"
+    "    python deja_checkpoint()\n"
+    "  else\n"
+    "    monitor checkpoint\n"
+    "  end\n"
+    "end\n"
+    "define restart\n"
+    "  set confirm off\n"
+    "  starti c$arg0\n"
+    /* (a later `run` starts from the start again) */
+    "  set args\n"
+    "  set confirm on\n"
+    "end\n"
+    /* rr's, which scripts use without `monitor' */
+    "define when\n"
+    "  monitor when\n"
+    "end\n"
+    "define when-tid\n"
+    "  monitor when-tid\n"
+    "end\n"
+    "define when-ticks\n"
+    "  monitor when-ticks\n"
+    "end\n"
+    "define elapsed-time\n"
+    "  monitor elapsed-time\n"
+    "end\n"
+    "define info recording\n"
+    "  monitor recording\n"
+    "end\n"
+    "define info checkpoints\n"
+    "  monitor info-checkpoints\n"
+    "end\n"
+    "define delete checkpoint\n"
+    "  monitor delete-checkpoint $arg0\n"
+    "end\n"
+    /* `monitor goto POS' moved the replay: gdb reads
                                     * the registers and frames again */
-                                   "define hookpost-monitor\n"
-                                   "  maintenance flush register-cache\n"
-                                   "end\n"
-                                   "set confirm on\n";
+    "define hookpost-monitor\n"
+    "  maintenance flush register-cache\n"
+    "end\n"
+    "set confirm on\n"
+    "python\n"
+    "def deja_checkpoint():\n"
+    "    where = ''\n"
+    "    try:\n"
+    "        sal = gdb.selected_frame().find_sal()\n"
+    "        if sal.symtab:\n"
+    "            where = '%s:%d' % (sal.symtab.fullname(), sal.line)\n"
+    "    except gdb.error:\n"
+    "        pass\n"
+    "    gdb.execute(('monitor checkpoint ' + where).strip())\n"
+    "gdb.set_convenience_variable('deja_python', 1)\n"
+    "end\n";
+
+const char *replay_debug_gdb_commands(void) { return gdb_commands; }
 
 /* Where deja has no watchpoints (hw_caps.h), gdb's `watch' makes software watchpoints
  * (gdb single-steps and compares) instead of hardware ones deja would have to refuse. */
@@ -290,6 +313,32 @@ static int replay_to_start(struct replay_session *s, const struct debug_options 
   return res.what == REPLAY_FAILED ? res.status : 0;
 }
 
+/* Serves the debuggers that connect to C: one, or with KEEP (-k, rr's --keep-listening)
+ * one after the other until deja is ended, each from where the last left the replay.
+ * GDB: the gdb deja started, or -1. Returns deja replay's status so far. */
+static int serve_debuggers(struct debugger_channel *c, struct gdb_adapter *a,
+                           const struct gdb_target *t, bool keep, pid_t gdb) {
+  for (int rc = 0;;) {
+    int fd = accept_debugger(c->lfd, gdb);
+    if (!keep)
+      close_channel(c);
+    if (fd < 0) {
+      deja_msg("no debugger connected%s", errno == ECHILD ? ": the debugger exited first" : "");
+      rc = 1;
+    } else if (gdb_serve(fd, t) < 0) {
+      rc = 1;
+    }
+    if (fd >= 0)
+      close(fd);
+    if (!keep || rc || a->failed) {
+      close_channel(c);
+      return rc;
+    }
+    gdb_adapter_next_client(a);
+    deja_msg("gdb left; listening for the next one (-k), where the replay is now");
+  }
+}
+
 int replay_debug_session(const struct replay_options *ro, const struct debug_options *o) {
   struct replay_session s;
   int rc = replay_open(&s, ro, NULL);
@@ -333,17 +382,7 @@ int replay_debug_session(const struct replay_options *ro, const struct debug_opt
   } else {
     announce_channel(&c, first->exe);
   }
-  int fd = accept_debugger(c.lfd, gdb);
-  close_channel(&c);
-  if (fd < 0) {
-    deja_msg("no debugger connected%s", errno == ECHILD ? ": the debugger exited first" : "");
-    gdb = -1; /* reaped already, or never started */
-    rc = 1;
-  } else if (gdb_serve(fd, &t) < 0) {
-    rc = 1;
-  }
-  if (fd >= 0)
-    close(fd);
+  rc = serve_debuggers(&c, a, &t, o->keep_listening, gdb);
   if (gdb > 0)
     waitpid(gdb, NULL, 0);
   if (rc == 0 && a->failed)

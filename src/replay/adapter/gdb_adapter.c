@@ -435,6 +435,16 @@ int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event) {
   return 0;
 }
 
+void gdb_adapter_next_client(struct gdb_adapter *a) {
+  gdb_calls_end(a);
+  a->dbg.breaks.nbps = a->dbg.breaks.nwps = 0; /* a gdb that died kept its own */
+  a->dbg.catches = (struct debug_catches){0};
+  a->filter = (struct gdb_stop_filter){0};
+  bp_conds_free(&a->conds);
+  a->follow.nheld = 0;
+  a->sbuf_told = false;
+}
+
 void gdb_adapter_detach(struct gdb_adapter *a) {
   gdb_calls_end(a);
   reverse_events_free(&a->revents);

@@ -50,6 +50,12 @@ struct gdb_adapter {
   /* deja's messages while gdb's resume runs, shown on gdb's console with the stop */
   char note[sizeof(((struct gdb_stop *)0)->note)];
   size_t note_len;
+  /* Where gdb was at each checkpoint (`checkpoint' gives gdb's FILE:LINE), for rr's
+   * `info checkpoints' table; text "" when none was given. */
+  struct checkpoint_where {
+    int id;
+    char text[200];
+  } cp_where[TL_MAX_CHECKPOINTS];
   uint8_t xsave[1 << 16]; /* gdb_calls_set_regs: the thread's whole xsave state */
 };
 
@@ -61,6 +67,10 @@ void gdb_adapter_init(struct gdb_adapter *a, struct replay_session *s,
  * the timeline's checkpoints on the way; gdb then sees the first task still there first.
  * 0, or -1 (message printed). */
 int gdb_adapter_run_to(struct gdb_adapter *a, uint64_t event);
+/* Forgets what the last gdb set (breakpoints, watchpoints, catches, held processes, a
+ * call under way) for the next gdb to connect (`deja replay -k'): it starts where the
+ * replay is. */
+void gdb_adapter_next_client(struct gdb_adapter *a);
 /* Detaches the hooks from the session (ending a diversion). */
 void gdb_adapter_detach(struct gdb_adapter *a);
 

@@ -1,6 +1,8 @@
 /* The processes gdb holds: see gdb_follow.h. */
 #include "replay/adapter/gdb_follow.h"
 
+#include <inttypes.h>
+
 #include "common/log.h"
 #include "replay/adapter/gdb_adapter.h"
 
@@ -29,6 +31,7 @@ void gdb_follow_forked(struct gdb_adapter *a, pid_t child) {
   }
   struct gdb_held *h = &f->held[f->nheld++];
   h->pid = child;
+  h->parked = a->s->e.pos.event;
   /* the child has what the parent had inserted (gdb removes it when it lets go) */
   h->breaks = a->dbg.breaks;
 }
@@ -37,15 +40,19 @@ bool gdb_follow_holds(const struct gdb_adapter *a, pid_t pid) {
   return pid == a->dbg.pid || held_index(&a->follow, pid) >= 0;
 }
 
-/* Held process I becomes the debugged one; the debugged one takes its place. */
-static void debug_held(struct gdb_adapter *a, int i) {
+/* Held process I becomes the debugged one; the debugged one takes its place. Returns the
+ * event where gdb last saw I stop. */
+static uint64_t debug_held(struct gdb_adapter *a, int i) {
   struct gdb_follow *f = &a->follow;
   struct gdb_held *h = &f->held[i];
   swap_breaks(&a->dbg, h);
   pid_t pid = h->pid;
+  uint64_t parked = h->parked;
   h->pid = a->dbg.pid;
+  h->parked = a->s->e.pos.event;
   a->dbg.pid = pid;
   a->exited = false; /* a process gdb holds has not ended */
+  return parked;
 }
 
 int gdb_follow_detach(struct gdb_adapter *a, pid_t pid) {
@@ -65,8 +72,17 @@ int gdb_follow_detach(struct gdb_adapter *a, pid_t pid) {
 void gdb_follow_resumed(struct gdb_adapter *a, pid_t tid) {
   struct rptask *x = tid > 0 ? engine_task(&a->s->e, tid) : NULL;
   int i = x ? held_index(&a->follow, x->rec_pid) : -1;
-  if (i >= 0)
-    debug_held(a, i);
+  if (i < 0)
+    return;
+  pid_t before = a->dbg.pid;
+  uint64_t now = a->s->e.pos.event;
+  /* the replay keeps the recorded order: a held process ran on while another was
+   * debugged (gdb on a live process would have kept it where it stopped) */
+  if (debug_held(a, i) != now)
+    deja_msg("process %d ran on while gdb debugged process %d (a replay keeps the recorded "
+             "order): it goes on from event %" PRIu64 ", not from where gdb last saw it stop; "
+             "breakpoints it reached meanwhile were not reported",
+             (int)a->dbg.pid, (int)before, now + 1);
 }
 
 struct gdb_held *gdb_follow_held(struct gdb_adapter *a, pid_t pid) {

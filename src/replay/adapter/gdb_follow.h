@@ -21,6 +21,7 @@
 struct gdb_held {
   pid_t pid;
   struct debug_breaks breaks;
+  uint64_t parked; /* the replay's event when gdb last saw it stop */
 };
 
 struct gdb_follow {

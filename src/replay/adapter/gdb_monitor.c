@@ -92,16 +92,33 @@ static int m_recording(struct gdb_adapter *a, const char *arg, char *out, size_t
   return 0;
 }
 
+/* The slot of checkpoint ID's place text (ID 0: a free one), or NULL. */
+static struct checkpoint_where *where_slot(struct gdb_adapter *a, int id) {
+  for (int i = 0; i < TL_MAX_CHECKPOINTS; i++)
+    if (a->cp_where[i].id == id)
+      return &a->cp_where[i];
+  return NULL;
+}
+
+/* `checkpoint [WHERE]': WHERE is the place as gdb names it (rr's Where column). */
 static int m_checkpoint(struct gdb_adapter *a, const char *arg, char *out, size_t len) {
-  (void)arg;
   int id = timeline_checkpoint(&a->tl);
+  struct checkpoint_where *w = id < 0 ? NULL : where_slot(a, 0);
+  if (w) {
+    w->id = id;
+    snprintf(w->text, sizeof w->text, "%.*s", (int)strcspn(arg, "\n"), arg);
+  }
   if (id < 0)
     snprintf(out, len, "Too many checkpoints (%d); delete some first.\n", TL_MAX_CHECKPOINTS);
+  else if (w && w->text[0])
+    snprintf(out, len, "Checkpoint %d at %s (event %" PRIu64 ").\n", id, w->text,
+             a->tl.cur.event + 1);
   else
     snprintf(out, len, "Checkpoint %d at event %" PRIu64 ".\n", id, a->tl.cur.event + 1);
   return 0;
 }
 
+/* deja's own list: each checkpoint's event and what it is (a fork, or replayed to). */
 static int m_checkpoints(struct gdb_adapter *a, const char *arg, char *out, size_t len) {
   (void)arg;
   size_t n = 0;
@@ -116,13 +133,36 @@ static int m_checkpoints(struct gdb_adapter *a, const char *arg, char *out, size
   return 0;
 }
 
+/* rr's `info checkpoints' table, which tools parse (VS Code's Midas): a header, then ID,
+ * event and place, separated by tabs. The place is gdb's FILE:LINE when `checkpoint'
+ * was given one, else what deja's list says. */
+static int m_info_checkpoints(struct gdb_adapter *a, const char *arg, char *out, size_t len) {
+  (void)arg;
+  size_t n = (size_t)snprintf(out, len, "ID\tWhen\tWhere\n");
+  for (int i = 0; i < a->tl.ncps && n < len; i++) {
+    const struct tl_checkpoint *c = &a->tl.cps[i];
+    struct checkpoint_where *w = where_slot(a, c->id);
+    char what[256];
+    if (w && w->text[0])
+      snprintf(what, sizeof what, "%s", w->text);
+    else
+      timeline_describe_checkpoint(&a->tl, c, what, sizeof what);
+    n += (size_t)snprintf(out + n, len - n, "%d\t%" PRIu64 "\t%s\n", c->id, c->pos.event + 1, what);
+  }
+  return 0;
+}
+
 static int m_delete_checkpoint(struct gdb_adapter *a, const char *arg, char *out, size_t len) {
   char *end;
   long id = strtol(arg, &end, 10);
-  if (end == arg || *end || !timeline_delete_checkpoint(&a->tl, (int)id))
+  if (end == arg || *end || !timeline_delete_checkpoint(&a->tl, (int)id)) {
     snprintf(out, len, "No checkpoint %s.\n", arg);
-  else
-    snprintf(out, len, "Deleted checkpoint %ld.\n", id);
+    return 0;
+  }
+  struct checkpoint_where *w = where_slot(a, (int)id);
+  if (w)
+    *w = (struct checkpoint_where){0};
+  snprintf(out, len, "Deleted checkpoint %ld.\n", id);
   return 0;
 }
 
@@ -134,31 +174,35 @@ static int m_help(struct gdb_adapter *a, const char *arg, char *out, size_t len)
            "tid of the thread that stopped\n  when-ticks  the exact position (deja counts no "
            "ticks): `goto' takes it\n  elapsed-time  recorded seconds since the start\n"
            "  recording  where the replay is, its processes and threads\n"
-           "  checkpoint  save the current position (gdb: checkpoint)\n"
-           "  checkpoints  list them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
+           "  checkpoint [WHERE]  save the current position (gdb: checkpoint)\n"
+           "  checkpoints  list them, with what each is\n  info-checkpoints  rr's table of "
+           "them (gdb: info checkpoints)\n  delete-checkpoint N  forget "
            "one (gdb: delete checkpoint N)\n  gdb's `restart N` goes back to checkpoint N\n"
            "  goto POS  go to a position `deja query' or when-ticks printed\n"
            "  writes EXPR, calls FUNCTION  `deja query' over this trace: the same rows\n");
   return 0;
 }
 
-/* A command: NAME alone, or (ARG) NAME, a space and its argument. */
+/* A command: NAME alone (ARG_NONE), NAME, a space and its argument (ARG_NEEDED), or
+ * either (ARG_OPTIONAL). */
+enum monitor_arg { ARG_NONE, ARG_NEEDED, ARG_OPTIONAL };
 struct monitor_cmd {
   const char *name;
-  bool arg;
+  enum monitor_arg arg;
   int (*run)(struct gdb_adapter *a, const char *arg, char *out, size_t len);
 };
 
 static const struct monitor_cmd cmds[] = {
-    {"when", false, m_when},
-    {"when-tid", false, m_when_tid},
-    {"when-ticks", false, m_when_ticks},
-    {"elapsed-time", false, m_elapsed},
-    {"recording", false, m_recording},
-    {"checkpoint", false, m_checkpoint},
-    {"checkpoints", false, m_checkpoints},
-    {"delete-checkpoint", true, m_delete_checkpoint},
-    {"help", false, m_help},
+    {"when", ARG_NONE, m_when},
+    {"when-tid", ARG_NONE, m_when_tid},
+    {"when-ticks", ARG_NONE, m_when_ticks},
+    {"elapsed-time", ARG_NONE, m_elapsed},
+    {"recording", ARG_NONE, m_recording},
+    {"checkpoint", ARG_OPTIONAL, m_checkpoint},
+    {"checkpoints", ARG_NONE, m_checkpoints},
+    {"info-checkpoints", ARG_NONE, m_info_checkpoints},
+    {"delete-checkpoint", ARG_NEEDED, m_delete_checkpoint},
+    {"help", ARG_NONE, m_help},
 };
 
 int gdb_monitor(struct gdb_adapter *a, const char *cmd, char *out, size_t len) {
@@ -168,9 +212,9 @@ int gdb_monitor(struct gdb_adapter *a, const char *cmd, char *out, size_t len) {
     size_t n = strlen(cmds[i].name);
     if (strncmp(cmd, cmds[i].name, n))
       continue;
-    if (!cmds[i].arg && !cmd[n])
+    if (cmds[i].arg != ARG_NEEDED && !cmd[n])
       return cmds[i].run(a, "", out, len);
-    if (cmds[i].arg && cmd[n] == ' ')
+    if (cmds[i].arg != ARG_NONE && cmd[n] == ' ')
       return cmds[i].run(a, cmd + n + 1, out, len);
   }
   return -1;

@@ -20,10 +20,15 @@ struct debug_options {
   /* gdb's `monitor writes|calls': deja query's rows over the trace (NULL: none) */
   int (*query)(const char *trace_dir, const char *cmd, char *out, size_t len);
   pid_t onprocess;      /* -p PID: replay until that recorded process exists (0: none) */
+  bool keep_listening;  /* -k: after gdb leaves, serve the next gdb (with -s only) */
   const char *debugger; /* --debugger PATH */
   char **debugger_args; /* after `--` */
   int ndebugger_args;
 };
+
+/* The gdb commands deja replay gives gdb (rr's checkpoint, when... commands), as
+ * `deja gdbinit' prints them for a gdb started by another tool. */
+const char *replay_debug_gdb_commands(void);
 
 /* Runs a replay under gdb. Returns the exit status of `deja replay`. */
 int replay_debug_session(const struct replay_options *ro, const struct debug_options *o);

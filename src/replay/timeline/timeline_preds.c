@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arch/x86_preds.h"
+#include "arch/x86_rets.h"
 #include "common/log.h"
 #include "replay/engine/regs_compare.h"
 #include "replay/timeline/timeline_internal.h"
@@ -19,6 +20,12 @@
 /* Single steps from a call's last execution looking for the position it returns to
  * (about 0.5-1 s of them): a callee that runs longer is not stepped through */
 #define TL_RET_STEPS 3000
+
+/* Possible predecessors of a position counted: the code's, a call's on the stack, the
+ * callee's returns */
+#define TL_MAX_PREDS 16
+/* Return instructions of a callee taken as possible predecessors */
+#define TL_CALLEE_RETS 8
 
 /* Executions of a possible predecessor counted at most (a debug exception each: about
  * 1 s of them); one executed more often is not tried (but see go_before_jump) */
@@ -92,6 +99,52 @@ static int call_on_stack(struct rptask *x, const struct user_regs_struct *at_p, 
       return n;
   if (call)
     cand[n++] = call;
+  return n;
+}
+
+/* The function a direct call at CALL (in task X) goes to, through a PLT entry's jump to
+ * where its pointer now points; 0 when unknown (an indirect call). */
+static uint64_t callee_of(struct rptask *x, uint64_t call) {
+  uint8_t code[16];
+  if (task_read_mem(&x->t, call, code, sizeof code) < 0)
+    return 0;
+  uint64_t target = x86_direct_call_target(code, sizeof code, call), slot;
+  if (target && task_read_mem(&x->t, target, code, sizeof code) == 0 &&
+      (slot = x86_plt_slot(code, sizeof code, target)) &&
+      task_read_mem(&x->t, slot, &target, sizeof target) < 0)
+    return 0;
+  return target;
+}
+
+/* When P (registers AT_P) is the return address of a direct call: the callee's first
+ * return instructions added to the N candidates CAND (at most MAX); their number. The
+ * one that returned to P is found by its executions counted in the kernel, where single
+ * steps through a callee that runs long (a loop) would take minutes. */
+static int callee_rets(struct rptask *x, const struct user_regs_struct *at_p, uint64_t *cand, int n,
+                       int max) {
+  uint8_t before[15];
+  if (at_p->rip < sizeof before ||
+      task_read_mem(&x->t, at_p->rip - sizeof before, before, sizeof before) < 0)
+    return n;
+  uint64_t call = x86_call_ending_at(before, at_p->rip);
+  uint64_t callee = call ? callee_of(x, call) : 0;
+  struct proc_mapping m;
+  if (!callee || proc_mapping_find(x->t.tid, callee, &m) < 0 || !(m.prot & PROT_EXEC))
+    return n;
+  size_t len = m.end - callee > X86_PREDS_WINDOW ? X86_PREDS_WINDOW : m.end - callee;
+  uint8_t *code = malloc(len);
+  uint64_t rets[TL_CALLEE_RETS];
+  int nrets = code && task_read_mem(&x->t, callee, code, len) == 0
+                  ? x86_rets_from(code, len, callee, rets, TL_CALLEE_RETS)
+                  : 0;
+  free(code);
+  for (int i = 0; i < nrets && n < max; i++) {
+    bool known = false;
+    for (int j = 0; j < n; j++)
+      known |= cand[j] == rets[i];
+    if (!known)
+      cand[n++] = rets[i];
+  }
   return n;
 }
 
@@ -213,9 +266,10 @@ int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
   if (!x || (!known && task_get_regs(&x->t) < 0))
     return 0;
   struct user_regs_struct at_p = known ? *known : x->t.regs;
-  uint64_t cand[8];
+  uint64_t cand[TL_MAX_PREDS];
   int ncand = predecessors_of(x, at_p.rip, cand, 8);
   ncand = call_on_stack(x, &at_p, cand, ncand, 8);
+  ncand = callee_rets(x, &at_p, cand, ncand, TL_MAX_PREDS);
   /* the run to P again with W as the only writer, W's executions counted too: the
    * debug registers left are the candidates' */
   at.writers[0] = at_p.rip;
@@ -354,9 +408,10 @@ int tl_go_before_inside(struct timeline *tl, const struct tl_pos *p,
       return 0;
     at_p = x->t.regs;
   }
-  uint64_t cand[8], n[8];
+  uint64_t cand[TL_MAX_PREDS], n[TL_MAX_PREDS];
   int ncand = predecessors_of(x, at_p.rip, cand, 8);
   ncand = call_on_stack(x, &at_p, cand, ncand, 8);
+  ncand = callee_rets(x, &at_p, cand, ncand, TL_MAX_PREDS);
   if (room <= 0 || ncand == 0)
     return 0;
   if (watch) {
