@@ -179,16 +179,21 @@ static enum hook_verdict on_count_hook(struct replay_debug *d, struct rptask *x,
   return HOOK_STOP;
 }
 
-/* BY_CALL_LOG_FULL: the records are read; the task is back at the address it was at,
- * not arrived, and goes on. */
-static enum hook_verdict on_log_full(struct replay_debug *d, struct rptask *x,
-                                     const struct stop *st) {
+/* A stop that is no arrival: the breakpoints out, the counters and DR6 read. */
+static void take_counts(struct replay_debug *d, struct rptask *x, const struct stop *st) {
   dbg_remove_all(d, &x->t);
   if (d->run.counter.fd >= 0)
     dbg_take_target_count(d, x, st);
   if (d->run.nbp_counters)
     dbg_take_bp_counts(d, x, st);
   debug_regs_take_dr6(&d->run.regs, x->t.tid);
+}
+
+/* BY_CALL_LOG_FULL: the records are read; the task is back at the address it was at,
+ * not arrived, and goes on. */
+static enum hook_verdict on_log_full(struct replay_debug *d, struct rptask *x,
+                                     const struct stop *st) {
+  take_counts(d, x, st);
   return HOOK_AGAIN;
 }
 
@@ -196,12 +201,7 @@ static enum hook_verdict on_log_full(struct replay_debug *d, struct rptask *x,
  * write would have trapped). */
 static enum hook_verdict on_rep_limit(struct replay_debug *d, struct rptask *x,
                                       const struct stop *st, struct replay_stop *out) {
-  dbg_remove_all(d, &x->t);
-  if (d->run.counter.fd >= 0)
-    dbg_take_target_count(d, x, st);
-  if (d->run.nbp_counters)
-    dbg_take_bp_counts(d, x, st);
-  debug_regs_take_dr6(&d->run.regs, x->t.tid);
+  take_counts(d, x, st);
   if (!(d->target.on && d->target.rep_pending && d->target.tid == x->rec_tid))
     return HOOK_AGAIN;
   d->target.rep_pending = false;
