@@ -302,7 +302,8 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   bool fresh = x->entry_regs_read;
   x->entry_regs_read = false;
   if (!fresh && task_get_regs(&x->t) < 0)
-    return recorder_abort(r, "cannot read registers at a system call");
+    return errno == ESRCH ? 1 /* killed meanwhile: its exit follows */
+                          : recorder_abort(r, "cannot read registers at a system call");
   record_resend_held(x);
   /* A 32-bit call is recorded as its 64-bit twin: x->entry is the twin's view, entry32
    * what the trace keeps (replay emulates the call). */

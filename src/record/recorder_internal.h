@@ -498,7 +498,8 @@ void record_ptrace_detach(struct rtask *y);
 int record_signal(struct recorder *r, struct rtask *x, int sig);
 void record_resend_held(struct rtask *x);
 
-/* record_syscall.c: each returns 0, or RECORD_DEJA_FAILED after aborting. */
+/* record_syscall.c: each returns 0, or RECORD_DEJA_FAILED after aborting; the entry also
+ * 1 for a call that goes on unrecorded (its task was killed meanwhile, or its hook says). */
 int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);

@@ -68,8 +68,8 @@ int syscallbuf_record_entry(struct recorder *r, struct rtask *x) {
   x->sbuf_restarted = false;
   if (syscallbuf_record_flush(r, x, divert) < 0)
     return 70;
-  if (task_get_regs(&x->t) < 0)
-    return recorder_abort(r, "cannot read registers at a system call");
+  if (task_get_regs(&x->t) < 0) /* killed meanwhile (a PID namespace's end): its exit follows */
+    return errno == ESRCH ? 1 : recorder_abort(r, "cannot read registers at a system call");
   if (x->t.regs.orig_rax != SBUF_ANNOUNCE_NR) {
     syscallbuf_record_fds_entry(r, x);
     return 0;

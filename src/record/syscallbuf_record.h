@@ -38,7 +38,8 @@ static inline long record_trace_options(void) {
 
 /* syscallbuf_announce.c: at a traced system call's entry: flushes the task's buffer;
  * handles the library's announcing call. 0: an ordinary call; 1: the announcing call,
- * handled (the task goes on to its exit stop); 70: the recording was aborted. */
+ * handled (the task goes on to its exit stop), or a task killed meanwhile (its exit
+ * follows); 70: the recording was aborted. */
 int syscallbuf_record_entry(struct recorder *r, struct rtask *x);
 /* Writes X's buffered calls not yet in the trace (DIVERT: the call it is inside was
  * restarted as a traced one, which replay diverts). 0, or -1 (the recording was aborted,
