@@ -55,6 +55,17 @@ cs_insn *x86_decode_one(const uint8_t *code, size_t len, uint64_t addr) {
   return h && x86_cs.disasm(h, code, len, addr, 1, &insn) == 1 ? insn : NULL;
 }
 
+bool x86_next_insn(csh h, const uint8_t **code, size_t *left, uint64_t *addr, cs_insn *insn) {
+  while (*left) {
+    if (x86_cs.disasm_iter(h, code, left, addr, insn))
+      return true;
+    (*code)++;
+    (*left)--;
+    (*addr)++;
+  }
+  return false;
+}
+
 static uint64_t reg_value(const struct user_regs_struct *r, x86_reg reg, uint64_t next_rip) {
   switch (reg) {
   case X86_REG_RAX: return r->rax;

@@ -26,6 +26,10 @@ csh x86_decoder(void);
 /* The one instruction at the start of CODE (LEN bytes at ADDR), with its details; NULL
  * when none decodes (or no decoder). Free it with x86_cs.free(insn, 1). */
 cs_insn *x86_decode_one(const uint8_t *code, size_t len, uint64_t addr);
+/* The next instruction of a linear sweep through *CODE (*LEFT bytes at *ADDR) into INSN,
+ * stepping over bytes that decode as none (data, padding) one at a time; false at the
+ * end. */
+bool x86_next_insn(csh h, const uint8_t **code, size_t *left, uint64_t *addr, cs_insn *insn);
 
 /* Whether operand I of INSN is memory the instruction writes. Capstone's access flags
  * are not enough: capstone 4 says that most vector stores (movups, vmovdqu, vmovdqu64:

@@ -41,14 +41,8 @@ int x86_predecessors(const uint8_t *code, size_t len, uint64_t base, uint64_t ta
   const uint8_t *p = code;
   size_t left = len;
   uint64_t addr = base;
-  while (left) {
-    uint64_t at = addr;
-    if (!x86_cs.disasm_iter(h, &p, &left, &addr, insn)) {
-      p++; /* not an instruction (data, padding): on at the next byte */
-      left--;
-      addr++;
-      continue;
-    }
+  while (x86_next_insn(h, &p, &left, &addr, insn)) {
+    uint64_t at = insn->address;
     if (at + insn->size == target && !never_falls_through(h, insn))
       add(out, &n, max, at);
     if (direct_target(h, insn) == target && njumps < 64)

@@ -43,17 +43,9 @@ int x86_rets_from(const uint8_t *code, size_t len, uint64_t base, uint64_t *out,
   const uint8_t *p = code;
   size_t left = len;
   uint64_t addr = base;
-  while (left && n < max) {
-    uint64_t at = addr;
-    if (!x86_cs.disasm_iter(h, &p, &left, &addr, insn)) {
-      p++; /* not an instruction (data, padding): on at the next byte */
-      left--;
-      addr++;
-      continue;
-    }
+  while (n < max && x86_next_insn(h, &p, &left, &addr, insn))
     if (insn->id == X86_INS_RET)
-      out[n++] = at;
-  }
+      out[n++] = insn->address;
   x86_cs.free(insn, 1);
   return n;
 }
