@@ -14,6 +14,7 @@
 #                     stderr; replay writes the same stdout and stderr again (the replayed
 #                     bytes, compared with the recorded ones); the same with -n, where no
 #                     NAME is buffered.
+#   restarted-write PROGRAM  the same for a write (one that found a pipe full)
 #   futex PROGRAM     PROGRAM's futex wakes and waits are buffered, its waits that blocked
 #                     (untimed, and timed ones that then timed out: made again from the
 #                     start) were restarted as traced calls, and it replays.
@@ -22,7 +23,7 @@
 #                     program's own first page): replaying exits 3 naming the mmap.
 #   diverge PROGRAM   replaying PROGRAM (whose buffered calls differ in replay) exits 3
 #                     with a message naming the recorded and the replayed call.
-# usage: syscallbuf_test.sh DEJA used|restarted|buffered|dump|output|futex|diverge ... PROGRAM [ARG...]
+# usage: syscallbuf_test.sh DEJA used|restarted|restarted-write|buffered|dump|output|futex|diverge ... PROGRAM [ARG...]
 set -u
 deja=$1 mode=$2
 shift 2
@@ -52,11 +53,13 @@ used)
   "$deja" dump "$tmp/off" | grep -q ' sbuf ' && fail "record -n wrote sbuf events"
   "$deja" replay -a -q "$tmp/off" 2>"$tmp/off.rerr" || fail "replay of the -n recording exited $?: $(tail -n 3 "$tmp/off.rerr")"
   ;;
-restarted)
+restarted | restarted-write)
+  call=read
+  [ "$mode" = restarted-write ] && call=write
   "$deja" record -o "$tmp/t" "$@" >"$tmp/out" 2>"$tmp/rec.err" || fail "record exited $?: $(tail -n 3 "$tmp/rec.err")"
   "$deja" dump "$tmp/t" >"$tmp/dump" || fail "deja dump failed"
-  grep -A1 'then one restarted traced' "$tmp/dump" | grep -q ' read(\| enter read' \
-    || fail "no buffered read was restarted as a traced one: $(grep -c ' sbuf ' "$tmp/dump") sbuf events"
+  restarted_results "$tmp/dump" | grep -q " $call(" \
+    || fail "no buffered $call was restarted as a traced one: $(grep -c ' sbuf ' "$tmp/dump") sbuf events"
   "$deja" replay -a -q "$tmp/t" 2>"$tmp/rep.err" || fail "replay exited $?: $(tail -n 3 "$tmp/rep.err")"
   ;;
 buffered)

@@ -83,10 +83,16 @@ add_test(NAME syscallbuf_diverge COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
 # A buffered read that blocks until another thread writes: restarted as a traced read.
 add_test(NAME syscallbuf_restarted COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
   $<TARGET_FILE:deja> restarted $<TARGET_FILE:sbuf_thread_pipe>)
+# ...and a write of more than PIPE_BUF bytes to stdout that finds its pipe full (its
+# registers at the traced entry must match in replay), recorded twice more as a program.
+deja_rr_program_test(sbuf_pipe_write_blocks REPEAT 2)
+add_test(NAME syscallbuf_restarted_write COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
+  $<TARGET_FILE:deja> restarted-write $<TARGET_FILE:sbuf_pipe_write_blocks>)
 # Futex waits that block are restarted as traced calls (timed ones from the start).
 add_test(NAME syscallbuf_futex COMMAND ${DEJA_TEST_SCRIPTS}/syscallbuf_test.sh
   $<TARGET_FILE:deja> futex $<TARGET_FILE:sbuf_futex_sync>)
-set_tests_properties(syscallbuf_used syscallbuf_diverge syscallbuf_restarted syscallbuf_futex
+set_tests_properties(syscallbuf_used syscallbuf_diverge syscallbuf_restarted
+  syscallbuf_restarted_write syscallbuf_futex
   PROPERTIES TIMEOUT 120)
 
 # gdb on a replay with buffered calls: a watchpoint on memory a buffered call wrote.
