@@ -54,7 +54,9 @@ static int parse_options(int argc, char **argv, struct query_opts *o) {
   long long v;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+  /* options anywhere, as in `deja query TRACE calls f --limit 3' (a TEXT that starts
+   * with `-' follows `--') */
+  while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
     case 'j': o->json = true; break;
     case 'p':

@@ -16,7 +16,16 @@ struct unwind {
   char *out;
   size_t len, n;
   int frames;
+  uint64_t first_pc; /* of the first frame shown */
+  int shown;
 };
+
+/* Whether MOD is deja's preload library, or no file (the system call buffer's page). */
+static bool deja_frame(Dwfl_Module *mod) {
+  const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
+  const char *base = name ? strrchr(name, '/') : NULL;
+  return !mod || (base && !strncmp(base + 1, "libdeja-preload", 15));
+}
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg) {
   (void)dwfl;
@@ -60,6 +69,10 @@ static int frame(Dwfl_Frame *state, void *arg) {
     return DWARF_CB_ABORT;
   Dwarf_Addr at = activation ? pc : pc - 1; /* a return address: inside the call */
   Dwfl_Module *mod = dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), at);
+  if (!u->first_pc && deja_frame(mod))
+    return DWARF_CB_OK;
+  if (!u->first_pc)
+    u->first_pc = at;
   const char *fn = mod ? dwfl_module_addrname(mod, at) : NULL;
   Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, at) : NULL;
   int lineno = 0;
@@ -72,11 +85,11 @@ static int frame(Dwfl_Frame *state, void *arg) {
     snprintf(text, sizeof text, "%s (0x%" PRIx64 ")", fn ? fn : "?", (uint64_t)pc);
   query_json_string(text, strlen(text), json, sizeof json);
   if (u->n < u->len)
-    u->n += (size_t)snprintf(u->out + u->n, u->len - u->n, "%s%s", u->frames > 1 ? "," : "", json);
+    u->n += (size_t)snprintf(u->out + u->n, u->len - u->n, "%s%s", u->shown++ ? "," : "", json);
   return DWARF_CB_OK;
 }
 
-void query_backtrace_json(struct rptask *x, bool called, char *out, size_t len) {
+uint64_t query_backtrace_json(struct rptask *x, bool called, char *out, size_t len) {
   struct unwind u = {.x = x, .regs = x->t.regs, .out = out, .len = len};
   uint64_t ret;
   if (called && task_read_mem(&x->t, u.regs.rsp, &ret, sizeof ret) == 0) {
@@ -97,4 +110,5 @@ void query_backtrace_json(struct rptask *x, bool called, char *out, size_t len) 
     snprintf(out + u.n, len - u.n, "]");
   else if (len > 2)
     snprintf(out + len - 2, 2, "]");
+  return u.first_pc;
 }

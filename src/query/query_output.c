@@ -78,17 +78,18 @@ static void output_stop(struct query_pass *p, const struct replay_result *res) {
   if (!holds(o->buf, n, o->text))
     return;
   timeline_note(p->tl, res, false); /* the entry's position (an arrival there) */
-  /* pc: the `syscall' instruction, or where the library's page was called from */
+  /* pc: the `syscall' instruction, or where the library's page was called from; the
+   * row's is the first frame outside deja's library */
   uint64_t pc = r->rip - 2;
   if (!traced && task_read_mem(&x->t, r->rsp, &pc, sizeof pc) == 0)
     pc--;
-  struct query_row *row = query_pass_row(p, &p->tl->cur, x, pc);
   char fd[8], text[TEXT_SHOWN * 6 + 3], bt[16384];
+  uint64_t caller = query_backtrace_json(x, !traced, bt, sizeof bt);
+  struct query_row *row = query_pass_row(p, &p->tl->cur, x, caller ? caller : pc);
   snprintf(fd, sizeof fd, "%d", (int)r->rdi);
   query_json_string((const char *)o->buf, n < TEXT_SHOWN ? n : TEXT_SHOWN, text, sizeof text);
   query_row_field(row, "fd", fd);
   query_row_field(row, "text", text);
-  query_backtrace_json(x, !traced, bt, sizeof bt);
   query_row_field(row, "backtrace", bt);
 }
 

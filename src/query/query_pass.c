@@ -64,10 +64,30 @@ static int set_up(struct query_pass *p, bool first, char *err, size_t errlen) {
     return 1;
   int rc = p->job->setup(p, err, errlen);
   p->ready = rc == 0;
+  p->waiting = first && rc == QUERY_NOT_LOADED;
+  if (p->waiting) { /* ld.so maps the program's libraries after its first event */
+    p->code_maps = query_syms_code_maps(x->pid);
+    snprintf(p->waiting_err, sizeof p->waiting_err, "%s", err);
+    return 0;
+  }
   if (rc && !first) /* a later program without it: nothing to observe there */
     deja_msg("note: process %d runs %s from event %" PRIu64 " on, not observed there: %s",
              (int)p->pid, query_syms_main_name(p->syms), p->s.e.pos.event + 1, err);
   return first ? rc : 0;
+}
+
+/* While waiting for the library that has the job's name: set up again once the observed
+ * process's code mappings changed (a library loaded). */
+static int look_again(struct query_pass *p) {
+  struct rptask *x = engine_process(&p->s.e, p->pid);
+  uint64_t now = x ? query_syms_code_maps(x->pid) : p->code_maps;
+  if (now == p->code_maps)
+    return 0;
+  char err[1024];
+  int rc = set_up(p, true, err, sizeof err);
+  if (rc)
+    deja_msg("query: %s", err);
+  return rc;
 }
 
 static void progress(struct query_pass *p) {
@@ -87,6 +107,11 @@ static int event_done(struct query_pass *p, const struct replay_result *res, boo
     p->job->event(p, res);
   note_pids(p);
   bool exec = res->kind == EV_EXEC && x && x->rec_pid == p->pid;
+  if (p->waiting && !exec && x && x->rec_pid == p->pid) {
+    int rc = look_again(p);
+    if (rc)
+      return rc;
+  }
   if (exec || (!p->ready && *first && engine_process(&p->s.e, p->pid))) {
     int rc = set_up(p, *first, err, sizeof err);
     if (rc) {
@@ -100,6 +125,14 @@ static int event_done(struct query_pass *p, const struct replay_result *res, boo
   return 0;
 }
 
+/* The end of the replay: 2 when the job's name never appeared. */
+static int not_found_at_end(struct query_pass *p) {
+  if (!p->waiting)
+    return 0;
+  deja_msg("query: %s", p->waiting_err);
+  return 2;
+}
+
 /* Until the end, O->to, or enough rows. */
 static int run(struct query_pass *p) {
   bool first = true;
@@ -107,7 +140,7 @@ static int run(struct query_pass *p) {
     struct replay_result res;
     replay_step(&p->s, &res);
     if (res.what == REPLAY_ENDED)
-      return 0;
+      return not_found_at_end(p);
     if (res.what == REPLAY_FAILED)
       return res.status;
     if (res.what == REPLAY_STOP && p->ready)
@@ -117,7 +150,7 @@ static int run(struct query_pass *p) {
       if (rc)
         return rc;
       if (p->o->have_to && res.event > p->o->to.event + 1)
-        return 0;
+        return not_found_at_end(p);
     }
     if (query_pass_full(p) && !(p->ready && p->job->busy && p->job->busy(p)))
       return 0;

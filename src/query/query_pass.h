@@ -42,8 +42,14 @@ struct query_pass {
   struct replay_session s;
   struct replay_debug *d;
   struct timeline *tl;
-  pid_t pid;               /* the observed process (recorded pid) */
-  bool ready;              /* its symbols are open and the job set up */
+  pid_t pid;  /* the observed process (recorded pid) */
+  bool ready; /* its symbols are open and the job set up */
+  /* The job's variable or function is in none of the files mapped at the start: looked
+   * for again each time the process's code mappings change (code_maps, their digest);
+   * waiting_err is the message when it never appears. */
+  bool waiting;
+  uint64_t code_maps;
+  char waiting_err[1024];
   struct query_syms *syms; /* of the observed process */
   struct query_rows *rows;
   uint64_t found;             /* rows this pass added */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 struct query_syms {
   Dwfl *dwfl;
@@ -66,12 +67,33 @@ struct Dwfl *query_syms_dwfl(struct query_syms *q) {
   return q->dwfl;
 }
 
+uint64_t query_syms_code_maps(pid_t pid) {
+  char path[64], line[512];
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+  FILE *f = fopen(path, "re");
+  if (!f)
+    return 0;
+  XXH64_state_t *h = XXH64_createState();
+  XXH64_reset(h, 0);
+  while (fgets(line, sizeof line, f)) {
+    char *perms = strchr(line, ' ');
+    if (perms && perms[3] == 'x') /* "r-xp": code */
+      XXH64_update(h, line, strlen(line));
+  }
+  fclose(f);
+  uint64_t digest = XXH64_digest(h);
+  XXH64_freeState(h);
+  return digest;
+}
+
 const char *query_syms_main_name(struct query_syms *q) {
   const char *slash = strrchr(q->exe, '/');
   return slash ? slash + 1 : q->exe[0] ? q->exe : "the program";
 }
 
-/* The modules, the main executable first. */
+/* The modules, the main executable first, without the dynamic linker's: its own copies
+ * of memset, malloc and the like, there from the first event on, are not the ones the
+ * program calls once its libraries are loaded. */
 #define MAX_MODULES 256
 struct modules {
   Dwfl_Module *m[MAX_MODULES];
@@ -86,6 +108,9 @@ static int add_module(Dwfl_Module *mod, void **user, const char *name, Dwarf_Add
   struct modules *ms = arg;
   if (ms->n == MAX_MODULES)
     return DWARF_CB_ABORT;
+  const char *base = name ? strrchr(name, '/') : NULL;
+  if (base && !strncmp(base + 1, "ld-", 3) && strstr(base, ".so"))
+    return DWARF_CB_OK;
   bool main = name && !strcmp(name, ms->exe);
   if (main && ms->n) {
     ms->m[ms->n++] = ms->m[0];
@@ -155,22 +180,36 @@ static bool var_in_module(Dwfl_Module *mod, const char *name, int depth, Dwarf_D
   return false;
 }
 
-/* An ELF symbol NAME of TYPE (STT_OBJECT, STT_FUNC) in any module: its address and size. */
-static bool elf_symbol(struct modules *ms, const char *name, int type, uint64_t *addr,
-                       uint64_t *size) {
-  for (int i = 0; i < ms->n; i++) {
-    int n = dwfl_module_getsymtab(ms->m[i]);
-    for (int k = 1; k < n; k++) {
-      GElf_Sym sym;
-      GElf_Addr a;
-      const char *s = dwfl_module_getsym_info(ms->m[i], k, &sym, &a, NULL, NULL, NULL);
-      if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == type && sym.st_shndx != SHN_UNDEF) {
-        *addr = a;
-        *size = sym.st_size;
-        return true;
-      }
+/* Whether symbol name S is NAME, maybe with a version (`pthread_mutex_lock@@GLIBC_2.2.5'). */
+static bool symbol_is(const char *s, const char *name) {
+  size_t n = strlen(name);
+  return s && !strncmp(s, name, n) && (s[n] == 0 || s[n] == '@');
+}
+
+/* An ELF symbol NAME of TYPE (STT_OBJECT, STT_FUNC, STT_GNU_IFUNC) defined in MOD: its
+ * address and size. */
+static bool module_symbol(Dwfl_Module *mod, const char *name, int type, uint64_t *addr,
+                          uint64_t *size) {
+  int n = dwfl_module_getsymtab(mod);
+  for (int k = 1; k < n; k++) {
+    GElf_Sym sym;
+    GElf_Addr a;
+    const char *s = dwfl_module_getsym_info(mod, k, &sym, &a, NULL, NULL, NULL);
+    if (symbol_is(s, name) && GELF_ST_TYPE(sym.st_info) == type && sym.st_shndx != SHN_UNDEF) {
+      *addr = a;
+      *size = sym.st_size;
+      return true;
     }
   }
+  return false;
+}
+
+/* The same in any of MS's modules, the first that has it. */
+static bool elf_symbol(struct modules *ms, const char *name, int type, uint64_t *addr,
+                       uint64_t *size) {
+  for (int i = 0; i < ms->n; i++)
+    if (module_symbol(ms->m[i], name, type, addr, size))
+      return true;
   return false;
 }
 
@@ -207,11 +246,11 @@ int query_syms_variable(struct query_syms *q, const char *name, struct query_var
     return 2;
   }
   snprintf(err, errlen,
-           "no global or static variable `%s' in %s or its libraries' debug information or "
-           "symbols: check the name (a global or static variable, not an expression), or pass "
-           "ADDR:LEN",
+           "no global or static variable `%s' in %s or the libraries it loaded, in their "
+           "debug information or symbols: check the name (a global or static variable, not "
+           "an expression), or pass ADDR:LEN",
            name, query_syms_main_name(q));
-  return 2;
+  return QUERY_NOT_LOADED;
 }
 
 /* Function D's parameters and return type into F. */
@@ -254,24 +293,48 @@ static bool function_in_module(Dwfl_Module *mod, const char *name, struct query_
   return false;
 }
 
+/* `NAME is an IFUNC' into ERR. */
+static int ifunc_error(const char *name, char *err, size_t errlen) {
+  snprintf(err, errlen,
+           "`%s' is an indirect function (GNU IFUNC): the library picks one of several "
+           "implementations when it loads (for this CPU), and deja cannot tell which; query "
+           "the implementation by its name (such as __%s_avx2 or __%s_sse2, in the "
+           "library's full symbol table) or its address as 0xADDR",
+           name, name, name);
+  return 2;
+}
+
+/* Function NAME in module MOD, as the dynamic linker would bind it: 1 found, 0 not, or
+ * an exit status (ERR). */
+static int function_of_module(Dwfl_Module *mod, const char *name, struct query_func *f, char *err,
+                              size_t errlen) {
+  uint64_t size;
+  if (module_symbol(mod, name, STT_GNU_IFUNC, &f->addr, &size))
+    return -ifunc_error(name, err, errlen);
+  if (function_in_module(mod, name, f))
+    return 1;
+  if (!module_symbol(mod, name, STT_FUNC, &f->addr, &size))
+    return 0;
+  f->nparams = -1; /* the ABI's registers */
+  return 1;
+}
+
 int query_syms_function(struct query_syms *q, const char *name, struct query_func *f, char *err,
                         size_t errlen) {
   struct modules ms;
   modules_of(q, &ms);
   memset(f, 0, sizeof *f);
-  for (int i = 0; i < ms.n; i++)
-    if (function_in_module(ms.m[i], name, f))
-      return 0;
-  uint64_t size;
-  if (elf_symbol(&ms, name, STT_FUNC, &f->addr, &size)) {
-    f->nparams = -1; /* the ABI's registers */
-    return 0;
+  for (int i = 0; i < ms.n; i++) {
+    int rc = function_of_module(ms.m[i], name, f, err, errlen);
+    if (rc)
+      return rc > 0 ? 0 : -rc;
   }
   snprintf(err, errlen,
-           "no function `%s' in %s or the libraries loaded when it starts (functions of "
-           "libraries loaded later are not found): check the name",
+           "no function `%s' in %s or the libraries it loaded (the dynamic linker's own "
+           "functions are not searched): check the name, or pass the function's address as "
+           "0xADDR",
            name, query_syms_main_name(q));
-  return 2;
+  return QUERY_NOT_LOADED;
 }
 
 void query_syms_where(struct query_syms *q, uint64_t pc, struct query_where *w) {

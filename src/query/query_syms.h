@@ -11,6 +11,9 @@
 #include <sys/types.h>
 
 #define QUERY_MAX_PARAMS 16
+/* What query_syms_variable and query_syms_function return when NAME is in none of the
+ * files mapped now: a library the program loads later may have it. */
+#define QUERY_NOT_LOADED 4
 
 struct query_syms;
 
@@ -51,14 +54,18 @@ struct query_syms *query_syms_open(pid_t pid, char *err, size_t errlen);
 void query_syms_close(struct query_syms *q);
 /* The mappings changed (a library loaded): read them again at the next lookup. */
 void query_syms_stale(struct query_syms *q);
-/* NAME as a variable. 0, or 2 with ERR saying what is missing and what to pass instead. */
+/* NAME as a variable. 0, or 2 with ERR saying what is missing and what to pass instead
+ * (QUERY_NOT_LOADED: not found). */
 int query_syms_variable(struct query_syms *q, const char *name, struct query_var *v, char *err,
                         size_t errlen);
-/* NAME as a function. 0, or 2 (ERR as above). */
+/* NAME as a function. 0, or 2 or QUERY_NOT_LOADED (ERR as above). */
 int query_syms_function(struct query_syms *q, const char *name, struct query_func *f, char *err,
                         size_t errlen);
 /* Where PC is (empty strings and line 0 for what is not known). */
 void query_syms_where(struct query_syms *q, uint64_t pc, struct query_where *w);
+/* A digest of the executable mappings of the process whose (replay) pid is PID: when it
+ * changes, a library was loaded or unloaded. */
+uint64_t query_syms_code_maps(pid_t pid);
 /* The program's main executable module's name (for messages). */
 const char *query_syms_main_name(struct query_syms *q);
 /* The Dwfl itself (for unwinding: query_backtrace.c). */
