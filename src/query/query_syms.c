@@ -304,6 +304,25 @@ static int ifunc_error(const char *name, char *err, size_t errlen) {
   return 2;
 }
 
+/* The DWARF of the function whose code starts at ADDR in MOD (an ELF symbol that names
+ * it by an alias, as `malloc' names __libc_malloc) into F; false without. */
+static bool function_at(Dwfl_Module *mod, uint64_t addr, struct query_func *f) {
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+  Dwarf_Die *scopes = NULL;
+  int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+  bool found = false;
+  for (int i = 0; i < n && !found; i++) {
+    Dwarf_Addr lo;
+    found = dwarf_tag(&scopes[i]) == DW_TAG_subprogram && dwarf_lowpc(&scopes[i], &lo) == 0 &&
+            lo + bias == addr;
+    if (found)
+      describe_function(&scopes[i], f);
+  }
+  free(scopes);
+  return found;
+}
+
 /* Function NAME in module MOD, as the dynamic linker would bind it: 1 found, 0 not, or
  * an exit status (ERR). */
 static int function_of_module(Dwfl_Module *mod, const char *name, struct query_func *f, char *err,
@@ -315,7 +334,8 @@ static int function_of_module(Dwfl_Module *mod, const char *name, struct query_f
     return 1;
   if (!module_symbol(mod, name, STT_FUNC, &f->addr, &size))
     return 0;
-  f->nparams = -1; /* the ABI's registers */
+  if (!function_at(mod, f->addr, f))
+    f->nparams = -1; /* the ABI's registers */
   return 1;
 }
 
