@@ -41,10 +41,59 @@ static int watch(struct replay_debug *d, uint64_t addr, uint64_t len, char *err,
   return 0;
 }
 
+/* One step of a path: `.NAME' or `[INDEX]' at *S (moved past it) applied to V. 0, or 2
+ * with ERR. */
+static int path_step(const char **s, struct query_var *v, const char *expr, char *err,
+                     size_t errlen) {
+  Dwarf_Die next;
+  size_t off = 0, esize;
+  if (**s == '.') {
+    const char *name = ++*s;
+    size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    char member[128];
+    snprintf(member, sizeof member, "%.*s", (int)n, name);
+    *s += n;
+    if (!query_type_member(&v->type, member, &off, &next)) {
+      snprintf(err, errlen,
+               "`%s': no member `%s' deja can read there (not a struct or union, "
+               "or a bit field): pass ADDR:LEN",
+               expr, member);
+      return 2;
+    }
+  } else {
+    char *end;
+    unsigned long long i = strtoull(*s + 1, &end, 10);
+    *s = end + 1;
+    if (!query_type_element(&v->type, &next, &esize) || (off = i * esize) + esize > v->size) {
+      snprintf(err, errlen,
+               "`%s': index %llu is outside the array (or it is no array): pass "
+               "ADDR:LEN",
+               expr, i);
+      return 2;
+    }
+  }
+  v->addr += off;
+  v->type = next;
+  v->size = query_type_size(&next);
+  return 0;
+}
+
+/* The variable of EXPR's name, its members and elements applied (`s.a[2].b'). */
+static int lvalue(struct query_syms *syms, const char *expr, struct query_var *v, char *err,
+                  size_t errlen) {
+  char base[128];
+  size_t n = strcspn(expr, ".[");
+  snprintf(base, sizeof base, "%.*s", (int)n, expr);
+  int rc = query_syms_variable(syms, base, v, err, errlen);
+  for (const char *s = expr + n; !rc && *s;)
+    rc = path_step(&s, v, expr, err, errlen);
+  return rc;
+}
+
 static int writes_setup(struct query_pass *p, char *err, size_t errlen) {
   struct writes *w = p->job->state;
   if (w->t.name) {
-    int rc = query_syms_variable(p->syms, w->t.name, &w->var, err, errlen);
+    int rc = lvalue(p->syms, w->t.name, &w->var, err, errlen);
     if (rc)
       return rc;
     w->typed = true;
@@ -129,12 +178,23 @@ static bool parse_addr(const char *expr, struct query_writes_target *t) {
   return !*end && t->len > 0;
 }
 
+/* Whether S is NAME followed by members and constant indexes (`s.a[2].b'). */
 static bool identifier(const char *s) {
   if (!isalpha((unsigned char)s[0]) && s[0] != '_')
     return false;
-  for (; *s; s++)
+  for (; *s; s++) {
+    if (*s == '.' && (isalpha((unsigned char)s[1]) || s[1] == '_'))
+      continue;
+    if (*s == '[') {
+      size_t digits = strspn(s + 1, "0123456789");
+      if (!digits || s[1 + digits] != ']')
+        return false;
+      s += digits + 1;
+      continue;
+    }
     if (!isalnum((unsigned char)*s) && *s != '_')
       return false;
+  }
   return true;
 }
 
@@ -147,8 +207,9 @@ int query_writes_job(const struct query_opts *o, struct query_job *job, char *er
     free(w);
     snprintf(err, errlen,
              "`%s' is an expression deja cannot type: deja query writes takes a global or "
-             "static variable's name, or ADDR[:LEN] (hex address, length in bytes, default 8; "
-             "gdb's `print &(%s)' and `print sizeof(%s)' tell them)",
+             "static variable's name with members and constant indexes (`s.a[2].b'), or "
+             "ADDR[:LEN] (hex address, length in bytes, default 8; gdb's `print &(%s)' and "
+             "`print sizeof(%s)' tell them)",
              o->expr, o->expr, o->expr);
     return 2;
   }

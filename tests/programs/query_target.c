@@ -11,6 +11,11 @@ volatile int counter;         /* main: 1 3 6 10 15; worker: 100 101 102; child: 
 static volatile double ratio; /* 3 then 9 */
 volatile long same;           /* 7, then 7 again */
 volatile char big[24];        /* memset once: 24 bytes */
+struct pair {
+  int lo;
+  short hi[3];
+};
+volatile struct pair pairs; /* hi[1] = 5, then lo = 9 */
 
 __attribute__((noinline)) int add(int a, int b) { return a + b; }
 __attribute__((noinline)) double scale(double x, int k) { return x * k; }
@@ -31,6 +36,8 @@ int main(int argc, char **argv) {
   same = 7;
   same = 7;
   memset((char *)big, 'x', sizeof big);
+  pairs.hi[1] = 5;
+  pairs.lo = 9;
   touch("hello", 5);
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);

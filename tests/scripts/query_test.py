@@ -95,7 +95,12 @@ def case_writes():
     same = query(trace, "writes", "same")
     check([(r["old"], r["new"]) for r in same] == [(0, 7), (7, 7)], f"same-value write: {same}")
     big = query(trace, "writes", "big")
-    check(len(big) >= 1 and big[-1]["new"] == "78" * 24, f"big: {big}")
+    check(len(big) >= 1 and big[-1]["new"] == "x" * 24, f"big (a char array: a string): {big}")
+    pairs = query(trace, "writes", "pairs")
+    check([r["new"] for r in pairs] == [{"lo": 0, "hi": [0, 5, 0]}, {"lo": 9, "hi": [0, 5, 0]}],
+          f"a struct, typed: {pairs}")
+    hi = query(trace, "writes", "pairs.hi[1]")
+    check([(r["old"], r["new"]) for r in hi] == [(0, 5)], f"a member's element: {hi}")
     addr = same[0]["pos"].split("/")[3]
     raw = query(trace, "writes", f"{addr}:8")
     check([r["new"] for r in raw] == ["0700000000000000"] * 2, f"ADDR:LEN: {raw}")
@@ -318,8 +323,10 @@ def case_monitor():
 def case_bad():
     trace = record()
     before = trace_digest(trace)
-    for args, words in ((["writes", "nosuch"], "ADDR:LEN"), (["writes", "a.b"], "ADDR[:LEN]"),
+    for args, words in ((["writes", "nosuch"], "ADDR:LEN"), (["writes", "a+b"], "ADDR[:LEN]"),
                         (["writes", "*p"], "cannot type"), (["calls", "nosuch"], "no function"),
+                        (["writes", "pairs.nosuch"], "no member"),
+                        (["writes", "pairs.hi[3]"], "outside"),
                         (["calls", "memset"], "IFUNC")):
         r = run([DEJA, "query", trace] + args)
         check(r.returncode == 2 and words in r.stderr, f"{args}: exit {r.returncode}: {r.stderr}")
