@@ -386,11 +386,11 @@ static bool same_file(const struct sbuf_hdr *h, int i, const uint64_t st[2]) {
   return (h->out_dev[i] || h->out_ino[i]) && st[0] == h->out_dev[i] && st[1] == h->out_ino[i];
 }
 
-/* Which of deja's stdout (1) and stderr (2) descriptor FD refers to, if either (0), by
- * its fstat. Not inlined: made in a recording only, it must not leave other values in
- * the caller's registers than a replay has (a write restarted as a traced call is
- * compared register by register at its entry, r13 included). */
-static __attribute__((noinline)) unsigned output_by_fstat(const struct sbuf_hdr *h, int fd) {
+/* Which of deja's stdout (1) and stderr (2) descriptor FD refers to, if either (0), for
+ * the write whose record REC is. In a replay, what the record says. */
+static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_rec *rec) {
+  if (replaying())
+    return (rec->flags & SBUF_REC_OUT_MASK) >> SBUF_REC_OUT_SHIFT;
   uint64_t st[18]; /* the kernel's struct stat: st_dev, st_ino first */
   static int64_t ignored;
   if (sbuf_entry_call(SYS_fstat, fd, (long)st, 0, 0, 0, 0, &ignored) != 0)
@@ -399,14 +399,6 @@ static __attribute__((noinline)) unsigned output_by_fstat(const struct sbuf_hdr 
   if (m1 && m2)
     return fd == 2 ? 2 : 1;
   return m1 ? 1 : m2 ? 2 : 0;
-}
-
-/* Which of deja's stdout (1) and stderr (2) descriptor FD refers to, if either (0), for
- * the write whose record REC is. In a replay, what the record says. */
-static unsigned output_to(const struct sbuf_hdr *h, int fd, const struct sbuf_rec *rec) {
-  if (replaying())
-    return (rec->flags & SBUF_REC_OUT_MASK) >> SBUF_REC_OUT_SHIFT;
-  return output_by_fstat(h, fd);
 }
 
 /* Copies the first MAX bytes of CNT buffers at IOV to DST, one after the other. */

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <string.h>
 
 #define EFLAGS_RF 0x10000ull
 
@@ -43,4 +44,23 @@ bool regs_differ(const struct user_regs_struct *want, const struct user_regs_str
     differ = true;
   }
   return differ;
+}
+
+/* The registers a system call is made with, and where. */
+static const size_t call_regs[] = {
+    offsetof(struct user_regs_struct, orig_rax), offsetof(struct user_regs_struct, rdi),
+    offsetof(struct user_regs_struct, rsi),      offsetof(struct user_regs_struct, rdx),
+    offsetof(struct user_regs_struct, r10),      offsetof(struct user_regs_struct, r8),
+    offsetof(struct user_regs_struct, r9),       offsetof(struct user_regs_struct, rip),
+    offsetof(struct user_regs_struct, rsp),      offsetof(struct user_regs_struct, fs_base),
+};
+
+bool regs_differ_in_call(const struct user_regs_struct *want, const struct user_regs_struct *got,
+                         char *out, size_t len) {
+  struct user_regs_struct a = {0}, b = {0}; /* the call's registers only */
+  for (size_t i = 0; i < sizeof call_regs / sizeof call_regs[0]; i++) {
+    memcpy((char *)&a + call_regs[i], (const char *)want + call_regs[i], sizeof(uint64_t));
+    memcpy((char *)&b + call_regs[i], (const char *)got + call_regs[i], sizeof(uint64_t));
+  }
+  return regs_differ(&a, &b, out, len);
 }

@@ -11,4 +11,9 @@
 bool regs_differ(const struct user_regs_struct *want, const struct user_regs_struct *got, char *out,
                  size_t len);
 
+/* The same for the registers a system call is made with only (number, arguments, rip,
+ * rsp, fs_base). */
+bool regs_differ_in_call(const struct user_regs_struct *want, const struct user_regs_struct *got,
+                         char *out, size_t len);
+
 #endif

@@ -510,12 +510,34 @@ int replay_settle(struct replay_engine *e, struct rptask *x) {
   return 0;
 }
 
+/* Whether X is at the entry of a buffered call restarted as a traced one (the page's
+ * traced `syscall'), as the recording was (WANT). */
+static bool at_library_entry(const struct rptask *x, const struct user_regs_struct *want) {
+  return x->t.regs.rip == SBUF_TRACED_ENTRY_ADDR + 2 && want->rip == x->t.regs.rip;
+}
+
+/* There the library's scratch registers may hold what code made in a recording only
+ * left (its fstat of deja's output): the call's own registers must match, the rest are
+ * made the recording's. */
+static int library_entry(struct replay_engine *e, struct rptask *x,
+                         const struct user_regs_struct *want) {
+  char diff[1024];
+  if (regs_differ_in_call(want, &x->t.regs, diff, sizeof diff))
+    return diverge(e, "registers differ: %s", diff);
+  if (task_set_regs(&x->t, want) < 0)
+    return diverge(e, "cannot set the registers of task %d: %s", x->t.tid, strerror(errno));
+  x->t.regs = *want;
+  return 0;
+}
+
 int expect_regs(struct replay_engine *e, struct rptask *x, const struct user_regs_struct *want) {
   if (task_get_regs(&x->t) < 0)
     return diverge(e, "cannot read registers: %s", strerror(errno));
   char diff[1024];
   if (!regs_differ(want, &x->t.regs, diff, sizeof diff))
     return 0;
+  if (at_library_entry(x, want))
+    return library_entry(e, x, want);
   if (PAGE_OF(x->t.regs.rip) == VSYSCALL_PAGE && PAGE_OF(want->rip) != VSYSCALL_PAGE)
     return diverge(e,
                    "the program called %s through the legacy vsyscall page (0x%llx), which the "
