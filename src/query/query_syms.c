@@ -127,9 +127,44 @@ static void modules_of(struct query_syms *q, struct modules *ms) {
   dwfl_getmodules(query_syms_dwfl(q), add_module, ms, 0);
 }
 
+/* Whether TAG is a scope whose name qualifies the names inside (C++). */
+static bool naming_scope(int tag) {
+  return tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+         tag == DW_TAG_union_type;
+}
+
+/* D's name with its namespaces and classes (`ns::Counter::bump'), through its declaration
+ * when D is an out-of-line definition or a concrete instance of an inlined function. */
+static bool qualified_name(Dwarf_Die *d, char *out, size_t len) {
+  Dwarf_Die decl = *d, *scopes = NULL;
+  Dwarf_Attribute at;
+  for (int hops = 0; hops < 4; hops++) /* a concrete instance, its abstract one, its declaration */
+    if (!(dwarf_attr(&decl, DW_AT_abstract_origin, &at) ||
+          dwarf_attr(&decl, DW_AT_specification, &at)) ||
+        !dwarf_formref_die(&at, &decl))
+      break;
+  const char *own = dwarf_diename(&decl);
+  int n = own ? dwarf_getscopes_die(&decl, &scopes) : -1;
+  size_t used = 0;
+  for (int i = n - 1; i >= 1; i--) {
+    const char *scope = dwarf_diename(&scopes[i]);
+    if (scope && naming_scope(dwarf_tag(&scopes[i])) && used < len)
+      used += (size_t)snprintf(out + used, len - used, "%s::", scope);
+  }
+  if (n >= 0 && used < len)
+    snprintf(out + used, len - used, "%s", own);
+  free(scopes);
+  return n >= 0;
+}
+
+/* Whether D is named NAME: its own name, or with `::' its qualified one. */
 static bool named(Dwarf_Die *d, const char *name) {
   const char *n = dwarf_diename(d);
-  return n && !strcmp(n, name);
+  const char *last = strrchr(name, ':');
+  if (!n || strcmp(n, last ? last + 1 : name))
+    return false;
+  char full[512];
+  return !last || (qualified_name(d, full, sizeof full) && !strcmp(full, name));
 }
 
 /* D's type (typedefs and qualifiers kept), false when it has none. */
@@ -163,8 +198,9 @@ static bool find_var(Dwarf_Die *parent, const char *name, int depth, Dwarf_Die *
       *out = c;
       return true;
     }
-    if (depth > 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) &&
-        find_var(&c, name, depth - 1, out))
+    if (((depth > 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block)) ||
+         tag == DW_TAG_namespace) &&
+        find_var(&c, name, depth - (tag != DW_TAG_namespace), out))
       return true;
   } while (dwarf_siblingof(&c, &c) == 0);
   return false;
@@ -273,23 +309,33 @@ static void describe_function(Dwarf_Die *d, struct query_func *f) {
   } while (dwarf_siblingof(&c, &c) == 0);
 }
 
+/* Function NAME with code among PARENT's children (and in namespaces inside). */
+static bool find_function(Dwarf_Die *parent, const char *name, Dwarf_Addr bias,
+                          struct query_func *f) {
+  Dwarf_Die c;
+  if (dwarf_child(parent, &c) != 0)
+    return false;
+  do {
+    Dwarf_Addr lo;
+    int tag = dwarf_tag(&c);
+    if (tag == DW_TAG_subprogram && named(&c, name) && dwarf_lowpc(&c, &lo) == 0) {
+      f->addr = lo + bias;
+      describe_function(&c, f);
+      return true;
+    }
+    if (tag == DW_TAG_namespace && find_function(&c, name, bias, f))
+      return true;
+  } while (dwarf_siblingof(&c, &c) == 0);
+  return false;
+}
+
 /* Function NAME (with code) in module MOD's DWARF. */
 static bool function_in_module(Dwfl_Module *mod, const char *name, struct query_func *f) {
   Dwarf_Addr bias;
   Dwarf_Die *cu = NULL;
-  while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
-    Dwarf_Die c;
-    if (dwarf_child(cu, &c) != 0)
-      continue;
-    do {
-      Dwarf_Addr lo;
-      if (dwarf_tag(&c) == DW_TAG_subprogram && named(&c, name) && dwarf_lowpc(&c, &lo) == 0) {
-        f->addr = lo + bias;
-        describe_function(&c, f);
-        return true;
-      }
-    } while (dwarf_siblingof(&c, &c) == 0);
-  }
+  while ((cu = dwfl_module_nextcu(mod, cu, &bias)))
+    if (find_function(cu, name, bias, f))
+      return true;
   return false;
 }
 
@@ -357,6 +403,20 @@ int query_syms_function(struct query_syms *q, const char *name, struct query_fun
   return QUERY_NOT_LOADED;
 }
 
+/* The qualified name of the function whose code holds PC in MOD's DWARF into OUT (left
+ * as it is without). */
+static void source_name(Dwfl_Module *mod, uint64_t pc, char *out, size_t len) {
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), *scopes = NULL;
+  int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+  for (int i = 0; i < n; i++)
+    if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+      qualified_name(&scopes[i], out, len);
+      break;
+    }
+  free(scopes);
+}
+
 void query_syms_where(struct query_syms *q, uint64_t pc, struct query_where *w) {
   memset(w, 0, sizeof *w);
   Dwfl_Module *mod = dwfl_addrmodule(query_syms_dwfl(q), pc);
@@ -368,6 +428,8 @@ void query_syms_where(struct query_syms *q, uint64_t pc, struct query_where *w) 
     return;
   const char *fn = dwfl_module_addrname(mod, pc);
   snprintf(w->function, sizeof w->function, "%s", fn ? fn : "");
+  if (fn && !strncmp(fn, "_Z", 2)) /* C++: the name as written, not mangled */
+    source_name(mod, pc, w->function, sizeof w->function);
   Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
   const char *file = line ? dwfl_lineinfo(line, NULL, &w->line, NULL, NULL, NULL) : NULL;
   snprintf(w->file, sizeof w->file, "%s", file ? file : "");

@@ -81,7 +81,7 @@ static int path_step(const char **s, struct query_var *v, const char *expr, char
 /* The variable of EXPR's name, its members and elements applied (`s.a[2].b'). */
 static int lvalue(struct query_syms *syms, const char *expr, struct query_var *v, char *err,
                   size_t errlen) {
-  char base[128];
+  char base[256];
   size_t n = strcspn(expr, ".[");
   snprintf(base, sizeof base, "%.*s", (int)n, expr);
   int rc = query_syms_variable(syms, base, v, err, errlen);
@@ -183,8 +183,11 @@ static bool identifier(const char *s) {
   if (!isalpha((unsigned char)s[0]) && s[0] != '_')
     return false;
   for (; *s; s++) {
-    if (*s == '.' && (isalpha((unsigned char)s[1]) || s[1] == '_'))
+    if ((*s == '.' && (isalpha((unsigned char)s[1]) || s[1] == '_')) ||
+        (*s == ':' && s[1] == ':' && (isalpha((unsigned char)s[2]) || s[2] == '_'))) {
+      s += *s == ':'; /* a C++ scope: ns::name */
       continue;
+    }
     if (*s == '[') {
       size_t digits = strspn(s + 1, "0123456789");
       if (!digits || s[1 + digits] != ']')

@@ -11,7 +11,8 @@ CASE: writes | threads (recorded twice) | fork | calls | output | goto | monitor
       their time slices, recorded twice) | many (PROGRAM's sibling query_many: thousands
       of calls logged in the task, checked against their formulas and against the same
       query with every call trapped, DEJA_NO_CALL_LOG) | preempt_calls (PROGRAM's sibling
-      query_calls_preempt: two threads calling step() across state points)"""
+      query_calls_preempt: two threads calling step() across state points) | cpp
+      (tests/programs/query_cpp.cc, built with g++: qualified C++ names)"""
 import hashlib
 import re
 import json
@@ -263,6 +264,30 @@ def case_calls(trace=None):
     raw = query(trace, "calls", add[0]["pc"][2:])
     check(len(raw) == 8 and raw[0]["args"]["rdi"] == "0x0" and raw[4]["return"] == "0xf",
           f"calls ADDR: {raw}")
+
+
+def case_cpp():
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "programs",
+                          "query_cpp.cc")
+    program = os.path.join(WORK, "query_cpp")
+    subprocess.run(["g++", "-g", "-O0", "-o", program, source], check=True)
+    trace = record(program=program)
+    out = run([DEJA, "replay", "-a", trace]).stdout
+    k = int(re.search(r"k=(\d+)", out).group(1))
+    bump = query(trace, "calls", "ns::Counter::bump")
+    check([(r["args"]["by"], r["function"], r["caller"]) for r in bump] ==
+          [(k + i, "ns::Counter::bump", "main") for i in range(3)], f"ns::Counter::bump: {bump}")
+    check([r["return"] for r in bump] == [k, 2 * k + 1, 3 * k + 3], f"bump's returns: {bump}")
+    glob = query(trace, "calls", "twice")
+    inner = query(trace, "calls", "ns::twice")
+    check([r["return"] for r in glob] == [3 * k] and [r["return"] for r in inner] == [2 * k],
+          f"twice and ns::twice: {glob} {inner}")
+    total = query(trace, "writes", "ns::Counter::total")
+    check([r["new"] for r in total] == [k, 2 * k + 1, 3 * k + 3] and
+          all(r["function"] == "ns::Counter::bump" for r in total), f"ns::Counter::total: {total}")
+    counter = query(trace, "writes", "ns::counter")
+    check([(r["old"], r["new"], r["function"]) for r in counter] == [(0, k, "ns::twice")],
+          f"ns::counter: {counter}")
 
 
 def case_output():
