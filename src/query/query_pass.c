@@ -107,7 +107,8 @@ static int event_done(struct query_pass *p, const struct replay_result *res, boo
     p->job->event(p, res);
   note_pids(p);
   bool exec = res->kind == EV_EXEC && x && x->rec_pid == p->pid;
-  if (p->waiting && !exec && x && x->rec_pid == p->pid) {
+  bool maps = res->kind == EV_SYSCALL || res->kind == EV_SBUF; /* (an mmap is one) */
+  if (p->waiting && maps && x && x->rec_pid == p->pid) {
     int rc = look_again(p);
     if (rc)
       return rc;
