@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "query/query_syms.h"
 #include "query/query_values.h"
 
 #define MAX_FRAMES 32
@@ -73,16 +74,20 @@ static int frame(Dwfl_Frame *state, void *arg) {
     return DWARF_CB_OK;
   if (!u->first_pc)
     u->first_pc = at;
-  const char *fn = mod ? dwfl_module_addrname(mod, at) : NULL;
+  const char *sym = mod ? dwfl_module_addrname(mod, at) : NULL;
+  char fn[256];
+  snprintf(fn, sizeof fn, "%s", sym ? sym : "?");
+  if (sym && !strncmp(sym, "_Z", 2)) /* C++: as written */
+    query_syms_source_name(mod, at, fn, sizeof fn);
   Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, at) : NULL;
   int lineno = 0;
   const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
   const char *base = file ? strrchr(file, '/') : NULL;
   char text[400], json[900];
   if (file)
-    snprintf(text, sizeof text, "%s (%s:%d)", fn ? fn : "?", base ? base + 1 : file, lineno);
+    snprintf(text, sizeof text, "%s (%s:%d)", fn, base ? base + 1 : file, lineno);
   else
-    snprintf(text, sizeof text, "%s (0x%" PRIx64 ")", fn ? fn : "?", (uint64_t)pc);
+    snprintf(text, sizeof text, "%s (0x%" PRIx64 ")", fn, (uint64_t)pc);
   query_json_string(text, strlen(text), json, sizeof json);
   if (u->n < u->len)
     u->n += (size_t)snprintf(u->out + u->n, u->len - u->n, "%s%s", u->shown++ ? "," : "", json);

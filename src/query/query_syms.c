@@ -403,9 +403,7 @@ int query_syms_function(struct query_syms *q, const char *name, struct query_fun
   return QUERY_NOT_LOADED;
 }
 
-/* The qualified name of the function whose code holds PC in MOD's DWARF into OUT (left
- * as it is without). */
-static void source_name(Dwfl_Module *mod, uint64_t pc, char *out, size_t len) {
+void query_syms_source_name(struct Dwfl_Module *mod, uint64_t pc, char *out, size_t len) {
   Dwarf_Addr bias;
   Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), *scopes = NULL;
   int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
@@ -429,7 +427,7 @@ void query_syms_where(struct query_syms *q, uint64_t pc, struct query_where *w) 
   const char *fn = dwfl_module_addrname(mod, pc);
   snprintf(w->function, sizeof w->function, "%s", fn ? fn : "");
   if (fn && !strncmp(fn, "_Z", 2)) /* C++: the name as written, not mangled */
-    source_name(mod, pc, w->function, sizeof w->function);
+    query_syms_source_name(mod, pc, w->function, sizeof w->function);
   Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
   const char *file = line ? dwfl_lineinfo(line, NULL, &w->line, NULL, NULL, NULL) : NULL;
   snprintf(w->file, sizeof w->file, "%s", file ? file : "");

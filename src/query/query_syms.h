@@ -16,6 +16,7 @@
 #define QUERY_NOT_LOADED 4
 
 struct query_syms;
+struct Dwfl_Module;
 
 /* A global or static variable: its address in the process, size and type. */
 struct query_var {
@@ -68,6 +69,9 @@ void query_syms_where(struct query_syms *q, uint64_t pc, struct query_where *w);
 uint64_t query_syms_code_maps(pid_t pid);
 /* The program's main executable module's name (for messages). */
 const char *query_syms_main_name(struct query_syms *q);
+/* The qualified source name of the function whose code holds PC in MOD's DWARF into OUT
+ * (`ns::Counter::bump' where its symbol is mangled; OUT left as it is without). */
+void query_syms_source_name(struct Dwfl_Module *mod, uint64_t pc, char *out, size_t len);
 /* The Dwfl itself (for unwinding: query_backtrace.c). */
 struct Dwfl *query_syms_dwfl(struct query_syms *q);
 
