@@ -90,7 +90,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
         reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
         watch_libc watch_read output_stops catch_buffered reverse_step_threads
-        reverse_long_call preempted_loops)
+        reverse_long_call preempted_loops reverse_indirect_call)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -369,6 +369,7 @@ deja_gdb_test(reverse_step_threads reverse_step_threads BOTH REPEAT 2)
 # reverse-stepi and reverse-next over calls running millions of instructions (a loop; libc's
 # memset through the PLT): the callee's ret found by counting, not single steps
 deja_gdb_test(reverse_long_call reverse_long_call BOTH)
+deja_gdb_test(reverse_indirect_call reverse_indirect_call BOTH)
 # catch syscall at the calls made through the system call buffer (no events): entry and
 # return with a live process's registers, forwards and backwards, as with -n
 deja_gdb_test(catch_buffered catch_buffered BOTH)
