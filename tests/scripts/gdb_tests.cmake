@@ -370,6 +370,7 @@ deja_gdb_test(reverse_step_threads reverse_step_threads BOTH REPEAT 2)
 # memset through the PLT): the callee's ret found by counting, not single steps
 deja_gdb_test(reverse_long_call reverse_long_call BOTH)
 deja_gdb_test(reverse_indirect_call reverse_indirect_call BOTH)
+deja_gdb_test(siginfo_traps watchpoints BOTH)
 # catch syscall at the calls made through the system call buffer (no events): entry and
 # return with a live process's registers, forwards and backwards, as with -n
 deja_gdb_test(catch_buffered catch_buffered BOTH)
