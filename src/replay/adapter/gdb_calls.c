@@ -110,7 +110,8 @@ int gdb_calls_write_mem(void *ctx, pid_t tid, uint64_t addr, const void *buf, si
  * task, stopped where LAST left it), as the kernel makes it: an int3's SI_KERNEL, a
  * single step's TRAP_TRACE and a watchpoint's TRAP_HWBKPT with the pc; false for other
  * stops (a signal's own siginfo is the recorded one; a system call stop's is the
- * kernel's). The replayed task's own is of deja's last ptrace stop. */
+ * kernel's). The replayed task's own is of deja's last ptrace stop. SI: left as it was
+ * but for those. */
 static bool trap_siginfo(const struct gdb_stop *last, struct task *t, siginfo_t *si) {
   if (last->signo != SIGTRAP || (last->kind != GDB_STOP_SWBREAK && last->kind != GDB_STOP_WATCH &&
                                  last->kind != GDB_STOP_SIGNAL))
@@ -131,10 +132,11 @@ long gdb_calls_siginfo(void *ctx, pid_t tid, void *buf, size_t len) {
   if (!t)
     return -1;
   siginfo_t si;
-  if (calling(a) || a->last.tid != tid || !trap_siginfo(&a->last, t, &si)) {
-    if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
-      memset(&si, 0, sizeof si); /* not stopped by a signal */
-  }
+  if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
+    memset(&si, 0, sizeof si); /* not stopped by a signal */
+  /* (at a signal's delivery, gone back to by a reverse step, its own siginfo) */
+  if (!calling(a) && a->last.tid == tid && (si.si_signo == SIGTRAP || !si.si_signo))
+    trap_siginfo(&a->last, t, &si);
   a->call_armed = true; /* gdb saves it before an inferior call; a write starts the call */
   size_t n = len < sizeof si ? len : sizeof si;
   memcpy(buf, &si, n);
