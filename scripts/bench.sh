@@ -4,7 +4,8 @@
 # a contended lock, condition variable handoffs, a semaphore queue) and on real programs
 # (tar czf, grep -r, git log -p, a python3 script), then the disk cost of ten recordings
 # of one program and state points of a 500 MB process, reverse execution, processes
-# recorded on several CPUs (scripts/bench_parallel.sh) and queries (bench_query.sh).
+# recorded on several CPUs (scripts/bench_parallel.sh), queries (bench_query.sh) and a gdb
+# continue onto a late breakpoint (bench_continue.sh).
 # Prints one table row per workload with its goal beside it (record/native, issue 35), the
 # replay's ratio, and where the recording's time goes: system calls traced (each two ptrace
 # stops), instructions trapped (rdtsc, cpuid: one stop each), system call buffer flushes,
@@ -244,6 +245,7 @@ else
     echo "goal: each workload's replay no slower than its record: NOT met ($replay_slower )"
 fi
 [ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_reverse.sh" "$build_dir"
+[ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_continue.sh" "$build_dir"
 # Processes recorded on several CPUs at once, against one CPU (issue 30).
 [ -z "${BENCH_WORKLOADS:-}" ] && { echo; "$repo_dir/scripts/bench_parallel.sh" "$build_dir"; }
 [ -z "${BENCH_WORKLOADS:-}" ] && "$repo_dir/scripts/bench_query.sh" "$build_dir"

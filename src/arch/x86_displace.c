@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arch/x86_decoder.h"
+#include "arch/x86_vex.h"
 
 static bool in_group(const cs_insn *insn, uint8_t group) {
   for (int i = 0; i < insn->detail->groups_count; i++)
@@ -50,7 +51,12 @@ static bool add(struct x86_displaced *d, const cs_insn *insn, bool last) {
       insn->id == X86_INS_XBEGIN || insn->id == X86_INS_INVALID)
     return false;
   int i = d->n;
-  if (in_group(insn, CS_GRP_JUMP) || in_group(insn, CS_GRP_BRANCH_RELATIVE)) {
+  bool indirect_jmp = insn->id == X86_INS_JMP && insn->detail->x86.op_count == 1 &&
+                      insn->detail->x86.operands[0].type != X86_OP_IMM;
+  if (indirect_jmp && !last)
+    return false;
+  /* an indirect jmp (a PLT entry's) is copied, its rip-relative operand moved */
+  if (!indirect_jmp && (in_group(insn, CS_GRP_JUMP) || in_group(insn, CS_GRP_BRANCH_RELATIVE))) {
     if (!direct_branch(insn, &d->cond[i]) || (d->cond[i] < 0 && !last) ||
         insn->detail->x86.op_count != 1 || insn->detail->x86.operands[0].type != X86_OP_IMM)
       return false;
@@ -67,6 +73,21 @@ static bool add(struct x86_displaced *d, const cs_insn *insn, bool last) {
   return true;
 }
 
+/* Adds the VEX or EVEX instruction at CODE capstone could not decode (x86_vex.h): none
+ * branches. */
+static bool add_vex(struct x86_displaced *d, const uint8_t *code, size_t len) {
+  uint8_t disp_at;
+  size_t size = x86_vex_length(code, len, &disp_at);
+  int i = d->n;
+  if (!size || d->off[i] + size > sizeof d->code)
+    return false;
+  d->disp_at[i] = disp_at;
+  memcpy(d->code + d->off[i], code, size);
+  d->off[i + 1] = (uint8_t)(d->off[i] + size);
+  d->n++;
+  return true;
+}
+
 bool x86_displace_plan(const uint8_t *code, size_t len, uint64_t addr, struct x86_displaced *d) {
   return x86_displace_plan_min(code, len, addr, X86_JMP_LEN, d);
 }
@@ -79,8 +100,11 @@ bool x86_displace_plan_min(const uint8_t *code, size_t len, uint64_t addr, int m
     if (d->n == X86_DISPLACE_MAX || d->off[d->n] >= len)
       return false;
     cs_insn *insn = x86_decode_one(code + d->off[d->n], len - d->off[d->n], addr + d->off[d->n]);
-    if (!insn)
-      return false;
+    if (!insn) {
+      if (!add_vex(d, code + d->off[d->n], len - d->off[d->n]))
+        return false;
+      continue;
+    }
     bool ok = add(d, insn, d->off[d->n] + insn->size >= min);
     x86_cs.free(insn, 1);
     if (!ok)
@@ -244,4 +268,31 @@ bool x86_near_branch_may_target(const uint8_t *code, size_t len, uint64_t base, 
   return (met == 0 || failed) &&
          short_branch_bytes_into(code, len, base, at > NEAR_REACH ? at - NEAR_REACH : 0, at, lo,
                                  hi);
+}
+
+/* Whether CODE[FROM, TO) is padding: nops (one or more, maybe running past TO) or int3s. */
+static bool padding(const uint8_t *code, size_t len, uint64_t addr, int from, int to) {
+  while (from < to) {
+    if (code[from] == 0xcc) {
+      from++;
+      continue;
+    }
+    cs_insn *insn = x86_decode_one(code + from, len - (size_t)from, addr + (uint64_t)from);
+    bool nop = insn && insn->id == X86_INS_NOP;
+    from += insn ? insn->size : 0;
+    if (insn)
+      x86_cs.free(insn, 1);
+    if (!nop)
+      return false;
+  }
+  return true;
+}
+
+bool x86_displace_plan_ret_tail(const uint8_t *code, size_t n, uint64_t addr,
+                                struct x86_displaced *d) {
+  for (int k = 0; k < X86_JMP_LEN && (size_t)X86_JMP_LEN <= n; k++)
+    if (code[k] == 0xc3 && x86_displace_plan_min(code, n, addr, k, d) && d->off[d->n] == k &&
+        padding(code, n, addr, k + 1, X86_JMP_LEN))
+      return true;
+  return false;
 }

@@ -26,13 +26,19 @@ struct x86_displaced {
 
 /* Plans moving the instructions that cover at least X86_JMP_LEN bytes at ADDR (CODE: LEN
  * bytes read there). False when one of them would not do the same elsewhere: a call, a
- * return, a system call or interrupt, loop/jrcxz/xbegin, a jmp but as the last one (what
- * follows it is reached from elsewhere), an indirect branch, or what capstone cannot
- * decode. */
+ * return, a system call or interrupt, loop/jrcxz/xbegin, a jmp (direct or indirect) but
+ * as the last one (what follows it is reached from elsewhere), or what neither capstone
+ * nor x86_vex.h can decode. */
 bool x86_displace_plan(const uint8_t *code, size_t len, uint64_t addr, struct x86_displaced *d);
 /* The same for the instructions covering at least MIN bytes (0: none, d->n 0). */
 bool x86_displace_plan_min(const uint8_t *code, size_t len, uint64_t addr, int min,
                            struct x86_displaced *d);
+
+/* A plan for the instructions at ADDR before a `ret` that ends fewer than X86_JMP_LEN
+ * bytes from ADDR with padding (nops, int3s) after it up to there: the plan's end is the
+ * ret's address, and the ret is moved with them in place of the jmp back. */
+bool x86_displace_plan_ret_tail(const uint8_t *code, size_t n, uint64_t addr,
+                                struct x86_displaced *d);
 
 /* Writes the moved instructions as they run at TO, then a jmp back to the instruction
  * after them, into OUT (X86_DISPLACE_OUT bytes); NEW_OFF[i] is instruction i's offset

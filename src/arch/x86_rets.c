@@ -49,3 +49,24 @@ int x86_rets_from(const uint8_t *code, size_t len, uint64_t base, uint64_t *out,
   x86_cs.free(insn, 1);
   return n;
 }
+
+int x86_tail_calls_from(const uint8_t *code, size_t len, uint64_t base, uint64_t *out, int max) {
+  csh h = x86_decoder();
+  cs_insn *insn = h ? x86_cs.malloc(h) : NULL;
+  if (!insn)
+    return 0;
+  int n = 0;
+  const uint8_t *p = code;
+  size_t left = len;
+  uint64_t addr = base;
+  while (n < max && x86_next_insn(h, &p, &left, &addr, insn) && insn->id != X86_INS_RET) {
+    const cs_x86 *x = &insn->detail->x86;
+    if (insn->id != X86_INS_JMP || x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+      continue;
+    uint64_t target = (uint64_t)x->operands[0].imm;
+    if (target < base || target >= base + len)
+      out[n++] = target;
+  }
+  x86_cs.free(insn, 1);
+  return n;
+}

@@ -19,4 +19,10 @@ uint64_t x86_plt_slot(const uint8_t *code, size_t len, uint64_t addr);
  * BASE, a function's first instruction) in order into OUT; how many. */
 int x86_rets_from(const uint8_t *code, size_t len, uint64_t base, uint64_t *out, int max);
 
+/* The targets of the first MAX unconditional direct jmps decoded from CODE (LEN bytes at
+ * BASE, a function's first instruction) before its first return instruction that leave
+ * it (to below BASE or past CODE's end): its tail calls, whose callees' returns return
+ * to its caller. How many, into OUT. */
+int x86_tail_calls_from(const uint8_t *code, size_t len, uint64_t base, uint64_t *out, int max);
+
 #endif

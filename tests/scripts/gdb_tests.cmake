@@ -90,7 +90,7 @@ foreach(program breakpoints watchpoints stepping registers time_random threads w
         sbuf_inside_call sbuf_user_preempted sigusr1_stepi stepi_blocked follow reverse_blocked
         reverse_error reverse_ret watch_stack watch_threads sbuf_same_regs watch_middle
         watch_libc watch_read output_stops catch_buffered reverse_step_threads
-        reverse_long_call)
+        reverse_long_call preempted_loops reverse_indirect_call)
   deja_gdb_program(${program})
 endforeach()
 target_link_libraries(gdb_program_threads PRIVATE pthread)
@@ -107,6 +107,7 @@ target_link_libraries(gdb_program_reverse_many PRIVATE pthread)
 target_link_libraries(gdb_program_stepi_blocked PRIVATE pthread)
 target_link_libraries(gdb_program_reverse_blocked PRIVATE pthread)
 target_link_libraries(gdb_program_watch_threads PRIVATE pthread)
+target_link_libraries(gdb_program_preempted_loops PRIVATE pthread)
 # the reverse soak's findings (scripts/reverse_soak.sh), linked statically: without the
 # preload library their calls are all traced (none goes through the system call buffer)
 foreach(program soak_signal soak_threads_exit watch_syscall)
@@ -169,6 +170,9 @@ deja_gdb_test(threads threads)
 # point: before state_match_at passed over such bytes, one recording in six diverged
 # and others ran 20 000 passes of the spin, 60 s)
 deja_gdb_test(spin_preempted spin_preempted REPEAT 3)
+# a breakpoint hit after many preempted stretches in loops branched into and in libc's
+# string functions: each runs for real once, its state point found by a jump hook
+deja_gdb_test(preempted_loops preempted_loops MODE twice REPEAT 2 BOTH)
 deja_gdb_test(goto_event breakpoints MODE goto EXIT 7)
 deja_gdb_test(server stepping MODE server)
 deja_gdb_test(writes_refused writes)
@@ -365,6 +369,8 @@ deja_gdb_test(reverse_step_threads reverse_step_threads BOTH REPEAT 2)
 # reverse-stepi and reverse-next over calls running millions of instructions (a loop; libc's
 # memset through the PLT): the callee's ret found by counting, not single steps
 deja_gdb_test(reverse_long_call reverse_long_call BOTH)
+deja_gdb_test(reverse_indirect_call reverse_indirect_call BOTH)
+deja_gdb_test(siginfo_traps watchpoints BOTH)
 # catch syscall at the calls made through the system call buffer (no events): entry and
 # return with a live process's registers, forwards and backwards, as with -n
 deja_gdb_test(catch_buffered catch_buffered BOTH)

@@ -65,7 +65,7 @@ start_replay() {
     "$DEJA" replay -h 127.0.0.1 -s 0 "$@" -k "$DEJA_TRACE_DIR/$trace" >"$tmp/replay.out" 2>"$tmp/replay.err" &
     deja_pid=$!
     port=
-    for _ in $(seq 100); do
+    for _ in $(seq 300); do
         port=$(sed -n 's/^deja: listening for gdb on 127\.0\.0\.1:\([0-9]*\);.*/\1/p' "$tmp/replay.err" | head -1)
         [ -n "$port" ] && break
         sleep 0.1
@@ -115,7 +115,7 @@ check "run 1: from event 1 to main" "$tmp/gdb.out" "^Breakpoint [0-9]+, main \(\
 check "run 1: value before mark" "$tmp/gdb.out" '^\$2 = 1$'
 when_left=$(grep -c . "$tmp/gdb.out")
 # -k: the next gdb finds the replay where the first left it (at main)
-for _ in $(seq 50); do grep -q "gdb left" "$tmp/replay.err" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "gdb left" "$tmp/replay.err" && break; sleep 0.1; done
 check "-k: deja listens again" "$tmp/replay.err" "gdb left; listening for the next one"
 run_gdb -ex 'info breakpoints' -ex 'frame' -ex 'break mark' -ex continue -ex 'print v' -ex 'continue'
 check "-k: a second gdb, none of the first's breakpoints" "$tmp/gdb.out" "^No breakpoints or watchpoints\.$"
@@ -124,7 +124,8 @@ check "-k: debugs on" "$tmp/gdb.out" '^\$1 = 10$'
 kill -TERM "$deja_pid"
 wait "$deja_pid"
 deja_pid=
-sleep 0.2
+# (killed processes can take a moment to go on a loaded machine)
+for _ in $(seq 50); do pgrep -f "$DEJA_TRACE_DIR/$trace/files/" >/dev/null || break; sleep 0.1; done
 pgrep -f "$DEJA_TRACE_DIR/$trace/files/" >/dev/null && fail "a replayed process is left after SIGTERM"
 [ "$when_left" -gt 0 ] || fail "no gdb output"
 

@@ -8,9 +8,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <link.h>
 #include <string.h>
 
+#include "arch/x86_decoder.h"
 #include "arch/x86_displace.h"
+#include "arch/x86_vex.h"
 
 #define AT 0x555555555000ull
 #define TO 0x555555545000ull /* the hook's page, below the text */
@@ -77,6 +80,16 @@ static void refused(void **state) {
     if (x86_displace_plan(cases[i].code, sizeof cases[i].code, AT, &d))
       fail_msg("%s was planned to move", cases[i].what);
   }
+  /* an indirect jmp as the last one moves too (a PLT entry's), its rip-relative operand
+   * still naming the GOT slot */
+  const uint8_t plt[] = {0xff, 0x25, 0xca, 0x2f, 0x00, 0x00, 0x68, 0x00};
+  struct x86_displaced p;
+  assert_true(x86_displace_plan(plt, sizeof plt, AT, &p));
+  assert_int_equal(p.n, 1);
+  assert_false(p.branch[0]);
+  uint8_t out[X86_DISPLACE_OUT], off[X86_DISPLACE_MAX + 1];
+  assert_int_equal(x86_displace_emit(&p, TO, out, off), 6 + 5);
+  assert_int_equal(TO + 6 + (uint64_t)(int64_t)rel_at(out + 2), AT + 6 + 0x2fca);
   /* a jmp as the last one moves */
   const uint8_t last_jmp[] = {0x48, 0x89, 0xc7, 0xeb, 0x10, 0x90};
   struct x86_displaced d;
@@ -136,11 +149,85 @@ static void undecodable_bytes(void **state) {
   assert_true(x86_near_branch_may_target(code, sizeof code, AT, AT + 196, AT + 201));
 }
 
+/* kmovd %k0,%eax; test %eax,%eax (strlen_evex's, which capstone 4 cannot decode) move
+ * by their lengths; a vpcmpb with a rip-relative operand has its disp32 moved. */
+static void undecodable_vex(void **state) {
+  (void)state;
+  const uint8_t kmovd_test[] = {0xc5, 0xfb, 0x93, 0xc0, 0x85, 0xc0, 0x74, 0x59};
+  struct x86_displaced d;
+  assert_true(x86_displace_plan(kmovd_test, sizeof kmovd_test, AT, &d));
+  assert_int_equal(d.n, 2);
+  assert_int_equal(d.off[1], 4);
+  assert_int_equal(d.off[2], 6);
+  /* vpcmpb $0,0x10(%rip),%ymm16,%k0 */
+  const uint8_t vpcmpb[] = {0x62, 0xb3, 0x7d, 0x20, 0x3f, 0x05, 0x10, 0, 0, 0, 0x00};
+  uint8_t disp_at;
+  assert_int_equal(x86_vex_length(vpcmpb, sizeof vpcmpb, &disp_at), 11);
+  assert_int_equal(disp_at, 6);
+  assert_int_equal(x86_vex_length(vpcmpb, 10, &disp_at), 0); /* cut short */
+  const uint8_t vzeroupper[] = {0xc5, 0xf8, 0x77};
+  assert_int_equal(x86_vex_length(vzeroupper, sizeof vzeroupper, &disp_at), 3);
+}
+
+struct text {
+  const uint8_t *at;
+  size_t len;
+};
+
+static int libc_text(struct dl_phdr_info *info, size_t size, void *ctx) {
+  (void)size;
+  struct text *t = ctx;
+  if (!strstr(info->dlpi_name, "libc.so"))
+    return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+      t->at = (const uint8_t *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+      t->len = info->dlpi_phdr[i].p_memsz;
+    }
+  return 1;
+}
+
+/* capstone's rip-relative disp32 offset in INSN, 0 for none */
+static int cs_rip_disp(const cs_insn *insn) {
+  for (int k = 0; k < insn->detail->x86.op_count; k++)
+    if (insn->detail->x86.operands[k].type == X86_OP_MEM &&
+        insn->detail->x86.operands[k].mem.base == X86_REG_RIP)
+      return insn->detail->x86.encoding.disp_offset;
+  return 0;
+}
+
+/* At every byte of libc's text that starts a VEX or EVEX prefix and that capstone
+ * decodes, the length and displacement are capstone's. */
+static void vex_lengths_as_capstone(void **state) {
+  (void)state;
+  struct text t = {0};
+  dl_iterate_phdr(libc_text, &t);
+  if (!t.at || !x86_decoder())
+    skip();
+  long agreed = 0;
+  for (size_t i = 0; i + 15 < t.len; i++) {
+    if (t.at[i] != 0xc4 && t.at[i] != 0xc5 && t.at[i] != 0x62)
+      continue;
+    cs_insn *insn = x86_decode_one(t.at + i, 15, 0x1000);
+    if (!insn)
+      continue;
+    uint8_t disp_at;
+    size_t len = x86_vex_length(t.at + i, 15, &disp_at);
+    if (len != insn->size || disp_at != cs_rip_disp(insn))
+      fail_msg("libc+%#zx: %s %s: %u bytes, rip disp at %d; x86_vex_length: %zu, %u", i,
+               insn->mnemonic, insn->op_str, insn->size, cs_rip_disp(insn), len, disp_at);
+    x86_cs.free(insn, 1);
+    agreed++;
+  }
+  assert_true(agreed > 100);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(jcc_then_mov),  cmocka_unit_test(rip_relative),
-      cmocka_unit_test(refused),       cmocka_unit_test(far_branches),
-      cmocka_unit_test(near_branches), cmocka_unit_test(undecodable_bytes),
+      cmocka_unit_test(jcc_then_mov),    cmocka_unit_test(rip_relative),
+      cmocka_unit_test(refused),         cmocka_unit_test(far_branches),
+      cmocka_unit_test(near_branches),   cmocka_unit_test(undecodable_bytes),
+      cmocka_unit_test(undecodable_vex), cmocka_unit_test(vex_lengths_as_capstone),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

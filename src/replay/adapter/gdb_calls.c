@@ -106,6 +106,26 @@ int gdb_calls_write_mem(void *ctx, pid_t tid, uint64_t addr, const void *buf, si
   return task_write_mem(&a->dv->t, addr, buf, len) < 0 ? -1 : 0;
 }
 
+/* The siginfo of the SIGTRAP a live thread has at the stop LAST gdb was told of (T: its
+ * task, stopped where LAST left it), as the kernel makes it: an int3's SI_KERNEL, a
+ * single step's TRAP_TRACE and a watchpoint's TRAP_HWBKPT with the pc; false for other
+ * stops (a signal's own siginfo is the recorded one; a system call stop's is the
+ * kernel's). The replayed task's own is of deja's last ptrace stop. SI: left as it was
+ * but for those. */
+static bool trap_siginfo(const struct gdb_stop *last, struct task *t, siginfo_t *si) {
+  if (last->signo != SIGTRAP || (last->kind != GDB_STOP_SWBREAK && last->kind != GDB_STOP_WATCH &&
+                                 last->kind != GDB_STOP_SIGNAL))
+    return false;
+  memset(si, 0, sizeof *si);
+  si->si_signo = SIGTRAP;
+  si->si_code = last->kind == GDB_STOP_SWBREAK ? SI_KERNEL
+                : last->kind == GDB_STOP_WATCH ? TRAP_HWBKPT
+                                               : TRAP_TRACE;
+  if (last->kind != GDB_STOP_SWBREAK && task_get_regs(t) == 0)
+    si->si_addr = (void *)(uintptr_t)t->regs.rip;
+  return true;
+}
+
 long gdb_calls_siginfo(void *ctx, pid_t tid, void *buf, size_t len) {
   struct gdb_adapter *a = ctx;
   struct task *t = gdb_calls_task(a, tid);
@@ -114,7 +134,10 @@ long gdb_calls_siginfo(void *ctx, pid_t tid, void *buf, size_t len) {
   siginfo_t si;
   if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
     memset(&si, 0, sizeof si); /* not stopped by a signal */
-  a->call_armed = true;        /* gdb saves it before an inferior call; a write starts the call */
+  /* (at a signal's delivery, gone back to by a reverse step, its own siginfo) */
+  if (!calling(a) && a->last.tid == tid && (si.si_signo == SIGTRAP || !si.si_signo))
+    trap_siginfo(&a->last, t, &si);
+  a->call_armed = true; /* gdb saves it before an inferior call; a write starts the call */
   size_t n = len < sizeof si ? len : sizeof si;
   memcpy(buf, &si, n);
   return (long)n;

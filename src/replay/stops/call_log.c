@@ -207,34 +207,6 @@ bool call_log_covers(const struct call_log *l, uint64_t addr) {
   return false;
 }
 
-/* Whether CODE[FROM, TO) is padding: nops (one or more, maybe running past TO) or int3s. */
-static bool padding(const uint8_t *code, size_t len, uint64_t addr, int from, int to) {
-  while (from < to) {
-    if (code[from] == 0xcc) {
-      from++;
-      continue;
-    }
-    cs_insn *insn = x86_decode_one(code + from, len - (size_t)from, addr + (uint64_t)from);
-    bool nop = insn && insn->id == X86_INS_NOP;
-    from += insn ? insn->size : 0;
-    if (insn)
-      x86_cs.free(insn, 1);
-    if (!nop)
-      return false;
-  }
-  return true;
-}
-
-/* A plan for the instructions at ADDR before a `ret` that ends fewer than 5 bytes from
- * it, padding after: the ret moved with them (the plan's end is the ret's address). */
-static bool plan_ret_tail(const uint8_t *code, size_t n, uint64_t addr, struct x86_displaced *p) {
-  for (int k = 0; k < X86_JMP_LEN && (size_t)X86_JMP_LEN <= n; k++)
-    if (code[k] == 0xc3 && x86_displace_plan_min(code, n, addr, k, p) && p->off[p->n] == k &&
-        padding(code, n, addr, k + 1, X86_JMP_LEN))
-      return true;
-  return false;
-}
-
 /* Whether a jmp fits at site S in X's process (its plan remembered while the code there
  * stays the same: the scan for branches reads the whole mapping). */
 static bool site_fits(struct call_log_site *s, struct rptask *x) {
@@ -247,7 +219,7 @@ static bool site_fits(struct call_log_site *s, struct rptask *x) {
   s->planned = true;
   s->plan_pid = x->pid;
   s->fits = x86_displace_plan(code, n, s->addr, &s->plan);
-  s->ret_tail = !s->fits && plan_ret_tail(code, n, s->addr, &s->plan);
+  s->ret_tail = !s->fits && x86_displace_plan_ret_tail(code, n, s->addr, &s->plan);
   s->fits |= s->ret_tail;
   if (s->fits) {
     s->end = s->addr + (s->ret_tail ? X86_JMP_LEN : s->plan.off[s->plan.n]);

@@ -22,8 +22,8 @@ struct resume {
    * left it there): the trap is inserted under it, so arrivals do not depend on other
    * stops. */
   bool fresh;
-  bool hook; /* the internal breakpoint's jump hook placed, over [internal_bp, hook_end) */
-  uint64_t hook_end;
+  bool hook; /* the internal breakpoint's jump hook placed, over [hook_lo, hook_end) */
+  uint64_t hook_lo, hook_end;
 };
 
 /* How a free run's arrivals are counted: the user's breakpoints in the kernel
@@ -50,13 +50,14 @@ static enum resume_kind classify_resume(struct replay_debug *d, struct rptask *x
   bool on_bp = is_bp(d, x, rip) && !r->fresh;
   /* The internal breakpoint's passes with other registers passed over in the task (the
    * code read before any int3 goes in). */
-  r->hook_end = 0;
+  r->hook_lo = r->hook_end = 0;
   r->hook = state && !stepping_me && !r->at_syscall &&
-            jump_hook_fits(&d->run.hook, x, internal_bp, &r->hook_end) &&
+            jump_hook_fits(&d->run.hook, x, internal_bp, &r->hook_lo, &r->hook_end) &&
             (!on_bp || (rip == internal_bp && !is_user_bp(d, rip) && !target_bp_of(d, x, rip) &&
                         !probe_of(d, x, rip) && trap_count_of(d, x, rip) < 0)) &&
-            !dbg_other_bp_in(d, x, internal_bp, r->hook_end) &&
-            !dbg_guarded(d, x, internal_bp, X86_JMP_LEN) &&
+            !dbg_other_bp_in(d, x, r->hook_lo,
+                             r->hook_end > internal_bp ? r->hook_end : internal_bp + 1) &&
+            !dbg_guarded(d, x, r->hook_lo, X86_JMP_LEN) &&
             jump_hook_place(&d->run.hook, x, internal_bp, state, rip == internal_bp);
   if (stepping_me)
     return RESUME_STEP;
@@ -180,7 +181,7 @@ static bool log_other(void *ctx, uint64_t lo, uint64_t hi) {
     if (d->run.want[i] >= lo && d->run.want[i] < hi && !(d->run.want[i] == lo && only_user))
       return true;
   return (internal_bp >= lo && internal_bp < hi) ||
-         (c->r->hook && lo < c->r->hook_end && internal_bp < hi) ||
+         (c->r->hook && lo < c->r->hook_end && c->r->hook_lo < hi) ||
          count_hooks_cover(&d->run.counts, lo, hi) || dbg_guarded(d, c->x, lo, hi - lo);
 }
 
@@ -196,7 +197,7 @@ static int arm_run(struct replay_debug *d, struct rptask *x, const struct resume
   /* the hot ones counted by hooks; the int3s in, but those a hook counts or moved */
   if (!r->at_syscall && !d->run.rep.active)
     dbg_place_count_hooks(d, x, c.target_trapped && !is_user_bp(d, d->target.addr),
-                          r->hook ? d->run.internal_bp : 0, r->hook ? r->hook_end : 0);
+                          r->hook ? r->hook_lo : 0, r->hook ? r->hook_end : 0);
   /* a function's calls logged without a stop each (not where the run begins with a call
    * or a limited string instruction) */
   if (d->calls && !r->at_syscall && !d->run.rep.active)

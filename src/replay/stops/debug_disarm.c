@@ -8,6 +8,7 @@
 enum stop_cause {
   BY_INTERRUPT,      /* the debugger's interrupt or the slice's: its group stop */
   BY_OTHER,          /* a task of another process, or a blind run: not observed */
+  BY_HOOK_INTO,      /* a branch into the jump hook's jmp: the task goes on from there */
   BY_COUNT_HOOK,     /* a counting hook reached its count: the target's arrival */
   BY_CALL_LOG_FULL,  /* the call log's buffer is full (read now): the task goes on */
   BY_REP_LIMIT,      /* a string instruction ran the iterations its run was limited to */
@@ -110,7 +111,8 @@ static enum stop_cause classify(struct replay_debug *d, struct rptask *x, const 
   f->index = -1;
   /* the jump hook out first: a stop inside its page is made the one it stands for */
   jump_hook_remove(&r->hook, &x->t);
-  bool hook_hit = jump_hook_stop(&r->hook, x, st);
+  enum jump_hook_seen hook_seen = jump_hook_stop(&r->hook, x, st);
+  bool hook_hit = hook_seen == JUMP_HOOK_HIT;
   uint64_t count_trap = 0; /* a moved int3's stop: X is at its breakpoint */
   f->count_hit = r->counts.n || r->counts.owner ? dbg_count_hooks_done(d, x, st, &count_trap) : 0;
   /* the call log's jmps out, its records read; an entry's stop is a breakpoint's arrival */
@@ -124,6 +126,8 @@ static enum stop_cause classify(struct replay_debug *d, struct rptask *x, const 
     return BY_OTHER;
   r->arrived_tid = 0; /* until this stop is found to be an arrival */
   d->wps_fired = 0;
+  if (hook_seen == JUMP_HOOK_INTO)
+    return BY_HOOK_INTO;
   if (f->count_hit)
     return BY_COUNT_HOOK;
   if (logged == CALL_LOG_FULL)
@@ -189,10 +193,10 @@ static void take_counts(struct replay_debug *d, struct rptask *x, const struct s
   debug_regs_take_dr6(&d->run.regs, x->t.tid);
 }
 
-/* BY_CALL_LOG_FULL: the records are read; the task is back at the address it was at,
- * not arrived, and goes on. */
-static enum hook_verdict on_log_full(struct replay_debug *d, struct rptask *x,
-                                     const struct stop *st) {
+/* BY_CALL_LOG_FULL (the records are read; the task is back at the address it was at)
+ * and BY_HOOK_INTO (the task is at the instruction a branch went to): not arrived, it
+ * goes on. */
+static enum hook_verdict on_go_on(struct replay_debug *d, struct rptask *x, const struct stop *st) {
   take_counts(d, x, st);
   return HOOK_AGAIN;
 }
@@ -331,7 +335,8 @@ enum hook_verdict dbg_disarm(void *ctx, struct rptask *x, const struct stop *st,
   case BY_INTERRUPT: return on_interrupt(d, x, st, out);
   case BY_OTHER: return HOOK_NONE;
   case BY_COUNT_HOOK: return on_count_hook(d, x, st, &f, out);
-  case BY_CALL_LOG_FULL: return on_log_full(d, x, st);
+  case BY_HOOK_INTO: return on_go_on(d, x, st);
+  case BY_CALL_LOG_FULL: return on_go_on(d, x, st);
   case BY_REP_LIMIT: return on_rep_limit(d, x, st, out);
   case BY_COUNTER: return on_counter(d, x, st, false, out);
   case BY_COUNTER_TARGET: return on_counter(d, x, st, true, out);

@@ -37,8 +37,8 @@ static bool observes(void *ctx, struct rptask *x, const struct event *ev) {
   /* Breakpoints it may reach: run for real where a jump hook passes over the state
    * point's address at nearly no cost (the copy would cost as much); else tried on a
    * copy, which is quicker than a run stopping at each pass. */
-  uint64_t end;
-  return jump_hook_fits(&d->run.hook, x, ev->regs.rip, &end) ||
+  uint64_t lo, end;
+  return jump_hook_fits(&d->run.hook, x, ev->regs.rip, &lo, &end) ||
          stretch_probe(x, reach, n, &ev->regs, STRETCH_MAX_PASSES) != 0;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include "arch/x86_decoder.h"
 #include "arch/x86_rep.h"
 #include "replay/stops/exec_counter.h"
 #include "task/proc_maps.h"
@@ -34,7 +35,9 @@ enum {
   AT_MISS = AT_HIT + 1,
   AT_RESUME = AT_MISS + RESTORE_LEN,
 };
-_Static_assert(AT_RESUME + X86_DISPLACE_OUT <= OFF_DATA, "the hook's code fits before its data");
+/* (pre mode: the moved instructions, the checks after them, a jmp back) */
+_Static_assert(X86_DISPLACE_OUT + AT_RESUME + X86_DISPLACE_OUT <= OFF_DATA,
+               "the hook's code fits before its data");
 /* Pages searched for direct branches at a time. */
 #define SCAN_CHUNK (64 * 1024)
 /* Bytes read around the address for the short branches. */
@@ -42,6 +45,12 @@ _Static_assert(AT_RESUME + X86_DISPLACE_OUT <= OFF_DATA, "the hook's code fits b
 /* How far from the address the page may be (a rel32 reaches 2 GiB; the moved
  * instructions' rip-relative operands must reach their data from it too). */
 #define REACH (1ull << 30)
+/* A jmp whose displacement bytes are int3s, and the pages mapped where it leads (its
+ * code need not start a page). */
+#define INTO_DISP 0xccccccccu
+#define INTO_MAP (2 * PAGE)
+/* How far before the address a loop head may be for a hook moved from before it. */
+#define PRE_REACH 64
 
 /* The general registers by their encoding number (rax 0 ... r15 15). */
 static void regs_of(const struct user_regs_struct *r, uint64_t out[NREGS]) {
@@ -74,17 +83,17 @@ static void emit_restore(uint8_t *c, int at) {
   mov_rax(c, at + 10, 0x8b, OFF_SAVED_RAX);
 }
 
-/* The code before the moved instructions (offsets in the page; rip-relative). */
-static void emit_checks(uint8_t *c) {
-  mov_rax(c, 0, 0x89, OFF_SAVED_RAX);
-  c[AT_LAHF] = 0x9f;
-  c[AT_LAHF + 1] = 0x0f; /* seto al */
-  c[AT_LAHF + 2] = 0x90;
-  c[AT_LAHF + 3] = 0xc0;
-  mov_rax(c, AT_LAHF + 4, 0x89, OFF_SAVED_FLAGS);
-  mov_rax(c, AT_LOAD_RAX, 0x8b, OFF_SAVED_RAX);
+/* The checks, at offset B of the page (the AT_ offsets are from B; rip-relative). */
+static void emit_checks(uint8_t *c, int b) {
+  mov_rax(c, b, 0x89, OFF_SAVED_RAX);
+  c[b + AT_LAHF] = 0x9f;
+  c[b + AT_LAHF + 1] = 0x0f; /* seto al */
+  c[b + AT_LAHF + 2] = 0x90;
+  c[b + AT_LAHF + 3] = 0xc0;
+  mov_rax(c, b + AT_LAHF + 4, 0x89, OFF_SAVED_FLAGS);
+  mov_rax(c, b + AT_LOAD_RAX, 0x8b, OFF_SAVED_RAX);
   for (int r = 0; r < NREGS; r++) {
-    int at = AT_CMPS + r * CMP_LEN;
+    int at = b + AT_CMPS + r * CMP_LEN;
     uint8_t *p = c + at;
     p[0] = (uint8_t)(0x48 | (r >= 8 ? 0x04 : 0));
     p[1] = 0x3b;
@@ -92,12 +101,12 @@ static void emit_checks(uint8_t *c) {
     put32(p + 3, OFF_DATA + 8 * r - (at + 7));
     p[7] = 0x0f;
     p[8] = 0x85;
-    put32(p + 9, AT_MISS - (at + CMP_LEN));
+    put32(p + 9, b + AT_MISS - (at + CMP_LEN));
   }
-  emit_restore(c, AT_MATCH);
-  c[AT_INT3] = 0xcc;
-  c[AT_HIT] = 0x90;
-  emit_restore(c, AT_MISS);
+  emit_restore(c, b + AT_MATCH);
+  c[b + AT_INT3] = 0xcc;
+  c[b + AT_HIT] = 0x90;
+  emit_restore(c, b + AT_MISS);
 }
 
 /* Whether a direct branch anywhere in the mapping holding [LO, HI) may land inside it. */
@@ -118,21 +127,152 @@ bool jump_site_branched_into(struct task *t, uint64_t lo, uint64_t hi) {
          x86_near_branch_may_target(buf, (size_t)(to - from), from, lo, hi);
 }
 
-bool jump_hook_fits(struct jump_hook *h, struct rptask *x, uint64_t addr, uint64_t *end) {
-  uint8_t code[X86_DISPLACE_MAX * 15];
-  size_t n = task_read_code(&x->t, addr, code, sizeof code);
-  struct x86_displaced plan;
-  if (!x86_displace_plan(code, n, addr, &plan))
+/* Where the code of a hook at ADDR whose jmp's displacement is four int3s starts. */
+static uint64_t into_code(uint64_t addr) {
+  return addr + X86_JMP_LEN + (uint64_t)(int64_t)(int32_t)INTO_DISP;
+}
+
+struct free_range {
+  uint64_t lo, hi;
+  bool taken;
+};
+
+static int overlaps(const struct proc_mapping *m, void *ctx) {
+  struct free_range *f = ctx;
+  f->taken |= m->start < f->hi && m->end > f->lo;
+  return 0;
+}
+
+/* Whether the pages of the int3 displacement's code for ADDR are free in T's process. */
+static bool into_free(struct task *t, uint64_t addr) {
+  uint64_t lo = into_code(addr) & ~(PAGE - 1);
+  struct free_range f = {.lo = lo, .hi = lo + INTO_MAP};
+  return lo >= 0x100000 && proc_maps_each(t->tid, overlaps, &f) == 0 && !f.taken;
+}
+
+static bool hot_site(const struct jump_hook *h, uint64_t addr) {
+  for (unsigned i = 0; i < h->nhot && i < JUMP_HOOK_HOT_SITES; i++)
+    if (h->hot[i] == addr)
+      return true;
+  return false;
+}
+
+/* A branch into the hook at ADDR counted; the site made hot at the count's end. */
+static void count_into(struct jump_hook *h, uint64_t addr) {
+  if (h->into_site != addr) {
+    h->into_site = addr;
+    h->into_count = 0;
+  }
+  if (++h->into_count < JUMP_HOOK_HOT_INTO)
+    return;
+  h->hot[h->nhot++ % JUMP_HOOK_HOT_SITES] = addr;
+  if (h->plan_addr == addr)
+    h->plan_ok = false;
+}
+
+/* The target of the direct jmp or jcc INSN, or 0. */
+static uint64_t branch_target(const cs_insn *insn) {
+  const uint8_t *b = insn->bytes;
+  bool direct = ((b[0] >= 0x70 && b[0] <= 0x7f) || b[0] == 0xeb) ? insn->size == 2
+                : b[0] == 0xe9                                   ? insn->size == 5
+                : b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f   ? insn->size == 6
+                                                                 : false;
+  return direct && insn->detail->x86.op_count == 1 &&
+                 insn->detail->x86.operands[0].type == X86_OP_IMM
+             ? (uint64_t)insn->detail->x86.operands[0].imm
+             : 0;
+}
+
+/* The loop head before ADDR (CODE: N bytes there): the target B of a direct branch among
+ * the next instructions, at most PRE_REACH bytes back (an instruction's start, then),
+ * or 0. */
+static uint64_t loop_head(const uint8_t *code, size_t n, uint64_t addr) {
+  size_t at = 0;
+  for (int k = 0; k < 4 && at < n; k++) {
+    cs_insn *insn = x86_decode_one(code + at, n - at, addr + at);
+    if (!insn)
+      return 0;
+    uint64_t target = branch_target(insn);
+    bool flow = target || insn->detail->x86.op_count == 0 || insn->bytes[0] == 0xc3;
+    at += insn->size;
+    x86_cs.free(insn, 1);
+    if (target && target < addr && addr - target <= PRE_REACH)
+      return target;
+    if (flow)
+      return 0;
+  }
+  return 0;
+}
+
+/* A plan moving the instructions that end at ADDR from one at least X86_JMP_LEN bytes
+ * before it, found by decoding from a loop head before ADDR; the checks then come after
+ * them and ADDR's own bytes stay (pre mode). No branch may land in (start, ADDR]. */
+static bool plan_before(struct rptask *x, const uint8_t *at_addr, size_t n, uint64_t addr,
+                        struct x86_displaced *plan) {
+  uint64_t head = loop_head(at_addr, n, addr);
+  uint8_t code[PRE_REACH + 16];
+  if (!head || task_read_code(&x->t, head, code, sizeof code) < addr - head)
     return false;
-  *end = addr + plan.off[plan.n];
-  if (h->plan_addr == addr && h->plan_pid == x->pid && h->plan.off[h->plan.n] == plan.off[plan.n] &&
-      memcmp(h->plan.code, plan.code, plan.off[plan.n]) == 0)
-    return h->plan_ok;
+  uint64_t starts[PRE_REACH + 1], at = head;
+  int k = 0;
+  while (at < addr) {
+    starts[k++] = at;
+    struct x86_displaced one;
+    if (!x86_displace_plan_min(code + (at - head), sizeof code - (at - head), at, 1, &one))
+      return false;
+    at += one.off[1];
+  }
+  int j = k - 1;
+  while (j >= 0 && addr - starts[j] < X86_JMP_LEN)
+    j--;
+  if (at != addr || j < 0 || k - j > X86_DISPLACE_MAX)
+    return false;
+  uint64_t from = starts[j];
+  return x86_displace_plan_min(code + (from - head), sizeof code - (from - head), from,
+                               (int)(addr - from), plan) &&
+         from + plan->off[plan->n] == addr && !jump_site_branched_into(&x->t, from, addr + 1);
+}
+
+/* The bytes the hook's plan covers (a ret tail: the jmp's). */
+static uint64_t plan_len(const struct jump_hook *h) {
+  return h->ret_tail ? X86_JMP_LEN : h->plan.off[h->plan.n];
+}
+
+/* Chooses how a hook at ADDR (CODE: N bytes there) goes in: moved from ADDR, with no
+ * branch into the jmp's bytes; moved from before ADDR; moved from ADDR with the int3
+ * displacement. */
+static bool plan_hook(struct jump_hook *h, struct rptask *x, const uint8_t *code, size_t n,
+                      uint64_t addr) {
+  struct x86_displaced plan;
+  bool planned = x86_displace_plan(code, n, addr, &plan);
+  h->ret_tail = !planned && x86_displace_plan_ret_tail(code, n, addr, &plan);
+  planned |= h->ret_tail;
+  h->plan_into = false;
   h->plan = plan;
-  h->plan_addr = addr;
-  h->plan_pid = x->pid;
-  /* a branch to the start itself is fine: the jmp starts there */
-  h->plan_ok = !jump_site_branched_into(&x->t, addr, *end);
+  if (planned && !jump_site_branched_into(&x->t, addr, addr + plan_len(h)))
+    return true;
+  h->ret_tail = false;
+  if (plan_before(x, code, n, addr, &h->plan))
+    return true;
+  h->plan = plan;
+  h->ret_tail = planned && plan.off[plan.n] < X86_JMP_LEN;
+  h->plan_into = true;
+  return planned && !hot_site(h, addr) && into_free(&x->t, addr);
+}
+
+bool jump_hook_fits(struct jump_hook *h, struct rptask *x, uint64_t addr, uint64_t *lo,
+                    uint64_t *end) {
+  uint8_t code[X86_DISPLACE_MAX * 15];
+  memset(code, 0, sizeof code);
+  size_t n = task_read_code(&x->t, addr, code, sizeof code);
+  if (h->plan_addr != addr || h->plan_pid != x->pid || memcmp(h->plan_key, code, sizeof code)) {
+    memcpy(h->plan_key, code, sizeof code);
+    h->plan_addr = addr;
+    h->plan_pid = x->pid;
+    h->plan_ok = plan_hook(h, x, code, n, addr);
+  }
+  *lo = h->plan.addr;
+  *end = h->plan.addr + plan_len(h);
   return h->plan_ok;
 }
 
@@ -186,28 +326,56 @@ bool jump_page_map_near(struct rptask *x, uint64_t addr, uint64_t size, uint64_t
   return true;
 }
 
-/* Maps the hook's page in the free gap nearest to ADDR (a jmp there must reach it). */
+/* Maps the hook's page in the free gap nearest to ADDR (a jmp there must reach it), or
+ * where the int3 displacement's jmp leads (the code there need not start a page). */
 static bool map_page(struct jump_hook *h, struct rptask *x, uint64_t addr) {
-  if (!jump_page_map_near(x, addr, PAGE, &h->page))
-    return false;
+  if (h->plan_into) {
+    uint64_t at = into_code(addr) & ~(PAGE - 1);
+    int64_t got;
+    if (!jump_inject(x, false, SYS_mmap, at, INTO_MAP, PROT_READ | PROT_WRITE | PROT_EXEC,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, &got))
+      return false;
+    if ((uint64_t)got != at) {
+      jump_inject(x, false, SYS_munmap, (uint64_t)got, INTO_MAP, 0, 0, NULL);
+      return false;
+    }
+    h->map = at;
+    h->map_len = INTO_MAP;
+    h->page = into_code(addr);
+  } else {
+    if (!jump_page_map_near(x, addr, PAGE, &h->page))
+      return false;
+    h->map = h->page;
+    h->map_len = PAGE;
+  }
   h->owner = x->pid;
   return true;
 }
 
-bool jump_hook_place(struct jump_hook *h, struct rptask *x, uint64_t addr,
-                     const struct user_regs_struct *state, bool over) {
-  uint64_t end;
-  if (h->placed || x->sig || x->queued_sig || !jump_hook_fits(h, x, addr, &end))
+/* The hook's code for the checks of STATE at X's next pass through h->check_at (the
+ * moved instructions, then the checks in pre mode; the checks, then the moved ones
+ * otherwise) into CODE, to go at h->page. */
+static bool emit_code(struct jump_hook *h, uint8_t *code, const struct user_regs_struct *state) {
+  bool pre = h->plan.addr != h->check_at;
+  memset(code, 0xcc, OFF_SAVED_FLAGS + 8);
+  if (pre) {
+    /* the jmp back the emitting ends with makes way for the checks */
+    if (!x86_displace_emit(&h->plan, h->page, code, h->resume_off))
+      return false;
+    h->moved_at = 0;
+    h->base = h->resume_off[h->plan.n];
+    code[h->base + AT_RESUME] = 0xe9;
+    put32(code + h->base + AT_RESUME + 1,
+          (int64_t)h->check_at - (int64_t)(h->page + h->base + AT_RESUME + X86_JMP_LEN));
+  } else {
+    h->moved_at = AT_RESUME;
+    h->base = 0;
+  }
+  emit_checks(code, h->base);
+  if (!pre && !x86_displace_emit(&h->plan, h->page + AT_RESUME, code + AT_RESUME, h->resume_off))
     return false;
-  if (h->owner && h->owner != x->pid)
-    h->owner = 0; /* left in another process at a stop where it could not go: forgotten */
-  if (!h->owner && !map_page(h, x, addr))
-    return false;
-  uint8_t code[OFF_SAVED_FLAGS + 8];
-  memset(code, 0xcc, sizeof code);
-  emit_checks(code);
-  if (!x86_displace_emit(&h->plan, h->page + AT_RESUME, code + AT_RESUME, h->resume_off))
-    return false;
+  if (h->ret_tail) /* the ret in place of the jmp back */
+    code[AT_RESUME + h->resume_off[h->plan.n]] = 0xc3;
   uint64_t want[NREGS];
   regs_of(state, want);
   memcpy(code + OFF_DATA, want, sizeof want);
@@ -215,33 +383,56 @@ bool jump_hook_place(struct jump_hook *h, struct rptask *x, uint64_t addr,
    * are not compared (the caller tells its start from state_match_rep_start). */
   struct x86_string s;
   static const int string_regs[] = {1, 6, 7}; /* rcx, rsi, rdi */
-  if (x86_string_decode(h->plan.code, h->plan.off[1], addr, &s) && s.rep)
+  if (x86_string_decode(h->plan_key, sizeof h->plan_key, h->check_at, &s) && s.rep)
     for (size_t i = 0; i < sizeof string_regs / sizeof string_regs[0]; i++)
-      memset(code + AT_CMPS + string_regs[i] * CMP_LEN, 0x90, CMP_LEN);
+      memset(code + h->base + AT_CMPS + string_regs[i] * CMP_LEN, 0x90, CMP_LEN);
+  return true;
+}
+
+/* X at RIP, one of the moved instructions [LO, END) (not ADDR's pass unless OVER): on to
+ * its moved copy. */
+static bool into_moved(struct jump_hook *h, struct rptask *x, uint64_t lo, uint64_t end,
+                       bool over) {
+  uint64_t rip = x->t.regs.rip;
+  if (rip < lo || rip >= end || (rip == h->check_at && !over))
+    return true;
+  int i = 0;
+  while (i < h->plan.n && lo + h->plan.off[i] != rip)
+    i++;
+  if (i == h->plan.n && !(h->ret_tail && lo + h->plan.off[i] == rip))
+    return false; /* (not at an instruction of the plan, or the moved ret) */
+  struct user_regs_struct r = x->t.regs;
+  r.rip = h->page + (uint64_t)h->moved_at + h->resume_off[i];
+  return task_set_regs(&x->t, &r) == 0;
+}
+
+bool jump_hook_place(struct jump_hook *h, struct rptask *x, uint64_t addr,
+                     const struct user_regs_struct *state, bool over) {
+  uint64_t lo, end;
+  if (h->placed || x->sig || x->queued_sig || !jump_hook_fits(h, x, addr, &lo, &end))
+    return false;
+  if (h->owner && h->owner != x->pid)
+    h->owner = 0; /* left in another process at a stop where it could not go: forgotten */
+  if (h->owner && h->plan_into && h->page != into_code(addr))
+    return false; /* left elsewhere at a stop where it could not go */
+  if (!h->owner && !map_page(h, x, lo))
+    return false;
+  h->check_at = addr;
+  uint8_t code[OFF_SAVED_FLAGS + 8];
+  if (!emit_code(h, code, state))
+    return false;
   uint8_t jmp[X86_JMP_LEN] = {0xe9};
-  int64_t rel = (int64_t)h->page - (int64_t)(addr + X86_JMP_LEN);
+  h->into = h->plan_into && h->page == into_code(addr);
+  int64_t rel = (int64_t)h->page - (int64_t)(lo + X86_JMP_LEN);
   if (rel < INT32_MIN || rel > INT32_MAX)
     return false;
   put32(jmp + 1, rel);
   if (task_get_regs(&x->t) < 0 || task_write_mem(&x->t, h->page, code, sizeof code) < 0 ||
-      task_read_mem(&x->t, addr, h->orig, sizeof h->orig) < 0)
-    return false;
-  uint64_t rip = x->t.regs.rip;
-  if (rip >= addr && rip < end && (rip != addr || over)) {
-    int i = 0;
-    while (i < h->plan.n && addr + h->plan.off[i] != rip)
-      i++;
-    if (i == h->plan.n)
-      return false; /* (not at an instruction of the plan) */
-    struct user_regs_struct r = x->t.regs;
-    r.rip = h->page + AT_RESUME + h->resume_off[i];
-    if (task_set_regs(&x->t, &r) < 0)
-      return false;
-  }
-  if (task_write_mem(&x->t, addr, jmp, sizeof jmp) < 0)
+      task_read_mem(&x->t, lo, h->orig, sizeof h->orig) < 0 || !into_moved(h, x, lo, end, over) ||
+      task_write_mem(&x->t, lo, jmp, sizeof jmp) < 0)
     return false;
   h->placed = true;
-  h->addr = addr;
+  h->addr = lo;
   return true;
 }
 
@@ -265,12 +456,16 @@ static bool restore_clobbers(uint64_t off, int at, bool *flags, bool *rax) {
 static void translate(struct jump_hook *h, struct rptask *x, uint64_t off) {
   struct user_regs_struct *r = &x->t.regs;
   const struct x86_displaced *p = &h->plan;
-  if (off >= AT_RESUME) {
+  uint64_t moved = (uint64_t)h->moved_at;
+  if (off >= moved && off <= moved + h->resume_off[p->n]) {
     for (int i = 0; i <= p->n; i++)
-      if (off == AT_RESUME + (uint64_t)h->resume_off[i])
-        r->rip = h->addr + p->off[i];
+      if (off == moved + (uint64_t)h->resume_off[i])
+        r->rip = p->addr + p->off[i];
     return;
   }
+  if (off < (uint64_t)h->base)
+    return; /* (not at an instruction of the moved ones) */
+  off -= (uint64_t)h->base;
   bool flags = false, rax = off > AT_LAHF && off <= AT_LOAD_RAX;
   if (off > AT_CMPS && off < AT_MATCH)
     flags = true;
@@ -283,7 +478,7 @@ static void translate(struct jump_hook *h, struct rptask *x, uint64_t off) {
     if (flags) /* ah: SF ZF AF PF CF; al: OF */
       r->eflags = (r->eflags & ~0x8d5ull) | ((saved[1] >> 8) & 0xd5) | (saved[1] & 1 ? 0x800 : 0);
   }
-  r->rip = h->addr;
+  r->rip = h->check_at;
 }
 
 bool jump_stop_gone(const struct stop *st) {
@@ -308,21 +503,39 @@ bool jump_page_unmap(struct rptask *x, const struct stop *st, uint64_t page, uin
   return done;
 }
 
-bool jump_hook_stop(struct jump_hook *h, struct rptask *x, const struct stop *st) {
-  if (!h->owner || h->owner != x->pid)
+/* X (its registers read) trapped at an int3 of the displacement of the jmp at h->addr:
+ * put back at the instruction the branch went to. */
+static bool branched_into(struct jump_hook *h, struct rptask *x, const struct stop *st) {
+  uint64_t at = x->t.regs.rip - 1;
+  siginfo_t si;
+  if (!h->into || st->kind != STOP_SIGNAL || st->sig != SIGTRAP || at <= h->addr ||
+      at >= h->addr + X86_JMP_LEN || ptrace(PTRACE_GETSIGINFO, x->t.tid, 0, &si) < 0 ||
+      si.si_code != SI_KERNEL)
     return false;
+  x->t.regs.rip = at;
+  count_into(h, h->addr);
+  return task_set_regs(&x->t, &x->t.regs) == 0;
+}
+
+enum jump_hook_seen jump_hook_stop(struct jump_hook *h, struct rptask *x, const struct stop *st) {
+  if (!h->owner || h->owner != x->pid)
+    return JUMP_HOOK_NONE;
   if (jump_stop_gone(st)) {
     h->owner = 0; /* its address space is gone (or going) */
-    return false;
+    return JUMP_HOOK_NONE;
   }
-  bool hit = false;
+  enum jump_hook_seen seen = JUMP_HOOK_NONE;
   if (task_get_regs(&x->t) == 0 && x->t.regs.rip >= h->page && x->t.regs.rip < h->page + PAGE) {
     uint64_t off = x->t.regs.rip - h->page;
-    hit = off == AT_HIT && st->kind == STOP_SIGNAL && st->sig == SIGTRAP;
+    if (off == (uint64_t)h->base + AT_HIT && st->kind == STOP_SIGNAL && st->sig == SIGTRAP)
+      seen = JUMP_HOOK_HIT;
     translate(h, x, off);
     task_set_regs(&x->t, &x->t.regs);
+  } else if (branched_into(h, x, st)) {
+    seen = JUMP_HOOK_INTO;
   }
-  if (jump_page_unmap(x, st, h->page, PAGE))
+  h->into = false;
+  if (jump_page_unmap(x, st, h->map, h->map_len))
     h->owner = 0;
-  return hit;
+  return seen;
 }

@@ -26,6 +26,8 @@
 #define TL_MAX_PREDS 16
 /* Return instructions of a callee taken as possible predecessors */
 #define TL_CALLEE_RETS 8
+/* Tail calls of a callee whose returns are taken too */
+#define TL_TAIL_CALLS 2
 
 /* Executions of a possible predecessor counted at most (a debug exception each: about
  * 1 s of them); one executed more often is not tried (but see go_before_jump) */
@@ -116,6 +118,28 @@ static uint64_t callee_of(struct rptask *x, uint64_t call) {
   return target;
 }
 
+/* The first return instructions (at most MAX, into OUT) of the function at CALLEE in
+ * X's process, decoded from it; with TAILS, those of the functions it tail-calls first
+ * (their returns return to its caller). How many. */
+static int rets_of(struct rptask *x, uint64_t callee, uint64_t *out, int max, bool tails) {
+  struct proc_mapping m;
+  if (proc_mapping_find(x->t.tid, callee, &m) < 0 || !(m.prot & PROT_EXEC))
+    return 0;
+  size_t len = m.end - callee > X86_PREDS_WINDOW ? X86_PREDS_WINDOW : m.end - callee;
+  uint8_t *code = malloc(len);
+  if (!code || task_read_mem(&x->t, callee, code, len) < 0) {
+    free(code);
+    return 0;
+  }
+  uint64_t tail[TL_TAIL_CALLS];
+  int ntails = tails ? x86_tail_calls_from(code, len, callee, tail, TL_TAIL_CALLS) : 0, n = 0;
+  for (int i = 0; i < ntails && n < max; i++)
+    n += rets_of(x, tail[i], out + n, (max - n) / 2 > 1 ? (max - n) / 2 : 1, false);
+  n += x86_rets_from(code, len, callee, out + n, max - n);
+  free(code);
+  return n;
+}
+
 /* When P (registers AT_P) is the return address of a direct call: the callee's first
  * return instructions added to the N candidates CAND (at most MAX); their number. The
  * one that returned to P is found by its executions counted in the kernel, where single
@@ -128,16 +152,10 @@ static int callee_rets(struct rptask *x, const struct user_regs_struct *at_p, ui
     return n;
   uint64_t call = x86_call_ending_at(before, at_p->rip);
   uint64_t callee = call ? callee_of(x, call) : 0;
-  struct proc_mapping m;
-  if (!callee || proc_mapping_find(x->t.tid, callee, &m) < 0 || !(m.prot & PROT_EXEC))
+  if (!callee)
     return n;
-  size_t len = m.end - callee > X86_PREDS_WINDOW ? X86_PREDS_WINDOW : m.end - callee;
-  uint8_t *code = malloc(len);
   uint64_t rets[TL_CALLEE_RETS];
-  int nrets = code && task_read_mem(&x->t, callee, code, len) == 0
-                  ? x86_rets_from(code, len, callee, rets, TL_CALLEE_RETS)
-                  : 0;
-  free(code);
+  int nrets = rets_of(x, callee, rets, TL_CALLEE_RETS, true);
   for (int i = 0; i < nrets && n < max; i++) {
     bool known = false;
     for (int j = 0; j < n; j++)
@@ -145,6 +163,39 @@ static int callee_rets(struct rptask *x, const struct user_regs_struct *at_p, ui
     if (!known)
       cand[n++] = rets[i];
   }
+  return n;
+}
+
+/* Whether the instruction at ADDR (in TID's process) is an indirect call. */
+static bool indirect_call_at(struct timeline *tl, pid_t tid, uint64_t addr) {
+  struct rptask *x = engine_task(&tl->s->e, tid);
+  uint8_t code[15];
+  return x && task_read_mem(&x->t, addr, code, sizeof code) == 0 &&
+         x86_is_call(code, sizeof code, addr) && !x86_direct_call_target(code, sizeof code, addr);
+}
+
+/* The first return instructions (at most MAX, into OUT) of the function the indirect
+ * call at CALL (an arrival: its execution) went to, found by going there and one single
+ * step into it (through a PLT entry to where its pointer points); how many, or -1. */
+static int indirect_callee_rets(struct timeline *tl, const struct tl_pos *call, uint64_t *out,
+                                int max, char *err, size_t errlen) {
+  struct replay_result res;
+  if (tl_go_to(tl, call, err, errlen) < 0)
+    return -1;
+  struct rptask *x = engine_task(&tl->s->e, call->tid);
+  if (tl_step_once(tl, call->tid, &res) < 0 || !(x = engine_task(&tl->s->e, call->tid)) ||
+      task_get_regs(&x->t) < 0)
+    return 0;
+  uint64_t callee = x->t.regs.rip, slot;
+  uint8_t code[16];
+  if (task_read_mem(&x->t, callee, code, sizeof code) == 0 &&
+      (slot = x86_plt_slot(code, sizeof code, callee)) &&
+      task_read_mem(&x->t, slot, &callee, sizeof callee) < 0)
+    return 0;
+  int n = rets_of(x, callee, out, max < TL_CALLEE_RETS ? max : TL_CALLEE_RETS, true);
+  if (tl_debug())
+    tl_say(tl, "the indirect call at %" PRIx64 " went to %" PRIx64 ": %d returns", call->addr,
+           callee, n);
   return n;
 }
 
@@ -250,14 +301,100 @@ static int try_predecessor(struct timeline *tl, const struct tl_pos *p, uint64_t
  * before P's (W: the one that falls through into it, jumps and calls to it) up to P, as
  * many at a time as the debug registers allow; then trying the candidates. 1: found and
  * gone there; 0: not found (the caller single-steps); -1: failed. */
+/* What counting the candidates of P (tl_go_before_counted) works with. */
+struct counted_search {
+  const struct tl_pos *p;
+  struct user_regs_struct at_p;
+  bool trapped;
+  uint64_t cap;
+  int room; /* candidates counted at a time */
+  /* an indirect call among them executed before P whose callee ran too long to be
+   * single-stepped through: its last execution */
+  bool have_indirect;
+  struct tl_pos indirect;
+};
+
+/* Counts the NCAND candidates CAND (as many at a time as there is room) in runs from P's
+ * stretch start up to P, and tries those executed: 1 found and gone there, 0 not, -1
+ * failed. */
+static int count_and_try(struct timeline *tl, struct counted_search *cs, const uint64_t *cand,
+                         int ncand, char *err, size_t errlen) {
+  const struct tl_pos *p = cs->p;
+  struct tl_pos at = *p;
+  at.steps = 0;
+  /* the run to P again with W as the only writer, W's executions counted too: the
+   * debug registers left are the candidates' */
+  at.writers[0] = cs->at_p.rip;
+  at.nwriters = 1;
+  if (p->kind == TL_BEFORE && cs->trapped) {
+    /* to P's trigger, right after W: W's trap then counts the write's arrival too */
+    at.kind = TL_TRIGGER;
+    at.nwriters = 0;
+  }
+  for (int first = 0; cs->room > 0 && first < ncand; first += cs->room) {
+    int k = ncand - first < cs->room ? ncand - first : cs->room;
+    struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
+    if (tl_go_to(tl, &start, err, errlen) < 0)
+      return -1;
+    struct rptask *x = engine_task(&tl->s->e, p->tid);
+    if (!x)
+      return 0;
+    struct exec_counter wc = {.fd = -1}, cc[DEBUG_TRAP_COUNTS];
+    struct tl_trap_counts tc = {
+        .count = cs->trapped ? k + 1 : 0, .cap = cs->cap, .addr = {cs->at_p.rip}};
+    bool counting = cs->trapped || exec_counter_start(&wc, x->t.tid, cs->at_p.rip, 0) == 0;
+    for (int i = 0; i < k; i++) {
+      cc[i].fd = -1;
+      if (cs->trapped)
+        tc.addr[1 + i] = cand[first + i];
+      else
+        exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], cs->cap);
+    }
+    tl->trap_counts = cs->trapped ? &tc : NULL;
+    int rc = tl_run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
+    tl->trap_counts = NULL;
+    /* the execution breakpoint (or trap) that stopped the task at P counted it once too:
+     * W's executions before P are at most one fewer (more when an earlier stop at W
+     * counted twice: then no candidate matches, never a wrong one) */
+    uint64_t w_before = cs->trapped ? tc.n[0] : exec_counter_read(&wc), n[DEBUG_TRAP_COUNTS];
+    counting = counting && w_before > 0 && (!cs->trapped || w_before < cs->cap);
+    w_before--;
+    exec_counter_stop(&wc);
+    for (int i = 0; i < k; i++) {
+      n[i] = cs->trapped ? tc.n[1 + i] : exec_counter_read(&cc[i]);
+      exec_counter_stop(&cc[i]);
+    }
+    if (rc < 0)
+      return -1;
+    for (int i = 0; counting && i < k; i++) {
+      if (n[i] >= cs->cap && ncand == 1) /* a long loop's branch, typically */
+        return go_before_jump(tl, p, cand[0], &cs->at_p, err, errlen);
+      if (!n[i] || n[i] >= cs->cap)
+        continue; /* not executed, or too often to reach its last execution soon */
+      int found = try_predecessor(tl, p, cand[first + i], n[i], &cs->at_p, w_before, err, errlen);
+      struct tl_pos call = {
+          .event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = cand[first + i], .n = n[i]};
+      if (found == 0) /* a call: its callee's ret, or a PLT's jump */
+        found = before_via_call(tl, p, &call, &cs->at_p, err, errlen);
+      if (found == 0 && !cs->have_indirect && indirect_call_at(tl, p->tid, call.addr)) {
+        cs->have_indirect = true;
+        cs->indirect = call;
+      }
+      if (found != 0)
+        return found;
+    }
+  }
+  return 0;
+}
+
 int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
                          const struct user_regs_struct *known, char *err, size_t errlen) {
   struct replay_debug *d = tl->d;
   if (p->base || (p->kind != TL_BEFORE && p->kind != TL_ARRIVAL))
     return 0; /* (a position counted from a checkpoint: tl_go_before_inside) */
   /* where the kernel cannot count, W's and the candidates' executions are trapped */
-  bool trapped = counts_trapped(tl);
-  uint64_t cap = trapped ? TL_TRAP_COUNTED : TL_MAX_COUNTED;
+  struct counted_search cs = {.p = p, .trapped = counts_trapped(tl)};
+  cs.cap = cs.trapped ? TL_TRAP_COUNTED : TL_MAX_COUNTED;
   struct tl_pos at = *p;
   at.steps = 0;
   if (!known && tl_go_to(tl, &at, err, errlen) < 0)
@@ -265,78 +402,27 @@ int tl_go_before_counted(struct timeline *tl, const struct tl_pos *p,
   struct rptask *x = engine_task(&tl->s->e, p->tid);
   if (!x || (!known && task_get_regs(&x->t) < 0))
     return 0;
-  struct user_regs_struct at_p = known ? *known : x->t.regs;
+  cs.at_p = known ? *known : x->t.regs;
   uint64_t cand[TL_MAX_PREDS];
-  int ncand = predecessors_of(x, at_p.rip, cand, 8);
-  ncand = call_on_stack(x, &at_p, cand, ncand, 8);
-  ncand = callee_rets(x, &at_p, cand, ncand, TL_MAX_PREDS);
-  /* the run to P again with W as the only writer, W's executions counted too: the
-   * debug registers left are the candidates' */
-  at.writers[0] = at_p.rip;
-  at.nwriters = 1;
-  bool before = p->kind == TL_BEFORE;
-  if (before && trapped) {
-    /* to P's trigger, right after W: W's trap then counts the write's arrival too */
-    at.kind = TL_TRIGGER;
-    at.nwriters = 0;
-  }
+  int ncand = predecessors_of(x, cs.at_p.rip, cand, 8);
+  ncand = call_on_stack(x, &cs.at_p, cand, ncand, 8);
+  ncand = callee_rets(x, &cs.at_p, cand, ncand, TL_MAX_PREDS);
   /* the watchpoints, the target's (a watchpoint not the user's, W's execution
    * breakpoint; an arrival's counter) and W's counter */
-  int room =
-      trapped ? DEBUG_TRAP_COUNTS - 1
-              : DEBUG_MAX_WPS - d->breaks.nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
+  bool before = p->kind == TL_BEFORE;
+  cs.room = cs.trapped
+                ? DEBUG_TRAP_COUNTS - 1
+                : DEBUG_MAX_WPS - d->breaks.nwps - (before ? !tl_user_watchpoint(d, p) + 1 : 1) - 1;
   if (tl_debug())
-    tl_say(tl, "%d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)at_p.rip,
-           room);
-  for (int first = 0; room > 0 && first < ncand; first += room) {
-    int k = ncand - first < room ? ncand - first : room;
-    struct tl_pos start = {.event = p->event, .kind = TL_BOUNDARY};
-    if (tl_go_to(tl, &start, err, errlen) < 0)
-      return -1;
-    x = engine_task(&tl->s->e, p->tid);
-    if (!x)
-      return 0;
-    struct exec_counter wc = {.fd = -1}, cc[DEBUG_TRAP_COUNTS];
-    struct tl_trap_counts tc = {.count = trapped ? k + 1 : 0, .cap = cap, .addr = {at_p.rip}};
-    bool counting = trapped || exec_counter_start(&wc, x->t.tid, at_p.rip, 0) == 0;
-    for (int i = 0; i < k; i++) {
-      cc[i].fd = -1;
-      if (trapped)
-        tc.addr[1 + i] = cand[first + i];
-      else
-        exec_counter_start_capped(&cc[i], x->t.tid, cand[first + i], cap);
-    }
-    tl->trap_counts = trapped ? &tc : NULL;
-    int rc = tl_run_to_target(tl, &at, NULL, NULL, 0, err, errlen);
-    tl->trap_counts = NULL;
-    /* the execution breakpoint (or trap) that stopped the task at P counted it once too:
-     * W's executions before P are at most one fewer (more when an earlier stop at W
-     * counted twice: then no candidate matches, never a wrong one) */
-    uint64_t w_before = trapped ? tc.n[0] : exec_counter_read(&wc), n[DEBUG_TRAP_COUNTS];
-    counting = counting && w_before > 0 && (!trapped || w_before < cap);
-    w_before--;
-    exec_counter_stop(&wc);
-    for (int i = 0; i < k; i++) {
-      n[i] = trapped ? tc.n[1 + i] : exec_counter_read(&cc[i]);
-      exec_counter_stop(&cc[i]);
-    }
-    if (rc < 0)
-      return -1;
-    for (int i = 0; counting && i < k; i++) {
-      if (n[i] >= cap && ncand == 1) /* a long loop's branch, typically */
-        return go_before_jump(tl, p, cand[0], &at_p, err, errlen);
-      if (!n[i] || n[i] >= cap)
-        continue; /* not executed, or too often to reach its last execution soon */
-      int found = try_predecessor(tl, p, cand[first + i], n[i], &at_p, w_before, err, errlen);
-      struct tl_pos call = {
-          .event = p->event, .kind = TL_ARRIVAL, .tid = p->tid, .addr = cand[first + i], .n = n[i]};
-      if (found == 0) /* a call: its callee's ret, or a PLT's jump */
-        found = before_via_call(tl, p, &call, &at_p, err, errlen);
-      if (found != 0)
-        return found;
-    }
-  }
-  return 0;
+    tl_say(tl, "%d predecessors of %" PRIx64 ", counted %d at a time", ncand, (uint64_t)cs.at_p.rip,
+           cs.room);
+  int rc = count_and_try(tl, &cs, cand, ncand, err, errlen);
+  if (rc != 0 || !cs.have_indirect)
+    return rc;
+  /* an indirect call whose callee ran long: its returns, from where the call went */
+  ncand = indirect_callee_rets(tl, &cs.indirect, cand, TL_MAX_PREDS, err, errlen);
+  cs.have_indirect = false;
+  return ncand <= 0 ? ncand : count_and_try(tl, &cs, cand, ncand, err, errlen);
 }
 
 /* Whether the instruction before P (P's registers AT_P: at its pc W) is candidate C's

@@ -1,0 +1,4 @@
+break late
+continue
+print total
+continue
