@@ -235,8 +235,12 @@ static int on_interrupt_stop(struct recorder *r, struct rtask *x) {
 static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   if (x->state == T_NEW)
     return on_first_stop(x);
-  if (x->interrupting)
+  if (x->interrupting && !record_is_stop_signal(sig))
     return on_interrupt_stop(r, x);
+  /* A group stop that comes while an interrupt is pending (a stop signal just delivered)
+   * is that stop, not the interrupt's (any trap drops the kernel's pending one): taken
+   * for it, the task would be resumed out of its stop. */
+  x->interrupting = x->desched = false;
   if (record_group_stop(r, x, sig))
     return 0; /* stopped by SIGSTOP & co. until a SIGCONT */
   return continue_task(r, x);

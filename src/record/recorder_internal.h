@@ -336,6 +336,8 @@ int record_shmat_contents(struct rtask *x, int64_t result, struct mem_region *ou
 /* record_stop.c: at a group stop of X with SIG: true when X stays stopped (SIGSTOP,
  * SIGTSTP, SIGTTIN, SIGTTOU), false when it goes on (the end of a stop: SIGCONT came). */
 bool record_group_stop(struct recorder *r, struct rtask *x, int sig);
+/* SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU: a signal whose default action is a group stop. */
+bool record_is_stop_signal(int sig);
 
 /* record_seccomp.c: after call D of X (event EV, result set): notes filters installed,
  * and flags failed calls replay would execute (EVF_NOT_RUN) once a filter is there. */

@@ -100,6 +100,13 @@ foreach(mode seize stopped groupstop listen singlestep regs kill exec)
 endforeach()
 deja_rr_test(br_ptrace_seize_cpus2 COMMAND $<TARGET_FILE:br_ptrace_cases> seize DIFFER REPEAT 2
   RECORD_ARGS --cpus=2)
+# A child's SIGSTOP while deja interrupts it for its tracer's ptrace call (two slots):
+# its group stop is that stop, not the interrupt's (taken for it, the child ran on, the
+# LISTEN failed and the recording hung on the orphan). Eight times in a row.
+deja_rr_test(br_ptrace_listen_many COMMAND $<TARGET_FILE:br_ptrace_cases> listen 8 DIFFER
+  RECORD_ARGS --cpus=2)
+deja_rr_test(br_ptrace_listen_many_nobuf COMMAND $<TARGET_FILE:br_ptrace_cases> listen 8 DIFFER
+  RECORD_ARGS --cpus=2 -n)
 # A child killed by SIGKILL while it spins (tests/programs/br_kill_child.c): replay kills
 # it where the recording held it instead of letting it run on.
 foreach(mode spin threads stopped)
