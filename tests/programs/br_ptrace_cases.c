@@ -195,7 +195,8 @@ int main(int argc, char **argv) {
         cases[i].run();
       return 0;
     }
-  fprintf(stderr,
-          "usage: br_ptrace_cases seize|stopped|groupstop|listen|singlestep|regs|kill|exec [COUNT]\n");
+  fprintf(
+      stderr,
+      "usage: br_ptrace_cases seize|stopped|groupstop|listen|singlestep|regs|kill|exec [COUNT]\n");
   return 2;
 }
