@@ -445,7 +445,29 @@ static int on_signal_stop(struct recorder *r, struct rtask *x, int signo) {
   return continue_task(r, x);
 }
 
+/* The stop after X's call through the vsyscall page (record_vsyscall.c): the call is
+ * recorded first, with the registers the kernel's emulated return left. 1 when ST is its
+ * interrupt's stop (X then goes on), 0 when ST is handled as usual, RECORD_DEJA_FAILED. */
+static int after_vsyscall(struct recorder *r, struct rtask *x, const struct stop *st) {
+  x->vsyscall = false;
+  if (st->kind == STOP_EXITED || (st->kind == STOP_EVENT && st->event == PTRACE_EVENT_EXIT))
+    return 0; /* killed: the call may not have been made */
+  int rc = record_syscall_exit(r, x);
+  if (rc)
+    return rc;
+  record_set_boundary(x);
+  record_resend_held(x);
+  if (st->kind != STOP_GROUP || st->sig != SIGTRAP)
+    return 0; /* another stop took the interrupt's place (the kernel dropped its trap) */
+  x->interrupting = x->desched = false; /* one trap stands for every interrupt pending */
+  rc = continue_task(r, x);
+  return rc ? rc : 1;
+}
+
 static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
+  int vsys = x->vsyscall ? after_vsyscall(r, x, st) : 0;
+  if (vsys)
+    return vsys == 1 ? 0 : vsys;
   if (st->kind != STOP_GROUP && st->kind != STOP_SIGNAL)
     x->at_boundary = false;
   if (st->kind != STOP_GROUP) {

@@ -156,6 +156,7 @@ struct rtask {
    * trace keeps (replay compares them at the call) */
   bool compat32;
   struct user_regs_struct entry32;
+  bool vsyscall; /* a call through the vsyscall page, recorded at its interrupt's stop */
   struct timespec entered;
   int deliver; /* signal to pass on at the next resume */
   /* registers at the last boundary (syscall exit, state point) while no user code ran,
@@ -504,6 +505,15 @@ void record_resend_held(struct rtask *x);
  * 1 for a call that goes on unrecorded (its task was killed meanwhile, or its hook says). */
 int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
+
+/* record_vsyscall.c: calls through the legacy vsyscall page. */
+/* Whether REGS are at the page (a seccomp stop of such a call). */
+bool record_in_vsyscall_page(const struct user_regs_struct *regs);
+/* In the recorded program before its execve, with -n: a filter that traces only them. */
+void record_vsyscall_filter(void);
+/* At the entry of X's call through the page: 0 (its event follows at X's next stop), or
+ * RECORD_DEJA_FAILED. */
+int record_vsyscall_entry(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
 /* Appends to r->data the RESULT bytes a write-family call of X wrote, read back from the

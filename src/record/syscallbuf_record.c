@@ -160,7 +160,7 @@ int syscallbuf_resume_request(const struct rtask *x) {
   return S.on && !x->proc->seccomp ? PTRACE_CONT : PTRACE_SYSCALL;
 }
 
-long syscallbuf_ptrace_options(void) { return S.on ? PTRACE_O_TRACESECCOMP : 0; }
+long syscallbuf_ptrace_options(void) { return PTRACE_O_TRACESECCOMP; }
 
 static struct sbuf_task *find(pid_t tid) {
   for (int i = 0; i < S.n; i++)

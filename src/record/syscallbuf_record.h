@@ -26,7 +26,8 @@ void syscallbuf_install_filter(void);
  * at PTRACE_EVENT_SECCOMP), PTRACE_SYSCALL without, or when X's process installed a
  * seccomp filter of its own (a call it fails with an errno makes no seccomp stop). */
 int syscallbuf_resume_request(const struct rtask *x);
-/* ptrace options the buffer needs (PTRACE_O_TRACESECCOMP). */
+/* ptrace options the buffer needs (PTRACE_O_TRACESECCOMP; also with -n, for calls
+ * through the vsyscall page, record_vsyscall.c). */
 long syscallbuf_ptrace_options(void);
 
 /* The ptrace options deja traces every task with. */
