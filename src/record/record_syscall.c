@@ -65,7 +65,8 @@ static int record_exit_now(struct recorder *r, struct rtask *x) {
   event_init(&ev);
   ev.kind = EV_SYSCALL;
   ev.tid = x->t.tid;
-  ev.regs = x->entry;
+  ev.regs = *rtask_entry_regs(x); /* (an int $0x80 exit: the 32-bit registers) */
+  ev.flags |= x->compat32 ? EVF_COMPAT32 : 0;
   return recorder_emit(r, x, &ev) < 0 ? RECORD_DEJA_FAILED : 0;
 }
 
