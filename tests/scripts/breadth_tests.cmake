@@ -159,3 +159,19 @@ deja_rr_both(br_ptrace_sysemu DIFFER)
 if(EXISTS /dev/vsock)
   deja_rr_both(br_vsock_cid DIFFER)
 endif()
+# pidfd_open/getfd/send_signal, close_range, F_NOTIFY, descriptors shared by threads,
+# prctl options (tests/programs/br_fd_calls.c).
+deja_rr_both(br_fd_calls DIFFER)
+# Its close_range(fd, ~0) spares deja's context-switch events (fd 900 and up): the
+# library makes it over the ranges around them (no recorded close_range covers fd 900).
+add_test(NAME br_close_range_spares_deja COMMAND sh -c [=[
+  t=$(mktemp -d /tmp/deja-close-range.XXXXXX) && trap 'rm -rf "$t"' EXIT &&
+  "$1" record -o "$t/t" "$2" >/dev/null 2>&1 || exit 1
+  "$1" dump "$t/t" | sed -n 's/.* syscall close_range(\(0x[0-9a-f]*\), \(0x[0-9a-f]*\),.*/\1 \2/p' >"$t/ranges"
+  n=0; bad=0
+  while read -r lo hi; do
+    n=$((n + 1)); [ $((lo)) -le 900 ] && [ $((hi)) -ge 900 ] && bad=$((bad + 1))
+  done <"$t/ranges"
+  echo "$n close_range events, $bad over fd 900"; [ $n -ge 2 ] && [ $bad -eq 0 ]
+  ]=] sh $<TARGET_FILE:deja> $<TARGET_FILE:br_fd_calls>)
+set_tests_properties(br_close_range_spares_deja PROPERTIES TIMEOUT 120)
