@@ -379,6 +379,7 @@ long preload_syscall(long nr, const long a[6]) {
 }
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
+// clang-format off
 const int preload_buffered_calls[] = {
     SYS_read,       SYS_write,         SYS_writev,       SYS_pread64,      SYS_pwrite64,
     SYS_lseek,      SYS_open,          SYS_openat,       SYS_close,        SYS_access,
@@ -390,3 +391,4 @@ const int preload_buffered_calls[] = {
     SYS_fcntl,      SYS_ioctl,         SYS_futex,        SYS_rt_sigaction, SYS_close_range,
     -1,
 };
+// clang-format on
