@@ -175,3 +175,11 @@ add_test(NAME br_close_range_spares_deja COMMAND sh -c [=[
   echo "$n close_range events, $bad over fd 900"; [ $n -ge 2 ] && [ $bad -eq 0 ]
   ]=] sh $<TARGET_FILE:deja> $<TARGET_FILE:br_fd_calls>)
 set_tests_properties(br_close_range_spares_deja PROPERTIES TIMEOUT 120)
+# More ptrace by the recorded program (tests/programs/br_ptrace_more.c): TRACEME from a
+# thread (its end told to the tracer's wait, whose made-again call a SIGCHLD interrupts),
+# GET_THREAD_AREA, a tracer dying while its multi-threaded tracee is stopped.
+foreach(mode traceme_thread thread_area mt_tracee)
+  deja_rr_test(br_ptrace_${mode} COMMAND $<TARGET_FILE:br_ptrace_more> ${mode} DIFFER REPEAT 2)
+  deja_rr_test(br_ptrace_${mode}_nobuf COMMAND $<TARGET_FILE:br_ptrace_more> ${mode} DIFFER
+    REPEAT 2 RECORD_ARGS -n)
+endforeach()

@@ -181,8 +181,11 @@ static int apply_pending_restart(struct replay_engine *e, struct rptask *x) {
   if (!x->restart_pending)
     return 0;
   x->restart_pending = false;
+  /* A signal delivered there restarts it (the kernel's signal delivery); not when the
+   * recorder had made the call again itself, before (a tracer's wait: ptrace_wait_again),
+   * which the signal's registers tell. */
   if (e->ev->kind == EV_SIGNAL && e->ev->tid == x->rec_tid &&
-      !signal_is_synchronous(e->ev->signo, e->ev->siginfo))
+      !signal_is_synchronous(e->ev->signo, e->ev->siginfo) && IS_ERESTART((int64_t)e->ev->regs.rax))
     return 0;
   if (task_get_regs(&x->t) < 0)
     return -1;
