@@ -183,3 +183,10 @@ foreach(mode traceme_thread thread_area mt_tracee)
   deja_rr_test(br_ptrace_${mode}_nobuf COMMAND $<TARGET_FILE:br_ptrace_more> ${mode} DIFFER
     REPEAT 2 RECORD_ARGS -n)
 endforeach()
+# A clone with a bad TLS pointer; a group stop of eight busy threads at once
+# (tests/programs/br_clone_stops.c).
+foreach(mode bad_tls mt_stop)
+  deja_rr_test(br_clone_${mode} COMMAND $<TARGET_FILE:br_clone_stops> ${mode} DIFFER REPEAT 2)
+  deja_rr_test(br_clone_${mode}_nobuf COMMAND $<TARGET_FILE:br_clone_stops> ${mode} DIFFER
+    REPEAT 2 RECORD_ARGS -n)
+endforeach()
