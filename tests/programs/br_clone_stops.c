@@ -61,7 +61,7 @@ static void *busy(void *arg) {
     struct timespec ts = {0, 200000};
     nanosleep(&ts, NULL);
   }
-  return (void *)(uintptr_t)sum + (uintptr_t)arg;
+  return (void *)(uintptr_t)(sum + (uintptr_t)arg);
 }
 
 static void mt_stop_case(void) {
