@@ -346,6 +346,11 @@ void record_seccomp_exit(struct rtask *x, const struct syscall_desc *d, struct e
 
 /* record_progress.c: true when every task waits in a ptrace stop deja will never end. */
 bool record_stuck(struct recorder *r);
+/* True when the first process ended and every task left is in a group stop, traced by
+ * no recorded tracer. */
+bool record_only_stopped(struct recorder *r);
+/* Lets those tasks go (untraced, still stopped), saying so, and forgets them. */
+void record_leave_stopped(struct recorder *r);
 
 /* record_ns_pid.c: the pid under which task VIEWER sees task TID (PID namespaces), or
  * -1 when it cannot be told. */

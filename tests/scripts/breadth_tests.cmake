@@ -190,3 +190,20 @@ foreach(mode bad_tls mt_stop)
   deja_rr_test(br_clone_${mode}_nobuf COMMAND $<TARGET_FILE:br_clone_stops> ${mode} DIFFER
     REPEAT 2 RECORD_ARGS -n)
 endforeach()
+# The first process exits leaving a stopped child (tests/programs/br_stopped_orphan.c):
+# the recording ends with its status (not waiting for the orphan: a hang before), says so
+# and leaves the orphan stopped; it replays.
+add_test(NAME br_stopped_orphan COMMAND sh -c [=[
+  t=$(mktemp -d /tmp/deja-orphan.XXXXXX) && trap 'rm -rf "$t"' EXIT
+  for mode in "" -n; do
+    timeout 60 "$1" record $mode -o "$t/t$mode" "$2" >"$t/out" 2>"$t/err"; status=$?
+    child=$(sed -n 's/^stopped child \([0-9]*\): 1$/\1/p' "$t/out")
+    [ -n "$child" ] && kill -9 "$child" # (if its process group was orphaned: a SIGHUP ended it)
+    cat "$t/err"
+    [ $status -eq 5 ] && [ -n "$child" ] || { echo "FAIL$mode: status $status"; exit 1; }
+    grep -q "stays stopped by SIGSTOP" "$t/err" || { echo "FAIL$mode: not said"; exit 1; }
+    "$1" replay -a "$t/t$mode" >"$t/replayed" || { echo "FAIL$mode: replay"; exit 1; }
+    cmp "$t/out" "$t/replayed" || exit 1
+  done
+  ]=] sh $<TARGET_FILE:deja> $<TARGET_FILE:br_stopped_orphan>)
+set_tests_properties(br_stopped_orphan PROPERTIES TIMEOUT 200)
