@@ -97,7 +97,9 @@ static int continue_task(struct recorder *r, struct rtask *x) {
       return rc;
     chaos_tick(r);
   }
-  if (record_slot_of(r, x) && !record_should_preempt(r, x)) {
+  /* (one stopped inside a buffered call it will make again, a signal's stop, goes on: its
+   * records are not in the trace yet, and another thread of its process would run first) */
+  if (record_slot_of(r, x) && (!record_should_preempt(r, x) || syscallbuf_in_interrupted_call(x))) {
     record_resume_running(r, x);
   } else {
     if (x->ct.blocked) {

@@ -412,6 +412,15 @@ static bool buffered_call_nr(struct rtask *x, uint64_t *nr) {
   return true;
 }
 
+bool syscallbuf_in_interrupted_call(struct rtask *x) {
+  if (x->sbuf_restarted)
+    return true; /* on its way to the traced entry it was restarted at */
+  if (!S.on || !find(x->t.tid) || task_get_regs(&x->t) < 0)
+    return false;
+  const struct user_regs_struct *g = &x->t.regs;
+  return g->rip == SBUF_UNTRACED_IP && (int64_t)g->orig_rax >= 0 && IS_ERESTART((int64_t)g->rax);
+}
+
 bool syscallbuf_record_interrupted(struct rtask *x) {
   if (!S.on || task_get_regs(&x->t) < 0)
     return false;
