@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/close_range.h>
 #include <linux/futex.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -273,6 +274,26 @@ static bool on_deja_fd(long nr, const long a[6]) {
   }
 }
 
+/* close_range over deja's descriptors (closefrom(3) before an exec, or in a process that
+ * goes on): made over the ranges between them, so each thread keeps its context-switch
+ * event (without it a blocked buffered call held the CPU until its slice ended). Marking
+ * them close-on-exec changes nothing (they are already). */
+static long close_range_around(const long a[6]) {
+  unsigned long from = (unsigned int)a[0], to = (unsigned int)a[1];
+  long fd = from <= to && !(a[2] & CLOSE_RANGE_CLOEXEC) ? preload_next_deja_fd(from, to) : -1;
+  if (fd < 0)
+    return preload_traced(SYS_close_range, a);
+  long rc = 0;
+  for (; fd >= 0 && rc == 0; fd = preload_next_deja_fd(from, to)) {
+    const long part[6] = {(long)from, fd - 1, a[2], 0, 0, 0};
+    if ((unsigned long)fd > from)
+      rc = preload_traced(SYS_close_range, part);
+    from = (unsigned long)fd + 1;
+  }
+  const long rest[6] = {(long)from, (long)to, a[2], 0, 0, 0};
+  return rc == 0 && from <= to ? preload_traced(SYS_close_range, rest) : rc;
+}
+
 /* getpid and getppid stay traced: cheap enough, and what debuggers catch (`catch
  * syscall getpid`) and tests alter in traces. */
 long preload_syscall(long nr, const long a[6]) {
@@ -298,6 +319,7 @@ long preload_syscall(long nr, const long a[6]) {
     preload_fd_forget(fd);
     return fd;
   }
+  case SYS_close_range: return close_range_around(a);
   case SYS_close:
     note_mem_fd(a[0], false);
     preload_fd_forget(a[0]);
@@ -357,6 +379,7 @@ long preload_syscall(long nr, const long a[6]) {
 }
 
 /* The calls preload_syscall may buffer: libc's patched sites send only these to it. */
+// clang-format off
 const int preload_buffered_calls[] = {
     SYS_read,       SYS_write,         SYS_writev,       SYS_pread64,      SYS_pwrite64,
     SYS_lseek,      SYS_open,          SYS_openat,       SYS_close,        SYS_access,
@@ -365,5 +388,7 @@ const int preload_buffered_calls[] = {
     SYS_newfstatat, SYS_statx,         SYS_getdents64,   SYS_readlink,     SYS_readlinkat,
     SYS_time,       SYS_clock_gettime, SYS_gettimeofday, SYS_getrandom,    SYS_mmap,
     SYS_munmap,     SYS_mprotect,      SYS_brk,          SYS_seccomp,      SYS_prctl,
-    SYS_fcntl,      SYS_ioctl,         SYS_futex,        SYS_rt_sigaction, -1,
+    SYS_fcntl,      SYS_ioctl,         SYS_futex,        SYS_rt_sigaction, SYS_close_range,
+    -1,
 };
+// clang-format on

@@ -61,6 +61,14 @@ bool preload_is_deja_fd(long fd) {
   return word >> ((fd - DESCHED_FD_FLOOR) % 64) & 1;
 }
 
+long preload_next_deja_fd(unsigned long from, unsigned long to) {
+  for (unsigned long fd = from < DESCHED_FD_FLOOR ? DESCHED_FD_FLOOR : from;
+       fd <= to && fd < DESCHED_FD_FLOOR + DEJA_FDS; fd++)
+    if (preload_is_deja_fd((long)fd))
+      return (long)fd;
+  return -1;
+}
+
 /* rdi=nr, rsi..r9 = a0..a4, [rsp+8] = a5, [rsp+16] = where the result lives in the
  * record (the replay entry reads it from there). */
 __asm__(".text\n"

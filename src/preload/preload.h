@@ -71,6 +71,8 @@ void preload_off(void);
 bool preload_chaos(void);
 /* Whether FD is one of deja's own descriptors (a context-switch event). */
 bool preload_is_deja_fd(long fd);
+/* The lowest of deja's descriptors in [FROM, TO], or -1. */
+long preload_next_deja_fd(unsigned long from, unsigned long to);
 /* The descriptors known to be files while recording (fd_cache.c): FD seekable; FD
  * seekable and not deja's stdout or stderr (plain). Noted after the probes said so,
  * forgotten when FD is closed or handed out again. */

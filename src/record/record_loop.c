@@ -114,7 +114,7 @@ static int stopped_by_signal(struct recorder *r, int sig) {
 }
 
 int record_loop(struct recorder *r) {
-  int stuck_checks = 0;
+  int stuck_checks = 0, orphan_checks = 0;
   for (;;) {
     if (!r->ntasks)
       return 0;
@@ -151,6 +151,11 @@ int record_loop(struct recorder *r) {
     if (w == 0 && idle && flush_trace(r)) /* a long stretch of user code */
       return RECORD_DEJA_FAILED;
     if (w == 0 && idle) {
+      orphan_checks = record_only_stopped(r) ? orphan_checks + 1 : 0;
+      if (orphan_checks == 3) {
+        record_leave_stopped(r); /* (the loop ends: no task left) */
+        continue;
+      }
       if (!record_stuck(r)) {
         stuck_checks = 0;
       } else if (++stuck_checks == 3) {

@@ -62,6 +62,7 @@ enum {
   RQ_GETFPREGS = 14,
   RQ_ATTACH = 16,
   RQ_DETACH = 17,
+  RQ_GET_THREAD_AREA = 25,
   RQ_SYSCALL = 24,
   RQ_SYSEMU = 31,
   RQ_SYSEMU_SINGLESTEP = 32,
@@ -513,6 +514,14 @@ static int64_t get_fpregs(struct rtask *x, struct rtask *y, uint64_t data) {
   return task_write_mem(&x->t, data, &fp, sizeof fp) < 0 ? -EFAULT : 0;
 }
 
+/* PTRACE_GET_THREAD_AREA: Y's TLS entry ADDR of the GDT (a struct user_desc) into DATA. */
+static int64_t get_thread_area(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
+  uint8_t desc[16];
+  if (ptrace(PTRACE_GET_THREAD_AREA, y->t.tid, (void *)(uintptr_t)addr, desc) < 0)
+    return -errno;
+  return task_write_mem(&x->t, data, desc, sizeof desc) < 0 ? -EFAULT : 0;
+}
+
 static int64_t get_regset(struct rtask *x, struct rtask *y, uint64_t addr, uint64_t data) {
   struct iovec iov;
   static uint8_t buf[16384];
@@ -620,6 +629,7 @@ static int64_t on_tracee(struct recorder *r, struct rtask *x, struct rtask *y, l
   case RQ_SETREGSET: return set_regset(x, y, addr, data);
   case RQ_GETFPREGS: return get_fpregs(x, y, data);
   case RQ_GETREGSET: return get_regset(x, y, addr, data);
+  case RQ_GET_THREAD_AREA: return get_thread_area(x, y, addr, data);
   case RQ_GETSIGINFO: return get_siginfo(x, y, data);
   case RQ_SETSIGINFO: return set_siginfo(x, y, data);
   case RQ_GETEVENTMSG: return put_word(x, data, y->pt.msg);
@@ -659,7 +669,8 @@ static int64_t attach(struct recorder *r, struct rtask *x, struct rtask *tracer,
     return -EPERM;
   memset(&y->pt, 0, sizeof y->pt);
   y->pt.tracer = tracer;
-  y->pt.tracer_is_parent = parent_of(y->proc->pid) == tracer->proc->pid;
+  /* (a thread other than the leader is nobody's child: its end is told from the list) */
+  y->pt.tracer_is_parent = parent_of(y->proc->pid) == tracer->proc->pid && y->t.tid == y->proc->pid;
   y->pt.seized = req == RQ_SEIZE;
   if (req == RQ_SEIZE)
     y->pt.options = data;

@@ -40,6 +40,8 @@ pid_t record_spawn(const struct record_options *o, const char *path, const sigse
   raise(SIGSTOP);
   if (syscallbuf_record_on())
     syscallbuf_install_filter();
+  else
+    record_vsyscall_filter();
   execve(path, o->argv, o->env);
   deja_msg("cannot run `%s': %s", path, strerror(errno));
   _exit(127);

@@ -10,18 +10,18 @@
 
 #include "record/recorder_internal.h"
 
-static bool stop_signal(int sig) {
+bool record_is_stop_signal(int sig) {
   return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
 bool record_group_stop(struct recorder *r, struct rtask *x, int sig) {
-  if ((stop_signal(sig) || x->state == T_STOPPED) && record_ptrace_group_stop(r, x, sig))
+  if ((record_is_stop_signal(sig) || x->state == T_STOPPED) && record_ptrace_group_stop(r, x, sig))
     return true; /* a tracee's: its tracer decides */
-  if (x->state == T_STOPPED && !stop_signal(sig)) {
+  if (x->state == T_STOPPED && !record_is_stop_signal(sig)) {
     x->state = T_READY; /* SIGCONT ended the stop */
     return true;
   }
-  if (!stop_signal(sig))
+  if (!record_is_stop_signal(sig))
     return false;
   if (ptrace(PTRACE_LISTEN, x->t.tid, 0, 0) < 0)
     return false;

@@ -97,7 +97,9 @@ static int continue_task(struct recorder *r, struct rtask *x) {
       return rc;
     chaos_tick(r);
   }
-  if (record_slot_of(r, x) && !record_should_preempt(r, x)) {
+  /* (one stopped inside a buffered call it will make again, a signal's stop, goes on: its
+   * records are not in the trace yet, and another thread of its process would run first) */
+  if (record_slot_of(r, x) && (!record_should_preempt(r, x) || syscallbuf_in_interrupted_call(x))) {
     record_resume_running(r, x);
   } else {
     if (x->ct.blocked) {
@@ -235,8 +237,12 @@ static int on_interrupt_stop(struct recorder *r, struct rtask *x) {
 static int on_group_stop(struct recorder *r, struct rtask *x, int sig) {
   if (x->state == T_NEW)
     return on_first_stop(x);
-  if (x->interrupting)
+  if (x->interrupting && !record_is_stop_signal(sig))
     return on_interrupt_stop(r, x);
+  /* A group stop that comes while an interrupt is pending (a stop signal just delivered)
+   * is that stop, not the interrupt's (any trap drops the kernel's pending one): taken
+   * for it, the task would be resumed out of its stop. */
+  x->interrupting = x->desched = false;
   if (record_group_stop(r, x, sig))
     return 0; /* stopped by SIGSTOP & co. until a SIGCONT */
   return continue_task(r, x);
@@ -441,7 +447,29 @@ static int on_signal_stop(struct recorder *r, struct rtask *x, int signo) {
   return continue_task(r, x);
 }
 
+/* The stop after X's call through the vsyscall page (record_vsyscall.c): the call is
+ * recorded first, with the registers the kernel's emulated return left. 1 when ST is its
+ * interrupt's stop (X then goes on), 0 when ST is handled as usual, RECORD_DEJA_FAILED. */
+static int after_vsyscall(struct recorder *r, struct rtask *x, const struct stop *st) {
+  x->vsyscall = false;
+  if (st->kind == STOP_EXITED || (st->kind == STOP_EVENT && st->event == PTRACE_EVENT_EXIT))
+    return 0; /* killed: the call may not have been made */
+  int rc = record_syscall_exit(r, x);
+  if (rc)
+    return rc;
+  record_set_boundary(x);
+  record_resend_held(x);
+  if (st->kind != STOP_GROUP || st->sig != SIGTRAP)
+    return 0; /* another stop took the interrupt's place (the kernel dropped its trap) */
+  x->interrupting = x->desched = false; /* one trap stands for every interrupt pending */
+  rc = continue_task(r, x);
+  return rc ? rc : 1;
+}
+
 static int on_stop(struct recorder *r, struct rtask *x, const struct stop *st) {
+  int vsys = x->vsyscall ? after_vsyscall(r, x, st) : 0;
+  if (vsys)
+    return vsys == 1 ? 0 : vsys;
   if (st->kind != STOP_GROUP && st->kind != STOP_SIGNAL)
     x->at_boundary = false;
   if (st->kind != STOP_GROUP) {

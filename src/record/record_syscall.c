@@ -65,7 +65,8 @@ static int record_exit_now(struct recorder *r, struct rtask *x) {
   event_init(&ev);
   ev.kind = EV_SYSCALL;
   ev.tid = x->t.tid;
-  ev.regs = x->entry;
+  ev.regs = *rtask_entry_regs(x); /* (an int $0x80 exit: the 32-bit registers) */
+  ev.flags |= x->compat32 ? EVF_COMPAT32 : 0;
   return recorder_emit(r, x, &ev) < 0 ? RECORD_DEJA_FAILED : 0;
 }
 
@@ -322,16 +323,8 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   x->entry_emitted = x->clone_done = false;
   x->entry_seq = ++r->seq;
   char why[256];
-  if (x->t.regs.rip >= VSYSCALL_PAGE && x->t.regs.rip < VSYSCALL_PAGE + 4096) {
-    /* The kernel emulates the call at its seccomp stop and returns straight to the
-     * caller: no exit stop follows, and replay would see no entry stop either. */
-    snprintf(why, sizeof why,
-             "task %d called %s through the legacy vsyscall page (at 0x%llx, event %" PRIu64
-             "), which deja cannot record (old static programs call it; today's libcs use "
-             "the vDSO)",
-             x->t.tid, syscall_name(nr), x->t.regs.rip, r->events + 1);
-    return recorder_abort(r, why);
-  }
+  if (record_in_vsyscall_page(&x->t.regs))
+    return record_vsyscall_entry(r, x);
   if (!d) /* syscall(-1), numbers past the table: the kernel's ENOSYS */
     return refuse_call(r, x);
   if (d->replay == SC_UNSUPPORTED) {

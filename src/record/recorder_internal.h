@@ -156,6 +156,7 @@ struct rtask {
    * trace keeps (replay compares them at the call) */
   bool compat32;
   struct user_regs_struct entry32;
+  bool vsyscall; /* a call through the vsyscall page, recorded at its interrupt's stop */
   struct timespec entered;
   int deliver; /* signal to pass on at the next resume */
   /* registers at the last boundary (syscall exit, state point) while no user code ran,
@@ -336,6 +337,8 @@ int record_shmat_contents(struct rtask *x, int64_t result, struct mem_region *ou
 /* record_stop.c: at a group stop of X with SIG: true when X stays stopped (SIGSTOP,
  * SIGTSTP, SIGTTIN, SIGTTOU), false when it goes on (the end of a stop: SIGCONT came). */
 bool record_group_stop(struct recorder *r, struct rtask *x, int sig);
+/* SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU: a signal whose default action is a group stop. */
+bool record_is_stop_signal(int sig);
 
 /* record_seccomp.c: after call D of X (event EV, result set): notes filters installed,
  * and flags failed calls replay would execute (EVF_NOT_RUN) once a filter is there. */
@@ -343,6 +346,11 @@ void record_seccomp_exit(struct rtask *x, const struct syscall_desc *d, struct e
 
 /* record_progress.c: true when every task waits in a ptrace stop deja will never end. */
 bool record_stuck(struct recorder *r);
+/* True when the first process ended and every task left is in a group stop, traced by
+ * no recorded tracer. */
+bool record_only_stopped(struct recorder *r);
+/* Lets those tasks go (untraced, still stopped), saying so, and forgets them. */
+void record_leave_stopped(struct recorder *r);
 
 /* record_ns_pid.c: the pid under which task VIEWER sees task TID (PID namespaces), or
  * -1 when it cannot be told. */
@@ -502,6 +510,15 @@ void record_resend_held(struct rtask *x);
  * 1 for a call that goes on unrecorded (its task was killed meanwhile, or its hook says). */
 int record_syscall_entry(struct recorder *r, struct rtask *x);
 int record_syscall_exit(struct recorder *r, struct rtask *x);
+
+/* record_vsyscall.c: calls through the legacy vsyscall page. */
+/* Whether REGS are at the page (a seccomp stop of such a call). */
+bool record_in_vsyscall_page(const struct user_regs_struct *regs);
+/* In the recorded program before its execve, with -n: a filter that traces only them. */
+void record_vsyscall_filter(void);
+/* At the entry of X's call through the page: 0 (its event follows at X's next stop), or
+ * RECORD_DEJA_FAILED. */
+int record_vsyscall_entry(struct recorder *r, struct rtask *x);
 int record_clone(struct recorder *r, struct rtask *x);
 int record_exec(struct recorder *r, struct rtask *x);
 /* Appends to r->data the RESULT bytes a write-family call of X wrote, read back from the

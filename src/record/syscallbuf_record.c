@@ -160,7 +160,7 @@ int syscallbuf_resume_request(const struct rtask *x) {
   return S.on && !x->proc->seccomp ? PTRACE_CONT : PTRACE_SYSCALL;
 }
 
-long syscallbuf_ptrace_options(void) { return S.on ? PTRACE_O_TRACESECCOMP : 0; }
+long syscallbuf_ptrace_options(void) { return PTRACE_O_TRACESECCOMP; }
 
 static struct sbuf_task *find(pid_t tid) {
   for (int i = 0; i < S.n; i++)
@@ -410,6 +410,15 @@ static bool buffered_call_nr(struct rtask *x, uint64_t *nr) {
     return false;
   *nr = rec.nr;
   return true;
+}
+
+bool syscallbuf_in_interrupted_call(struct rtask *x) {
+  if (x->sbuf_restarted)
+    return true; /* on its way to the traced entry it was restarted at */
+  if (!S.on || !find(x->t.tid) || task_get_regs(&x->t) < 0)
+    return false;
+  const struct user_regs_struct *g = &x->t.regs;
+  return g->rip == SBUF_UNTRACED_IP && (int64_t)g->orig_rax >= 0 && IS_ERESTART((int64_t)g->rax);
 }
 
 bool syscallbuf_record_interrupted(struct rtask *x) {

@@ -26,7 +26,8 @@ void syscallbuf_install_filter(void);
  * at PTRACE_EVENT_SECCOMP), PTRACE_SYSCALL without, or when X's process installed a
  * seccomp filter of its own (a call it fails with an errno makes no seccomp stop). */
 int syscallbuf_resume_request(const struct rtask *x);
-/* ptrace options the buffer needs (PTRACE_O_TRACESECCOMP). */
+/* ptrace options the buffer needs (PTRACE_O_TRACESECCOMP; also with -n, for calls
+ * through the vsyscall page, record_vsyscall.c). */
 long syscallbuf_ptrace_options(void);
 
 /* The ptrace options deja traces every task with. */
@@ -59,6 +60,10 @@ void syscallbuf_record_clone(struct recorder *r, struct rtask *x);
  * the kernel would restart it) is restarted as a traced call, at the page's traced
  * `syscall` (replay diverts the call there too). True when it was. */
 bool syscallbuf_record_interrupted(struct rtask *x);
+/* Whether X is stopped inside a buffered call it will make again (a signal came), or
+ * on its way to the traced entry such a call was restarted at: its records (the user
+ * code it ran) are not in the trace yet. */
+bool syscallbuf_in_interrupted_call(struct rtask *x);
 /* At a state point of X: when X is inside a buffered call that changes the address space,
  * it is single-stepped to the end of it, so the call is complete in its buffer (replay
  * makes the calls of a stretch it restores before restoring it). */

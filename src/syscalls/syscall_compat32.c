@@ -1,8 +1,9 @@
 /* 32-bit system calls from 64-bit code (see syscall_compat32.h). Only calls whose
  * arguments are plain numbers or pointers to the same bytes as their 64-bit twins: the
  * recorder records the twin, replay emulates it (its result and the memory it wrote). Calls
- * that change the address space or the task (mmap, brk, exit, execve, clone) are not here:
- * replay would have to make them for real as 32-bit calls. */
+ * that change the address space or the task (mmap, brk, execve, clone) are not here:
+ * replay would have to make them for real as 32-bit calls; exit and exit_group are (replay
+ * makes the 32-bit call itself again, as it would the 64-bit one). */
 #include "syscalls/syscall_compat32.h"
 
 #include <stddef.h>
@@ -16,6 +17,7 @@ struct compat_call {
 
 /* i386 numbers (arch/x86/entry/syscalls/syscall_32.tbl) and their x86-64 twins. */
 static const struct compat_call compat_calls[] = {
+    {1, SYS_exit, "exit"},
     {3, SYS_read, "read"},
     {4, SYS_write, "write"},
     {6, SYS_close, "close"},
@@ -32,6 +34,7 @@ static const struct compat_call compat_calls[] = {
     {201, SYS_geteuid, "geteuid32"},
     {202, SYS_getegid, "getegid32"},
     {224, SYS_gettid, "gettid"},
+    {252, SYS_exit_group, "exit_group"},
     {330, SYS_dup3, "dup3"},
     {331, SYS_pipe2, "pipe2"},
     {355, SYS_getrandom, "getrandom"},
@@ -68,7 +71,7 @@ bool syscall_compat32_view(const struct user_regs_struct *in, struct user_regs_s
 }
 
 const char *syscall_compat32_list(void) {
-  return "read, write, close, getpid, pause, dup, pipe, dup2, getppid, uname, sched_yield, "
-         "getuid32, getgid32, geteuid32, getegid32, gettid, dup3, pipe2, getrandom, "
+  return "exit, read, write, close, getpid, pause, dup, pipe, dup2, getppid, uname, sched_yield, "
+         "getuid32, getgid32, geteuid32, getegid32, gettid, exit_group, dup3, pipe2, getrandom, "
          "clock_gettime64";
 }

@@ -48,6 +48,7 @@ enum {
   PT_PEEKUSER = 3,
   PT_GETREGS = 12,
   PT_GETFPREGS = 14,
+  PT_GET_THREAD_AREA = 25,
   PT_GETEVENTMSG = 0x4201,
   PT_GETSIGINFO = 0x4202,
   PT_GETREGSET = 0x4204,
@@ -113,6 +114,7 @@ static int ptrace_regions(const uint64_t a[6], int64_t result, struct special_re
   case PT_GETSIGMASK: s->add(s, data, 8); break;
   case PT_GETREGS: s->add(s, data, USER_REGS_SIZE); break;
   case PT_GETFPREGS: s->add(s, data, USER_FPREGS_SIZE); break;
+  case PT_GET_THREAD_AREA: s->add(s, data, 16); break; /* struct user_desc */
   case PT_GETSIGINFO: s->add(s, data, SIGINFO_SIZE); break;
   case PT_PEEKSIGINFO: s->add(s, data, (uint64_t)result * SIGINFO_SIZE); break;
   case PT_SECCOMP_GET_FILTER: s->add(s, data, (uint64_t)result * 8); break;

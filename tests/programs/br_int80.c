@@ -1,7 +1,9 @@
 /* 32-bit system calls (`int $0x80`) from 64-bit code, with buffers below 4 GiB
    (MAP_32BIT): getpid, gettid, write to stdout, pipe, read, dup, close, uname,
-   getrandom, clock_gettime64. Mode "time": the i386 time call, which deja does not
+   getrandom, clock_gettime64; a thread ends by exit, the process by exit_group (both
+   through int $0x80, as hand-written assembly does). Mode "time": the i386 time call, which deja does not
    record (the recording says so). Prints the pid and random bytes. */
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
@@ -11,6 +13,7 @@
 #include "check.h"
 
 /* i386 numbers */
+enum { NR_EXIT = 1, NR_EXIT_GROUP = 252 };
 enum { NR_READ = 3, NR_WRITE = 4, NR_CLOSE = 6, NR_TIME = 13, NR_GETPID = 20, NR_DUP = 41 };
 enum { NR_PIPE = 42, NR_UNAME = 122, NR_GETTID = 224, NR_GETRANDOM = 355, NR_CLOCK64 = 403 };
 
@@ -18,6 +21,13 @@ static long int80(long nr, long a, long b, long c) {
   long r;
   __asm__ volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
   return r;
+}
+
+/* A thread that ends by the 32-bit exit: its join sees the kernel clear its tid. */
+static void *exits_by_int80(void *arg) {
+  *(long *)arg = int80(NR_GETPID, 0, 0, 0);
+  int80(NR_EXIT, 0, 0, 0);
+  return NULL;
 }
 
 struct low {
@@ -55,5 +65,11 @@ int main(int argc, char **argv) {
   print_hex("random", m->rnd, sizeof m->rnd);
   CHECK(int80(NR_CLOCK64, CLOCK_MONOTONIC, (long)&m->ts, 0) == 0);
   printf("clock_gettime64 %ld ns\n", m->ts.tv_nsec);
-  return 0;
+  pthread_t t;
+  long seen = 0;
+  CHECK(pthread_create(&t, NULL, exits_by_int80, &seen) == 0 && pthread_join(t, NULL) == 0);
+  printf("thread ended by exit: it saw pid %d\n", seen == getpid());
+  fflush(stdout);
+  int80(NR_EXIT_GROUP, 0, 0, 0);
+  return 1; /* not reached */
 }

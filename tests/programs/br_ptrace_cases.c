@@ -7,11 +7,13 @@
  *   regs:       PEEKUSER/POKEUSER and GETREGS/SETREGS of a stopped child (a changed rax)
  *   kill:       PTRACE_KILL of a stopped tracee; the wait sees SIGKILL
  *   exec:       a TRACEME child execs /bin/true: the SIGTRAP after exec, then its exit
+ * A count after the case runs it that many times (a race with deja's own stops).
  * The child pids and a random value differ from run to run. */
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/random.h>
@@ -189,10 +191,12 @@ int main(int argc, char **argv) {
                {"exec", exec_case}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (argc > 1 && strcmp(argv[1], cases[i].name) == 0) {
-      cases[i].run();
+      for (int n = argc > 2 ? atoi(argv[2]) : 1; n > 0; n--)
+        cases[i].run();
       return 0;
     }
-  fprintf(stderr,
-          "usage: br_ptrace_cases seize|stopped|groupstop|listen|singlestep|regs|kill|exec\n");
+  fprintf(
+      stderr,
+      "usage: br_ptrace_cases seize|stopped|groupstop|listen|singlestep|regs|kill|exec [COUNT]\n");
   return 2;
 }

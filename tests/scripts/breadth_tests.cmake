@@ -73,11 +73,9 @@ deja_rr_both(br_proc_self_mem DIFFER)
 # Signal frames read by their handlers; poll racing an interval timer and a child.
 deja_rr_both(br_signal_frame DIFFER)
 deja_rr_both(br_poll_signal REPEAT 3)
-# The legacy vsyscall page: the recording stops, naming it (exit 70), and what it
-# recorded replays. (Recording it needs replay to stop at the call: no entry stop.)
-add_test(NAME br_vsyscall_said COMMAND ${DEJA_TEST_SCRIPTS}/record_says_test.sh
-  $<TARGET_FILE:deja> 70 "through the legacy vsyscall page" $<TARGET_FILE:br_vsyscall>)
-set_tests_properties(br_vsyscall_said PROPERTIES TIMEOUT 120)
+# The legacy vsyscall page (time, gettimeofday, getcpu), also in a loop while a timer's
+# signals come: recorded at an interrupt right after the kernel's emulated return.
+deja_rr_both(br_vsyscall DIFFER)
 # Faults a SIGSEGV handler resolves: write barriers, PROT_NONE reservations, a code page
 # mapped by the handler; threads sharing a barrier.
 deja_rr_both(br_prot_none DIFFER)
@@ -100,6 +98,13 @@ foreach(mode seize stopped groupstop listen singlestep regs kill exec)
 endforeach()
 deja_rr_test(br_ptrace_seize_cpus2 COMMAND $<TARGET_FILE:br_ptrace_cases> seize DIFFER REPEAT 2
   RECORD_ARGS --cpus=2)
+# A child's SIGSTOP while deja interrupts it for its tracer's ptrace call (two slots):
+# its group stop is that stop, not the interrupt's (taken for it, the child ran on, the
+# LISTEN failed and the recording hung on the orphan). Eight times in a row.
+deja_rr_test(br_ptrace_listen_many COMMAND $<TARGET_FILE:br_ptrace_cases> listen 8 DIFFER
+  RECORD_ARGS --cpus=2)
+deja_rr_test(br_ptrace_listen_many_nobuf COMMAND $<TARGET_FILE:br_ptrace_cases> listen 8 DIFFER
+  RECORD_ARGS --cpus=2 -n)
 # A child killed by SIGKILL while it spins (tests/programs/br_kill_child.c): replay kills
 # it where the recording held it instead of letting it run on.
 foreach(mode spin threads stopped)
@@ -150,15 +155,55 @@ deja_rr_both(br_sigaction_race DIFFER REPEAT 3)
 # A tracer that emulates its child's calls: PTRACE_SYSEMU (each call skipped, answered by
 # the tracer), then PTRACE_SYSEMU_SINGLESTEP to the next call.
 deja_rr_both(br_ptrace_sysemu DIFFER)
-# A -n recording does not see a call through the vsyscall page: its replay says so.
-add_test(NAME br_vsyscall_nobuf_said COMMAND sh -c [=[
-  t=$(mktemp -d /tmp/deja-vsyscall.XXXXXX) && trap 'rm -rf "$t"' EXIT &&
-  "$1" record -n -o "$t/t" "$2" >/dev/null 2>&1 || exit 1
-  "$1" replay -a "$t/t" >/dev/null 2>"$t/err"; status=$?
-  grep -q "called [a-z]* through the legacy vsyscall page" "$t/err" && [ $status -eq 3 ]
-  ]=] sh $<TARGET_FILE:deja> $<TARGET_FILE:br_vsyscall>)
-set_tests_properties(br_vsyscall_nobuf_said PROPERTIES TIMEOUT 120)
 # The local CID of a VM socket device, an ioctl whose encoding names no size.
 if(EXISTS /dev/vsock)
   deja_rr_both(br_vsock_cid DIFFER)
 endif()
+# pidfd_open/getfd/send_signal, close_range, F_NOTIFY, descriptors shared by threads,
+# prctl options (tests/programs/br_fd_calls.c).
+deja_rr_both(br_fd_calls DIFFER)
+# Its close_range(fd, ~0) spares deja's context-switch events (fd 900 and up): the
+# library makes it over the ranges around them (no recorded close_range covers fd 900).
+add_test(NAME br_close_range_spares_deja COMMAND sh -c [=[
+  t=$(mktemp -d /tmp/deja-close-range.XXXXXX) && trap 'rm -rf "$t"' EXIT &&
+  "$1" record -o "$t/t" "$2" >/dev/null 2>&1 || exit 1
+  "$1" dump "$t/t" | sed -n 's/.* syscall close_range(\(0x[0-9a-f]*\), \(0x[0-9a-f]*\),.*/\1 \2/p' >"$t/ranges"
+  n=0; bad=0
+  while read -r lo hi; do
+    n=$((n + 1)); [ $((lo)) -le 900 ] && [ $((hi)) -ge 900 ] && bad=$((bad + 1))
+  done <"$t/ranges"
+  echo "$n close_range events, $bad over fd 900"; [ $n -ge 2 ] && [ $bad -eq 0 ]
+  ]=] sh $<TARGET_FILE:deja> $<TARGET_FILE:br_fd_calls>)
+set_tests_properties(br_close_range_spares_deja PROPERTIES TIMEOUT 120)
+# More ptrace by the recorded program (tests/programs/br_ptrace_more.c): TRACEME from a
+# thread (its end told to the tracer's wait, whose made-again call a SIGCHLD interrupts),
+# GET_THREAD_AREA, a tracer dying while its multi-threaded tracee is stopped.
+foreach(mode traceme_thread thread_area mt_tracee)
+  deja_rr_test(br_ptrace_${mode} COMMAND $<TARGET_FILE:br_ptrace_more> ${mode} DIFFER REPEAT 2)
+  deja_rr_test(br_ptrace_${mode}_nobuf COMMAND $<TARGET_FILE:br_ptrace_more> ${mode} DIFFER
+    REPEAT 2 RECORD_ARGS -n)
+endforeach()
+# A clone with a bad TLS pointer; a group stop of eight busy threads at once
+# (tests/programs/br_clone_stops.c).
+foreach(mode bad_tls mt_stop)
+  deja_rr_test(br_clone_${mode} COMMAND $<TARGET_FILE:br_clone_stops> ${mode} DIFFER REPEAT 2)
+  deja_rr_test(br_clone_${mode}_nobuf COMMAND $<TARGET_FILE:br_clone_stops> ${mode} DIFFER
+    REPEAT 2 RECORD_ARGS -n)
+endforeach()
+# The first process exits leaving a stopped child (tests/programs/br_stopped_orphan.c):
+# the recording ends with its status (not waiting for the orphan: a hang before), says so
+# and leaves the orphan stopped; it replays.
+add_test(NAME br_stopped_orphan COMMAND sh -c [=[
+  t=$(mktemp -d /tmp/deja-orphan.XXXXXX) && trap 'rm -rf "$t"' EXIT
+  for mode in "" -n; do
+    timeout 60 "$1" record $mode -o "$t/t$mode" "$2" >"$t/out" 2>"$t/err"; status=$?
+    child=$(sed -n 's/^stopped child \([0-9]*\): 1$/\1/p' "$t/out")
+    [ -n "$child" ] && kill -9 "$child" # (if its process group was orphaned: a SIGHUP ended it)
+    cat "$t/err"
+    [ $status -eq 5 ] && [ -n "$child" ] || { echo "FAIL$mode: status $status"; exit 1; }
+    grep -q "stays stopped by SIGSTOP" "$t/err" || { echo "FAIL$mode: not said"; exit 1; }
+    "$1" replay -a "$t/t$mode" >"$t/replayed" || { echo "FAIL$mode: replay"; exit 1; }
+    cmp "$t/out" "$t/replayed" || exit 1
+  done
+  ]=] sh $<TARGET_FILE:deja> $<TARGET_FILE:br_stopped_orphan>)
+set_tests_properties(br_stopped_orphan PROPERTIES TIMEOUT 200)

@@ -21,6 +21,9 @@ deja_rr_program_test(mt_timer_compute VARY_OUTPUT 5)
 deja_rr_program_test(mt_stack_reuse REPEAT 4)
 # threads forking at once: each child gets the memory (glibc's atfork lock) it had recorded
 deja_rr_program_test(mt_fork_threads REPEAT 4)
+# (recorded with -h its joins diverged 1 in 6 before: a thread restarted from a buffered
+# wait was preempted on its way to the traced entry. Not a test yet: 1 chaos recording in
+# about 60 still diverges at a state point written after another thread's exit.)
 
 # Process trees: fork, exec, vfork, posix_spawn, shared memory, signals, sessions.
 foreach(program

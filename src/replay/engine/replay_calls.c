@@ -42,8 +42,11 @@ int replay_reenter(struct replay_engine *e, struct rptask *x) {
 /* A skipped call: its recorded result and memory. */
 int replay_emulate(struct replay_engine *e, struct rptask *x) {
   long nr = (long)x->t.regs.orig_rax;
-  if (!engine_sysemu_skips(x)) {       /* (under PTRACE_SYSEMU the kernel skips it by itself) */
-    x->t.regs.orig_rax = (uint64_t)-1; /* the kernel skips the call */
+  bool vsys = PAGE_OF(x->t.regs.rip) == VSYSCALL_PAGE; /* stops where its caller goes on */
+  if (vsys && (engine_leave_entry(x) < 0 || task_get_regs(&x->t) < 0))
+    return -1;
+  if (!vsys && !engine_sysemu_skips(x)) { /* (PTRACE_SYSEMU: the kernel skips it by itself) */
+    x->t.regs.orig_rax = (uint64_t)-1;    /* the kernel skips the call */
     if (task_set_regs(&x->t, &x->t.regs) < 0)
       return -1;
     struct stop st;
@@ -59,7 +62,7 @@ int replay_emulate(struct replay_engine *e, struct rptask *x) {
   /* With the call's number in orig_rax, the kernel's signal delivery restarts it or
    * turns -ERESTART* into -EINTR exactly as it did during recording. */
   x->t.regs.rax = (uint64_t)e->ev->result;
-  x->t.regs.orig_rax = (uint64_t)nr;
+  x->t.regs.orig_rax = vsys ? (uint64_t)-1 : (uint64_t)nr; /* (the kernel's emulation: -1) */
   x->restart_pending = IS_ERESTART(e->ev->result);
   if (task_set_regs(&x->t, &x->t.regs) < 0)
     return -1;

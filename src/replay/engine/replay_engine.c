@@ -181,8 +181,11 @@ static int apply_pending_restart(struct replay_engine *e, struct rptask *x) {
   if (!x->restart_pending)
     return 0;
   x->restart_pending = false;
+  /* A signal delivered there restarts it (the kernel's signal delivery); not when the
+   * recorder had made the call again itself, before (a tracer's wait: ptrace_wait_again),
+   * which the signal's registers tell. */
   if (e->ev->kind == EV_SIGNAL && e->ev->tid == x->rec_tid &&
-      !signal_is_synchronous(e->ev->signo, e->ev->siginfo))
+      !signal_is_synchronous(e->ev->signo, e->ev->siginfo) && IS_ERESTART((int64_t)e->ev->regs.rax))
     return 0;
   if (task_get_regs(&x->t) < 0)
     return -1;
@@ -303,8 +306,9 @@ static int library_call_at_entry(struct replay_engine *e, struct rptask *x, cons
 
 /* Where X is after stop ST, reached by resuming it with REQ (USER: in user code). */
 static enum rptask_where where_after(const struct stop *st, int req, enum rptask_where user) {
+  /* (under PTRACE_SYSEMU a filter's stop is a call through the vsyscall page: not skipped) */
   if (st->kind == STOP_SYSCALL_ENTRY)
-    return req == PTRACE_SYSEMU ? RPT_SYSEMU_ENTRY : RPT_IN_CALL;
+    return req == PTRACE_SYSEMU && !st->seccomp ? RPT_SYSEMU_ENTRY : RPT_IN_CALL;
   /* a clone or exec event within a call */
   bool in_call =
       st->kind == STOP_EVENT && st->event != PTRACE_EVENT_EXIT && st->event != PTRACE_EVENT_STOP;
@@ -425,8 +429,11 @@ bool engine_sysemu_skips(struct rptask *x) {
 int engine_leave_entry(struct rptask *x) {
   struct user_regs_struct skip = x->t.regs;
   skip.orig_rax = (uint64_t)-1;
-  if (task_set_regs(&x->t, &skip) < 0 ||
-      task_resume_until(&x->t, PTRACE_SYSCALL, STOP_SYSCALL_EXIT, NULL) < 0)
+  /* A call through the vsyscall page (at replay's filter) has no exit stop: the kernel
+   * returns to its caller, where an interrupt stops it. */
+  bool vsys = PAGE_OF(skip.rip) == VSYSCALL_PAGE;
+  if (task_set_regs(&x->t, &skip) < 0 || (vsys && ptrace(PTRACE_INTERRUPT, x->t.tid, 0, 0) < 0) ||
+      task_resume_until(&x->t, PTRACE_SYSCALL, vsys ? STOP_GROUP : STOP_SYSCALL_EXIT, NULL) < 0)
     return -1;
   x->where = RPT_USER;
   return 0;
@@ -541,8 +548,9 @@ int expect_regs(struct replay_engine *e, struct rptask *x, const struct user_reg
   if (PAGE_OF(x->t.regs.rip) == VSYSCALL_PAGE && PAGE_OF(want->rip) != VSYSCALL_PAGE)
     return diverge(e,
                    "the program called %s through the legacy vsyscall page (0x%llx), which the "
-                   "recording did not see: recorded with -n, no seccomp filter stops such a call "
-                   "(recorded without -n, deja stops there and names it)",
+                   "recording did not see: its seccomp filter, which stops such a call, could "
+                   "not be installed (a -n recording without no_new_privs?), or an older deja "
+                   "recorded it",
                    syscall_name((long)x->t.regs.orig_rax), x->t.regs.rip);
   return diverge(e, "registers differ: %s", diff);
 }

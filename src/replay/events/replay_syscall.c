@@ -25,6 +25,7 @@
 #include "replay/events/replay_special.h"
 #include "replay/events/replay_syscallbuf.h"
 #include "replay/events/replay_tsc.h"
+#include "syscalls/syscall_compat32.h"
 #include "syscalls/syscall_table.h"
 
 #ifndef MREMAP_FIXED
@@ -363,6 +364,17 @@ static int reach_entry(struct replay_engine *e, struct rptask *x, struct stop *s
   return 0;
 }
 
+/* A 32-bit call (int $0x80) is emulated as its 64-bit twin; an exit or exit_group is
+ * made again, the 32-bit call as the program made it. */
+static int compat32_complete(struct replay_engine *e, struct rptask *x) {
+  struct user_regs_struct twin;
+  if (!syscall_compat32_view(&e->ev->regs, &twin) ||
+      (twin.orig_rax != SYS_exit && twin.orig_rax != SYS_exit_group))
+    return replay_emulate(e, x);
+  int rc = replay_reenter(e, x);
+  return rc ? rc : replay_exit_call(e, x, syscall_table_lookup((long)twin.orig_rax));
+}
+
 static int call_complete(struct replay_engine *e, struct rptask *x) {
   long nr = (long)e->ev->regs.orig_rax;
   x->at_entry = false;
@@ -373,8 +385,10 @@ static int call_complete(struct replay_engine *e, struct rptask *x) {
     if (rc)
       return rc;
   }
-  /* unknown numbers (ENOSYS), calls a seccomp filter failed, 32-bit calls */
-  if (!d || (e->ev->flags & EVF_NOT_RUN) || event_compat32(e->ev))
+  if (event_compat32(e->ev))
+    return compat32_complete(e, x);
+  /* unknown numbers (ENOSYS), calls a seccomp filter failed */
+  if (!d || (e->ev->flags & EVF_NOT_RUN))
     return replay_emulate(e, x);
   if (!runs_for_real(d, e->ev))
     return d->hook && replay_skip_hooks[d->hook] ? replay_skip_hooks[d->hook](e, x, d)
