@@ -470,9 +470,9 @@ static int emit_streamed(struct recorder *r, struct rtask *x, const struct event
 
 int record_syscall_exit(struct recorder *r, struct rtask *x) {
   if (!x->in_syscall)
-    return 0; /* exit of a call made before recording started */
-  if (task_get_regs(&x->t) < 0)
-    return recorder_abort(r, "cannot read registers after a system call");
+    return 0;                   /* exit of a call made before recording started */
+  if (task_get_regs(&x->t) < 0) /* killed meanwhile: its exit follows, as one in a call */
+    return errno == ESRCH ? 0 : recorder_abort(r, "cannot read registers after a system call");
   if (x->clone_done) {
     x->in_syscall = false;
     return 0; /* recorded at its clone event */
