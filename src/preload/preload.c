@@ -38,6 +38,8 @@ void preload_off(void) { g_off = 1; }
 
 bool preload_chaos(void) { return g_chaos; }
 
+bool preload_on(void) { return g_on; }
+
 /* The process's context-switch events (one per thread, and a forked child keeps its
  * parent's until exec): descriptors the program must not see (preload_is_deja_fd). */
 #define DEJA_FDS 256

@@ -63,6 +63,7 @@ static bool higher_ready(struct recorder *r, struct rtask *x) {
 
 /* X runs user code in slot S (its own, or a free one it takes). */
 static void resume_in(struct recorder *r, struct record_slot *s, struct rtask *x) {
+  x->woke = false;
   if (s->cur != x) {
     record_slot_take(r, s, x);
     clock_gettime(CLOCK_MONOTONIC, &s->slice_start);
@@ -123,9 +124,17 @@ static void schedule_chaos(struct recorder *r, struct record_slot *s) {
     resume_in(r, s, pick);
 }
 
-/* The next task round robin that may run in free slot S. */
+/* The next task that may run in free slot S: one that woke from a blocking call first
+ * (each runs first once per wake-up), then round robin. */
 static void schedule_slot(struct recorder *r, struct record_slot *s) {
   int n = r->ntasks;
+  for (int k = 0; k < n; k++) {
+    int i = (r->next_rr + k) % n;
+    if (r->tasks[i]->woke && may_run(r, r->tasks[i], NULL)) {
+      resume_in(r, s, r->tasks[i]);
+      return;
+    }
+  }
   for (int k = 0; k < n; k++) {
     int i = (r->next_rr + k) % n;
     if (may_run(r, r->tasks[i], NULL)) {
@@ -176,6 +185,17 @@ bool record_should_preempt(struct recorder *r, struct rtask *c) {
   if (held_left(c) == 0)
     return true;
   return record_held(r, c) || higher_ready(r, c);
+}
+
+bool record_woken_waits(struct recorder *r, struct rtask *c) {
+  if (r->o->chaos)
+    return false; /* chaos mode's priorities decide */
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *y = r->tasks[i];
+    if (y->woke && y != c && record_tasks_share(c, y) && may_run(r, y, c))
+      return true;
+  }
+  return false;
 }
 
 bool record_task_runnable(pid_t tid) { return task_proc_state(tid) == 'R'; }

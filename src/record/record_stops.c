@@ -97,9 +97,11 @@ static int continue_task(struct recorder *r, struct rtask *x) {
       return rc;
     chaos_tick(r);
   }
-  if (record_slot_of(r, x) && !record_should_preempt(r, x)) {
+  if (record_slot_of(r, x) && !record_should_preempt(r, x) && !record_woken_waits(r, x)) {
     record_resume_running(r, x);
   } else {
+    if (!record_slot_of(r, x))
+      x->woke = true; /* back from a call that blocked */
     if (x->ct.blocked) {
       x->ct.blocked = false; /* back from a call that blocked: a scheduling event */
       x->ct.woke = true;
