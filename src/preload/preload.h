@@ -71,6 +71,8 @@ void preload_off(void);
 bool preload_chaos(void);
 /* deja took the process's first buffer: the library is on. */
 bool preload_on(void);
+/* preload_off was called. */
+bool preload_is_off(void);
 /* Whether FD is one of deja's own descriptors (a context-switch event). */
 bool preload_is_deja_fd(long fd);
 /* The descriptors known to be files while recording (fd_cache.c): FD seekable; FD

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 
+#include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
 
@@ -208,11 +209,14 @@ bool record_task_runnable(pid_t tid) { return task_proc_state(tid) == 'R'; }
  * meanwhile, taking a lock, changed what the child saw: glibc's atfork lock word); and
  * a thread's exit (but a PID namespace's init's, which waits for the namespace's
  * tasks), which clears the thread's tid word (CLONE_CHILD_CLEARTID) after its exit stop
- * (glibc's stack cache reads it). */
+ * (glibc's stack cache reads it). Nor does a semaphore operation deja makes at its exit
+ * stop (record_sem.c): its process keeps its slot, so no process that makes glibc's
+ * operations on the same word runs meanwhile. */
 static bool may_block(const struct rtask *c) {
   long nr = (long)c->entry.orig_rax;
   bool fork = nr == SYS_fork || (nr == SYS_clone && !(c->entry.rdi & CLONE_VM));
-  return nr != SYS_execve && nr != SYS_execveat && !fork && (nr != SYS_exit || record_ns_init(c));
+  return nr != SYS_execve && nr != SYS_execveat && !fork && nr != SBUF_SEM_NR &&
+         (nr != SYS_exit || record_ns_init(c));
 }
 
 /* How long the wait for stops may last for slot S's sake: its call may block, or its

@@ -5,13 +5,18 @@
    while it computes (with pauses that outlast the children's timeouts): each takes them with sem_trywait and sem_timedwait (timeouts
    included), computing ROUNDS (the first argument, default 20000) between takes, and
    counts them on a second semaphore; they stop when all were taken. How the tokens split
-   depends on the race, and replay must give the same split. */
+   depends on the race, and replay must give the same split. With "seccomp" after ROUNDS
+   the second child installs a seccomp filter (allowing all) before it starts. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <semaphore.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,7 +65,18 @@ static int take(sem_t *tok, int round) {
   return 0;
 }
 
-static int child(sem_t *go, sem_t *tok, sem_t *taken, long rounds, int pipe_w) {
+/* A seccomp filter that allows every call: from then on the library makes the
+   semaphores' operations through glibc and the recorder runs the process alone. */
+static void allow_all_filter(void) {
+  struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  struct sock_fprog prog = {.len = 1, .filter = &allow};
+  CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
+  CHECK(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+}
+
+static int child(sem_t *go, sem_t *tok, sem_t *taken, long rounds, int pipe_w, bool filter) {
+  if (filter)
+    allow_all_filter();
   CHECK(sem_wait(go) == 0);
   int mine = 0, misses = 0, total = 0;
   for (int round = 0; total < TOKENS; round++) {
@@ -80,6 +96,7 @@ static int child(sem_t *go, sem_t *tok, sem_t *taken, long rounds, int pipe_w) {
 
 int main(int argc, char **argv) {
   long rounds = argc > 1 ? atol(argv[1]) : 20000;
+  bool filter = argc > 2 && !strcmp(argv[2], "seccomp");
   sem_t *go = new_sem("go", 0), *tok = new_sem("tok", 0), *taken = new_sem("taken", 0);
   int p[2];
   CHECK(pipe(p) == 0);
@@ -88,7 +105,7 @@ int main(int argc, char **argv) {
     kids[k] = fork();
     CHECK(kids[k] >= 0);
     if (kids[k] == 0)
-      _exit(child(go, tok, taken, rounds, p[1]));
+      _exit(child(go, tok, taken, rounds, p[1], filter && k == 1));
   }
   usleep(20000); /* both children asleep in sem_wait by now, most likely */
   for (int k = 0; k < 2; k++)

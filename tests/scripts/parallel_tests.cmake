@@ -18,6 +18,8 @@ deja_rr_program_test(par_compute REPEAT 2 RECORD_ARGS --cpus=2 ARGS 20000000)
 # processes run one at a time.
 deja_rr_program_test(par_sem REPEAT 4 RECORD_ARGS --cpus=2)
 deja_rr_test(par_sem_nobuf REPEAT 2 RECORD_ARGS --cpus=2 -n COMMAND $<TARGET_FILE:par_sem>)
+# ...and when one child installs a seccomp filter of its own (it then runs alone).
+deja_rr_test(par_sem_seccomp REPEAT 2 RECORD_ARGS --cpus=2 COMMAND $<TARGET_FILE:par_sem> 20000 seccomp)
 # Two children printing 2000 numbered lines each to stdout at once, one through libc's
 # write (the buffer's path: traced on several CPUs), one by a raw system call (traced):
 # the replay prints the lines in the recorded order (and the pids make runs differ).
