@@ -36,7 +36,11 @@ static int g_out_traced; /* writes to deja's stdout/stderr are traced (SBUF_ANNO
 
 void preload_off(void) { g_off = 1; }
 
+bool preload_is_off(void) { return g_off; }
+
 bool preload_chaos(void) { return g_chaos; }
+
+bool preload_on(void) { return g_on; }
 
 /* The process's context-switch events (one per thread, and a forked child keeps its
  * parent's until exec): descriptors the program must not see (preload_is_deja_fd). */

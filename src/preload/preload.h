@@ -69,6 +69,10 @@ void preload_forked_child(void);
 void preload_off(void);
 /* deja records in chaos mode: the calls whose results chaos mode chooses stay traced. */
 bool preload_chaos(void);
+/* deja took the process's first buffer: the library is on. */
+bool preload_on(void);
+/* preload_off was called. */
+bool preload_is_off(void);
 /* Whether FD is one of deja's own descriptors (a context-switch event). */
 bool preload_is_deja_fd(long fd);
 /* The lowest of deja's descriptors in [FROM, TO], or -1. */

@@ -110,6 +110,22 @@ static inline int sbuf_exec_call_nr(unsigned nr) {
 #define SBUF_ANNOUNCE_OUT_TRACED 2
 #define SBUF_SIZE (1u << 20)
 
+/* The traced call (op, sem_t *) through which the library makes every operation on a
+ * semaphore of sem_open (preload/sem.c): deja does it, one at a time for all processes,
+ * on glibc's word (value in the low 32 bits, waiters in the high 32) at the call's exit
+ * stop and records the word, so processes sharing only such semaphores run at once
+ * (record/record_sem.c). Results: 0 or 1 as below, or -errno. */
+#define SBUF_SEM_NR 0x5deb
+enum sbuf_sem_op {
+  SBUF_SEM_TRYWAIT = 1, /* take one (0), or -EAGAIN */
+  SBUF_SEM_WAIT,        /* take one (0), or become a waiter (1) */
+  SBUF_SEM_RETRY,       /* a waiter takes one and stops waiting (0), or waits on (1) */
+  SBUF_SEM_GIVE_UP,     /* a waiter takes one and stops waiting (0), or just stops (1) */
+  SBUF_SEM_POST,        /* add one: 1 when there are waiters to wake, else 0; -EOVERFLOW */
+  SBUF_SEM_VALUE,       /* the value */
+  SBUF_SEM_UNROUTED,    /* the library cannot route the process's semaphores any more */
+};
+
 /* The buffer: this header, then records back to back from SBUF_DATA_OFF. */
 struct sbuf_hdr {
   uint32_t used;    /* bytes of complete records; deja resets it after flushing */

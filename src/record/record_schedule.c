@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 
+#include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
 #include "record/syscallbuf_record.h"
 
@@ -63,6 +64,7 @@ static bool higher_ready(struct recorder *r, struct rtask *x) {
 
 /* X runs user code in slot S (its own, or a free one it takes). */
 static void resume_in(struct recorder *r, struct record_slot *s, struct rtask *x) {
+  x->woke = false;
   if (s->cur != x) {
     record_slot_take(r, s, x);
     clock_gettime(CLOCK_MONOTONIC, &s->slice_start);
@@ -123,9 +125,17 @@ static void schedule_chaos(struct recorder *r, struct record_slot *s) {
     resume_in(r, s, pick);
 }
 
-/* The next task round robin that may run in free slot S. */
+/* The next task that may run in free slot S: one that woke from a blocking call first
+ * (each runs first once per wake-up), then round robin. */
 static void schedule_slot(struct recorder *r, struct record_slot *s) {
   int n = r->ntasks;
+  for (int k = 0; k < n; k++) {
+    int i = (r->next_rr + k) % n;
+    if (r->tasks[i]->woke && may_run(r, r->tasks[i], NULL)) {
+      resume_in(r, s, r->tasks[i]);
+      return;
+    }
+  }
   for (int k = 0; k < n; k++) {
     int i = (r->next_rr + k) % n;
     if (may_run(r, r->tasks[i], NULL)) {
@@ -178,6 +188,17 @@ bool record_should_preempt(struct recorder *r, struct rtask *c) {
   return record_held(r, c) || higher_ready(r, c);
 }
 
+bool record_woken_waits(struct recorder *r, struct rtask *c) {
+  if (r->o->chaos)
+    return false; /* chaos mode's priorities decide */
+  for (int i = 0; i < r->ntasks; i++) {
+    struct rtask *y = r->tasks[i];
+    if (y->woke && y != c && record_tasks_share(c, y) && may_run(r, y, c))
+      return true;
+  }
+  return false;
+}
+
 bool record_task_runnable(pid_t tid) { return task_proc_state(tid) == 'R'; }
 
 /* Whether the call task C is inside may be waited for as one that blocks: execve never
@@ -188,11 +209,14 @@ bool record_task_runnable(pid_t tid) { return task_proc_state(tid) == 'R'; }
  * meanwhile, taking a lock, changed what the child saw: glibc's atfork lock word); and
  * a thread's exit (but a PID namespace's init's, which waits for the namespace's
  * tasks), which clears the thread's tid word (CLONE_CHILD_CLEARTID) after its exit stop
- * (glibc's stack cache reads it). */
+ * (glibc's stack cache reads it). Nor does a semaphore operation deja makes at its exit
+ * stop (record_sem.c): its process keeps its slot, so no process that makes glibc's
+ * operations on the same word runs meanwhile. */
 static bool may_block(const struct rtask *c) {
   long nr = (long)c->entry.orig_rax;
   bool fork = nr == SYS_fork || (nr == SYS_clone && !(c->entry.rdi & CLONE_VM));
-  return nr != SYS_execve && nr != SYS_execveat && !fork && (nr != SYS_exit || record_ns_init(c));
+  return nr != SYS_execve && nr != SYS_execveat && !fork && nr != SBUF_SEM_NR &&
+         (nr != SYS_exit || record_ns_init(c));
 }
 
 /* How long the wait for stops may last for slot S's sake: its call may block, or its

@@ -11,6 +11,10 @@
 
 void record_seccomp_exit(struct rtask *x, const struct syscall_desc *d, struct event *ev) {
   const struct user_regs_struct *e = &x->entry;
+  /* The library makes its semaphores' operations itself from such a call on (its filter
+   * could refuse deja's number): they group it with other processes again. */
+  if (e->orig_rax == SYS_seccomp || (e->orig_rax == SYS_prctl && e->rdi == PR_SET_SECCOMP))
+    x->proc->sem_routed = false;
   if (ev->result >= 0 && ((e->orig_rax == SYS_seccomp && (e->rdi == SECCOMP_SET_MODE_FILTER ||
                                                           e->rdi == SECCOMP_SET_MODE_STRICT)) ||
                           (e->orig_rax == SYS_prctl && e->rdi == PR_SET_SECCOMP)))

@@ -8,6 +8,7 @@
  * call itself wait until nothing runs elsewhere). */
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
@@ -27,6 +28,13 @@ static bool has_key(const struct key_list *l, dev_t dev, ino_t ino) {
   return false;
 }
 
+/* glibc's sem_open maps its semaphores from files named so (also before the link that
+ * names them, and after sem_unlink: " (deleted)"). */
+static bool is_sem(const char *name) {
+  static const char prefix[] = "/dev/shm/sem.";
+  return !strncmp(name, prefix, sizeof prefix - 1);
+}
+
 static int add_shared(const struct proc_mapping *m, void *ctx) {
   struct key_list *l = ctx;
   if (m->priv || !(m->prot & PROT_WRITE) || (!m->dev && !m->ino) || has_key(l, m->dev, m->ino))
@@ -35,7 +43,7 @@ static int add_shared(const struct proc_mapping *m, void *ctx) {
     l->cap = l->cap ? l->cap * 2 : 4;
     l->keys = xrealloc(l->keys, (size_t)l->cap * sizeof *l->keys);
   }
-  l->keys[l->n++] = (struct shared_key){m->dev, m->ino};
+  l->keys[l->n++] = (struct shared_key){m->dev, m->ino, is_sem(m->name)};
   return 0;
 }
 
@@ -54,7 +62,7 @@ void record_shared_changed(struct rtask *x) {
  * process that has NKEYS of them. */
 static bool may_change(long nr, const uint64_t a[6], int nkeys) {
   switch (nr) {
-  case SYS_mmap: return a[3] & (MAP_SHARED | MAP_SHARED_VALIDATE);
+  case SYS_mmap: return (a[3] & MAP_SHARED) && (a[2] & PROT_WRITE); /* _VALIDATE has the bit */
   case SYS_mprotect:
   case SYS_pkey_mprotect: return a[2] & PROT_WRITE;
   case SYS_shmat: return true;
@@ -85,12 +93,14 @@ static uint64_t clone_flags(const struct rtask *x) {
 
 void record_shared_exec(struct rtask *x) {
   x->proc->vm_peer = 0;
+  x->proc->sem_routed = false; /* until the new image's library announces itself */
   record_shared_changed(x);
 }
 
 void record_shared_forked(struct rproc *child, const struct rtask *x) {
   const struct rproc *p = x->proc;
   child->vm_peer = clone_flags(x) & CLONE_VM ? p->pid : 0;
+  child->sem_routed = p->sem_routed; /* the library's state is copied too */
   free(child->keys);
   child->keys = p->nkeys ? xcalloc((size_t)p->nkeys, sizeof *p->keys) : NULL;
   for (int i = 0; i < p->nkeys; i++)
@@ -104,10 +114,14 @@ void record_shared_free(struct rproc *p) {
   p->nkeys = 0;
 }
 
+/* A semaphore both processes' libraries route to deja (record_sem.c) is not shared
+ * memory: its word changes only at their recorded calls. */
 static bool keys_meet(const struct rproc *p, const struct rproc *q) {
+  bool routed = p->sem_routed && q->sem_routed;
   for (int i = 0; i < p->nkeys; i++)
     for (int j = 0; j < q->nkeys; j++)
-      if (p->keys[i].dev == q->keys[j].dev && p->keys[i].ino == q->keys[j].ino)
+      if (p->keys[i].dev == q->keys[j].dev && p->keys[i].ino == q->keys[j].ino &&
+          !(routed && p->keys[i].sem))
         return true;
   return false;
 }

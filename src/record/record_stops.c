@@ -99,9 +99,12 @@ static int continue_task(struct recorder *r, struct rtask *x) {
   }
   /* (one stopped inside a buffered call it will make again, a signal's stop, goes on: its
    * records are not in the trace yet, and another thread of its process would run first) */
-  if (record_slot_of(r, x) && (!record_should_preempt(r, x) || syscallbuf_in_interrupted_call(x))) {
+  if (record_slot_of(r, x) && ((!record_should_preempt(r, x) && !record_woken_waits(r, x)) ||
+                               syscallbuf_in_interrupted_call(x))) {
     record_resume_running(r, x);
   } else {
+    if (!record_slot_of(r, x))
+      x->woke = true; /* back from a call that blocked */
     if (x->ct.blocked) {
       x->ct.blocked = false; /* back from a call that blocked: a scheduling event */
       x->ct.woke = true;
@@ -146,6 +149,11 @@ static int on_clone_event(struct recorder *r, struct rtask *x, int event) {
     x->state = T_IN_KERNEL;
   if (x->state == T_IN_KERNEL)
     clock_gettime(CLOCK_MONOTONIC, &x->entered);
+  /* A vfork parent sleeps until its child execs or ends, and the child, sharing its
+   * memory, cannot run while the parent holds a slot: it gives the slot up now, not
+   * 200 us later (make and posix_spawn pay that at every command they start). */
+  if (x->state == T_IN_KERNEL && event == PTRACE_EVENT_VFORK)
+    x->entered.tv_sec -= 1; /* blocked already (record_on_timeout) */
   return rc;
 }
 

@@ -18,6 +18,7 @@
 
 #include "common/kernel_abi.h"
 #include "common/log.h"
+#include "preload/syscallbuf_abi.h"
 #include "record/recorder_internal.h"
 #include "syscalls/syscall_compat32.h"
 #include "syscalls/syscall_table.h"
@@ -318,6 +319,7 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   x->in_syscall = true;
   x->refused = 0;
   x->emulated = x->not_run = x->wait_tracer = x->wait_again = false;
+  x->sem_op = 0;
   free(x->effect.big);
   x->effect = (struct emu_effect){0};
   x->entry_emitted = x->clone_done = false;
@@ -325,6 +327,8 @@ int record_syscall_entry(struct recorder *r, struct rtask *x) {
   char why[256];
   if (record_in_vsyscall_page(&x->t.regs))
     return record_vsyscall_entry(r, x);
+  if (nr == SBUF_SEM_NR)
+    return record_sem_entry(r, x);
   if (!d) /* syscall(-1), numbers past the table: the kernel's ENOSYS */
     return refuse_call(r, x);
   if (d->replay == SC_UNSUPPORTED) {
@@ -481,6 +485,8 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
   const struct user_regs_struct *e = &x->entry;
   long nr = (long)e->orig_rax;
   int64_t result = (int64_t)x->t.regs.rax;
+  if (x->sem_op)
+    x->emu_result = record_sem_exit(x);
   if (x->refused || x->emulated) {
     result = x->emulated ? x->emu_result : -x->refused;
     x->t.regs.rax = (uint64_t)result;
@@ -513,6 +519,8 @@ int record_syscall_exit(struct recorder *r, struct rtask *x) {
     return recorder_abort(r, in.why);
   }
   capture_regions(r, x, &w, &ev);
+  if (x->sem_op)
+    record_sem_effect(x, &ev);
   if (d && (d->nr == SYS_pwrite64 || d->nr == SYS_write))
     record_ptrace_mem_write(r, x, result);
   record_ptrace_effects(x, &ev);
@@ -581,6 +589,8 @@ int record_clone(struct recorder *r, struct rtask *x) {
   }
   w.stream = false; /* a few small regions */
   capture_regions(r, x, &w, &ev);
+  if (x->sem_op)
+    record_sem_effect(x, &ev);
   int rc = recorder_emit(r, x, &ev);
   event_free(&ev);
   if (rc == 0 && c->proc != x->proc)

@@ -44,6 +44,7 @@ struct syscall_rewrite {
 struct shared_key {
   dev_t dev;
   ino_t ino;
+  bool sem; /* a semaphore of sem_open (/dev/shm/sem.*): see sem_routed */
 };
 
 /* A recorded process: what its threads share. */
@@ -55,7 +56,10 @@ struct rproc {
   pid_t vm_peer;
   struct shared_key *keys;
   int nkeys;
-  bool tracer;               /* it made a ptrace call: it reaches into others, it runs alone */
+  bool tracer; /* it made a ptrace call: it reaches into others, it runs alone */
+  /* Its library makes every operation on its semaphores of sem_open a call deja makes
+   * (record_sem.c): those mappings alone let it run beside the others that do. */
+  bool sem_routed;
   struct page_hashes *pages; /* for state points */
   bool seccomp;              /* the program installed a seccomp filter */
   int refs;
@@ -138,13 +142,14 @@ struct rtask {
   struct task t;
   struct rproc *proc;
   enum rtask_state state;
-  int slot;              /* the run slot it holds (record_slots.c), or -1 */
-  int stopped_by;        /* the signal of its group stop (T_STOPPED) */
-  bool ptrace_deferred;  /* at a ptrace call's entry, waiting for other slots to empty */
-  bool out_deferred;     /* at a write's entry, waiting for another task's write to the file */
-  int out_lock;          /* the output lock its write holds or waits for, plus one (0: none) */
-  uint64_t out_wait_seq; /* ...since (record_output_order.c) */
-  int cpu;               /* the CPU its affinity names, or -1 when deja did not set one */
+  int slot;             /* the run slot it holds (record_slots.c), or -1 */
+  int stopped_by;       /* the signal of its group stop (T_STOPPED) */
+  bool ptrace_deferred; /* at a ptrace call's entry, waiting for other slots to empty */
+  bool out_deferred;    /* at a write's entry, waiting for another task's write to the file */
+  bool woke;    /* ready after a call that blocked (it had given its slot up), not run since */
+  int out_lock; /* the output lock its write holds or waits for, plus one (0: none) */
+  uint64_t out_wait_seq;           /* ...since (record_output_order.c) */
+  int cpu;                         /* the CPU its affinity names, or -1 when deja did not set one */
   bool first_stop_seen, announced; /* T_NEW until both */
   /* the system call in progress */
   bool in_syscall, entry_emitted, clone_done;
@@ -180,6 +185,8 @@ struct rtask {
   bool emulated; /* the call in progress was emulated at its entry: its result */
   bool not_run;  /* ...skipped for its tracer's PTRACE_SYSEMU: it had no effect */
   int64_t emu_result;
+  int sem_op;        /* the call in progress is the library's semaphore operation (0: not) */
+  uint64_t sem_word; /* ...on this semaphore word, as deja left it */
   struct emu_effect effect;
   struct ptrace_action ptrace_next; /* what its emulated ptrace call left to the loop */
   bool wait_tracer;                 /* the wait call in progress may report tracees */
@@ -293,6 +300,14 @@ void record_shared_forked(struct rproc *child, const struct rtask *x);
 /* X's process has a new image: it shares nothing but what it maps shared anew. */
 void record_shared_exec(struct rtask *x);
 void record_shared_free(struct rproc *p);
+
+/* record_sem.c: the library's semaphore operations (SBUF_SEM_NR), made by deja. */
+/* At the call's entry: skipped by the kernel, made at its exit. */
+int record_sem_entry(struct recorder *r, struct rtask *x);
+/* At its exit: makes the operation on the word; its result. */
+int64_t record_sem_exit(struct rtask *x);
+/* The word as the operation left it, into the event. */
+void record_sem_effect(const struct rtask *x, struct event *ev);
 
 /* record_slots.c: the CPUs deja records on, one run slot each. */
 /* Sets up the slots: at most LIMIT (0: every CPU in ALLOWED), the first on PINNED (deja's
@@ -538,6 +553,10 @@ void record_resume_running(struct recorder *r, struct rtask *x);
 void record_schedule(struct recorder *r);
 /* The running task C should stop running user code now. */
 bool record_should_preempt(struct recorder *r, struct rtask *c);
+/* At a stop of the running task C between two stretches (a call's exit): a task that
+ * woke from a blocking call waits for C's slot (one of C's threads, or a process sharing
+ * memory with C), and takes it now, as the kernel would run it at once on another CPU. */
+bool record_woken_waits(struct recorder *r, struct rtask *c);
 /* A task inside the kernel (or new) that the kernel made runnable: it is about to stop. */
 bool record_task_runnable(pid_t tid);
 /* How long to wait for the next stop before acting (-1: no limit). */

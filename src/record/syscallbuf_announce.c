@@ -29,6 +29,7 @@ static int answer_announcement(struct recorder *r, struct rtask *x, struct user_
   bool ok = syscallbuf_record_on() && !x->proc->seccomp && regs.rdi && regs.rsi == SBUF_SIZE &&
             !record_ptrace_traced(x);
   if (ok) {
+    x->proc->sem_routed = true; /* its library routes its sem_open semaphores to deja */
     syscallbuf_record_adopt(x, regs.rdi, (int)regs.rdx);
     tell_outputs(r, x, regs.rdi);
   }

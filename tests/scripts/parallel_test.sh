@@ -3,10 +3,10 @@
 # at the same time, those that share writable memory never do, and the program is told
 # as many CPUs as deja records on. Reads the recorder's own account (DEJA_STATS=1: "tasks
 # of different processes ran at once for S s").
-# usage: parallel_test.sh DEJA PAR_COMPUTE PAR_SHARED_MAP
+# usage: parallel_test.sh DEJA PAR_COMPUTE PAR_SHARED_MAP PAR_SEM
 # Exits 77 (skipped, and says why) on a machine that gives deja one CPU.
 set -u
-deja=$1 compute=$2 shared=$3
+deja=$1 compute=$2 shared=$3 sem=$4
 tmp=$(mktemp -d /tmp/deja-parallel-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export DEJA_TRACE_DIR="$tmp/traces"
@@ -53,6 +53,16 @@ s=$(overlap shared)
 record shared_later --cpus=$want -- "$shared" mprotect
 s=$(overlap shared_later)
 [ "$s" = 0.000 ] || fail "processes sharing memory made writable by mprotect ran at once for $s s"
+
+# Processes sharing only semaphores of sem_open (deja makes their operations) run at once,
+# but not without the buffer (-n: the library does not route them, glibc makes them).
+record sem --cpus=$want -- "$sem" 500000
+s=$(overlap sem)
+awk -v s="$s" 'BEGIN { exit !(s > 0.05) }' ||
+  fail "processes sharing only semaphores ran at once for $s s only: they were serialised"
+record sem_nobuf --cpus=$want -n -- "$sem" 20000
+s=$(overlap sem_nobuf)
+[ "$s" = 0.000 ] || fail "with -n processes sharing semaphores ran at once for $s s"
 
 # --cpus 1 records on one CPU as rr does; the default is every CPU deja may use.
 record one --cpus 1 -- "$compute" 20000000

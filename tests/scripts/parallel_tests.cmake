@@ -13,6 +13,13 @@ deja_rr_program_test(par_signals VARY_OUTPUT 5 RECORD_ARGS --cpus=2)
 deja_rr_program_test(par_shared_map REPEAT 3 RECORD_ARGS --cpus=2)
 deja_rr_test(par_shared_mprotect REPEAT 3 RECORD_ARGS --cpus=2 COMMAND $<TARGET_FILE:par_shared_map> mprotect)
 deja_rr_program_test(par_compute REPEAT 2 RECORD_ARGS --cpus=2 ARGS 20000000)
+# Children racing for tokens on semaphores of sem_open (made by deja, so they run at
+# once): the split replays exactly; without the buffer (-n) glibc makes them, and the
+# processes run one at a time.
+deja_rr_program_test(par_sem REPEAT 4 RECORD_ARGS --cpus=2)
+deja_rr_test(par_sem_nobuf REPEAT 2 RECORD_ARGS --cpus=2 -n COMMAND $<TARGET_FILE:par_sem>)
+# ...and when one child installs a seccomp filter of its own (it then runs alone).
+deja_rr_test(par_sem_seccomp REPEAT 2 RECORD_ARGS --cpus=2 COMMAND $<TARGET_FILE:par_sem> 20000 seccomp)
 # Two children printing 2000 numbered lines each to stdout at once, one through libc's
 # write (the buffer's path: traced on several CPUs), one by a raw system call (traced):
 # the replay prints the lines in the recorded order (and the pids make runs differ).
@@ -20,7 +27,7 @@ deja_rr_program_test(par_output DIFFER REPEAT 5 RECORD_ARGS --cpus=2 TIMEOUT 300
 # ...and on one CPU, where libc's writes are buffered and the raw ones traced.
 deja_rr_test(par_output_one_cpu DIFFER REPEAT 2 RECORD_ARGS --cpus=1
   COMMAND $<TARGET_FILE:par_output> 500)
-# A pool of two Python worker processes (they share semaphores: run one at a time).
+# A pool of two Python worker processes (they share only semaphores: run at once).
 deja_rr_test(real_python_pool VARY 3 RECORD_ARGS --cpus=2
   COMMAND /usr/bin/python3 -c [=[
 import multiprocessing as mp
@@ -34,5 +41,5 @@ if __name__ == '__main__':
 # program is told; --cpus.
 add_test(NAME parallel_slots
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/parallel_test.sh $<TARGET_FILE:deja>
-                 $<TARGET_FILE:par_compute> $<TARGET_FILE:par_shared_map>)
+                 $<TARGET_FILE:par_compute> $<TARGET_FILE:par_shared_map> $<TARGET_FILE:par_sem>)
 set_tests_properties(parallel_slots PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
