@@ -62,7 +62,12 @@ static int add_leaf(struct x86_cpuid_entry *out, int n, int max, uint32_t leaf) 
     return n;
   }
   bool prev_empty = false;
+  /* 0xd: the components this CPU has (xcr0's and xss's bits) and those below 8, which
+   * glibc asks for anyway; each ask is a VM exit under a hypervisor */
+  uint64_t parts = (uint64_t)e0.eax | (uint64_t)e0.edx << 32 | e1.ecx | (uint64_t)e1.edx << 32;
   for (uint32_t s = 0; s < SUBLEAF_MAX && n < max; s++) {
+    if (leaf == 0xd && s >= 8 && !(parts >> s & 1))
+      continue;
     struct x86_cpuid_entry e = s == 0 ? e0 : s == 1 ? e1 : ask(leaf, s);
     out[n++] = e;
     if (ends_enumeration(leaf, s, &e, prev_empty))
