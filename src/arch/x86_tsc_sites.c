@@ -33,19 +33,22 @@ static bool lands_on(csh h, cs_insn *insn, const uint8_t *code, size_t len, uint
   return p == at;
 }
 
-/* Whether the instruction at AT decodes as rdtsc/rdtscp of length WANT. */
-static bool is_tsc_insn(csh h, cs_insn *insn, const uint8_t *code, size_t len, uint64_t base,
-                        size_t at, unsigned want) {
+/* Whether the instruction at AT decodes as rdtsc/rdtscp of length WANT (CPUID: as
+ * cpuid). */
+static bool is_insn(csh h, cs_insn *insn, const uint8_t *code, size_t len, uint64_t base, size_t at,
+                    unsigned want, bool cpuid) {
   const uint8_t *c = code + at;
   size_t size = len - at < 16 ? len - at : 16;
   uint64_t addr = base + at;
-  return x86_cs.disasm_iter(h, &c, &size, &addr, insn) && insn->size == want &&
-         (insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP);
+  if (!x86_cs.disasm_iter(h, &c, &size, &addr, insn) || insn->size != want)
+    return false;
+  return cpuid ? insn->id == X86_INS_CPUID
+               : insn->id == X86_INS_RDTSC || insn->id == X86_INS_RDTSCP;
 }
 
 static bool confirmed(csh h, cs_insn *insn, const uint8_t *code, size_t len, uint64_t base,
-                      size_t at, unsigned want) {
-  if (!is_tsc_insn(h, insn, code, len, base, at, want))
+                      size_t at, unsigned want, bool cpuid) {
+  if (!is_insn(h, insn, code, len, base, at, want, cpuid))
     return false;
   for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) {
     size_t from = at > back[i] ? at - back[i] : 0;
@@ -72,7 +75,7 @@ int x86_tsc_sites_scan(const uint8_t *code, size_t len, uint64_t base, struct ts
       break;
     at = (size_t)(p - code);
     unsigned want = p[1] == 0x31 ? 2 : at + 3 <= len && p[1] == 0x01 && p[2] == 0xf9 ? 3 : 0;
-    if (!want || !confirmed(h, insn, code, len, base, at, want))
+    if (!want || !confirmed(h, insn, code, len, base, at, want, false))
       continue;
     if (*n == *cap) {
       *cap = *cap ? *cap * 2 : 16;
@@ -88,6 +91,24 @@ int x86_tsc_sites_scan(const uint8_t *code, size_t len, uint64_t base, struct ts
   }
   x86_cs.free(insn, 1);
   return added;
+}
+
+int x86_cpuid_sites_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t *out, int max) {
+  csh h = lean_decoder();
+  cs_insn *insn = h ? x86_cs.malloc(h) : NULL;
+  if (!insn)
+    return -1;
+  int n = 0;
+  for (size_t at = 0; at + 2 <= len && n < max; at++) {
+    const uint8_t *p = memchr(code + at, 0x0f, len - 1 - at);
+    if (!p)
+      break;
+    at = (size_t)(p - code);
+    if (p[1] == 0xa2 && confirmed(h, insn, code, len, base, at, 2, true))
+      out[n++] = base + at++;
+  }
+  x86_cs.free(insn, 1);
+  return n;
 }
 
 void x86_tsc_trap_bytes(unsigned len, uint8_t out[3]) {

@@ -24,6 +24,10 @@ struct tsc_site {
 int x86_tsc_sites_scan(const uint8_t *code, size_t len, uint64_t base, struct tsc_site **out,
                        int *n, int *cap);
 
+/* The same search for cpuid (0f a2): the addresses of at most MAX sites into OUT, in
+ * address order. Their number, or -1 when capstone cannot be loaded. */
+int x86_cpuid_sites_scan(const uint8_t *code, size_t len, uint64_t base, uint64_t *out, int max);
+
 /* The bytes a site is replaced with: int3, then nops up to LEN. */
 void x86_tsc_trap_bytes(unsigned len, uint8_t out[3]);
 

@@ -32,6 +32,15 @@ static void dump_compat32(const struct event *ev) {
          (uint32_t)ev->regs.rsi, (uint32_t)ev->regs.rdi, (uint32_t)ev->regs.rbp, ev->result);
 }
 
+/* The index of an exec event's region holding its cpuid page (the patched sites follow
+ * it). */
+static uint32_t cpuid_page_region(const struct event *ev) {
+  for (uint32_t i = 0; i < ev->nmem; i++)
+    if (ev->mem[i].addr == ev->cpuid_stub)
+      return i;
+  return ev->nmem - 1;
+}
+
 static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
   (void)ctx;
   printf("%" PRIu64 " tid=%d %s", evno, ev->tid, event_kind_name(ev->kind));
@@ -74,7 +83,11 @@ static int dump_one(uint64_t evno, const struct event *ev, void *ctx) {
       printf(" killed by %s", strsignal(WTERMSIG(ev->status)));
     break;
   case EV_EXEC:
-    printf(" %s entry 0x%llx: ", ev->file, ev->regs.rip);
+    printf(" %s entry 0x%llx", ev->file, ev->regs.rip);
+    if (ev->cpuid_stub) /* the page and then one region per patched site */
+      printf(", cpuid page at 0x%" PRIx64 " for %u sites", ev->cpuid_stub,
+             ev->nmem ? (unsigned)(ev->nmem - cpuid_page_region(ev) - 1) : 0);
+    printf(": ");
     print_strings(ev);
     break;
   case EV_ABORT: printf(" %s", ev->message); break;

@@ -102,7 +102,15 @@ long preload_hook_c(long nr, long a0, long a1, long a2, long a3, long a4, long a
   return preload_syscall(nr, a);
 }
 
+/* Constant sizes: the compiler writes them with moves (a `rep movs` for each of a
+ * trampoline's 20 pieces cost a quarter of a millisecond in every process). */
 static void put(uint8_t **p, const void *bytes, size_t n) {
+  __builtin_memcpy(*p, bytes, n);
+  *p += n;
+}
+
+/* The displaced instructions, of a pattern's length. */
+static void put_displaced(uint8_t **p, const void *bytes, size_t n) {
   preload_copy(*p, bytes, n);
   *p += n;
 }
@@ -112,10 +120,10 @@ static void put64(uint8_t **p, uint64_t v) { put(p, &v, 8); }
 /* Writes at T the trampoline for the `syscall` at SYS matching pattern PT. */
 static void write_trampoline(uint8_t *t, const uint8_t *sys, const struct site_pattern *pt) {
   uint8_t *p = t;
-  put(&p, sys - pt->pre, pt->pre);        /* the displaced instruction before (mov eax) */
-  put(&p, "\x48\x3d\xff\x01\x00\x00", 6); /* cmp rax, MAX_NR-1 */
-  put(&p, "\x77\x38", 2);                 /* ja plain */
-  put(&p, "\x49\xbb", 2);                 /* movabs r11, bufferable */
+  put_displaced(&p, sys - pt->pre, pt->pre); /* the displaced instruction before (mov eax) */
+  put(&p, "\x48\x3d\xff\x01\x00\x00", 6);    /* cmp rax, MAX_NR-1 */
+  put(&p, "\x77\x38", 2);                    /* ja plain */
+  put(&p, "\x49\xbb", 2);                    /* movabs r11, bufferable */
   put64(&p, (uint64_t)bufferable);
   put(&p, "\x49\x0f\xa3\x03", 4);     /* bt [r11], rax */
   put(&p, "\x73\x28", 2);             /* jnc plain */
@@ -129,7 +137,7 @@ static void write_trampoline(uint8_t *t, const uint8_t *sys, const struct site_p
   put(&p, "\x48\x8d\xa4\x24\x88\x00\x00\x00", 8); /* lea rsp, [rsp+136] */
   put(&p, "\xeb\x02", 2);                         /* jmp tail */
   put(&p, "\x0f\x05", 2);                         /* plain: syscall */
-  put(&p, sys + 2, pt->post);                     /* tail: the displaced instruction after */
+  put_displaced(&p, sys + 2, pt->post);           /* tail: the displaced instruction after */
   int32_t back = (int32_t)((sys + 2 + pt->post) - (p + 5));
   put(&p, "\xe9", 1); /* jmp back after the site */
   put(&p, &back, 4);
@@ -190,17 +198,17 @@ static int site_kind(const uint8_t *p, const uint8_t *start, const uint8_t *end)
 }
 
 /* The first `syscall` (0f 05) at or after P that ends before END, or END. Eight bytes at
- * a time (libc's text is over a megabyte, scanned in every process at start): a word with
- * neither a 0f byte followed by 05 inside it nor one across its end is passed over. */
+ * a time (libc's text is over a megabyte, scanned in every process at start): a byte of
+ * the word at P is zero in X where it is 0f and the byte after it 05, and a word whose X
+ * has no zero byte is passed over (half the time of testing for 0f and 05 apart). */
 static uint8_t *next_syscall(uint8_t *p, uint8_t *end) {
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
   for (; p + 9 <= end; p += 8) {
-    uint64_t v;
+    uint64_t v, w;
     memcpy(&v, p, 8);
-    uint64_t a = v ^ (ones * 0x0f), b = v ^ (ones * 0x05);
-    /* A high bit for each zero byte (and maybe for bytes above one: checked below). */
-    uint64_t za = (a - ones) & ~a & highs, zb = (b - ones) & ~b & highs;
-    if (!(za & (zb >> 8)) && !(p[7] == 0x0f && p[8] == 0x05))
+    memcpy(&w, p + 1, 8);
+    uint64_t x = (v ^ (ones * 0x0f)) | (w ^ (ones * 0x05));
+    if (!((x - ones) & ~x & highs))
       continue;
     for (int i = 0; i < 8; i++)
       if (p[i] == 0x0f && p[i + 1] == 0x05)

@@ -62,7 +62,8 @@ void record_shared_changed(struct rtask *x) {
  * process that has NKEYS of them. */
 static bool may_change(long nr, const uint64_t a[6], int nkeys) {
   switch (nr) {
-  case SYS_mmap: return (a[3] & MAP_SHARED) && (a[2] & PROT_WRITE); /* _VALIDATE has the bit */
+  case SYS_mmap: /* (MAP_SHARED_VALIDATE is MAP_SHARED | MAP_PRIVATE) */
+    return (a[3] & MAP_TYPE) != MAP_PRIVATE && (a[2] & PROT_WRITE);
   case SYS_mprotect:
   case SYS_pkey_mprotect: return a[2] & PROT_WRITE;
   case SYS_shmat: return true;

@@ -22,6 +22,7 @@
 #include "record/recorder_internal.h"
 #include "syscalls/syscall_compat32.h"
 #include "syscalls/syscall_table.h"
+#include "task/cpuid_patch.h"
 #include "task/exec_image.h"
 #include "task/proc_maps.h"
 #include "trace/trace_files.h"
@@ -602,6 +603,17 @@ int record_clone(struct recorder *r, struct rtask *x) {
   return rc < 0 ? RECORD_DEJA_FAILED : 0;
 }
 
+/* The cpuid stub page and the patched sites, as memory of the exec event. */
+static void record_cpuid_patch_mem(struct event *ev, const struct cpuid_patch *p) {
+  ev->cpuid_stub = p->stub;
+  ev->cpuid_stub_len = p->stub_len;
+  if (!p->stub)
+    return;
+  event_add_mem(ev, p->stub, p->page, p->stub_len);
+  for (int i = 0; i < p->n; i++)
+    event_add_mem(ev, p->site[i].addr, p->site[i].bytes, p->site[i].len);
+}
+
 int record_exec(struct recorder *r, struct rtask *x) {
   struct stop st;
   if (task_resume(&x->t, PTRACE_SYSCALL, 0) < 0 || task_wait(&x->t, &st) < 0 ||
@@ -656,6 +668,13 @@ int record_exec(struct recorder *r, struct rtask *x) {
     deja_msg(
         "warning: this CPU cannot trap cpuid; the trace will only replay on a CPU like this one");
   }
+  struct cpuid_patch cp = {0};
+  if (cf == 0 && nmaps > 0 && ev.has_brk && cpuid_patch_wanted() &&
+      cpuid_patch_interp(&x->t, (const uint64_t(*)[4])maps, nmaps, interp_file, &cp) < 0) {
+    free(strings);
+    cpuid_patch_free(&cp);
+    return recorder_abort(r, "cannot patch cpuid in the new program image");
+  }
   task_get_regs(&x->t);
   uint64_t top = proc_mapping_end(x->t.tid, x->t.regs.rsp);
   tbuf_reset(&r->data);
@@ -681,6 +700,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
     event_add_mem(&ev, maps[i][0], r->data.data + stack_len + off, (uint32_t)l);
     off += (int)l;
   }
+  record_cpuid_patch_mem(&ev, &cp);
   ev.kind = EV_EXEC;
   ev.tid = x->exec_former_tid ? x->exec_former_tid : x->t.tid; /* replay finds it by that */
   x->exec_former_tid = 0;
@@ -694,6 +714,7 @@ int record_exec(struct recorder *r, struct rtask *x) {
   x->in_syscall = false;
   recorder_vfork_released(r, x->t.tid);
   event_free(&ev);
+  cpuid_patch_free(&cp);
   free(strings);
   int sites = rc >= 0 && r->tsc_patch ? tsc_patch_image(&x->t, &x->proc->tsc) : 0;
   if (sites < 0)

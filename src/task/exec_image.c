@@ -128,17 +128,25 @@ bool exec_image_cpuid_faulting_possible(void) {
   return possible;
 }
 
-int exec_image_enable_cpuid_faulting(struct task *t) {
+int64_t exec_image_inject(struct task *t, long nr, const uint64_t args[6], bool *ok) {
+  *ok = false;
   if (task_get_regs(t) < 0)
-    return -1;
+    return -errno;
   uint64_t at = t->regs.rip;
   uint8_t saved[2], insn[2] = {0x0f, 0x05}; /* syscall */
   if (task_read_mem(t, at, saved, 2) < 0 || task_write_mem(t, at, insn, 2) < 0)
-    return -1;
+    return -errno;
+  int64_t r = task_inject_syscall(t, false, at, nr, args, ok);
+  if (task_write_mem(t, at, saved, 2) < 0)
+    *ok = false;
+  return r;
+}
+
+int exec_image_enable_cpuid_faulting(struct task *t) {
   uint64_t args[6] = {ARCH_SET_CPUID, 0, 0, 0, 0, 0};
   bool ok;
-  int64_t r = task_inject_syscall(t, false, at, SYS_arch_prctl, args, &ok);
-  if (task_write_mem(t, at, saved, 2) < 0 || !ok)
+  int64_t r = exec_image_inject(t, SYS_arch_prctl, args, &ok);
+  if (!ok)
     return -1;
   return r == 0 ? 0 : 1;
 }

@@ -23,6 +23,11 @@ bool exec_image_cpuid_faulting_possible(void);
  * DEJA_CPUID_NATIVE=1 asks to record as on such a CPU (for tests). */
 bool exec_image_cpuid_native(void);
 
+/* Runs system call NR with ARGS in T at its current instruction (a `syscall` written
+ * there for it and the bytes put back), registers restored: at the exec stop, before the
+ * new image ran. The result; *OK false when the injection failed. */
+int64_t exec_image_inject(struct task *t, long nr, const uint64_t args[6], bool *ok);
+
 /* Turns on cpuid faulting for the new image (it is reset by execve) by injecting
  * arch_prctl(ARCH_SET_CPUID, 0) at the current instruction. Returns 0 when on, 1 when the
  * CPU or kernel cannot fault cpuid, -1 when the injection failed. */

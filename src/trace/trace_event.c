@@ -176,6 +176,10 @@ void event_encode(const struct event *ev, struct tbuf *b) {
     if (ev->has_brk) {
       tbuf_put_u64(b, ev->brk_start);
       tbuf_put_blob(b, ev->refusals, ev->refusals_len);
+      if (ev->cpuid_stub) {
+        tbuf_put_u64(b, ev->cpuid_stub);
+        tbuf_put_u32(b, ev->cpuid_stub_len);
+      }
     }
     break;
   case EV_ABORT: put_cstr(b, ev->message); break;
@@ -289,6 +293,12 @@ static int decode_exec(struct tcur *c, struct event *ev, char *err, size_t errle
   ev->refusals = ev->has_brk && tcur_left(c) ? tcur_blob(c, &ev->refusals_len) : NULL;
   if (!ev->refusals)
     ev->refusals_len = 0;
+  ev->cpuid_stub = 0;
+  ev->cpuid_stub_len = 0;
+  if (ev->has_brk && c->ok && tcur_left(c) >= 12) {
+    ev->cpuid_stub = tcur_u64(c);
+    ev->cpuid_stub_len = tcur_u32(c);
+  }
   if (c->ok) {
     /* The strings blob must hold exactly argc+envc NUL-terminated strings. */
     uint32_t count = 0;

@@ -132,6 +132,10 @@ struct event {
   const char *interp;
   const uint8_t *interp_maps;
   uint32_t interp_count;
+  /* the page the recorder mapped for the interpreter's cpuid sites (task/cpuid_patch.h;
+   * 0: none, as in older traces); the page and the patched code are in mem */
+  uint64_t cpuid_stub;
+  uint32_t cpuid_stub_len;
   /* EV_ABORT */
   const char *message;
   /* EV_SBUF (flags in flags): the buffer's address; records that start at byte sbuf_off

@@ -72,6 +72,26 @@ static int unmap_system_interpreter(struct replay_engine *e, struct rptask *x) {
   return 0;
 }
 
+/* The recorder's page for the interpreter's cpuid sites (task/cpuid_patch.h), mapped
+ * where it was; its content and the patched sites are among the event's memory. */
+static int map_cpuid_stub(struct replay_engine *e, struct rptask *x) {
+  uint64_t at = e->ev->cpuid_stub;
+  if (!at)
+    return 0;
+  uint64_t args[6] = {at,
+                      e->ev->cpuid_stub_len,
+                      PROT_READ | PROT_EXEC,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                      (uint64_t)-1,
+                      0};
+  bool ok;
+  int64_t got = task_inject_syscall(&x->t, false, x->gadget, SYS_mmap, args, &ok);
+  if (!ok || (uint64_t)got != at)
+    return diverge(e, "cannot map the recorded cpuid page at 0x%" PRIx64 " (%s)", at,
+                   got < 0 && got > -4096 ? strerror((int)-got) : "elsewhere");
+  return 0;
+}
+
 /* The trace's copy of the program interpreter, mapped where it was, with its recorded
  * writable pages. */
 static int map_interpreter(struct replay_engine *e, struct rptask *x) {
@@ -98,7 +118,8 @@ static int map_interpreter(struct replay_engine *e, struct rptask *x) {
   }
   uint64_t cargs[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
   task_inject_syscall(&x->t, false, x->gadget, SYS_close, cargs, &ok);
-  return write_back_memory(e, x);
+  int rc = map_cpuid_stub(e, x);
+  return rc ? rc : write_back_memory(e, x);
 }
 
 /* The image laid out as recorded: the system's interpreter out, the kernel's mappings
