@@ -75,7 +75,10 @@ static int path_step(const char **s, struct query_var *v, const char *expr, char
   v->addr += off;
   v->type = next;
   v->size = query_type_size(&next);
-  return 0;
+  if (v->size)
+    return 0;
+  snprintf(err, errlen, "`%s': the debug information gives no size there: pass ADDR:LEN", expr);
+  return 2;
 }
 
 /* The variable of EXPR's name, its members and elements applied (`s.a[2].b'). */
