@@ -14,7 +14,6 @@
 struct query_syms {
   Dwfl *dwfl;
   pid_t pid;
-  bool stale;
   char exe[PATH_MAX];
 };
 
@@ -27,7 +26,6 @@ static int report(struct query_syms *q) {
   dwfl_report_begin(q->dwfl);
   int rc = dwfl_linux_proc_report(q->dwfl, q->pid);
   dwfl_report_end(q->dwfl, NULL, NULL);
-  q->stale = false;
   return rc;
 }
 
@@ -59,11 +57,7 @@ void query_syms_close(struct query_syms *q) {
   free(q);
 }
 
-void query_syms_stale(struct query_syms *q) { q->stale = true; }
-
 struct Dwfl *query_syms_dwfl(struct query_syms *q) {
-  if (q->stale)
-    report(q);
   return q->dwfl;
 }
 

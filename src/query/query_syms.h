@@ -53,8 +53,6 @@ struct query_where {
  * cannot read its maps. */
 struct query_syms *query_syms_open(pid_t pid, char *err, size_t errlen);
 void query_syms_close(struct query_syms *q);
-/* The mappings changed (a library loaded): read them again at the next lookup. */
-void query_syms_stale(struct query_syms *q);
 /* NAME as a variable. 0, or 2 with ERR saying what is missing and what to pass instead
  * (QUERY_NOT_LOADED: not found). */
 int query_syms_variable(struct query_syms *q, const char *name, struct query_var *v, char *err,
